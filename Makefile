@@ -1,0 +1,97 @@
+# tsgs3vm: build the library, the tool, the tests and the benchmarks.
+#   make            build/libtsgs3vm.a and build/tsgs3vm
+#   make test       build and run the Check suites (build/check_all)
+#   make bench      build the benchmark programs (build/bench_*)
+#   make install    PREFIX=/usr/local DESTDIR= : header, library, tool, .pc
+CC ?= cc
+CFLAGS ?= -O2 -g
+LDFLAGS ?=
+PREFIX ?= /usr/local
+DESTDIR ?=
+PKG_CONFIG ?= pkg-config
+
+# Flags the build needs whatever CFLAGS the user gives.
+DEPS_PC := hwloc zlib liblzma
+REQ_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -fopenmp -Wall -Wextra \
+    -Iinclude -Isrc -MMD -MP $(shell $(PKG_CONFIG) --cflags $(DEPS_PC))
+REQ_LIBS := $(shell $(PKG_CONFIG) --libs $(DEPS_PC)) -lbz2 -lm -fopenmp
+CHECK_CFLAGS := $(shell $(PKG_CONFIG) --cflags check)
+CHECK_LIBS := $(shell $(PKG_CONFIG) --libs check)
+
+B := build
+LIB_SRC := $(wildcard src/*.c)
+CLI_SRC := $(wildcard src/cli/*.c)
+TEST_SRC := $(wildcard tests/check_*.c)
+BENCH_SRC := $(wildcard bench/*.c)
+LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o)
+CLI_OBJ := $(CLI_SRC:%.c=$(B)/%.o)
+TEST_OBJ := $(TEST_SRC:%.c=$(B)/%.o) $(B)/tests/runner.o
+BENCH_BIN := $(BENCH_SRC:bench/%.c=$(B)/bench_%)
+
+LIBA := $(B)/libtsgs3vm.a
+TOOL := $(B)/tsgs3vm
+
+.PHONY: all test bench install clean
+all: $(LIBA) $(TOOL)
+
+$(B)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(REQ_CFLAGS) $(CFLAGS) -c $< -o $@
+
+# The prediction kernel is the hot loop: let the compiler unroll it.
+$(B)/src/kernel.o: CFLAGS += -O3
+
+$(LIBA): $(LIB_OBJ)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(TOOL): $(CLI_OBJ) $(LIBA)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIBA) $(REQ_LIBS)
+
+# The runner gets one suite per tests/check_<name>.c, which exports
+# Suite *<name>_suite(void).
+$(B)/tests/suites.h: $(TEST_SRC)
+	@mkdir -p $(dir $@)
+	@for f in $(sort $(TEST_SRC)); do \
+	    n=$$(basename $$f .c); echo "SUITE($${n#check_})"; done > $@.tmp
+	@cmp -s $@.tmp $@ || mv $@.tmp $@; rm -f $@.tmp
+
+$(B)/tests/%.o: tests/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(REQ_CFLAGS) $(CHECK_CFLAGS) -I$(B)/tests $(CFLAGS) -c $< -o $@
+
+$(B)/tests/runner.o: tests/runner.c $(B)/tests/suites.h
+
+$(B)/check_all: $(TEST_OBJ) $(LIBA)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(TEST_OBJ) $(LIBA) $(CHECK_LIBS) \
+	    $(REQ_LIBS)
+
+test: $(B)/check_all $(TOOL)
+	cd tests && ../$(B)/check_all
+
+$(B)/bench_%: bench/%.c $(LIBA)
+	$(CC) $(REQ_CFLAGS) $(CFLAGS) -O3 -o $@ $< $(LIBA) $(REQ_LIBS)
+
+bench: $(BENCH_BIN) $(TOOL)
+
+$(B)/tsgs3vm.pc:
+	@mkdir -p $(B)
+	@printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$${prefix}/lib' \
+	    'includedir=$${prefix}/include' '' 'Name: tsgs3vm' \
+	    'Description: semi-supervised kernel SVM by triply stochastic gradients' \
+	    'Version: 0.1.0' 'Requires.private: $(DEPS_PC)' \
+	    'Cflags: -I$${includedir}' 'Libs: -L$${libdir} -ltsgs3vm -fopenmp' \
+	    'Libs.private: -lbz2 -lm' > $@
+
+install: all $(B)/tsgs3vm.pc
+	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib \
+	    $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin
+	install -m 644 include/tsgs3vm.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 $(LIBA) $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 $(B)/tsgs3vm.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+	install -m 755 $(TOOL) $(DESTDIR)$(PREFIX)/bin/
+
+clean:
+	rm -rf $(B)
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

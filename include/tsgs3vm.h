@@ -1,0 +1,311 @@
+/*
+ * tsgs3vm: semi-supervised kernel SVM trained by triply stochastic gradients.
+ *
+ * The one public header. Conventions:
+ *  - Every call that can fail returns a tsgs_status and, when `err` is not
+ *    NULL, fills it with the code, the input file and line at fault (when
+ *    there is one) and a message. Output pointers are written only on success.
+ *  - The library never prints, exits or aborts; *_free(NULL) does nothing.
+ *  - Datasets and models are opaque. A trained model keeps no pointer into
+ *    the data it was trained on, is read-only afterwards, and may be shared by
+ *    threads for prediction.
+ *  - Parameters are a plain value struct: tsgs_params_default() fills it,
+ *    tsgs_params_check() validates it.
+ */
+#ifndef TSGS3VM_H
+#define TSGS3VM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TSGS_VERSION_MAJOR 0
+#define TSGS_VERSION_MINOR 1
+#define TSGS_VERSION_PATCH 0
+#define TSGS_VERSION_STRING "0.1.0"
+
+/* ------------------------------------------------------------------ errors */
+
+typedef enum {
+    TSGS_OK = 0,
+    TSGS_ERR_NOMEM,       /* an allocation failed */
+    TSGS_ERR_IO,          /* a file could not be opened, read or written */
+    TSGS_ERR_PARSE,       /* malformed input text (data, config, model) */
+    TSGS_ERR_PARAM,       /* a parameter or option is out of range */
+    TSGS_ERR_DIM,         /* dimensions do not match */
+    TSGS_ERR_DATA,        /* data unusable: NaN/Inf, empty, one class... */
+    TSGS_ERR_FORMAT,      /* a model file of another kind, version or truncated */
+    TSGS_ERR_UNSUPPORTED, /* the operation is not available on this system */
+    TSGS_ERR_INTERNAL
+} tsgs_status;
+
+#define TSGS_ERROR_MESSAGE_MAX 512
+#define TSGS_ERROR_FILE_MAX 256
+
+typedef struct {
+    tsgs_status code;
+    char file[TSGS_ERROR_FILE_MAX]; /* input file at fault, "" if none */
+    long line;                      /* 1-based line in that file, 0 if none */
+    char message[TSGS_ERROR_MESSAGE_MAX]; /* "path:line: field: what" */
+} tsgs_error;
+
+/* A short constant name of a status, e.g. "parse error". */
+const char *tsgs_status_name(tsgs_status s);
+
+/* ----------------------------------------------------------------- dataset */
+
+/* Rows of dense float features with a raw label each. A row's label is
+ * TSGS_UNLABELED (a NaN) when the row is unlabeled. */
+typedef struct tsgs_dataset tsgs_dataset;
+
+typedef enum {
+    TSGS_FORMAT_AUTO = 0, /* LIBSVM if the first data line has "i:v" tokens */
+    TSGS_FORMAT_LIBSVM,
+    TSGS_FORMAT_CSV
+} tsgs_format;
+
+typedef struct {
+    tsgs_format format;
+    /* CSV: 1-based column holding the label; -1 = the last column;
+     * 0 = no label column (every row unlabeled). Default 1. */
+    int label_column;
+    /* CSV: leading columns that are not features (e.g. a row index),
+     * dropped before anything else. Default 0. */
+    int skip_columns;
+    /* CSV header: -1 = detect (first line not numeric), 0 = none, 1 = one. */
+    int header;
+    /* Rows whose label equals this value are read as unlabeled (SVMlight's
+     * transductive 0, UniverSVM's -3, scikit-learn's -1). Only when
+     * has_unlabeled_label is set. */
+    int has_unlabeled_label;
+    double unlabeled_label;
+    /* At least this many features (LIBSVM: pad to a model's dimension). */
+    size_t min_features;
+} tsgs_read_options;
+
+tsgs_read_options tsgs_read_options_default(void);
+
+/* Reads a LIBSVM/SVMlight or CSV file, plain or compressed with gzip, xz or
+ * bzip2 (detected by magic bytes). */
+tsgs_status tsgs_dataset_read(const char *path, const tsgs_read_options *opt,
+                              tsgs_dataset **out, tsgs_error *err);
+
+/* Copies n rows of d features (row-major) and n labels (NULL: all
+ * unlabeled; TSGS_UNLABELED entries are unlabeled). */
+tsgs_status tsgs_dataset_from_dense(size_t n, size_t d, const float *x,
+                                    const double *y, tsgs_dataset **out,
+                                    tsgs_error *err);
+
+void tsgs_dataset_free(tsgs_dataset *ds);
+
+size_t tsgs_dataset_rows(const tsgs_dataset *ds);
+size_t tsgs_dataset_features(const tsgs_dataset *ds);
+/* Row i's features (d floats) and raw label (TSGS_UNLABELED if none). */
+const float *tsgs_dataset_row(const tsgs_dataset *ds, size_t i);
+double tsgs_dataset_label(const tsgs_dataset *ds, size_t i);
+size_t tsgs_dataset_labeled_count(const tsgs_dataset *ds);
+
+#define TSGS_UNLABELED (__builtin_nan(""))
+int tsgs_is_unlabeled(double label);
+
+/* Appends the rows of `src` to `dst` as unlabeled rows (--unlabeled FILE).
+ * The narrower of the two is padded with zeros. */
+tsgs_status tsgs_dataset_append_unlabeled(tsgs_dataset *dst,
+                                          const tsgs_dataset *src,
+                                          tsgs_error *err);
+
+/* Keeps the labels of n_keep labeled rows, chosen per class in proportion
+ * (stratified) by a seeded shuffle, and marks the rest unlabeled. */
+tsgs_status tsgs_dataset_keep_labels(tsgs_dataset *ds, size_t n_keep,
+                                     uint64_t seed, tsgs_error *err);
+
+/* -------------------------------------------------------------- parameters */
+
+typedef enum { TSGS_KERNEL_RBF = 0, TSGS_KERNEL_LAPLACIAN } tsgs_kernel;
+
+/* How one random direction omega becomes features: PAIR gives cos(w.x) and
+ * sin(w.x) (two features from one dot product, lower variance); COS gives
+ * sqrt(2) cos(w.x + b). */
+typedef enum { TSGS_FEATURES_PAIR = 0, TSGS_FEATURES_COS } tsgs_feature_map;
+
+typedef enum {
+    TSGS_ULOSS_SHG = 0, /* max(0, 1 - |r|) */
+    TSGS_ULOSS_SSHG,    /* 1/2 max(0, 1 - |r|)^2 */
+    TSGS_ULOSS_RAMP,    /* R_s(r) + R_s(-r) */
+    TSGS_ULOSS_DA       /* exp(-5 r^2) */
+} tsgs_uloss;
+
+typedef enum {
+    TSGS_STEP_CONSTANT = 0, /* gamma = 1 / eta */
+    TSGS_STEP_THEORY,       /* gamma = theta * T^(-3/4) */
+    TSGS_STEP_DECAYING      /* gamma_t = theta / (1 + t / t0) */
+} tsgs_step;
+
+typedef enum { TSGS_SCALE_NONE = 0, TSGS_SCALE_ZSCORE, TSGS_SCALE_MINMAX }
+    tsgs_scaling;
+
+typedef enum {
+    TSGS_BIND_AUTO = 0, /* none if OMP_PROC_BIND is set, else compact */
+    TSGS_BIND_COMPACT,  /* fill one package / NUMA node before the next */
+    TSGS_BIND_SCATTER,  /* round-robin across packages / NUMA nodes */
+    TSGS_BIND_NONE      /* leave placement to the OS / OpenMP runtime */
+} tsgs_bind;
+
+typedef enum {
+    TSGS_SOLVER_TSG = 0, /* TSGS3VM */
+    TSGS_SOLVER_DSG      /* supervised doubly stochastic gradients */
+} tsgs_solver;
+
+typedef struct {
+    tsgs_solver solver;
+    tsgs_kernel kernel;
+    double sigma;            /* kernel width; <= 0: 1 / num_features */
+    tsgs_feature_map feature_map;
+    double c;                /* weight of the labeled hinge loss */
+    double c_star;           /* unlabeled weight; < 0: C * n_l / n_u */
+    tsgs_uloss uloss;
+    double ramp_s;           /* s of the ramp loss, s < 1 */
+    tsgs_step step;
+    double eta;              /* constant step: gamma = 1 / eta */
+    double theta;            /* theory / decaying steps */
+    double t0;               /* decaying step */
+    long batch_labeled;      /* capped at n_l */
+    long batch_unlabeled;
+    long iterations;         /* > 0: exactly this many */
+    double passes;           /* iterations == 0: passes over unlabeled rows */
+    long block_size;         /* random features added per iteration */
+    long max_features;       /* < 0: ceil(sqrt(n)); 0: no budget */
+    double cache_mb;         /* keep omega cached when it fits */
+    int balance;             /* hold unlabeled predictions to a class ratio */
+    double balance_ratio;    /* positive fraction; < 0: the labeled ratio */
+    double anneal;           /* fraction of T over which C* ramps up from 0 */
+    tsgs_scaling scale;
+    uint64_t seed;
+    int threads;             /* 0: OMP_NUM_THREADS, else one per core */
+    tsgs_bind bind;
+} tsgs_params;
+
+tsgs_params tsgs_params_default(void);
+tsgs_status tsgs_params_check(const tsgs_params *p, tsgs_error *err);
+
+/* Sets one parameter by its option / config key ("c", "max-features",
+ * "uloss", ...). Values are parsed strictly; errors name the key. */
+tsgs_status tsgs_params_set(tsgs_params *p, const char *key,
+                            const char *value, tsgs_error *err);
+
+/* One line per key, for --help: "key\tdefault\tdescription". Iterate with
+ * index 0, 1, ... until it returns NULL. `value` gets the current value of
+ * the key in `p` formatted as text. */
+const char *tsgs_params_key(size_t index, const tsgs_params *p, char *value,
+                            size_t value_size, const char **help);
+
+/* ------------------------------------------------------------------- model */
+
+typedef struct tsgs_model tsgs_model;
+
+/* Progress reported during training. */
+typedef struct {
+    long iteration, iterations; /* done so far, planned */
+    double elapsed_s;
+    double rows_per_s;          /* unlabeled + labeled rows per second */
+    long features;              /* features in the model now */
+    double monitor_accuracy;    /* on the monitor set; < 0 if not measured */
+} tsgs_progress;
+
+typedef struct {
+    /* Called every `progress_every` iterations (0: never) and at the end. */
+    void (*progress)(const tsgs_progress *pr, void *user);
+    long progress_every;
+    /* Polled every iteration; returning nonzero stops training early and
+     * cleanly: the model of the iterations done so far is returned. */
+    int (*should_stop)(void *user);
+    void *user;
+    /* Labeled rows whose accuracy is measured every `monitor_every`
+     * iterations (0: only at the end). NULL: none. */
+    const tsgs_dataset *monitor;
+    long monitor_every;
+    /* Thread placement warnings ("binding not supported") go here. */
+    void (*warn)(const char *message, void *user);
+} tsgs_train_hooks;
+
+/* Trains on every row of `train`: labeled rows enter the hinge loss,
+ * unlabeled ones the unlabeled loss. `hooks` may be NULL. On an early stop
+ * the partial model is returned and *stopped_early (if not NULL) is set. */
+tsgs_status tsgs_train(const tsgs_dataset *train, const tsgs_params *p,
+                       const tsgs_train_hooks *hooks, tsgs_model **out,
+                       int *stopped_early, tsgs_error *err);
+
+void tsgs_model_free(tsgs_model *m);
+
+/* Decision values of every row of ds (n doubles), computed with `threads`
+ * threads (0: the model's training setting). */
+tsgs_status tsgs_predict(const tsgs_model *m, const tsgs_dataset *ds,
+                         int threads, double *decision, tsgs_error *err);
+
+/* The label (as it was written in the training file) a decision value
+ * stands for: the larger label value for positive decisions. */
+double tsgs_model_label(const tsgs_model *m, double decision);
+size_t tsgs_model_features_in(const tsgs_model *m);  /* input dimension */
+long tsgs_model_feature_count(const tsgs_model *m);  /* random features */
+const tsgs_params *tsgs_model_params(const tsgs_model *m);
+
+/* Text model files: a versioned key-value header, then the coefficients at
+ * full precision. Saving writes a temporary file and renames it. */
+tsgs_status tsgs_model_save(const tsgs_model *m, const char *path,
+                            tsgs_error *err);
+tsgs_status tsgs_model_load(const char *path, tsgs_model **out,
+                            tsgs_error *err);
+
+/* Accuracy (fraction correct) of decision values against ds's labels,
+ * counting labeled rows only; *n_labeled gets their number. */
+double tsgs_accuracy(const tsgs_model *m, const tsgs_dataset *ds,
+                     const double *decision, size_t *n_labeled);
+
+/* -------------------------------------------------------- thread placement */
+
+typedef struct tsgs_topology tsgs_topology;
+
+/* The machine this runs on, or one described by an hwloc XML file or an
+ * hwloc synthetic string ("pack:2 numa:1 core:8 pu:2"). */
+tsgs_status tsgs_topology_open(tsgs_topology **out, tsgs_error *err);
+tsgs_status tsgs_topology_open_xml(const char *path, tsgs_topology **out,
+                                   tsgs_error *err);
+tsgs_status tsgs_topology_open_synthetic(const char *description,
+                                         tsgs_topology **out,
+                                         tsgs_error *err);
+void tsgs_topology_free(tsgs_topology *t);
+
+/* Counts of what is usable (allowed cpuset): packages, NUMA nodes, cores,
+ * processing units. */
+void tsgs_topology_counts(const tsgs_topology *t, int *packages,
+                          int *numa_nodes, int *cores, int *pus);
+
+/* Where each thread goes: thread i runs on processing unit os_pu[i] of core
+ * core[i] (logical index), package package[i], NUMA node numa[i]. */
+typedef struct {
+    int threads;
+    int *os_pu;
+    int *core;
+    int *package;
+    int *numa;
+} tsgs_placement;
+
+/* A pure function of the topology: plans `threads` threads (0: one per
+ * core) under `policy`. */
+tsgs_status tsgs_placement_plan(const tsgs_topology *t, int threads,
+                                tsgs_bind policy, tsgs_placement **out,
+                                tsgs_error *err);
+void tsgs_placement_free(tsgs_placement *pl);
+
+/* Writes a human-readable description of the topology and plan. */
+tsgs_status tsgs_placement_describe(const tsgs_topology *t,
+                                    const tsgs_placement *pl, char *buf,
+                                    size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TSGS3VM_H */
