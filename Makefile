@@ -36,10 +36,10 @@ all: $(LIBA) $(TOOL)
 
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(REQ_CFLAGS) $(CFLAGS) -c $< -o $@
+	$(CC) $(REQ_CFLAGS) $(CFLAGS) $(HOT_FLAGS) -c $< -o $@
 
 # The prediction kernel is the hot loop: let the compiler unroll it.
-$(B)/src/kernel.o: CFLAGS += -O3
+$(B)/src/kernel.o: HOT_FLAGS := -O3 -ffp-contract=fast -Wno-psabi
 
 $(LIBA): $(LIB_OBJ)
 	@rm -f $@

@@ -70,4 +70,139 @@ int tsgs__threads_resolve(int requested);
 void tsgs__bind_threads(int threads, tsgs_bind policy,
                         void (*warn)(const char *, void *), void *user);
 
+
+/* ------------------------------------------------------- core: rng.c */
+
+#define TSGS__PI 3.14159265358979323846
+#define TSGS__LANES 8 /* directions per packed group in the kernel */
+
+typedef struct { uint32_t v[4]; } tsgs__u32x4;
+
+/* Random streams: the 4th counter word, so that no two uses collide. */
+enum {
+    TSGS__STREAM_OMEGA = 1, /* feature directions */
+    TSGS__STREAM_PHASE,     /* feature phases b */
+    TSGS__STREAM_LABELED,   /* labeled mini-batches */
+    TSGS__STREAM_EPOCH,     /* unlabeled shuffles, one per pass */
+    TSGS__STREAM_REUSE      /* which old block a budgeted step updates */
+};
+
+tsgs__u32x4 tsgs__philox(uint64_t seed, uint32_t c0, uint32_t c1, uint32_t c2,
+                         uint32_t c3);
+/* Uniform in (0, 1) from 64 random bits. */
+double tsgs__u01(uint32_t hi, uint32_t lo);
+/* Two independent standard normals (Box-Muller). */
+void tsgs__normal_pair(tsgs__u32x4 r, double *z0, double *z1);
+/* Uniform integer in [0, n) from (seed, stream, counter). */
+uint64_t tsgs__below(uint64_t seed, uint32_t stream, uint64_t counter,
+                     uint64_t n);
+
+/* --------------------------------------------------- core: features.c */
+
+/* What a random feature block is: every direction of block b is a pure
+ * function of (seed, b, j). */
+typedef struct {
+    tsgs_kernel kernel;
+    tsgs_feature_map map;
+    double sigma;
+    size_t d;
+    uint64_t seed;
+    long block_size; /* features per block, r */
+    long dirs;       /* directions per block: r (COS) or r / 2 (PAIR) */
+} tsgs__fspec;
+
+/* Direction j of block b: omega (d floats) and its phase. */
+void tsgs__direction(const tsgs__fspec *fs, long block, long j, float *omega,
+                     float *phase);
+/* Directions [g0, g0 + count) (global index g = block * dirs + j), packed
+ * in groups of TSGS__LANES: panel[grp][k][lane], phase[grp * LANES + lane];
+ * lanes past `count` are zero. */
+void tsgs__pack_directions(const tsgs__fspec *fs, long g0, long count,
+                           float *panel, float *phase);
+
+/* ----------------------------------------------------- core: kernel.c */
+
+/* A set of directions to evaluate and the coefficients that weigh them. */
+typedef struct {
+    const tsgs__fspec *fs;
+    long ndirs;            /* directions 0 .. ndirs - 1 */
+    const float *panel;    /* packed omega of all of them, or NULL:
+                              regenerate tile by tile */
+    const float *phase;
+    const double *ac;      /* cos coefficients, ceil(ndirs / LANES) * LANES */
+    const double *as;      /* sin coefficients (PAIR), else NULL */
+} tsgs__fview;
+
+/* out[i] = sum_g ac[g] cos(w_g . x_i + b_g) + as[g] sin(w_g . x_i) over the
+ * rows X (n x d floats), in tiles of rows x directions spread over threads;
+ * partial sums are combined in a fixed order, so the result does not depend
+ * on the thread count. */
+tsgs_status tsgs__eval_sums(const tsgs__fview *v, const float *X, size_t n,
+                            int threads, double *out, tsgs_error *err);
+
+/* Feature values of rows X for `ngroups` packed groups: cosv[i][g] and,
+ * when sinv is not NULL, sinv[i][g] (n x ngroups * LANES floats). */
+void tsgs__eval_features(size_t d, const float *panel, const float *phase,
+                         long ngroups, const float *X, size_t n, int threads,
+                         float *cosv, float *sinv);
+
+/* cos and sin of 8 floats at a time, as the kernel computes them (exposed
+ * for tests). */
+void tsgs__sincos_f(const float *x, size_t n, float *s, float *c);
+
+/* ------------------------------------------------------- core: loss.c */
+
+/* Subgradient of the hinge max(0, 1 - y r) with respect to r. */
+double tsgs__hinge_grad(double r, double y);
+double tsgs__hinge(double r, double y);
+/* Unlabeled loss u(r) and its derivative u'(r). */
+double tsgs__uloss(tsgs_uloss kind, double ramp_s, double r);
+double tsgs__uloss_grad(tsgs_uloss kind, double ramp_s, double r);
+
+/* --------------------------------------------------- core: schedule.c */
+
+/* Step size gamma_t (t = 1 .. T). */
+double tsgs__step_size(const tsgs_params *p, long t, long T);
+/* Factor in [0, 1] applied to C* at iteration t: ramps linearly from 0 over
+ * the first p->anneal * T iterations. */
+double tsgs__anneal_factor(const tsgs_params *p, long t, long T);
+
+/* -------------------------------------------------------- core: model.c */
+
+struct tsgs_model {
+    tsgs_params params; /* as trained, with derived values resolved */
+    tsgs__fspec fs;
+    size_t d;
+    long nblocks;       /* random feature blocks in the model */
+    long cap_blocks;    /* blocks allocated */
+    double *ac, *as;    /* coefficients, (cap_blocks * dirs rounded up) */
+    double scale;       /* lazy global decay: f = scale * norm * sum + bias */
+    double norm;        /* sqrt(2) for COS features, 1 for PAIR */
+    double bias;
+    double label_pos, label_neg; /* raw labels of the two classes */
+    tsgs__scaler scaler;
+    /* omega cache (not saved): packed directions [0, cached_dirs) */
+    float *panel, *phase;
+    long cached_dirs, cap_cached_dirs;
+    int cache_enabled;
+};
+
+/* An empty model for d inputs with room for cap_blocks blocks. */
+tsgs_status tsgs__model_new(const tsgs_params *p, size_t d, long cap_blocks,
+                            tsgs_model **out, tsgs_error *err);
+/* Makes room for one more block (zero coefficients) and returns its index. */
+tsgs_status tsgs__model_add_block(tsgs_model *m, tsgs_error *err);
+/* Extends the omega cache to every direction in the model, when enabled. */
+tsgs_status tsgs__model_cache_sync(tsgs_model *m, tsgs_error *err);
+/* Directions in the model, rounded up to whole groups. */
+long tsgs__model_dirs(const tsgs_model *m);
+/* The view the kernel evaluates. */
+tsgs__fview tsgs__model_view(const tsgs_model *m);
+/* Folds the lazy scale into the coefficients. */
+void tsgs__model_fold_scale(tsgs_model *m);
+/* Decision values of rows X already scaled (n x d). */
+tsgs_status tsgs__model_decision(const tsgs_model *m, const float *X,
+                                 size_t n, int threads, double *out,
+                                 tsgs_error *err);
+
 #endif /* TSGS_INTERNAL_H */

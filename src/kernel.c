@@ -1,0 +1,336 @@
+/* The prediction kernel: sums of weighted random features over tiles of
+ * (rows x directions), spread over OpenMP threads.
+ *
+ * Precision: omega, x and the phase omega . x are float; cos and sin are a
+ * float polynomial with Cody-Waite range reduction (max error ~1e-7 for
+ * |phase| < 1e4, bounded in tests/check_kernel.c); products with the
+ * coefficients and every sum are double. */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+typedef float vf8 __attribute__((vector_size(32)));
+typedef float vf4 __attribute__((vector_size(16)));
+typedef int vi8 __attribute__((vector_size(32)));
+typedef double vd4 __attribute__((vector_size(32)));
+
+/* One binary, the widest vector unit of the machine it runs on. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
+    !defined(__SANITIZE_THREAD__)
+#define KERNEL_CLONES \
+    __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", \
+                                 "default")))
+#else
+#define KERNEL_CLONES
+#endif
+#define ALWAYS_INLINE static inline __attribute__((always_inline))
+
+#define ROW_TILE 32    /* rows per tile */
+#define GROUP_TILE 32  /* groups of 8 directions per tile (256 directions) */
+
+ALWAYS_INLINE vf8 load8(const float *p)
+{
+    vf8 v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+ALWAYS_INLINE vd4 load4d(const double *p)
+{
+    vd4 v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+ALWAYS_INLINE vf8 splat(float f)
+{
+    return (vf8){f, f, f, f, f, f, f, f};
+}
+
+/* sin and cos of 8 floats: reduce by the nearest multiple of pi/2 (pi/2 in
+ * three parts, so q * P1 and q * P2 are exact for |q| < 2^13), evaluate
+ * minimax polynomials on [-pi/4, pi/4], then swap and negate by quadrant. */
+ALWAYS_INLINE void sincos8(vf8 x, vf8 *s, vf8 *c)
+{
+    const vf8 magic = splat(12582912.0f); /* 1.5 * 2^23: round to integer */
+    vf8 q = x * splat(0.636619772367581343f) + magic;
+    q = q - magic;
+    vi8 qi = __builtin_convertvector(q, vi8);
+    vf8 r = x - q * splat(1.5703125f);
+    r = r - q * splat(4.837512969970703125e-4f);
+    r = r - q * splat(7.54978995489188216e-8f);
+    vf8 r2 = r * r;
+    vf8 ps = r + r * r2 * (splat(-1.6666654611e-1f) +
+                           r2 * (splat(8.3321608736e-3f) +
+                                 r2 * splat(-1.9515295891e-4f)));
+    vf8 pc = splat(1.0f) - splat(0.5f) * r2 +
+             r2 * r2 * (splat(4.166664568298827e-2f) +
+                        r2 * (splat(-1.388731625493765e-3f) +
+                              r2 * splat(2.443315711809948e-5f)));
+    vi8 odd = (qi & 1) == 1;
+    vi8 bs = (vi8)ps, bc = (vi8)pc;
+    vi8 sv = (bs & ~odd) | (bc & odd);
+    vi8 cv = (bc & ~odd) | (bs & odd);
+    *s = (vf8)(sv ^ ((qi & 2) << 30));
+    *c = (vf8)(cv ^ (((qi + 1) & 2) << 30));
+}
+
+ALWAYS_INLINE vd4 lo4(vf8 v)
+{
+    vf4 h = __builtin_shufflevector(v, v, 0, 1, 2, 3);
+    return __builtin_convertvector(h, vd4);
+}
+
+ALWAYS_INLINE vd4 hi4(vf8 v)
+{
+    vf4 h = __builtin_shufflevector(v, v, 4, 5, 6, 7);
+    return __builtin_convertvector(h, vd4);
+}
+
+ALWAYS_INLINE double hsum4(vd4 v)
+{
+    return (v[0] + v[1]) + (v[2] + v[3]);
+}
+
+/* out[i] = sum over ng groups of the weighted features of row i, four rows
+ * at a time so each omega load feeds four dot products. */
+ALWAYS_INLINE void tile_body(size_t d, const float *W, const float *P,
+                             const double *ac, const double *as, long ng,
+                             const float *X, size_t n, double *out,
+                             const int pair)
+{
+    for (size_t i = 0; i < n; i += 4) {
+        size_t nr = n - i < 4 ? n - i : 4;
+        const float *x0 = X + i * d;
+        const float *x1 = nr > 1 ? x0 + d : x0;
+        const float *x2 = nr > 2 ? x0 + 2 * d : x0;
+        const float *x3 = nr > 3 ? x0 + 3 * d : x0;
+        vd4 A0 = {0}, A1 = {0}, A2 = {0}, A3 = {0};
+        for (long g = 0; g < ng; g++) {
+            const float *w = W + (size_t)g * d * TSGS__LANES;
+            vf8 p0 = load8(P + g * TSGS__LANES);
+            vf8 p1 = p0, p2 = p0, p3 = p0;
+            for (size_t k = 0; k < d; k++) {
+                vf8 wk = load8(w + k * TSGS__LANES);
+                p0 += splat(x0[k]) * wk;
+                p1 += splat(x1[k]) * wk;
+                p2 += splat(x2[k]) * wk;
+                p3 += splat(x3[k]) * wk;
+            }
+            vd4 clo = load4d(ac + g * TSGS__LANES);
+            vd4 chi = load4d(ac + g * TSGS__LANES + 4);
+            vf8 s0, s1, s2, s3, c0, c1, c2, c3;
+            sincos8(p0, &s0, &c0);
+            sincos8(p1, &s1, &c1);
+            sincos8(p2, &s2, &c2);
+            sincos8(p3, &s3, &c3);
+            A0 += lo4(c0) * clo + hi4(c0) * chi;
+            A1 += lo4(c1) * clo + hi4(c1) * chi;
+            A2 += lo4(c2) * clo + hi4(c2) * chi;
+            A3 += lo4(c3) * clo + hi4(c3) * chi;
+            if (pair) {
+                vd4 slo = load4d(as + g * TSGS__LANES);
+                vd4 shi = load4d(as + g * TSGS__LANES + 4);
+                A0 += lo4(s0) * slo + hi4(s0) * shi;
+                A1 += lo4(s1) * slo + hi4(s1) * shi;
+                A2 += lo4(s2) * slo + hi4(s2) * shi;
+                A3 += lo4(s3) * slo + hi4(s3) * shi;
+            }
+        }
+        out[i] = hsum4(A0);
+        if (nr > 1) out[i + 1] = hsum4(A1);
+        if (nr > 2) out[i + 2] = hsum4(A2);
+        if (nr > 3) out[i + 3] = hsum4(A3);
+    }
+}
+
+KERNEL_CLONES
+static void tile_sums_cos(size_t d, const float *W, const float *P,
+                          const double *ac, long ng, const float *X,
+                          size_t n, double *out)
+{
+    tile_body(d, W, P, ac, NULL, ng, X, n, out, 0);
+}
+
+KERNEL_CLONES
+static void tile_sums_pair(size_t d, const float *W, const float *P,
+                           const double *ac, const double *as, long ng,
+                           const float *X, size_t n, double *out)
+{
+    tile_body(d, W, P, ac, as, ng, X, n, out, 1);
+}
+
+static void tile_sums(size_t d, const float *W, const float *P,
+                      const double *ac, const double *as, long ng,
+                      const float *X, size_t n, double *out)
+{
+    if (as)
+        tile_sums_pair(d, W, P, ac, as, ng, X, n, out);
+    else
+        tile_sums_cos(d, W, P, ac, ng, X, n, out);
+}
+
+/* Below this many feature evaluations a call stays on one thread: waking
+ * the team costs more than it saves. */
+#define PARALLEL_MIN_WORK 65536
+
+tsgs_status tsgs__eval_sums(const tsgs__fview *v, const float *X, size_t n,
+                            int threads, double *out, tsgs_error *err)
+{
+    const size_t d = v->fs->d;
+    const long ng = (v->ndirs + TSGS__LANES - 1) / TSGS__LANES;
+    if (n == 0)
+        return TSGS_OK;
+    if (ng == 0) {
+        memset(out, 0, n * sizeof *out);
+        return TSGS_OK;
+    }
+    const long ngt = (ng + GROUP_TILE - 1) / GROUP_TILE;
+    const long nrt = (long)((n + ROW_TILE - 1) / ROW_TILE);
+    double *part = out;
+    if (ngt > 1) {
+        part = malloc(sizeof(double) * (size_t)ngt * n);
+        if (!part)
+            return TSGS__NOMEM(err);
+    }
+    const double work = (double)n * (double)ng * TSGS__LANES;
+    const int nt = work < PARALLEL_MIN_WORK ? 1 : (threads > 0 ? threads : 1);
+    int failed = 0;
+
+    if (v->panel) {
+        /* Cached omega: every (group tile, row tile) is one task. */
+        const long ntasks = ngt * nrt;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1)
+#endif
+        for (long t = 0; t < ntasks; t++) {
+            long gt = t / nrt, rt = t % nrt;
+            long g0 = gt * GROUP_TILE;
+            long gn = ng - g0 < GROUP_TILE ? ng - g0 : GROUP_TILE;
+            size_t r0 = (size_t)rt * ROW_TILE;
+            size_t rn = n - r0 < ROW_TILE ? n - r0 : ROW_TILE;
+            tile_sums(d, v->panel + (size_t)g0 * d * TSGS__LANES,
+                      v->phase + g0 * TSGS__LANES, v->ac + g0 * TSGS__LANES,
+                      v->as ? v->as + g0 * TSGS__LANES : NULL, gn,
+                      X + r0 * d, rn, part + (size_t)gt * n + r0);
+        }
+    } else {
+        /* Regenerated omega: a task is a whole group tile, so each
+         * direction is generated once per call and reused for every row. */
+#ifdef _OPENMP
+#pragma omp parallel num_threads(nt)
+#endif
+        {
+            float *W = malloc(sizeof(float) * GROUP_TILE * TSGS__LANES *
+                              (d > 0 ? d : 1));
+            float *P = malloc(sizeof(float) * GROUP_TILE * TSGS__LANES);
+            if (!W || !P) {
+#ifdef _OPENMP
+#pragma omp atomic write
+#endif
+                failed = 1;
+            }
+#ifdef _OPENMP
+#pragma omp for schedule(dynamic, 1)
+#endif
+            for (long gt = 0; gt < ngt; gt++) {
+                if (!W || !P)
+                    continue;
+                long g0 = gt * GROUP_TILE;
+                long gn = ng - g0 < GROUP_TILE ? ng - g0 : GROUP_TILE;
+                long count = v->ndirs - g0 * TSGS__LANES;
+                if (count > gn * TSGS__LANES)
+                    count = gn * TSGS__LANES;
+                tsgs__pack_directions(v->fs, g0 * TSGS__LANES, count, W, P);
+                for (long rt = 0; rt < nrt; rt++) {
+                    size_t r0 = (size_t)rt * ROW_TILE;
+                    size_t rn = n - r0 < ROW_TILE ? n - r0 : ROW_TILE;
+                    tile_sums(d, W, P, v->ac + g0 * TSGS__LANES,
+                              v->as ? v->as + g0 * TSGS__LANES : NULL, gn,
+                              X + r0 * d, rn, part + (size_t)gt * n + r0);
+                }
+            }
+            free(W);
+            free(P);
+        }
+    }
+    if (failed) {
+        if (part != out)
+            free(part);
+        return TSGS__NOMEM(err);
+    }
+    if (part != out) {
+        /* Combine the group tiles of each row in a fixed order: the same
+         * sums on any number of threads. */
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nt) schedule(static)
+#endif
+        for (size_t i = 0; i < n; i++) {
+            double s = 0.0;
+            for (long gt = 0; gt < ngt; gt++)
+                s += part[(size_t)gt * n + i];
+            out[i] = s;
+        }
+        free(part);
+    }
+    return TSGS_OK;
+}
+
+KERNEL_CLONES
+static void features_rows(size_t d, const float *panel, const float *phase,
+                          long ngroups, const float *X, size_t i0, size_t i1,
+                          float *cosv, float *sinv)
+{
+    const size_t width = (size_t)ngroups * TSGS__LANES;
+    for (size_t i = i0; i < i1; i++) {
+        const float *x = X + i * d;
+        for (long g = 0; g < ngroups; g++) {
+            const float *w = panel + (size_t)g * d * TSGS__LANES;
+            vf8 p = load8(phase + g * TSGS__LANES);
+            for (size_t k = 0; k < d; k++)
+                p += splat(x[k]) * load8(w + k * TSGS__LANES);
+            vf8 s, c;
+            sincos8(p, &s, &c);
+            memcpy(cosv + i * width + g * TSGS__LANES, &c, sizeof c);
+            if (sinv)
+                memcpy(sinv + i * width + g * TSGS__LANES, &s, sizeof s);
+        }
+    }
+}
+
+void tsgs__eval_features(size_t d, const float *panel, const float *phase,
+                         long ngroups, const float *X, size_t n, int threads,
+                         float *cosv, float *sinv)
+{
+    const double work = (double)n * (double)ngroups * TSGS__LANES;
+    const int nt = work < PARALLEL_MIN_WORK ? 1 : (threads > 0 ? threads : 1);
+    const size_t chunk = 16;
+    const long nchunks = (long)((n + chunk - 1) / chunk);
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nt) schedule(static)
+#endif
+    for (long c = 0; c < nchunks; c++) {
+        size_t i0 = (size_t)c * chunk;
+        size_t i1 = i0 + chunk < n ? i0 + chunk : n;
+        features_rows(d, panel, phase, ngroups, X, i0, i1, cosv, sinv);
+    }
+}
+
+void tsgs__sincos_f(const float *x, size_t n, float *s, float *c)
+{
+    for (size_t i = 0; i < n; i += TSGS__LANES) {
+        float buf[TSGS__LANES] = {0};
+        size_t m = n - i < TSGS__LANES ? n - i : TSGS__LANES;
+        memcpy(buf, x + i, m * sizeof(float));
+        vf8 vs, vc;
+        sincos8(load8(buf), &vs, &vc);
+        memcpy(buf, &vs, sizeof buf);
+        memcpy(s + i, buf, m * sizeof(float));
+        memcpy(buf, &vc, sizeof buf);
+        memcpy(c + i, buf, m * sizeof(float));
+    }
+}

@@ -1,0 +1,224 @@
+/* The model: seeds and coefficients of the random feature blocks, the lazy
+ * decay scale, the balance bias, the scaler and the class labels; plus the
+ * optional cache of packed directions, and prediction. */
+#include "internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static long round_up(long n, long k) { return (n + k - 1) / k * k; }
+
+long tsgs__model_dirs(const tsgs_model *m)
+{
+    return round_up(m->nblocks * m->fs.dirs, TSGS__LANES);
+}
+
+static tsgs_status grow_coefficients(tsgs_model *m, long cap_blocks,
+                                     tsgs_error *err)
+{
+    long old = round_up(m->cap_blocks * m->fs.dirs, TSGS__LANES);
+    long cap = round_up(cap_blocks * m->fs.dirs, TSGS__LANES);
+    double *ac = realloc(m->ac, sizeof(double) * (size_t)(cap ? cap : 1));
+    if (!ac)
+        return TSGS__NOMEM(err);
+    m->ac = ac;
+    memset(ac + old, 0, sizeof(double) * (size_t)(cap - old));
+    if (m->fs.map == TSGS_FEATURES_PAIR) {
+        double *as = realloc(m->as, sizeof(double) * (size_t)(cap ? cap : 1));
+        if (!as)
+            return TSGS__NOMEM(err);
+        m->as = as;
+        memset(as + old, 0, sizeof(double) * (size_t)(cap - old));
+    }
+    m->cap_blocks = cap_blocks;
+    return TSGS_OK;
+}
+
+tsgs_status tsgs__model_new(const tsgs_params *p, size_t d, long cap_blocks,
+                            tsgs_model **out, tsgs_error *err)
+{
+    tsgs_model *m = calloc(1, sizeof *m);
+    if (!m)
+        return TSGS__NOMEM(err);
+    m->params = *p;
+    m->d = d;
+    m->fs.kernel = p->kernel;
+    m->fs.map = p->feature_map;
+    m->fs.sigma = p->sigma;
+    m->fs.d = d;
+    m->fs.seed = p->seed;
+    m->fs.block_size = p->block_size;
+    m->fs.dirs = p->feature_map == TSGS_FEATURES_PAIR ? p->block_size / 2
+                                                      : p->block_size;
+    m->scale = 1.0;
+    m->norm = p->feature_map == TSGS_FEATURES_PAIR ? 1.0 : sqrt(2.0);
+    m->label_pos = 1.0;
+    m->label_neg = -1.0;
+    if (cap_blocks < 1)
+        cap_blocks = 1;
+    tsgs_status st = grow_coefficients(m, cap_blocks, err);
+    if (st != TSGS_OK) {
+        tsgs_model_free(m);
+        return st;
+    }
+    /* Cache the directions when the planned model fits the budget. */
+    double bytes = (double)round_up(cap_blocks * m->fs.dirs, TSGS__LANES) *
+                   ((double)d + 1.0) * sizeof(float);
+    m->cache_enabled = bytes <= p->cache_mb * 1048576.0;
+    *out = m;
+    return TSGS_OK;
+}
+
+void tsgs_model_free(tsgs_model *m)
+{
+    if (!m)
+        return;
+    free(m->ac);
+    free(m->as);
+    free(m->panel);
+    free(m->phase);
+    tsgs__scaler_clear(&m->scaler);
+    free(m);
+}
+
+tsgs_status tsgs__model_add_block(tsgs_model *m, tsgs_error *err)
+{
+    if (m->nblocks == m->cap_blocks) {
+        tsgs_status st = grow_coefficients(m, 2 * m->cap_blocks, err);
+        if (st != TSGS_OK)
+            return st;
+    }
+    m->nblocks++;
+    return TSGS_OK;
+}
+
+tsgs_status tsgs__model_cache_sync(tsgs_model *m, tsgs_error *err)
+{
+    if (!m->cache_enabled)
+        return TSGS_OK;
+    long ndirs = m->nblocks * m->fs.dirs;
+    if (ndirs == m->cached_dirs)
+        return TSGS_OK;
+    long need = round_up(ndirs, TSGS__LANES);
+    if (need > m->cap_cached_dirs) {
+        long cap = need > 2 * m->cap_cached_dirs ? need : 2 * m->cap_cached_dirs;
+        float *panel = realloc(m->panel, sizeof(float) * (size_t)cap *
+                                             (m->d > 0 ? m->d : 1));
+        if (!panel)
+            return TSGS__NOMEM(err);
+        m->panel = panel;
+        float *phase = realloc(m->phase, sizeof(float) * (size_t)cap);
+        if (!phase)
+            return TSGS__NOMEM(err);
+        m->phase = phase;
+        m->cap_cached_dirs = cap;
+    }
+    /* Repack from the start of the last partly filled group. */
+    long g0 = m->cached_dirs / TSGS__LANES * TSGS__LANES;
+    tsgs__pack_directions(&m->fs, g0, ndirs - g0,
+                          m->panel + (size_t)g0 * m->d, m->phase + g0);
+    m->cached_dirs = ndirs;
+    return TSGS_OK;
+}
+
+tsgs__fview tsgs__model_view(const tsgs_model *m)
+{
+    tsgs__fview v;
+    v.fs = &m->fs;
+    v.ndirs = m->nblocks * m->fs.dirs;
+    int cached = m->cache_enabled && m->cached_dirs == v.ndirs;
+    v.panel = cached ? m->panel : NULL;
+    v.phase = cached ? m->phase : NULL;
+    v.ac = m->ac;
+    v.as = m->fs.map == TSGS_FEATURES_PAIR ? m->as : NULL;
+    return v;
+}
+
+void tsgs__model_fold_scale(tsgs_model *m)
+{
+    long n = tsgs__model_dirs(m);
+    for (long g = 0; g < n; g++) {
+        m->ac[g] *= m->scale;
+        if (m->as)
+            m->as[g] *= m->scale;
+    }
+    m->scale = 1.0;
+}
+
+tsgs_status tsgs__model_decision(const tsgs_model *m, const float *X,
+                                 size_t n, int threads, double *out,
+                                 tsgs_error *err)
+{
+    tsgs__fview v = tsgs__model_view(m);
+    tsgs_status st = tsgs__eval_sums(&v, X, n, threads, out, err);
+    if (st != TSGS_OK)
+        return st;
+    const double k = m->scale * m->norm;
+    for (size_t i = 0; i < n; i++)
+        out[i] = k * out[i] + m->bias;
+    return TSGS_OK;
+}
+
+#define PREDICT_CHUNK 16384 /* rows scaled into a buffer at a time */
+
+tsgs_status tsgs_predict(const tsgs_model *m, const tsgs_dataset *ds,
+                         int threads, double *decision, tsgs_error *err)
+{
+    if (!m || !ds || !decision)
+        return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
+                          "tsgs_predict: NULL argument");
+    if (ds->d != m->d)
+        return tsgs__fail(err, TSGS_ERR_DIM, NULL, 0,
+                          "the data has %zu features but the model was "
+                          "trained on %zu",
+                          ds->d, m->d);
+    int nt = tsgs__threads_resolve(threads > 0 ? threads : m->params.threads);
+    size_t chunk = ds->n < PREDICT_CHUNK ? ds->n : PREDICT_CHUNK;
+    float *buf = malloc(sizeof(float) * (chunk ? chunk : 1) *
+                        (m->d ? m->d : 1));
+    if (!buf)
+        return TSGS__NOMEM(err);
+    tsgs_status st = TSGS_OK;
+    for (size_t i0 = 0; i0 < ds->n && st == TSGS_OK; i0 += chunk) {
+        size_t n = ds->n - i0 < chunk ? ds->n - i0 : chunk;
+        for (size_t i = 0; i < n; i++)
+            tsgs__scaler_apply(&m->scaler, ds->x + (i0 + i) * ds->d, ds->d,
+                               buf + i * m->d);
+        st = tsgs__model_decision(m, buf, n, nt, decision + i0, err);
+    }
+    free(buf);
+    return st;
+}
+
+double tsgs_model_label(const tsgs_model *m, double decision)
+{
+    return decision > 0.0 ? m->label_pos : m->label_neg;
+}
+
+size_t tsgs_model_features_in(const tsgs_model *m) { return m->d; }
+
+long tsgs_model_feature_count(const tsgs_model *m)
+{
+    return m->nblocks * m->fs.block_size;
+}
+
+const tsgs_params *tsgs_model_params(const tsgs_model *m)
+{
+    return &m->params;
+}
+
+double tsgs_accuracy(const tsgs_model *m, const tsgs_dataset *ds,
+                     const double *decision, size_t *n_labeled)
+{
+    size_t n = 0, right = 0;
+    for (size_t i = 0; i < ds->n; i++) {
+        if (isnan(ds->y[i]))
+            continue;
+        n++;
+        right += tsgs_model_label(m, decision[i]) == ds->y[i];
+    }
+    if (n_labeled)
+        *n_labeled = n;
+    return n ? (double)right / (double)n : 0.0;
+}

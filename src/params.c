@@ -1,0 +1,291 @@
+/* Parameters: defaults, checks, and one table that maps every key (the
+ * long option and config-file name) to its field, range and help. */
+#include "internal.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+tsgs_params tsgs_params_default(void)
+{
+    tsgs_params p;
+    memset(&p, 0, sizeof p);
+    p.solver = TSGS_SOLVER_TSG;
+    p.kernel = TSGS_KERNEL_RBF;
+    p.sigma = 0.0;
+    p.feature_map = TSGS_FEATURES_PAIR;
+    p.c = 10.0;
+    p.c_star = -1.0;
+    p.uloss = TSGS_ULOSS_SSHG;
+    p.ramp_s = -0.3;
+    p.step = TSGS_STEP_CONSTANT;
+    p.eta = 100.0;
+    p.theta = 0.5;
+    p.t0 = 100.0;
+    p.batch_labeled = 256;
+    p.batch_unlabeled = 256;
+    p.iterations = 0;
+    p.passes = 1.0;
+    p.block_size = 8;
+    p.max_features = -1;
+    p.cache_mb = 1024.0;
+    p.balance = 1;
+    p.balance_ratio = -1.0;
+    p.anneal = 0.3;
+    p.scale = TSGS_SCALE_ZSCORE;
+    p.seed = 1;
+    p.threads = 0;
+    p.bind = TSGS_BIND_AUTO;
+    return p;
+}
+
+typedef enum { K_DOUBLE, K_LONG, K_INT, K_U64, K_ENUM } kind_t;
+
+typedef struct {
+    const char *key;
+    kind_t kind;
+    size_t offset;
+    double min, max;          /* inclusive, for numbers */
+    const char *const *names; /* K_ENUM: value i is names[i] */
+    const char *help;
+} entry_t;
+
+static const char *const solver_names[] = {"tsg", "dsg", NULL};
+static const char *const kernel_names[] = {"rbf", "laplacian", NULL};
+static const char *const fmap_names[] = {"pair", "cos", NULL};
+static const char *const uloss_names[] = {"shg", "sshg", "ramp", "da", NULL};
+static const char *const step_names[] = {"constant", "theory", "decaying",
+                                         NULL};
+static const char *const scale_names[] = {"none", "zscore", "minmax", NULL};
+static const char *const bind_names[] = {"auto", "compact", "scatter", "none",
+                                         NULL};
+
+#define OFF(f) offsetof(tsgs_params, f)
+#define BIG 1e300
+
+static const entry_t table[] = {
+    {"solver", K_ENUM, OFF(solver), 0, 0, solver_names,
+     "tsg: semi-supervised TSGS3VM; dsg: supervised, labeled rows only"},
+    {"kernel", K_ENUM, OFF(kernel), 0, 0, kernel_names,
+     "rbf exp(-sigma |x-x'|^2) or laplacian exp(-sigma |x-x'|_1)"},
+    {"sigma", K_DOUBLE, OFF(sigma), 0, BIG, NULL,
+     "kernel width; 0: 1 / number of features"},
+    {"feature-map", K_ENUM, OFF(feature_map), 0, 0, fmap_names,
+     "pair: cos and sin of w.x (lower variance); cos: sqrt(2) cos(w.x + b)"},
+    {"c", K_DOUBLE, OFF(c), 1e-300, BIG, NULL,
+     "weight C of the labeled hinge loss (mean over the mini-batch)"},
+    {"c-star", K_DOUBLE, OFF(c_star), -1, BIG, NULL,
+     "weight C* of the unlabeled loss; -1: C * n_l / n_u"},
+    {"uloss", K_ENUM, OFF(uloss), 0, 0, uloss_names,
+     "unlabeled loss: shg, sshg, ramp or da"},
+    {"ramp-s", K_DOUBLE, OFF(ramp_s), -BIG, 0.999999, NULL,
+     "s of the ramp loss (s < 1)"},
+    {"step", K_ENUM, OFF(step), 0, 0, step_names,
+     "step size: constant 1/eta, theory theta*T^-3/4, "
+     "decaying theta/(1+t/t0)"},
+    {"eta", K_DOUBLE, OFF(eta), 1.000001, BIG, NULL,
+     "constant step size gamma = 1/eta (eta > 1)"},
+    {"theta", K_DOUBLE, OFF(theta), 1e-300, BIG, NULL,
+     "scale of the theory and decaying step sizes"},
+    {"t0", K_DOUBLE, OFF(t0), 1e-300, BIG, NULL,
+     "iterations over which the decaying step size halves"},
+    {"batch-labeled", K_LONG, OFF(batch_labeled), 1, 1e9, NULL,
+     "labeled rows per step (capped at the number of labeled rows)"},
+    {"batch-unlabeled", K_LONG, OFF(batch_unlabeled), 1, 1e9, NULL,
+     "unlabeled rows per step"},
+    {"iterations", K_LONG, OFF(iterations), 0, 1e15, NULL,
+     "steps T; 0: from passes"},
+    {"passes", K_DOUBLE, OFF(passes), 1e-9, 1e9, NULL,
+     "passes over the unlabeled rows when iterations is 0"},
+    {"block-size", K_LONG, OFF(block_size), 1, 1e6, NULL,
+     "random features r added per step (even for pair)"},
+    {"max-features", K_LONG, OFF(max_features), -1, 1e12, NULL,
+     "feature budget M; -1: ceil(sqrt(n)); 0: no budget"},
+    {"cache-mb", K_DOUBLE, OFF(cache_mb), 0, 1e9, NULL,
+     "keep feature directions cached up to this size, else regenerate"},
+    {"balance", K_INT, OFF(balance), 0, 1, NULL,
+     "1: hold the mean unlabeled prediction to the class ratio"},
+    {"balance-ratio", K_DOUBLE, OFF(balance_ratio), -1, 0.999999, NULL,
+     "positive fraction for balance; -1: that of the labeled rows"},
+    {"anneal", K_DOUBLE, OFF(anneal), 0, 1, NULL,
+     "fraction of the steps over which C* ramps up from 0"},
+    {"scale", K_ENUM, OFF(scale), 0, 0, scale_names,
+     "feature scaling fitted on the training rows: none, zscore, minmax"},
+    {"seed", K_U64, OFF(seed), 0, 0, NULL,
+     "seed of every random choice"},
+    {"threads", K_INT, OFF(threads), 0, 4096, NULL,
+     "threads; 0: OMP_NUM_THREADS, else one per core"},
+    {"bind", K_ENUM, OFF(bind), 0, 0, bind_names,
+     "thread pinning: auto, compact, scatter, none"},
+};
+
+#define NENTRIES (sizeof table / sizeof table[0])
+
+static const entry_t *find(const char *key)
+{
+    for (size_t i = 0; i < NENTRIES; i++)
+        if (strcmp(table[i].key, key) == 0)
+            return &table[i];
+    return NULL;
+}
+
+static void format_value(const entry_t *e, const tsgs_params *p, char *buf,
+                         size_t size)
+{
+    const char *base = (const char *)p + e->offset;
+    switch (e->kind) {
+    case K_DOUBLE: snprintf(buf, size, "%.17g", *(const double *)base); break;
+    case K_LONG: snprintf(buf, size, "%ld", *(const long *)base); break;
+    case K_INT: snprintf(buf, size, "%d", *(const int *)base); break;
+    case K_U64:
+        snprintf(buf, size, "%llu",
+                 (unsigned long long)*(const uint64_t *)base);
+        break;
+    case K_ENUM: {
+        int v = *(const int *)base;
+        int n = 0;
+        while (e->names[n])
+            n++;
+        snprintf(buf, size, "%s", v >= 0 && v < n ? e->names[v] : "?");
+        break;
+    }
+    }
+    /* Shortest form that reads back the same, for help and model files. */
+    if (e->kind == K_DOUBLE) {
+        double v = *(const double *)base;
+        for (int prec = 1; prec <= 17; prec++) {
+            snprintf(buf, size, "%.*g", prec, v);
+            if (strtod(buf, NULL) == v)
+                break;
+        }
+    }
+}
+
+const char *tsgs_params_key(size_t index, const tsgs_params *p, char *value,
+                            size_t value_size, const char **help)
+{
+    if (index >= NENTRIES)
+        return NULL;
+    const entry_t *e = &table[index];
+    if (value && value_size > 0)
+        format_value(e, p, value, value_size);
+    if (help)
+        *help = e->help;
+    return e->key;
+}
+
+static tsgs_status bad(tsgs_error *err, const entry_t *e, const char *value,
+                       const char *why)
+{
+    return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0, "%s = \"%s\": %s", e->key,
+                      value, why);
+}
+
+tsgs_status tsgs_params_set(tsgs_params *p, const char *key,
+                            const char *value, tsgs_error *err)
+{
+    const entry_t *e = find(key);
+    if (!e)
+        return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
+                          "unknown parameter \"%s\"", key);
+    char *base = (char *)p + e->offset;
+    char *end = NULL;
+    char range[128];
+    snprintf(range, sizeof range, "expected a number in [%g, %g]", e->min,
+             e->max);
+    errno = 0;
+    switch (e->kind) {
+    case K_DOUBLE: {
+        double v = strtod(value, &end);
+        if (end == value || *end != '\0' || !isfinite(v) || errno)
+            return bad(err, e, value, "not a finite number");
+        if (v < e->min || v > e->max)
+            return bad(err, e, value, range);
+        *(double *)base = v;
+        return TSGS_OK;
+    }
+    case K_LONG:
+    case K_INT: {
+        long v = strtol(value, &end, 10);
+        if (end == value || *end != '\0' || errno)
+            return bad(err, e, value, "not an integer");
+        if ((double)v < e->min || (double)v > e->max)
+            return bad(err, e, value, range);
+        if (e->kind == K_LONG)
+            *(long *)base = v;
+        else
+            *(int *)base = (int)v;
+        return TSGS_OK;
+    }
+    case K_U64: {
+        if (value[0] == '-')
+            return bad(err, e, value, "not a non-negative integer");
+        unsigned long long v = strtoull(value, &end, 10);
+        if (end == value || *end != '\0' || errno)
+            return bad(err, e, value, "not a non-negative integer");
+        *(uint64_t *)base = (uint64_t)v;
+        return TSGS_OK;
+    }
+    case K_ENUM:
+        for (int i = 0; e->names[i]; i++)
+            if (strcmp(e->names[i], value) == 0) {
+                *(int *)base = i;
+                return TSGS_OK;
+            }
+        char names[160] = "";
+        for (int i = 0; e->names[i]; i++) {
+            strncat(names, i ? ", " : "one of ", sizeof names - strlen(names) - 1);
+            strncat(names, e->names[i], sizeof names - strlen(names) - 1);
+        }
+        return bad(err, e, value, names);
+    }
+    return TSGS_ERR_INTERNAL;
+}
+
+tsgs_status tsgs_params_check(const tsgs_params *p, tsgs_error *err)
+{
+    if (!p)
+        return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0, "params: NULL");
+    for (size_t i = 0; i < NENTRIES; i++) {
+        const entry_t *e = &table[i];
+        const char *base = (const char *)p + e->offset;
+        double v;
+        switch (e->kind) {
+        case K_DOUBLE: v = *(const double *)base; break;
+        case K_LONG: v = (double)*(const long *)base; break;
+        case K_INT: v = (double)*(const int *)base; break;
+        case K_ENUM: {
+            int x = *(const int *)base, n = 0;
+            while (e->names[n])
+                n++;
+            if (x < 0 || x >= n)
+                return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
+                                  "%s: value %d is not one of the %d choices",
+                                  e->key, x, n);
+            continue;
+        }
+        default: continue;
+        }
+        if (!(v >= e->min && v <= e->max))
+            return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
+                              "%s = %g: expected a number in [%g, %g]",
+                              e->key, v, e->min, e->max);
+    }
+    if (p->feature_map == TSGS_FEATURES_PAIR && p->block_size % 2 != 0)
+        return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
+                          "block-size = %ld: pair features come two per "
+                          "direction, so the block size must be even",
+                          p->block_size);
+    if (p->step == TSGS_STEP_DECAYING && p->theta >= 1.0)
+        return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
+                          "theta = %g: the decaying step size theta must be "
+                          "below 1 (the decay factor is 1 - gamma)",
+                          p->theta);
+    if (p->balance_ratio >= 0.0 && p->balance_ratio <= 0.0)
+        return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
+                          "balance-ratio = 0: give a positive fraction in "
+                          "(0, 1), or -1 for the labeled ratio");
+    return TSGS_OK;
+}
