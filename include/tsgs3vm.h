@@ -162,7 +162,7 @@ typedef enum {
 typedef struct {
     tsgs_solver solver;
     tsgs_kernel kernel;
-    double sigma;            /* kernel width; <= 0: 1 / num_features */
+    double sigma;            /* kernel width; 0: 1 / num_features */
     tsgs_feature_map feature_map;
     double c;                /* weight of the labeled hinge loss */
     double c_star;           /* unlabeled weight; < 0: C * n_l / n_u */
@@ -264,7 +264,29 @@ tsgs_status tsgs_model_load(const char *path, tsgs_model **out,
 double tsgs_accuracy(const tsgs_model *m, const tsgs_dataset *ds,
                      const double *decision, size_t *n_labeled);
 
+/* ------------------------------------------------------------ config files */
+
+/* Called for each "key = value" line of a config file; a status other than
+ * TSGS_OK stops reading, and the error gets the file and line prefixed. */
+typedef tsgs_status (*tsgs_config_fn)(const char *key, const char *value,
+                                      void *user, tsgs_error *err);
+
+/* Reads "key = value" lines; '#' starts a comment; blank lines are skipped.
+ * A line without '=' or with an empty key or value is an error naming the
+ * file and line. */
+tsgs_status tsgs_config_read(const char *path, tsgs_config_fn fn, void *user,
+                             tsgs_error *err);
+
 /* -------------------------------------------------------- thread placement */
+
+/* Pins the threads of the calling thread's OpenMP team of `threads` threads
+ * (0: the default count) by `policy`, as tsgs_train does before it starts;
+ * for applications that predict with many threads. Where binding is not
+ * supported, warn(message, user) is called (if not NULL) and nothing else
+ * happens. */
+void tsgs_bind_threads(int threads, tsgs_bind policy,
+                       void (*warn)(const char *message, void *user),
+                       void *user);
 
 typedef struct tsgs_topology tsgs_topology;
 

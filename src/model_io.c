@@ -1,0 +1,365 @@
+/* Model files: versioned text. A header of "key value" lines (format name
+ * and version, every parameter, dimensions, scale, bias, labels, scaler),
+ * then one line of coefficients per direction at full precision, then
+ * "end". Seeds are stored, never random features. */
+#include "internal.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAGIC "tsgs3vm-model"
+#define FORMAT_VERSION 1
+
+static void put_double(FILE *f, double v) { fprintf(f, "%.17g", v); }
+
+static const char *scaling_name(tsgs_scaling s)
+{
+    return s == TSGS_SCALE_ZSCORE ? "zscore"
+           : s == TSGS_SCALE_MINMAX ? "minmax" : "none";
+}
+
+static void write_model(FILE *f, const tsgs_model *m)
+{
+    fprintf(f, "%s %d\n", MAGIC, FORMAT_VERSION);
+    char value[64];
+    const char *key;
+    for (size_t i = 0; (key = tsgs_params_key(i, &m->params, value,
+                                              sizeof value, NULL));
+         i++)
+        fprintf(f, "%s %s\n", key, value);
+    fprintf(f, "features-in %zu\n", m->d);
+    fprintf(f, "blocks %ld\n", m->nblocks);
+    fputs("lazy-scale ", f);
+    put_double(f, m->scale);
+    fputs("\nbias ", f);
+    put_double(f, m->bias);
+    fputs("\nlabels ", f);
+    put_double(f, m->label_neg);
+    fputc(' ', f);
+    put_double(f, m->label_pos);
+    fprintf(f, "\nscaler %s\n", scaling_name(m->scaler.kind));
+    if (m->scaler.kind != TSGS_SCALE_NONE) {
+        fputs("scaler-shift", f);
+        for (size_t k = 0; k < m->scaler.d; k++) {
+            fputc(' ', f);
+            put_double(f, m->scaler.shift[k]);
+        }
+        fputs("\nscaler-mul", f);
+        for (size_t k = 0; k < m->scaler.d; k++) {
+            fputc(' ', f);
+            put_double(f, m->scaler.mul[k]);
+        }
+        fputc('\n', f);
+    }
+    long ndirs = m->nblocks * m->fs.dirs;
+    fprintf(f, "coefficients %ld\n", ndirs);
+    for (long g = 0; g < ndirs; g++) {
+        put_double(f, m->ac[g]);
+        if (m->fs.map == TSGS_FEATURES_PAIR) {
+            fputc(' ', f);
+            put_double(f, m->as[g]);
+        }
+        fputc('\n', f);
+    }
+    fputs("end\n", f);
+}
+
+tsgs_status tsgs_model_save(const tsgs_model *m, const char *path,
+                            tsgs_error *err)
+{
+    if (!m || !path)
+        return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
+                          "tsgs_model_save: NULL argument");
+    /* A temporary file beside the target, renamed over it once complete:
+     * an interrupted save never leaves a half-written model. */
+    size_t len = strlen(path);
+    char *tmp = malloc(len + 16);
+    if (!tmp)
+        return TSGS__NOMEM(err);
+    snprintf(tmp, len + 16, "%s.tmp.XXXXXX", path);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        tsgs_status st = tsgs__fail(err, TSGS_ERR_IO, path, 0,
+                                    "cannot create a temporary file: %s",
+                                    strerror(errno));
+        free(tmp);
+        return st;
+    }
+    FILE *f = fdopen(fd, "w");
+    if (!f) {
+        close(fd);
+        unlink(tmp);
+        free(tmp);
+        return tsgs__fail(err, TSGS_ERR_IO, path, 0, "cannot write: %s",
+                          strerror(errno));
+    }
+    write_model(f, m);
+    int bad = ferror(f) != 0;
+    bad |= fflush(f) != 0;
+    bad |= fsync(fileno(f)) != 0;
+    int e = errno;
+    bad |= fclose(f) != 0;
+    if (!bad && rename(tmp, path) != 0) {
+        bad = 1;
+        e = errno;
+    }
+    if (bad) {
+        unlink(tmp);
+        free(tmp);
+        return tsgs__fail(err, TSGS_ERR_IO, path, 0,
+                          "writing the model failed: %s", strerror(e));
+    }
+    free(tmp);
+    return TSGS_OK;
+}
+
+/* ------------------------------------------------------------- loading */
+
+typedef struct {
+    FILE *f;
+    const char *path;
+    long line;
+    char *buf;
+    size_t cap;
+} reader_t;
+
+/* Next line without its newline; NULL at end of file. */
+static char *next_line(reader_t *r)
+{
+    ssize_t n = getline(&r->buf, &r->cap, r->f);
+    if (n < 0)
+        return NULL;
+    r->line++;
+    while (n > 0 && (r->buf[n - 1] == '\n' || r->buf[n - 1] == '\r'))
+        r->buf[--n] = '\0';
+    return r->buf;
+}
+
+static tsgs_status parse_doubles(reader_t *r, const char *field,
+                                 const char *s, double *v, size_t n,
+                                 tsgs_error *err)
+{
+    char *end;
+    for (size_t i = 0; i < n; i++) {
+        errno = 0;
+        v[i] = strtod(s, &end);
+        if (end == s || !isfinite(v[i]))
+            return tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
+                              "%s: value %zu of %zu is missing or not a "
+                              "finite number",
+                              field, i + 1, n);
+        s = end;
+    }
+    while (*s == ' ' || *s == '\t')
+        s++;
+    if (*s != '\0')
+        return tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
+                          "%s: unexpected text \"%.40s\" after %zu values",
+                          field, s, n);
+    return TSGS_OK;
+}
+
+static tsgs_status parse_count(reader_t *r, const char *field, const char *s,
+                               long max, long *out, tsgs_error *err)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end != '\0' || errno || v < 0 || v > max)
+        return tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
+                          "%s: \"%s\" is not a count in [0, %ld]", field, s,
+                          max);
+    *out = v;
+    return TSGS_OK;
+}
+
+tsgs_status tsgs_model_load(const char *path, tsgs_model **out,
+                            tsgs_error *err)
+{
+    if (!path || !out)
+        return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
+                          "tsgs_model_load: NULL argument");
+    reader_t r = {fopen(path, "r"), path, 0, NULL, 0};
+    if (!r.f)
+        return tsgs__fail(err, TSGS_ERR_IO, path, 0, "cannot open: %s",
+                          strerror(errno));
+    tsgs_status st = TSGS_OK;
+    tsgs_model *m = NULL;
+    tsgs_params p = tsgs_params_default();
+    long d = -1, blocks = -1, ncoef = -1;
+    double scale = NAN, bias = NAN, labels[2] = {NAN, NAN};
+    tsgs_scaling scaling = TSGS_SCALE_NONE;
+    int have_scaling = 0;
+    double *shift = NULL, *mul = NULL;
+
+    char *line = next_line(&r);
+    int version = 0;
+    if (!line || sscanf(line, MAGIC " %d", &version) != 1) {
+        st = tsgs__fail(err, TSGS_ERR_FORMAT, path, 1,
+                        "not a tsgs3vm model file (the first line should be "
+                        "\"%s %d\")",
+                        MAGIC, FORMAT_VERSION);
+        goto fail;
+    }
+    if (version != FORMAT_VERSION) {
+        st = tsgs__fail(err, TSGS_ERR_FORMAT, path, 1,
+                        "model format version %d; this build reads version "
+                        "%d",
+                        version, FORMAT_VERSION);
+        goto fail;
+    }
+    /* Header: key value lines until "coefficients N". */
+    while ((line = next_line(&r))) {
+        char *sp = strchr(line, ' ');
+        if (!sp) {
+            st = tsgs__fail(err, TSGS_ERR_FORMAT, path, r.line,
+                            "header: \"%.40s\" is not a \"key value\" line",
+                            line);
+            goto fail;
+        }
+        *sp = '\0';
+        const char *key = line, *val = sp + 1;
+        if (strcmp(key, "coefficients") == 0) {
+            if ((st = parse_count(&r, key, val, 1L << 40, &ncoef, err)))
+                goto fail;
+            break;
+        } else if (strcmp(key, "features-in") == 0) {
+            if ((st = parse_count(&r, key, val, 1L << 30, &d, err)))
+                goto fail;
+        } else if (strcmp(key, "blocks") == 0) {
+            if ((st = parse_count(&r, key, val, 1L << 40, &blocks, err)))
+                goto fail;
+        } else if (strcmp(key, "lazy-scale") == 0) {
+            if ((st = parse_doubles(&r, key, val, &scale, 1, err)))
+                goto fail;
+        } else if (strcmp(key, "bias") == 0) {
+            if ((st = parse_doubles(&r, key, val, &bias, 1, err)))
+                goto fail;
+        } else if (strcmp(key, "labels") == 0) {
+            if ((st = parse_doubles(&r, key, val, labels, 2, err)))
+                goto fail;
+        } else if (strcmp(key, "scaler") == 0) {
+            have_scaling = 1;
+            if (strcmp(val, "zscore") == 0)
+                scaling = TSGS_SCALE_ZSCORE;
+            else if (strcmp(val, "minmax") == 0)
+                scaling = TSGS_SCALE_MINMAX;
+            else if (strcmp(val, "none") == 0)
+                scaling = TSGS_SCALE_NONE;
+            else {
+                st = tsgs__fail(err, TSGS_ERR_FORMAT, path, r.line,
+                                "scaler: unknown kind \"%s\"", val);
+                goto fail;
+            }
+        } else if (strcmp(key, "scaler-shift") == 0 ||
+                   strcmp(key, "scaler-mul") == 0) {
+            if (d < 0) {
+                st = tsgs__fail(err, TSGS_ERR_FORMAT, path, r.line,
+                                "%s before features-in", key);
+                goto fail;
+            }
+            double **dst = key[7] == 's' ? &shift : &mul;
+            free(*dst);
+            *dst = malloc(sizeof(double) * (size_t)(d ? d : 1));
+            if (!*dst) {
+                st = TSGS__NOMEM(err);
+                goto fail;
+            }
+            if ((st = parse_doubles(&r, key, val, *dst, (size_t)d, err)))
+                goto fail;
+        } else {
+            tsgs_error perr;
+            if (tsgs_params_set(&p, key, val, &perr) != TSGS_OK) {
+                st = tsgs__fail(err, TSGS_ERR_FORMAT, path, r.line, "%s",
+                                perr.message);
+                goto fail;
+            }
+        }
+    }
+    if (ncoef < 0) {
+        st = tsgs__fail(err, TSGS_ERR_FORMAT, path, r.line,
+                        "truncated: the header ends before the "
+                        "\"coefficients\" line");
+        goto fail;
+    }
+    if (d < 1 || blocks < 0 || isnan(scale) || isnan(bias) ||
+        isnan(labels[0]) || !have_scaling ||
+        (scaling != TSGS_SCALE_NONE && (!shift || !mul))) {
+        st = tsgs__fail(err, TSGS_ERR_FORMAT, path, r.line,
+                        "header: missing one of features-in, blocks, "
+                        "lazy-scale, bias, labels, scaler (and its "
+                        "scaler-shift / scaler-mul)");
+        goto fail;
+    }
+    tsgs_error perr;
+    if (tsgs_params_check(&p, &perr) != TSGS_OK || p.sigma <= 0.0 ||
+        !(scale > 0.0)) {
+        st = tsgs__fail(err, TSGS_ERR_FORMAT, path, r.line,
+                        "header: inconsistent parameters: %s",
+                        p.sigma <= 0.0 ? "sigma must be positive"
+                        : !(scale > 0.0) ? "lazy-scale must be positive"
+                                         : perr.message);
+        goto fail;
+    }
+    if ((st = tsgs__model_new(&p, (size_t)d, blocks, &m, err)))
+        goto fail;
+    if (ncoef != blocks * m->fs.dirs) {
+        st = tsgs__fail(err, TSGS_ERR_FORMAT, path, r.line,
+                        "coefficients: %ld lines announced, but %ld blocks "
+                        "of %ld directions need %ld",
+                        ncoef, blocks, m->fs.dirs, blocks * m->fs.dirs);
+        goto fail;
+    }
+    m->nblocks = blocks;
+    m->scale = scale;
+    m->bias = bias;
+    m->label_neg = labels[0];
+    m->label_pos = labels[1];
+    m->scaler.kind = scaling;
+    m->scaler.d = (size_t)d;
+    m->scaler.shift = shift;
+    m->scaler.mul = mul;
+    shift = mul = NULL;
+    const int pair = m->fs.map == TSGS_FEATURES_PAIR;
+    for (long g = 0; g < ncoef; g++) {
+        if (!(line = next_line(&r))) {
+            st = tsgs__fail(err, TSGS_ERR_FORMAT, path, r.line,
+                            "truncated: %ld of %ld coefficient lines", g,
+                            ncoef);
+            goto fail;
+        }
+        double v[2];
+        if ((st = parse_doubles(&r, "coefficient", line, v, pair ? 2 : 1,
+                                err)))
+            goto fail;
+        m->ac[g] = v[0];
+        if (pair)
+            m->as[g] = v[1];
+    }
+    line = next_line(&r);
+    if (!line || strcmp(line, "end") != 0) {
+        st = tsgs__fail(err, TSGS_ERR_FORMAT, path, r.line,
+                        "truncated: no \"end\" line after the %ld "
+                        "coefficients",
+                        ncoef);
+        goto fail;
+    }
+    if ((st = tsgs__model_cache_sync(m, err)))
+        goto fail;
+    fclose(r.f);
+    free(r.buf);
+    *out = m;
+    return TSGS_OK;
+fail:
+    if (r.f)
+        fclose(r.f);
+    free(r.buf);
+    free(shift);
+    free(mul);
+    tsgs_model_free(m);
+    return st;
+}

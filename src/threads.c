@@ -1,0 +1,9 @@
+/* The public face of thread pinning; the hwloc work is in affinity.c. */
+#include "internal.h"
+
+void tsgs_bind_threads(int threads, tsgs_bind policy,
+                       void (*warn)(const char *message, void *user),
+                       void *user)
+{
+    tsgs__bind_threads(tsgs__threads_resolve(threads), policy, warn, user);
+}
