@@ -205,4 +205,16 @@ tsgs_status tsgs__model_decision(const tsgs_model *m, const float *X,
                                  size_t n, int threads, double *out,
                                  tsgs_error *err);
 
+/* -------------------------------------------------------- core: train.c */
+
+typedef struct {
+    int explicit_decay; /* decay every coefficient each step (reference) */
+    double scale_floor; /* fold the lazy scale in when it falls below */
+} tsgs__train_opts;
+
+tsgs_status tsgs__train_ex(const tsgs_dataset *ds, const tsgs_params *params,
+                           const tsgs_train_hooks *hooks,
+                           const tsgs__train_opts *opt, tsgs_model **out,
+                           int *stopped_early, tsgs_error *err);
+
 #endif /* TSGS_INTERNAL_H */

@@ -51,6 +51,7 @@ typedef struct {
     double *dac, *das;  /* coefficient increments of the block */
     double target;      /* balance: the mean decision value to hold */
     double mean_ema;
+    tsgs__train_opts opt;
 } run_t;
 
 static void run_free(run_t *r)
@@ -277,8 +278,21 @@ static tsgs_status step(run_t *r, tsgs_model *m, long t, long T, long max_blocks
                         r->cu, pair ? r->su : NULL);
 
     /* 4. The functional gradient projected on the block:
-     * alpha_j = -(gamma / D) * norm * sum_i w_i phi_j(x_i). */
-    m->scale *= 1.0 - gamma;
+     * alpha_j = -(gamma / D) * norm * sum_i w_i phi_j(x_i). The decay of
+     * every older coefficient by (1 - gamma) is one multiplication of the
+     * lazy scale (the explicit loop is kept as the tests' reference). */
+    if (r->opt.explicit_decay) {
+        long n = tsgs__model_dirs(m);
+        for (long g = 0; g < n; g++) {
+            m->ac[g] *= 1.0 - gamma;
+            if (pair)
+                m->as[g] *= 1.0 - gamma;
+        }
+        for (size_t i = 0; i < r->nl; i++)
+            r->hl[i] *= 1.0 - gamma;
+    } else {
+        m->scale *= 1.0 - gamma;
+    }
     const double coef = -gamma / (double)dirs * m->norm / m->scale;
     for (long j = 0; j < dirs; j++) {
         double gc = 0.0, gs = 0.0;
@@ -311,7 +325,7 @@ static tsgs_status step(run_t *r, tsgs_model *m, long t, long T, long max_blocks
         r->hl[i] += s;
     }
 
-    if (m->scale < SCALE_FLOOR) {
+    if (m->scale < r->opt.scale_floor) {
         double s = m->scale;
         tsgs__model_fold_scale(m);
         for (size_t i = 0; i < r->nl; i++)
@@ -339,6 +353,15 @@ tsgs_status tsgs_train(const tsgs_dataset *ds, const tsgs_params *params,
                        const tsgs_train_hooks *hooks, tsgs_model **out,
                        int *stopped_early, tsgs_error *err)
 {
+    tsgs__train_opts opt = {0, SCALE_FLOOR};
+    return tsgs__train_ex(ds, params, hooks, &opt, out, stopped_early, err);
+}
+
+tsgs_status tsgs__train_ex(const tsgs_dataset *ds, const tsgs_params *params,
+                           const tsgs_train_hooks *hooks,
+                           const tsgs__train_opts *opt, tsgs_model **out,
+                           int *stopped_early, tsgs_error *err)
+{
     if (!ds || !params || !out)
         return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
                           "tsgs_train: NULL argument");
@@ -361,6 +384,7 @@ tsgs_status tsgs_train(const tsgs_dataset *ds, const tsgs_params *params,
     memset(&r, 0, sizeof r);
     r.ds = ds;
     r.p = *params;
+    r.opt = *opt;
     r.d = ds->d;
     r.nl = tsgs_dataset_labeled_count(ds);
     r.nu = params->solver == TSGS_SOLVER_DSG ? 0 : ds->n - r.nl;

@@ -1,0 +1,232 @@
+/* Options: long flags named like the config keys, "--key value" or
+ * "--key=value"; -c FILE reads a config file first. */
+#include "cli.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void cli_opts_init(cli_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->params = tsgs_params_default();
+    o->read = tsgs_read_options_default();
+}
+
+void cli_error(const tsgs_error *err)
+{
+    fprintf(stderr, "ERROR: %s\n", err->message);
+}
+
+static int parse_long(const char *v, long min, long *out)
+{
+    char *end;
+    errno = 0;
+    long x = strtol(v, &end, 10);
+    if (end == v || *end != '\0' || errno || x < min)
+        return -1;
+    *out = x;
+    return 0;
+}
+
+/* Keys of the tool itself (data and run options); the rest are params. */
+static tsgs_status set_key(const char *key, const char *value, void *user,
+                           tsgs_error *err)
+{
+    cli_opts *o = user;
+    long v;
+    const char *why = NULL;
+    if (strcmp(key, "format") == 0) {
+        if (strcmp(value, "auto") == 0) o->read.format = TSGS_FORMAT_AUTO;
+        else if (strcmp(value, "libsvm") == 0) o->read.format = TSGS_FORMAT_LIBSVM;
+        else if (strcmp(value, "csv") == 0) o->read.format = TSGS_FORMAT_CSV;
+        else why = "one of auto, libsvm, csv";
+    } else if (strcmp(key, "label-column") == 0) {
+        if (strcmp(value, "last") == 0) o->read.label_column = -1;
+        else if (parse_long(value, 0, &v) == 0 && v < 1000000) o->read.label_column = (int)v;
+        else why = "a column number (1 = first), 0 for none, or last";
+    } else if (strcmp(key, "skip-columns") == 0) {
+        if (parse_long(value, 0, &v) == 0 && v < 1000000) o->read.skip_columns = (int)v;
+        else why = "a number of leading columns >= 0";
+    } else if (strcmp(key, "header") == 0) {
+        if (strcmp(value, "auto") == 0) o->read.header = -1;
+        else if (strcmp(value, "yes") == 0) o->read.header = 1;
+        else if (strcmp(value, "no") == 0) o->read.header = 0;
+        else why = "one of auto, yes, no";
+    } else if (strcmp(key, "unlabeled-label") == 0) {
+        char *end;
+        double x = strtod(value, &end);
+        if (end == value || *end != '\0') why = "a number";
+        else {
+            o->read.has_unlabeled_label = 1;
+            o->read.unlabeled_label = x;
+        }
+    } else if (strcmp(key, "labeled") == 0) {
+        if (parse_long(value, 0, &v) == 0) o->labeled = v;
+        else why = "a number of rows >= 0 (0: keep every label)";
+    } else if (strcmp(key, "unlabeled") == 0) {
+        o->unlabeled_file = value;
+    } else if (strcmp(key, "test") == 0) {
+        o->test_file = value;
+    } else if (strcmp(key, "test-every") == 0) {
+        if (parse_long(value, 0, &v) == 0) o->test_every = v;
+        else why = "a number of iterations >= 0";
+    } else if (strcmp(key, "quiet") == 0) {
+        if (strcmp(value, "1") == 0 || strcmp(value, "yes") == 0) o->quiet = 1;
+        else if (strcmp(value, "0") == 0 || strcmp(value, "no") == 0) o->quiet = 0;
+        else why = "yes or no";
+    } else {
+        return tsgs_params_set(&o->params, key, value, err);
+    }
+    if (why) {
+        snprintf(err->message, sizeof err->message, "%s = \"%s\": expected %s",
+                 key, value, why);
+        err->code = TSGS_ERR_PARAM;
+        return TSGS_ERR_PARAM;
+    }
+    return TSGS_OK;
+}
+
+static int allowed_key(const char *key, const char *const *allowed)
+{
+    tsgs_params dummy = tsgs_params_default();
+    for (size_t i = 0; allowed[i]; i++) {
+        if (strcmp(allowed[i], "@params") == 0) {
+            const char *k;
+            for (size_t j = 0; (k = tsgs_params_key(j, &dummy, NULL, 0, NULL)); j++)
+                if (strcmp(k, key) == 0)
+                    return 1;
+        } else if (strcmp(allowed[i], key) == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+typedef struct {
+    cli_opts *o;
+    const char *const *allowed;
+} config_ctx;
+
+static tsgs_status set_config_key(const char *key, const char *value,
+                                  void *user, tsgs_error *err)
+{
+    config_ctx *c = user;
+    if (!allowed_key(key, c->allowed)) {
+        snprintf(err->message, sizeof err->message, "unknown key \"%s\"", key);
+        return TSGS_ERR_PARAM;
+    }
+    /* Config strings outlive the parse: keep a copy. */
+    char *copy = strdup(value);
+    if (!copy)
+        return TSGS_ERR_NOMEM;
+    return set_key(key, copy, c->o, err);
+}
+
+int cli_parse(cli_opts *o, int argc, char **argv, const char *const *allowed)
+{
+    tsgs_error err;
+    memset(&err, 0, sizeof err);
+    /* Pass 1: config files, so the command line overrides them. */
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0)
+            break;
+        if (strcmp(argv[i], "-c") == 0 || strcmp(argv[i], "--config") == 0) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "ERROR: %s needs a file name\n", argv[i]);
+                return 1;
+            }
+            config_ctx c = {o, allowed};
+            if (tsgs_config_read(argv[i + 1], set_config_key, &c, &err)) {
+                cli_error(&err);
+                return 1;
+            }
+            i++;
+        }
+    }
+    int only_positional = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!only_positional && strcmp(a, "--") == 0) {
+            only_positional = 1;
+        } else if (!only_positional &&
+                   (strcmp(a, "-c") == 0 || strcmp(a, "--config") == 0)) {
+            i++;
+        } else if (!only_positional &&
+                   (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)) {
+            o->help = 1;
+        } else if (!only_positional &&
+                   (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0)) {
+            o->quiet = 1;
+        } else if (!only_positional && a[0] == '-' && a[1] == '-') {
+            char key[64];
+            const char *value;
+            const char *eq = strchr(a + 2, '=');
+            size_t klen = eq ? (size_t)(eq - (a + 2)) : strlen(a + 2);
+            if (klen == 0 || klen >= sizeof key) {
+                fprintf(stderr, "ERROR: bad option \"%s\"\n", a);
+                return 1;
+            }
+            memcpy(key, a + 2, klen);
+            key[klen] = '\0';
+            if (!allowed_key(key, allowed)) {
+                fprintf(stderr, "ERROR: unknown option --%s (see --help)\n",
+                        key);
+                return 1;
+            }
+            if (eq) {
+                value = eq + 1;
+            } else if (i + 1 < argc) {
+                value = argv[++i];
+            } else {
+                fprintf(stderr, "ERROR: option --%s needs a value\n", key);
+                return 1;
+            }
+            if (set_key(key, value, o, &err) != TSGS_OK) {
+                fprintf(stderr, "ERROR: --%s\n", err.message);
+                return 1;
+            }
+        } else if (!only_positional && a[0] == '-' && a[1] != '\0') {
+            fprintf(stderr, "ERROR: unknown option \"%s\" (see --help)\n", a);
+            return 1;
+        } else {
+            if (o->npositional == 4) {
+                fprintf(stderr, "ERROR: too many arguments (\"%s\")\n", a);
+                return 1;
+            }
+            o->positional[o->npositional++] = a;
+        }
+    }
+    return 0;
+}
+
+int cli_read(const cli_opts *o, const char *path, tsgs_dataset **out)
+{
+    tsgs_error err;
+    if (tsgs_dataset_read(path, &o->read, out, &err) != TSGS_OK) {
+        cli_error(&err);
+        return 1;
+    }
+    return 0;
+}
+
+void cli_print_param_help(const tsgs_params *p)
+{
+    char value[64];
+    const char *help, *key;
+    for (size_t i = 0; (key = tsgs_params_key(i, p, value, sizeof value, &help)); i++)
+        printf("  --%-17s %-10s %s\n", key, value, help);
+}
+
+void cli_print_read_help(void)
+{
+    printf("Data options:\n"
+           "  --format          auto       auto, libsvm (sparse i:v) or csv\n"
+           "  --label-column    1          CSV column of the label (1 = first, last, 0 = none)\n"
+           "  --skip-columns    0          CSV leading columns to drop (e.g. a row index)\n"
+           "  --header          auto       CSV header line: auto, yes, no\n"
+           "  --unlabeled-label (none)     label value that marks a row unlabeled\n"
+           "                               (SVMlight: 0, UniverSVM: -3, scikit-learn: -1)\n"
+           "Files may be plain or compressed with gzip, xz or bzip2.\n");
+}
