@@ -32,11 +32,11 @@ tsgs__u32x4 tsgs__philox(uint64_t seed, uint32_t c0, uint32_t c1, uint32_t c2,
 
 double tsgs__u01(uint32_t hi, uint32_t lo)
 {
-    /* 53 random bits, offset by half a step: strictly inside (0, 1), so
-     * log() and tan() below never see 0 or the poles. */
-    uint64_t bits = ((uint64_t)hi << 21) ^ (uint64_t)(lo >> 11);
-    bits &= (UINT64_C(1) << 53) - 1;
-    return ((double)bits + 0.5) * (1.0 / 9007199254740992.0);
+    /* 52 random bits, offset by half a step: strictly inside (0, 1) and
+     * exact in a double, so log() and tan() never see 0 or the poles. */
+    uint64_t bits = ((uint64_t)hi << 20) ^ (uint64_t)(lo >> 12);
+    bits &= (UINT64_C(1) << 52) - 1;
+    return ((double)bits + 0.5) * (1.0 / 4503599627370496.0);
 }
 
 void tsgs__normal_pair(tsgs__u32x4 r, double *z0, double *z1)

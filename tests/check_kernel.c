@@ -1,0 +1,260 @@
+/* The prediction kernel: its cosine against libm, random features against
+ * the kernels' closed forms, tiled sums against brute force, and the same
+ * bits on 1 and 2 threads and with cached or regenerated directions. */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+static double max_sincos_error(double lo, double hi, int n)
+{
+    float *x = malloc(sizeof(float) * (size_t)n);
+    float *s = malloc(sizeof(float) * (size_t)n);
+    float *c = malloc(sizeof(float) * (size_t)n);
+    for (int i = 0; i < n; i++)
+        x[i] = (float)(lo + (hi - lo) * (i + 0.5) / n);
+    tsgs__sincos_f(x, (size_t)n, s, c);
+    double worst = 0;
+    for (int i = 0; i < n; i++) {
+        double es = fabs(s[i] - sin((double)x[i]));
+        double ec = fabs(c[i] - cos((double)x[i]));
+        worst = fmax(worst, fmax(es, ec));
+    }
+    free(x);
+    free(s);
+    free(c);
+    return worst;
+}
+
+START_TEST(sincos_matches_libm)
+{
+    ck_assert_double_le(max_sincos_error(-10, 10, 200003), 2e-7);
+    ck_assert_double_le(max_sincos_error(-200, 200, 200003), 3e-7);
+    ck_assert_double_le(max_sincos_error(-1e4, 1e4, 200003), 1e-6);
+}
+END_TEST
+
+static void random_rows(float *X, size_t n, size_t d, unsigned seed)
+{
+    for (size_t i = 0; i < n * d; i++) {
+        tsgs__u32x4 r = tsgs__philox(seed, (uint32_t)i, 0, 0, 77);
+        X[i] = (float)(2.0 * tsgs__u01(r.v[0], r.v[1]) - 1.0);
+    }
+}
+
+static double closed_form(tsgs_kernel k, double sigma, const float *x,
+                          const float *y, size_t d)
+{
+    double s = 0;
+    for (size_t i = 0; i < d; i++) {
+        double t = (double)x[i] - y[i];
+        s += k == TSGS_KERNEL_RBF ? t * t : fabs(t);
+    }
+    return exp(-sigma * s);
+}
+
+/* RMS error over pairs of the kernel estimate from D directions, where
+ * the estimate of k(x, y) is the kernel's weighted sum at y with the
+ * coefficients that put x's features on each direction. */
+static double rff_error(tsgs_kernel kernel, tsgs_feature_map map, long D)
+{
+    const size_t d = 6;
+    tsgs__fspec fs = {kernel, map, 0.7, d, 99, 8, 0};
+    fs.dirs = map == TSGS_FEATURES_PAIR ? 4 : 8;
+    const long ng = (D + TSGS__LANES - 1) / TSGS__LANES;
+    float *panel = malloc(sizeof(float) * (size_t)ng * TSGS__LANES * d);
+    float *phase = malloc(sizeof(float) * (size_t)ng * TSGS__LANES);
+    double *ac = calloc((size_t)ng * TSGS__LANES, sizeof(double));
+    double *as = calloc((size_t)ng * TSGS__LANES, sizeof(double));
+    tsgs__pack_directions(&fs, 0, D, panel, phase);
+    enum { PAIRS = 40 };
+    float X[PAIRS * 6], Y[PAIRS * 6];
+    random_rows(X, PAIRS, d, 1);
+    random_rows(Y, PAIRS, d, 2);
+    double se = 0;
+    for (int p = 0; p < PAIRS; p++) {
+        for (long g = 0; g < D; g++) {
+            float w[6], b;
+            tsgs__direction(&fs, g / fs.dirs, g % fs.dirs, w, &b);
+            double ph = b;
+            for (size_t k = 0; k < d; k++)
+                ph += (double)w[k] * X[p * d + k];
+            /* COS: phi = sqrt(2) cos(.), and f = sqrt(2) sum a cos(.) */
+            ac[g] = (map == TSGS_FEATURES_COS ? 2.0 : 1.0) * cos(ph) / (double)D;
+            as[g] = sin(ph) / (double)D;
+        }
+        tsgs__fview v = {&fs, D, panel, phase, ac,
+                         map == TSGS_FEATURES_PAIR ? as : NULL};
+        double est;
+        ck_assert_int_eq(tsgs__eval_sums(&v, Y + p * d, 1, 1, &est, NULL),
+                         TSGS_OK);
+        double e = est - closed_form(kernel, fs.sigma, X + p * d, Y + p * d, d);
+        se += e * e;
+    }
+    free(panel);
+    free(phase);
+    free(ac);
+    free(as);
+    return sqrt(se / PAIRS);
+}
+
+/* Error ~ 1/sqrt(D): 64x more directions, about 8x less error. */
+START_TEST(features_approximate_kernels)
+{
+    static const tsgs_kernel kernels[] = {TSGS_KERNEL_RBF, TSGS_KERNEL_LAPLACIAN};
+    static const tsgs_feature_map maps[] = {TSGS_FEATURES_PAIR, TSGS_FEATURES_COS};
+    for (int k = 0; k < 2; k++)
+        for (int m = 0; m < 2; m++) {
+            double e_small = rff_error(kernels[k], maps[m], 64);
+            double e_big = rff_error(kernels[k], maps[m], 4096);
+            ck_assert_double_lt(e_big, 0.03);
+            ck_assert_double_lt(e_big, e_small / 4.0);
+            ck_assert_double_gt(e_big, e_small / 16.0);
+        }
+}
+END_TEST
+
+typedef struct {
+    tsgs__fspec fs;
+    long ndirs, ng;
+    float *panel, *phase, *X;
+    double *ac, *as;
+    size_t n;
+} bench_case;
+
+static void case_init(bench_case *c, tsgs_feature_map map, size_t n, size_t d,
+                      long ndirs)
+{
+    tsgs__fspec fs = {TSGS_KERNEL_RBF, map, 0.3, d, 5, 10, 0};
+    fs.dirs = map == TSGS_FEATURES_PAIR ? 5 : 10;
+    c->fs = fs;
+    c->ndirs = ndirs;
+    c->ng = (ndirs + TSGS__LANES - 1) / TSGS__LANES;
+    c->n = n;
+    c->panel = malloc(sizeof(float) * (size_t)c->ng * TSGS__LANES * d);
+    c->phase = malloc(sizeof(float) * (size_t)c->ng * TSGS__LANES);
+    c->ac = calloc((size_t)c->ng * TSGS__LANES, sizeof(double));
+    c->as = calloc((size_t)c->ng * TSGS__LANES, sizeof(double));
+    c->X = malloc(sizeof(float) * n * d);
+    tsgs__pack_directions(&c->fs, 0, ndirs, c->panel, c->phase);
+    for (long g = 0; g < ndirs; g++) {
+        c->ac[g] = sin(0.37 * (double)g) / 10;
+        c->as[g] = cos(0.11 * (double)g) / 10;
+    }
+    random_rows(c->X, n, d, 3);
+}
+
+static void case_free(bench_case *c)
+{
+    free(c->panel);
+    free(c->phase);
+    free(c->ac);
+    free(c->as);
+    free(c->X);
+}
+
+static tsgs__fview case_view(const bench_case *c, int cached)
+{
+    tsgs__fview v = {&c->fs, c->ndirs, cached ? c->panel : NULL,
+                     cached ? c->phase : NULL, c->ac,
+                     c->fs.map == TSGS_FEATURES_PAIR ? c->as : NULL};
+    return v;
+}
+
+/* Odd sizes: rows not a multiple of 4 or 32, directions spanning two group
+ * tiles with a partial last group. */
+START_TEST(sums_match_brute_force)
+{
+    for (int m = 0; m < 2; m++) {
+        bench_case c;
+        tsgs_feature_map map = m ? TSGS_FEATURES_COS : TSGS_FEATURES_PAIR;
+        case_init(&c, map, 77, 9, 301);
+        double *out = malloc(sizeof(double) * c.n);
+        tsgs__fview v = case_view(&c, 1);
+        ck_assert_int_eq(tsgs__eval_sums(&v, c.X, c.n, 1, out, NULL), TSGS_OK);
+        for (size_t i = 0; i < c.n; i++) {
+            double ref = 0, mag = 0;
+            for (long g = 0; g < c.ndirs; g++) {
+                float w[9], b;
+                tsgs__direction(&c.fs, g / c.fs.dirs, g % c.fs.dirs, w, &b);
+                double ph = b;
+                for (size_t k = 0; k < 9; k++)
+                    ph += (double)w[k] * c.X[i * 9 + k];
+                ref += c.ac[g] * cos(ph);
+                mag += fabs(c.ac[g]);
+                if (map == TSGS_FEATURES_PAIR) {
+                    ref += c.as[g] * sin(ph);
+                    mag += fabs(c.as[g]);
+                }
+            }
+            ck_assert_double_eq_tol(out[i], ref, 2e-6 * mag);
+        }
+        free(out);
+        case_free(&c);
+    }
+}
+END_TEST
+
+/* Same bits whatever the thread count, and whether omega is cached or
+ * regenerated tile by tile. */
+START_TEST(sums_identical_across_threads_and_cache)
+{
+    for (int m = 0; m < 2; m++) {
+        bench_case c;
+        case_init(&c, m ? TSGS_FEATURES_COS : TSGS_FEATURES_PAIR, 301, 18, 777);
+        double *o1 = malloc(sizeof(double) * c.n);
+        double *o2 = malloc(sizeof(double) * c.n);
+        double *o3 = malloc(sizeof(double) * c.n);
+        tsgs__fview cached = case_view(&c, 1), regen = case_view(&c, 0);
+        ck_assert_int_eq(tsgs__eval_sums(&cached, c.X, c.n, 1, o1, NULL), TSGS_OK);
+        ck_assert_int_eq(tsgs__eval_sums(&cached, c.X, c.n, 2, o2, NULL), TSGS_OK);
+        ck_assert_int_eq(tsgs__eval_sums(&regen, c.X, c.n, 2, o3, NULL), TSGS_OK);
+        ck_assert_int_eq(memcmp(o1, o2, sizeof(double) * c.n), 0);
+        ck_assert_int_eq(memcmp(o1, o3, sizeof(double) * c.n), 0);
+        free(o1);
+        free(o2);
+        free(o3);
+        case_free(&c);
+    }
+}
+END_TEST
+
+/* Block features equal the kernel's own: one direction with coefficient 1
+ * summed by the kernel gives the feature value. */
+START_TEST(block_features_match_sums)
+{
+    bench_case c;
+    case_init(&c, TSGS_FEATURES_PAIR, 45, 7, 16);
+    float *cv = malloc(sizeof(float) * c.n * 16), *sv = malloc(sizeof(float) * c.n * 16);
+    tsgs__eval_features(7, c.panel, c.phase, 2, c.X, c.n, 2, cv, sv);
+    for (size_t i = 0; i < c.n; i++)
+        for (long g = 0; g < 16; g++) {
+            float w[7], b;
+            tsgs__direction(&c.fs, g / c.fs.dirs, g % c.fs.dirs, w, &b);
+            double ph = b;
+            for (size_t k = 0; k < 7; k++)
+                ph += (double)w[k] * c.X[i * 7 + k];
+            ck_assert_double_eq_tol(cv[i * 16 + (size_t)g], cos(ph), 1e-6);
+            ck_assert_double_eq_tol(sv[i * 16 + (size_t)g], sin(ph), 1e-6);
+        }
+    free(cv);
+    free(sv);
+    case_free(&c);
+}
+END_TEST
+
+Suite *kernel_suite(void)
+{
+    Suite *s = suite_create("kernel");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, sincos_matches_libm);
+    tcase_add_test(tc, features_approximate_kernels);
+    tcase_add_test(tc, sums_match_brute_force);
+    tcase_add_test(tc, sums_identical_across_threads_and_cache);
+    tcase_add_test(tc, block_features_match_sums);
+    suite_add_tcase(s, tc);
+    return s;
+}
