@@ -25,7 +25,7 @@ TEST_SRC := $(wildcard tests/check_*.c)
 BENCH_SRC := $(wildcard bench/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(B)/%.o)
-TEST_OBJ := $(TEST_SRC:%.c=$(B)/%.o) $(B)/tests/runner.o
+TEST_OBJ := $(TEST_SRC:%.c=$(B)/%.o) $(B)/tests/runner.o $(B)/tests/fixtures.o
 BENCH_BIN := $(BENCH_SRC:bench/%.c=$(B)/bench_%)
 
 LIBA := $(B)/libtsgs3vm.a
@@ -70,7 +70,8 @@ test: $(B)/check_all $(TOOL)
 	cd tests && ../$(B)/check_all
 
 $(B)/bench_%: bench/%.c $(LIBA)
-	$(CC) $(REQ_CFLAGS) $(CFLAGS) -O3 -o $@ $< $(LIBA) $(REQ_LIBS)
+	$(CC) $(REQ_CFLAGS) $(CFLAGS) -O3 -ffp-contract=fast -Wno-psabi -o $@ $< \
+	    $(LIBA) $(REQ_LIBS)
 
 bench: $(BENCH_BIN) $(TOOL)
 

@@ -1,0 +1,193 @@
+/* Model files: save -> load -> predict gives the same bits; truncated,
+ * corrupt, foreign and wrong-version files are refused with a message
+ * that names the file and line; a dataset of another width is refused. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fixtures.h"
+#include "internal.h"
+
+static tsgs_model *trained(tsgs_feature_map map, tsgs_scaling scale, tsgs_dataset **ds_out)
+{
+    tsgs_dataset *ds = fixture_blobs(1500, 5, 2.0, 0.4, 30, 12, 9, NULL);
+    tsgs_params p = tsgs_params_default();
+    p.feature_map = map;
+    p.scale = scale;
+    p.max_features = 64;
+    tsgs_model *m = NULL;
+    ck_assert_int_eq(tsgs_train(ds, &p, NULL, &m, NULL, NULL), TSGS_OK);
+    *ds_out = ds;
+    return m;
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = malloc((size_t)n + 1);
+    ck_assert_uint_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
+    buf[n] = '\0';
+    fclose(f);
+    *len = (size_t)n;
+    return buf;
+}
+
+static void spit(const char *path, const char *buf, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    fwrite(buf, 1, len, f);
+    fclose(f);
+}
+
+START_TEST(save_load_predict_identical)
+{
+    static const tsgs_feature_map maps[] = {TSGS_FEATURES_PAIR, TSGS_FEATURES_COS};
+    static const tsgs_scaling scales[] = {TSGS_SCALE_ZSCORE, TSGS_SCALE_MINMAX, TSGS_SCALE_NONE};
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 3; j++) {
+            tsgs_dataset *ds;
+            tsgs_model *m = trained(maps[i], scales[j], &ds), *back = NULL;
+            tsgs_error err;
+            ck_assert_int_eq(tsgs_model_save(m, "tmp_model.txt", &err), TSGS_OK);
+            ck_assert_int_eq(tsgs_model_load("tmp_model.txt", &back, &err), TSGS_OK);
+            size_t n = tsgs_dataset_rows(ds);
+            double *a = malloc(sizeof(double) * n), *b = malloc(sizeof(double) * n);
+            ck_assert_int_eq(tsgs_predict(m, ds, 1, a, NULL), TSGS_OK);
+            ck_assert_int_eq(tsgs_predict(back, ds, 2, b, NULL), TSGS_OK);
+            ck_assert_int_eq(memcmp(a, b, sizeof(double) * n), 0);
+            ck_assert(tsgs_model_label(back, 1.0) == 1.0);
+            ck_assert(tsgs_model_label(back, -1.0) == -1.0);
+            ck_assert_int_eq(tsgs_model_feature_count(back), tsgs_model_feature_count(m));
+            /* saving the loaded model gives the same file */
+            ck_assert_int_eq(tsgs_model_save(back, "tmp_model2.txt", &err), TSGS_OK);
+            size_t l1, l2;
+            char *f1 = slurp("tmp_model.txt", &l1), *f2 = slurp("tmp_model2.txt", &l2);
+            ck_assert_uint_eq(l1, l2);
+            ck_assert_int_eq(memcmp(f1, f2, l1), 0);
+            free(f1);
+            free(f2);
+            free(a);
+            free(b);
+            tsgs_model_free(m);
+            tsgs_model_free(back);
+            tsgs_dataset_free(ds);
+        }
+    remove("tmp_model.txt");
+    remove("tmp_model2.txt");
+}
+END_TEST
+
+/* Loads `text` and expects `code` with `needle` and "bad.model:" in the
+ * message. */
+static void expect_refused(const char *text, size_t len, tsgs_status code,
+                           const char *needle)
+{
+    spit("bad.model", text, len);
+    tsgs_model *m = (tsgs_model *)0x1;
+    tsgs_error err;
+    ck_assert_int_eq(tsgs_model_load("bad.model", &m, &err), code);
+    ck_assert_ptr_eq(m, (tsgs_model *)0x1); /* untouched on failure */
+    ck_assert_msg(strstr(err.message, "bad.model:") != NULL, "%s", err.message);
+    ck_assert_msg(strstr(err.message, needle) != NULL, "%s", err.message);
+}
+
+START_TEST(corrupt_files_refused)
+{
+    tsgs_dataset *ds;
+    tsgs_model *m = trained(TSGS_FEATURES_PAIR, TSGS_SCALE_ZSCORE, &ds);
+    ck_assert_int_eq(tsgs_model_save(m, "good.model", NULL), TSGS_OK);
+    size_t len;
+    char *good = slurp("good.model", &len);
+    /* truncated anywhere: in the header, in the coefficients, no "end" */
+    for (size_t cut = 1; cut < len; cut += len / 37 + 1) {
+        spit("bad.model", good, cut);
+        tsgs_model *x = NULL;
+        tsgs_error err;
+        ck_assert_int_eq(tsgs_model_load("bad.model", &x, &err), TSGS_ERR_FORMAT);
+        ck_assert_ptr_null(x);
+    }
+    expect_refused(good, len - 4, TSGS_ERR_FORMAT, "truncated");
+    /* another kind of file, another version */
+    expect_refused("svm_type c_svc\nkernel_type rbf\n", 32, TSGS_ERR_FORMAT, "not a tsgs3vm model");
+    expect_refused("", 0, TSGS_ERR_FORMAT, "not a tsgs3vm model");
+    char *v2 = strdup(good);
+    v2[strlen("tsgs3vm-model ")] = '7';
+    expect_refused(v2, len, TSGS_ERR_FORMAT, "version 7");
+    free(v2);
+    /* a corrupt number and a bad header value, with their line */
+    char *bad = strdup(good);
+    char *coef = strstr(bad, "coefficients ");
+    char *nl = strchr(coef, '\n');
+    nl[1] = 'x';
+    expect_refused(bad, len, TSGS_ERR_FORMAT, "coefficient");
+    free(bad);
+    bad = strdup(good);
+    char *k = strstr(bad, "\nkernel rbf");
+    memcpy(k, "\nkernel zzz", 11);
+    expect_refused(bad, len, TSGS_ERR_FORMAT, "kernel");
+    free(bad);
+    /* a wrong coefficient count */
+    bad = strdup(good);
+    coef = strstr(bad, "coefficients ");
+    coef[13] = coef[13] == '9' ? '8' : coef[13] + 1;
+    expect_refused(bad, len, TSGS_ERR_FORMAT, "coefficients");
+    free(bad);
+    tsgs_error err;
+    tsgs_model *x = NULL;
+    ck_assert_int_eq(tsgs_model_load("no/such/file", &x, &err), TSGS_ERR_IO);
+    ck_assert_ptr_nonnull(strstr(err.message, "no/such/file"));
+    free(good);
+    tsgs_model_free(m);
+    tsgs_dataset_free(ds);
+    remove("good.model");
+    remove("bad.model");
+}
+END_TEST
+
+START_TEST(save_failure_leaves_old_file)
+{
+    tsgs_dataset *ds;
+    tsgs_model *m = trained(TSGS_FEATURES_COS, TSGS_SCALE_NONE, &ds);
+    tsgs_error err;
+    ck_assert_int_eq(tsgs_model_save(m, "no/such/dir/model", &err), TSGS_ERR_IO);
+    ck_assert_ptr_nonnull(strstr(err.message, "no/such/dir/model"));
+    tsgs_model_free(m);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
+START_TEST(predict_refuses_other_width)
+{
+    tsgs_dataset *ds;
+    tsgs_model *m = trained(TSGS_FEATURES_PAIR, TSGS_SCALE_ZSCORE, &ds);
+    float x[4] = {0};
+    tsgs_dataset *narrow;
+    ck_assert_int_eq(tsgs_dataset_from_dense(1, 4, x, NULL, &narrow, NULL), TSGS_OK);
+    double dec;
+    tsgs_error err;
+    ck_assert_int_eq(tsgs_predict(m, narrow, 1, &dec, &err), TSGS_ERR_DIM);
+    ck_assert_ptr_nonnull(strstr(err.message, "4 features"));
+    tsgs_dataset_free(narrow);
+    tsgs_model_free(m);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
+Suite *model_suite(void)
+{
+    Suite *s = suite_create("model");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, save_load_predict_identical);
+    tcase_add_test(tc, corrupt_files_refused);
+    tcase_add_test(tc, save_failure_leaves_old_file);
+    tcase_add_test(tc, predict_refuses_other_width);
+    suite_add_tcase(s, tc);
+    return s;
+}

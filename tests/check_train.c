@@ -1,0 +1,305 @@
+/* The solver: determinism across thread counts, the lazy scale against
+ * explicit decay (across renormalisations), class balance against a skewed
+ * start, the feature budget, early stop, bad input, and accuracy on a real
+ * dataset with a fixed seed. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fixtures.h"
+#include "internal.h"
+
+static double *decisions(const tsgs_model *m, const tsgs_dataset *ds, int threads)
+{
+    double *d = malloc(sizeof(double) * tsgs_dataset_rows(ds));
+    ck_assert_int_eq(tsgs_predict(m, ds, threads, d, NULL), TSGS_OK);
+    return d;
+}
+
+static double agreement(const double *dec, const double *truth, size_t from, size_t n)
+{
+    size_t ok = 0;
+    for (size_t i = from; i < n; i++)
+        ok += (dec[i] > 0) == (truth[i] > 0);
+    return (double)ok / (double)(n - from);
+}
+
+/* A model trained with 1 thread and with 2 has the same bits: tiles and
+ * reductions run in a fixed order. */
+START_TEST(one_and_two_threads_identical)
+{
+    tsgs_dataset *ds = fixture_blobs(3000, 10, 1.0, 0.5, 50, 25, 7, NULL);
+    tsgs_params p = tsgs_params_default();
+    p.max_features = 600; /* enough work per step to go parallel */
+    p.block_size = 40;
+    tsgs_model *m1 = NULL, *m2 = NULL;
+    p.threads = 1;
+    ck_assert_int_eq(tsgs_train(ds, &p, NULL, &m1, NULL, NULL), TSGS_OK);
+    p.threads = 2;
+    ck_assert_int_eq(tsgs_train(ds, &p, NULL, &m2, NULL, NULL), TSGS_OK);
+    ck_assert_int_eq(m1->nblocks, m2->nblocks);
+    ck_assert_int_eq(memcmp(m1->ac, m2->ac, sizeof(double) * (size_t)tsgs__model_dirs(m1)), 0);
+    ck_assert_int_eq(memcmp(m1->as, m2->as, sizeof(double) * (size_t)tsgs__model_dirs(m1)), 0);
+    ck_assert(m1->scale == m2->scale && m1->bias == m2->bias);
+    double *d1 = decisions(m1, ds, 1), *d2 = decisions(m2, ds, 2);
+    ck_assert_int_eq(memcmp(d1, d2, sizeof(double) * tsgs_dataset_rows(ds)), 0);
+    free(d1);
+    free(d2);
+    tsgs_model_free(m1);
+    tsgs_model_free(m2);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
+/* The lazy global scale gives the model that decaying every coefficient
+ * at every step gives, also when the scale is folded in often (a floor of
+ * 0.9 forces a renormalisation every few steps). */
+START_TEST(lazy_scale_equals_explicit_decay)
+{
+    tsgs_dataset *ds = fixture_moons(2000, 40, 0.1, 3, NULL);
+    tsgs_params p = tsgs_params_default();
+    p.eta = 20;
+    p.iterations = 300;
+    p.max_features = 200;
+    tsgs__train_opts lazy = {0, 1e-150}, often = {0, 0.9}, explicit = {1, 0};
+    tsgs_model *ml, *mo, *me;
+    ck_assert_int_eq(tsgs__train_ex(ds, &p, NULL, &lazy, &ml, NULL, NULL), TSGS_OK);
+    ck_assert_int_eq(tsgs__train_ex(ds, &p, NULL, &often, &mo, NULL, NULL), TSGS_OK);
+    ck_assert_int_eq(tsgs__train_ex(ds, &p, NULL, &explicit, &me, NULL, NULL), TSGS_OK);
+    ck_assert_double_lt(ml->scale, 1e-6); /* the lazy path really deferred */
+    ck_assert_double_eq(me->scale, 1.0);
+    double *dl = decisions(ml, ds, 1), *dd = decisions(mo, ds, 1), *de = decisions(me, ds, 1);
+    for (size_t i = 0; i < tsgs_dataset_rows(ds); i++) {
+        ck_assert_double_eq_tol(dl[i], de[i], 1e-9 * (1 + fabs(de[i])));
+        ck_assert_double_eq_tol(dd[i], de[i], 1e-9 * (1 + fabs(de[i])));
+    }
+    free(dl);
+    free(dd);
+    free(de);
+    tsgs_model_free(ml);
+    tsgs_model_free(mo);
+    tsgs_model_free(me);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
+/* A run long enough to drive the scale below 1e-150 folds it in and keeps
+ * predicting finite, sensible values. */
+START_TEST(long_run_renormalises)
+{
+    tsgs_dataset *ds = fixture_blobs(1000, 3, 3.0, 0.5, 40, 20, 5, NULL);
+    tsgs_params p = tsgs_params_default();
+    p.eta = 2; /* gamma = 0.5: the scale halves every step */
+    p.iterations = 1200; /* 0.5^1200 = 1e-361 */
+    p.max_features = 64;
+    tsgs_model *m;
+    ck_assert_int_eq(tsgs_train(ds, &p, NULL, &m, NULL, NULL), TSGS_OK);
+    ck_assert_double_gt(m->scale, 1e-150);
+    ck_assert_double_le(m->scale, 1.0);
+    double *d = decisions(m, ds, 1);
+    for (size_t i = 0; i < tsgs_dataset_rows(ds); i++)
+        ck_assert(isfinite(d[i]));
+    free(d);
+    tsgs_model_free(m);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
+/* Labeled rows 4 positive to 16 negative while the data is balanced, and
+ * a heavy unlabeled weight: without balance an S3VM can push nearly every
+ * unlabeled row to one side. With the ratio given, the predicted share of
+ * positives holds and accuracy stays high. */
+START_TEST(balance_holds_against_skewed_start)
+{
+    double *truth;
+    const size_t n = 4000, nl = 20;
+    tsgs_dataset *ds = fixture_blobs(n, 4, 1.6, 0.5, nl, 4, 11, &truth);
+    tsgs_params p = tsgs_params_default();
+    p.c_star = 5.0 * p.c;
+    p.passes = 3;
+    p.balance_ratio = 0.5;
+    tsgs_model *m;
+    ck_assert_int_eq(tsgs_train(ds, &p, NULL, &m, NULL, NULL), TSGS_OK);
+    double *d = decisions(m, ds, 2);
+    size_t pos = 0;
+    for (size_t i = nl; i < n; i++)
+        pos += d[i] > 0;
+    double share = (double)pos / (double)(n - nl);
+    ck_assert_double_gt(share, 0.4);
+    ck_assert_double_lt(share, 0.6);
+    ck_assert_double_gt(agreement(d, truth, nl, n), 0.85);
+    free(d);
+    free(truth);
+    tsgs_model_free(m);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
+/* Unlabeled rows help where the labeled ones are too few: two moons, 8
+ * labels. TSG beats the supervised DSG on the same labels. */
+START_TEST(unlabeled_rows_help_on_moons)
+{
+    double *truth;
+    const size_t n = 4000, nl = 8;
+    tsgs_dataset *ds = fixture_moons(n, nl, 0.08, 21, &truth);
+    tsgs_params p = tsgs_params_default();
+    p.sigma = 5;
+    p.c = 100;
+    p.passes = 5;
+    p.max_features = 256;
+    tsgs_model *ms, *mt;
+    ck_assert_int_eq(tsgs_train(ds, &p, NULL, &mt, NULL, NULL), TSGS_OK);
+    p.solver = TSGS_SOLVER_DSG;
+    p.iterations = 500;
+    ck_assert_int_eq(tsgs_train(ds, &p, NULL, &ms, NULL, NULL), TSGS_OK);
+    double *dt = decisions(mt, ds, 1), *dsup = decisions(ms, ds, 1);
+    double at = agreement(dt, truth, nl, n), as = agreement(dsup, truth, nl, n);
+    ck_assert_double_gt(at, 0.9);
+    ck_assert_double_gt(at, as);
+    free(dt);
+    free(dsup);
+    free(truth);
+    tsgs_model_free(ms);
+    tsgs_model_free(mt);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
+/* The budget caps the features: blocks stop at ceil(M / r) and later
+ * steps update old blocks; 0 means one new block per step. */
+START_TEST(feature_budget)
+{
+    tsgs_dataset *ds = fixture_blobs(2500, 3, 2.0, 0.5, 30, 15, 2, NULL);
+    tsgs_params p = tsgs_params_default();
+    p.iterations = 100;
+    tsgs_model *m;
+    ck_assert_int_eq(tsgs_train(ds, &p, NULL, &m, NULL, NULL), TSGS_OK);
+    ck_assert_int_eq(m->params.max_features, 50); /* ceil(sqrt(2500)) */
+    ck_assert_int_eq(m->nblocks, 7);              /* ceil(50 / 8) */
+    ck_assert_int_eq(tsgs_model_feature_count(m), 56);
+    tsgs_model_free(m);
+    p.max_features = 0;
+    ck_assert_int_eq(tsgs_train(ds, &p, NULL, &m, NULL, NULL), TSGS_OK);
+    ck_assert_int_eq(m->nblocks, 100);
+    tsgs_model_free(m);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
+/* Without the omega cache (cache-mb 0) the model is the same. */
+START_TEST(regenerated_features_same_model)
+{
+    tsgs_dataset *ds = fixture_blobs(2000, 6, 2.0, 0.5, 30, 15, 4, NULL);
+    tsgs_params p = tsgs_params_default();
+    tsgs_model *m1, *m2;
+    ck_assert_int_eq(tsgs_train(ds, &p, NULL, &m1, NULL, NULL), TSGS_OK);
+    p.cache_mb = 0;
+    ck_assert_int_eq(tsgs_train(ds, &p, NULL, &m2, NULL, NULL), TSGS_OK);
+    ck_assert(m1->cache_enabled && !m2->cache_enabled);
+    ck_assert_int_eq(memcmp(m1->ac, m2->ac, sizeof(double) * (size_t)tsgs__model_dirs(m1)), 0);
+    tsgs_model_free(m1);
+    tsgs_model_free(m2);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
+static int calls;
+static int stop_after_ten(void *user)
+{
+    (void)user;
+    return ++calls >= 10;
+}
+
+START_TEST(early_stop_returns_partial_model)
+{
+    tsgs_dataset *ds = fixture_blobs(3000, 3, 2.0, 0.5, 30, 15, 2, NULL);
+    tsgs_params p = tsgs_params_default();
+    p.max_features = 0;
+    tsgs_train_hooks h;
+    memset(&h, 0, sizeof h);
+    h.should_stop = stop_after_ten;
+    calls = 0;
+    tsgs_model *m;
+    int stopped = 0;
+    ck_assert_int_eq(tsgs_train(ds, &p, &h, &m, &stopped, NULL), TSGS_OK);
+    ck_assert_int_eq(stopped, 1);
+    ck_assert_int_eq(m->nblocks, 10);
+    tsgs_model_free(m);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
+START_TEST(bad_training_data)
+{
+    tsgs_error err;
+    tsgs_model *m = NULL;
+    tsgs_params p = tsgs_params_default();
+    float x[6] = {1, 2, 3, 4, 5, 6};
+    double one_class[3] = {1, 1, TSGS_UNLABELED};
+    double three[3] = {1, 2, 3};
+    double none[3] = {TSGS_UNLABELED, TSGS_UNLABELED, TSGS_UNLABELED};
+    tsgs_dataset *ds;
+    ck_assert_int_eq(tsgs_dataset_from_dense(3, 2, x, one_class, &ds, NULL), TSGS_OK);
+    ck_assert_int_eq(tsgs_train(ds, &p, NULL, &m, NULL, &err), TSGS_ERR_DATA);
+    ck_assert_ptr_nonnull(strstr(err.message, "both classes"));
+    tsgs_dataset_free(ds);
+    ck_assert_int_eq(tsgs_dataset_from_dense(3, 2, x, three, &ds, NULL), TSGS_OK);
+    ck_assert_int_eq(tsgs_train(ds, &p, NULL, &m, NULL, &err), TSGS_ERR_DATA);
+    tsgs_dataset_free(ds);
+    ck_assert_int_eq(tsgs_dataset_from_dense(3, 2, x, none, &ds, NULL), TSGS_OK);
+    ck_assert_int_eq(tsgs_train(ds, &p, NULL, &m, NULL, &err), TSGS_ERR_DATA);
+    tsgs_dataset_free(ds);
+    p.block_size = 3;
+    double ok[3] = {1, -1, TSGS_UNLABELED};
+    ck_assert_int_eq(tsgs_dataset_from_dense(3, 2, x, ok, &ds, NULL), TSGS_OK);
+    ck_assert_int_eq(tsgs_train(ds, &p, NULL, &m, NULL, &err), TSGS_ERR_PARAM);
+    ck_assert_ptr_null(m);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
+/* The papers' protocol on a real dataset shipped in the repository:
+ * cod-rna, 200 labeled rows, the other 59,335 unlabeled, one pass. */
+START_TEST(codrna_200_labels_accuracy)
+{
+    tsgs_read_options ro = tsgs_read_options_default();
+    tsgs_dataset *train, *test;
+    tsgs_error err;
+    ck_assert_int_eq(tsgs_dataset_read("data/real/cod-rna.txt.xz", &ro, &train, &err), TSGS_OK);
+    ro.min_features = tsgs_dataset_features(train);
+    ck_assert_int_eq(tsgs_dataset_read("data/real/cod-rna.t.xz", &ro, &test, &err), TSGS_OK);
+    ck_assert_int_eq(tsgs_dataset_keep_labels(train, 200, 1, &err), TSGS_OK);
+    tsgs_params p = tsgs_params_default();
+    tsgs_model *m;
+    ck_assert_int_eq(tsgs_train(train, &p, NULL, &m, NULL, &err), TSGS_OK);
+    double *d = decisions(m, test, 2);
+    double acc = tsgs_accuracy(m, test, d, NULL);
+    printf("cod-rna, 200 labels, defaults: test accuracy %.4f\n", acc);
+    ck_assert_double_ge(acc, 0.93);
+    free(d);
+    tsgs_model_free(m);
+    tsgs_dataset_free(train);
+    tsgs_dataset_free(test);
+}
+END_TEST
+
+Suite *train_suite(void)
+{
+    Suite *s = suite_create("train");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, one_and_two_threads_identical);
+    tcase_add_test(tc, lazy_scale_equals_explicit_decay);
+    tcase_add_test(tc, long_run_renormalises);
+    tcase_add_test(tc, balance_holds_against_skewed_start);
+    tcase_add_test(tc, unlabeled_rows_help_on_moons);
+    tcase_add_test(tc, feature_budget);
+    tcase_add_test(tc, regenerated_features_same_model);
+    tcase_add_test(tc, early_stop_returns_partial_model);
+    tcase_add_test(tc, bad_training_data);
+    tcase_add_test(tc, codrna_200_labels_accuracy);
+    suite_add_tcase(s, tc);
+    return s;
+}

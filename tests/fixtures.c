@@ -1,0 +1,79 @@
+/* Seeded synthetic datasets for tests (labelled synthetic wherever used). */
+#include "fixtures.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "internal.h"
+
+static double unif(unsigned seed, uint32_t i, uint32_t k)
+{
+    tsgs__u32x4 r = tsgs__philox(seed, i, k, 0, 4242);
+    return tsgs__u01(r.v[0], r.v[1]);
+}
+
+static double gauss(unsigned seed, uint32_t i, uint32_t k)
+{
+    double z0, z1;
+    tsgs__normal_pair(tsgs__philox(seed, i, k, 1, 4243), &z0, &z1);
+    return z0;
+}
+
+tsgs_dataset *fixture_blobs(size_t n, size_t d, double sep, double pos_frac,
+                            size_t n_labeled, size_t labeled_pos,
+                            unsigned seed, double **truth)
+{
+    float *x = malloc(sizeof(float) * n * d);
+    double *y = malloc(sizeof(double) * n);
+    double *t = malloc(sizeof(double) * n);
+    size_t lp = 0, ln = 0;
+    for (size_t i = 0; i < n; i++) {
+        double lab;
+        if (i < n_labeled)
+            lab = lp < labeled_pos ? 1.0 : -1.0;
+        else
+            lab = unif(seed, (uint32_t)i, 999) < pos_frac ? 1.0 : -1.0;
+        if (i < n_labeled)
+            lab > 0 ? lp++ : ln++;
+        for (size_t k = 0; k < d; k++)
+            x[i * d + k] = (float)(lab * sep / 2 + gauss(seed, (uint32_t)i, (uint32_t)k));
+        t[i] = lab;
+        y[i] = i < n_labeled ? lab : TSGS_UNLABELED;
+    }
+    tsgs_dataset *ds = NULL;
+    tsgs_dataset_from_dense(n, d, x, y, &ds, NULL);
+    free(x);
+    free(y);
+    if (truth)
+        *truth = t;
+    else
+        free(t);
+    return ds;
+}
+
+tsgs_dataset *fixture_moons(size_t n, size_t n_labeled, double noise,
+                            unsigned seed, double **truth)
+{
+    float *x = malloc(sizeof(float) * n * 2);
+    double *y = malloc(sizeof(double) * n);
+    double *t = malloc(sizeof(double) * n);
+    for (size_t i = 0; i < n; i++) {
+        int pos = i % 2 == 0;
+        double a = TSGS__PI * unif(seed, (uint32_t)i, 1);
+        double px = pos ? cos(a) : 1.0 - cos(a);
+        double py = pos ? sin(a) : 0.5 - sin(a);
+        x[2 * i] = (float)(px + noise * gauss(seed, (uint32_t)i, 2));
+        x[2 * i + 1] = (float)(py + noise * gauss(seed, (uint32_t)i, 3));
+        t[i] = pos ? 1.0 : -1.0;
+        y[i] = i < n_labeled ? t[i] : TSGS_UNLABELED;
+    }
+    tsgs_dataset *ds = NULL;
+    tsgs_dataset_from_dense(n, 2, x, y, &ds, NULL);
+    free(x);
+    free(y);
+    if (truth)
+        *truth = t;
+    else
+        free(t);
+    return ds;
+}

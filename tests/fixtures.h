@@ -1,0 +1,19 @@
+/* Small seeded datasets shared by the solver and model tests. */
+#ifndef TSGS_TEST_FIXTURES_H
+#define TSGS_TEST_FIXTURES_H
+
+#include "tsgs3vm.h"
+
+/* Two Gaussian blobs in d dimensions, centres at -sep/2 and +sep/2 along
+ * every axis; a fraction pos_frac of the rows positive (label +1, else -1);
+ * the first n_labeled rows keep their labels, the rest are unlabeled.
+ * Labeled rows are drawn to have labeled_pos positives among them. */
+tsgs_dataset *fixture_blobs(size_t n, size_t d, double sep, double pos_frac,
+                            size_t n_labeled, size_t labeled_pos,
+                            unsigned seed, double **truth);
+
+/* Two interleaved half moons (a non-linear boundary), labels +1 / -1. */
+tsgs_dataset *fixture_moons(size_t n, size_t n_labeled, double noise,
+                            unsigned seed, double **truth);
+
+#endif
