@@ -217,4 +217,25 @@ tsgs_status tsgs__train_ex(const tsgs_dataset *ds, const tsgs_params *params,
                            const tsgs__train_opts *opt, tsgs_model **out,
                            int *stopped_early, tsgs_error *err);
 
+/* ------------------------------------------- affinity.c: memory placement */
+
+/* The NUMA nodes (logical indexes) that the threads of a plan run near, each
+ * once, in order of first use. Writes at most max of them to nodes (which
+ * may be NULL) and returns how many there are. Pure. */
+int tsgs__placement_nodes(const tsgs_placement *pl, int *nodes, int max);
+
+/* Interleaves the pages of a large shared array [addr, addr + len) over the
+ * NUMA nodes that `threads` threads placed by `policy` use (AUTO resolved
+ * as tsgs__bind_threads does). Best effort and silent: nothing happens on
+ * one NUMA node, under NONE, or where memory binding is unsupported. */
+void tsgs__place_interleaved(void *addr, size_t len, int threads,
+                             tsgs_bind policy);
+
+/* A 64-byte aligned buffer of len bytes on the NUMA node of the calling
+ * thread's binding (plain aligned memory when the thread is not bound
+ * within one node, or binding is unsupported); NULL when out of memory.
+ * Free with tsgs__free_local (same len). */
+void *tsgs__alloc_local(size_t len);
+void tsgs__free_local(void *p, size_t len);
+
 #endif /* TSGS_INTERNAL_H */
