@@ -1,0 +1,675 @@
+/* Thread placement plans on synthetic and real (XML) topologies, thread
+ * count resolution, binding on this machine, memory placement helpers.
+ *
+ * OpenMP runs only inside test bodies (the forked children): the runner's
+ * parent process must never start libgomp's threads. */
+#include "internal.h"
+
+#include <check.h>
+#include <hwloc.h>
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#define TOPO_DIR "data/topologies/"
+
+static tsgs_topology *synthetic(const char *desc)
+{
+    tsgs_topology *t = NULL;
+    tsgs_error err;
+    tsgs_status st = tsgs_topology_open_synthetic(desc, &t, &err);
+    ck_assert_msg(st == TSGS_OK, "%s: %s", desc, err.message);
+    return t;
+}
+
+static tsgs_placement *plan(const tsgs_topology *t, int threads,
+                            tsgs_bind policy)
+{
+    tsgs_placement *pl = NULL;
+    tsgs_error err;
+    tsgs_status st = tsgs_placement_plan(t, threads, policy, &pl, &err);
+    ck_assert_msg(st == TSGS_OK, "plan: %s", err.message);
+    ck_assert_ptr_nonnull(pl);
+    return pl;
+}
+
+/* Nonzero when the first n threads sit on n different cores. */
+static int distinct_cores(const tsgs_placement *pl, int n)
+{
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < i; j++)
+            if (pl->core[i] == pl->core[j])
+                return 0;
+    return 1;
+}
+
+static int count_value(const int *v, int n, int value)
+{
+    int c = 0;
+    for (int i = 0; i < n; i++)
+        c += v[i] == value;
+    return c;
+}
+
+/* ------------------------------------------------ synthetic: 2 x 16 x 2 */
+
+#define XEON "pack:2 numa:1 core:16 pu:2"
+
+START_TEST(test_synthetic_counts)
+{
+    tsgs_topology *t = synthetic(XEON);
+    int p, n, c, u;
+    tsgs_topology_counts(t, &p, &n, &c, &u);
+    ck_assert_int_eq(p, 2);
+    ck_assert_int_eq(n, 2);
+    ck_assert_int_eq(c, 32);
+    ck_assert_int_eq(u, 64);
+    tsgs_topology_free(t);
+    tsgs_topology_free(NULL);
+}
+END_TEST
+
+START_TEST(test_compact_fills_package_0_first)
+{
+    tsgs_topology *t = synthetic(XEON);
+    tsgs_placement *pl = plan(t, 32, TSGS_BIND_COMPACT);
+    ck_assert_int_eq(pl->threads, 32);
+    for (int i = 0; i < 32; i++) {
+        ck_assert_int_eq(pl->package[i], i < 16 ? 0 : 1);
+        ck_assert_int_eq(pl->numa[i], i < 16 ? 0 : 1);
+        ck_assert_int_eq(pl->core[i], i); /* logical order */
+    }
+    ck_assert(distinct_cores(pl, 32));
+    tsgs_placement_free(pl);
+    tsgs_topology_free(t);
+}
+END_TEST
+
+START_TEST(test_scatter_alternates_packages)
+{
+    tsgs_topology *t = synthetic(XEON);
+    tsgs_placement *pl = plan(t, 32, TSGS_BIND_SCATTER);
+    for (int i = 0; i < 32; i++) {
+        ck_assert_int_eq(pl->package[i], i % 2);
+        ck_assert_int_eq(pl->numa[i], i % 2);
+    }
+    ck_assert(distinct_cores(pl, 32));
+    tsgs_placement_free(pl);
+    tsgs_topology_free(t);
+}
+END_TEST
+
+START_TEST(test_scatter_8_threads_4_per_package)
+{
+    tsgs_topology *t = synthetic(XEON);
+    tsgs_placement *pl = plan(t, 8, TSGS_BIND_SCATTER);
+    ck_assert_int_eq(count_value(pl->package, 8, 0), 4);
+    ck_assert_int_eq(count_value(pl->package, 8, 1), 4);
+    ck_assert(distinct_cores(pl, 8));
+    tsgs_placement_free(pl);
+    /* compact keeps 8 threads on package 0 */
+    pl = plan(t, 8, TSGS_BIND_COMPACT);
+    ck_assert_int_eq(count_value(pl->package, 8, 0), 8);
+    tsgs_placement_free(pl);
+    tsgs_topology_free(t);
+}
+END_TEST
+
+START_TEST(test_hyperthreads_after_cores_then_wrap)
+{
+    tsgs_topology *t = synthetic(XEON);
+    for (int pol = 0; pol < 2; pol++) {
+        tsgs_bind b = pol ? TSGS_BIND_SCATTER : TSGS_BIND_COMPACT;
+        tsgs_placement *pl = plan(t, 70, b);
+        /* 32..63: the second PU of the cores of threads 0..31 */
+        for (int i = 0; i < 32; i++) {
+            ck_assert_int_eq(pl->core[32 + i], pl->core[i]);
+            ck_assert_int_eq(pl->package[32 + i], pl->package[i]);
+            ck_assert_int_ne(pl->os_pu[32 + i], pl->os_pu[i]);
+        }
+        /* 64 threads use 64 different PUs */
+        for (int i = 0; i < 64; i++)
+            for (int j = 0; j < i; j++)
+                ck_assert_int_ne(pl->os_pu[i], pl->os_pu[j]);
+        /* then wrap around */
+        for (int i = 64; i < 70; i++)
+            ck_assert_int_eq(pl->os_pu[i], pl->os_pu[i - 64]);
+        tsgs_placement_free(pl);
+    }
+    tsgs_topology_free(t);
+}
+END_TEST
+
+START_TEST(test_default_threads_and_policies)
+{
+    tsgs_topology *t = synthetic(XEON);
+    tsgs_placement *pl = plan(t, 0, TSGS_BIND_COMPACT);
+    ck_assert_int_eq(pl->threads, 32); /* one per core */
+    tsgs_placement *auto_pl = plan(t, 0, TSGS_BIND_AUTO);
+    ck_assert_int_eq(auto_pl->threads, 32);
+    ck_assert_mem_eq(auto_pl->os_pu, pl->os_pu, 32 * sizeof(int));
+    tsgs_placement_free(auto_pl);
+    tsgs_placement_free(pl);
+
+    pl = plan(t, 5, TSGS_BIND_NONE);
+    ck_assert_int_eq(pl->threads, 5);
+    for (int i = 0; i < 5; i++) {
+        ck_assert_int_eq(pl->os_pu[i], -1);
+        ck_assert_int_eq(pl->core[i], -1);
+        ck_assert_int_eq(pl->package[i], -1);
+        ck_assert_int_eq(pl->numa[i], -1);
+    }
+    tsgs_placement_free(pl);
+
+    tsgs_placement *bad = NULL;
+    tsgs_error err;
+    ck_assert_int_eq(tsgs_placement_plan(t, -1, TSGS_BIND_COMPACT, &bad, &err),
+                     TSGS_ERR_PARAM);
+    ck_assert_ptr_null(bad);
+    tsgs_placement_free(NULL);
+    tsgs_topology_free(t);
+}
+END_TEST
+
+START_TEST(test_plan_is_pure)
+{
+    tsgs_topology *t = synthetic(XEON);
+    tsgs_placement *a = plan(t, 24, TSGS_BIND_SCATTER);
+    tsgs_placement *b = plan(t, 24, TSGS_BIND_SCATTER);
+    ck_assert_mem_eq(a->os_pu, b->os_pu, 24 * sizeof(int));
+    ck_assert_mem_eq(a->core, b->core, 24 * sizeof(int));
+    tsgs_placement_free(a);
+    tsgs_placement_free(b);
+    tsgs_topology_free(t);
+}
+END_TEST
+
+/* Several NUMA nodes per package: scatter alternates packages first. */
+START_TEST(test_scatter_numa_inside_packages)
+{
+    tsgs_topology *t = synthetic("pack:2 numa:2 core:4 pu:1");
+    int n;
+    tsgs_topology_counts(t, NULL, &n, NULL, NULL);
+    ck_assert_int_eq(n, 4);
+    tsgs_placement *pl = plan(t, 4, TSGS_BIND_SCATTER);
+    ck_assert_int_ne(pl->package[0], pl->package[1]);
+    for (int node = 0; node < 4; node++)
+        ck_assert_int_eq(count_value(pl->numa, 4, node), 1);
+    tsgs_placement_free(pl);
+    pl = plan(t, 16, TSGS_BIND_SCATTER);
+    for (int node = 0; node < 4; node++)
+        ck_assert_int_eq(count_value(pl->numa, 16, node), 4);
+    ck_assert(distinct_cores(pl, 16));
+    tsgs_placement_free(pl);
+    tsgs_topology_free(t);
+}
+END_TEST
+
+/* One NUMA node but several packages: scatter spreads over packages. */
+START_TEST(test_scatter_packages_one_numa)
+{
+    tsgs_topology *t = synthetic("pack:4 core:2 pu:2");
+    int p, n;
+    tsgs_topology_counts(t, &p, &n, NULL, NULL);
+    ck_assert_int_eq(p, 4);
+    ck_assert_int_eq(n, 1);
+    tsgs_placement *pl = plan(t, 4, TSGS_BIND_SCATTER);
+    for (int pk = 0; pk < 4; pk++)
+        ck_assert_int_eq(count_value(pl->package, 4, pk), 1);
+    tsgs_placement_free(pl);
+    tsgs_topology_free(t);
+}
+END_TEST
+
+START_TEST(test_describe)
+{
+    tsgs_topology *t = synthetic(XEON);
+    tsgs_placement *pl = plan(t, 4, TSGS_BIND_SCATTER);
+    char buf[4096];
+    ck_assert_int_eq(tsgs_placement_describe(t, pl, buf, sizeof buf),
+                     TSGS_OK);
+    ck_assert_ptr_nonnull(
+        strstr(buf, "machine: 2 packages, 2 NUMA nodes, 32 cores, 64 PUs\n"));
+    ck_assert_ptr_nonnull(strstr(buf, "policy: scatter, 4 threads"));
+    ck_assert_ptr_nonnull(strstr(buf, "thread 1 -> PU "));
+    ck_assert_ptr_nonnull(strstr(buf, "package 1, NUMA 1)"));
+    /* truncation keeps a terminated prefix */
+    char small[16];
+    memset(small, 'x', sizeof small);
+    ck_assert_int_eq(tsgs_placement_describe(t, pl, small, sizeof small),
+                     TSGS_OK);
+    ck_assert_uint_eq(strlen(small), sizeof small - 1);
+    ck_assert_int_eq(strncmp(small, buf, sizeof small - 1), 0);
+    tsgs_placement_free(pl);
+
+    pl = plan(t, 2, TSGS_BIND_COMPACT);
+    tsgs_placement_describe(t, pl, buf, sizeof buf);
+    ck_assert_ptr_nonnull(strstr(buf, "policy: compact, 2 threads"));
+    tsgs_placement_free(pl);
+    pl = plan(t, 2, TSGS_BIND_NONE);
+    tsgs_placement_describe(t, pl, buf, sizeof buf);
+    ck_assert_ptr_nonnull(strstr(buf, "policy: none"));
+    ck_assert_ptr_nonnull(strstr(buf, "thread 1 -> not bound"));
+    tsgs_placement_free(pl);
+    tsgs_topology_free(t);
+}
+END_TEST
+
+/* ------------------------------------------------------ real topologies */
+
+static const struct {
+    const char *file;
+    int packages, numa, cores, pus;
+} machines[] = {
+    {"32em64t-2n8c2t-pci-noio.xml", 2, 2, 16, 32},
+    {"24em64t-2n6c2t-pci.xml", 2, 2, 12, 24},
+    {"16em64t-4s2c2t.xml", 4, 1, 8, 16},
+    {"192em64t-24n8c2t.xml", 24, 24, 192, 384},
+    /* restricted cpuset: hwloc keeps 5 allowed NUMA nodes, of which 3 have
+     * allowed PUs (the other 2 are memory only); PUs 0-3, 5, 6, 12-15. */
+    {"16amd64-8n2c-cpusets.xml", 6, 3, 10, 10},
+};
+#define NMACHINES ((int)(sizeof machines / sizeof machines[0]))
+
+static tsgs_topology *open_xml(const char *file)
+{
+    char path[512];
+    snprintf(path, sizeof path, TOPO_DIR "%s", file);
+    tsgs_topology *t = NULL;
+    tsgs_error err;
+    tsgs_status st = tsgs_topology_open_xml(path, &t, &err);
+    ck_assert_msg(st == TSGS_OK, "%s: %s", path, err.message);
+    return t;
+}
+
+START_TEST(test_xml_counts)
+{
+    tsgs_topology *t = open_xml(machines[_i].file);
+    int p, n, c, u;
+    tsgs_topology_counts(t, &p, &n, &c, &u);
+    ck_assert_msg(p == machines[_i].packages && n == machines[_i].numa &&
+                      c == machines[_i].cores && u == machines[_i].pus,
+                  "%s: %d packages, %d NUMA, %d cores, %d PUs",
+                  machines[_i].file, p, n, c, u);
+    tsgs_topology_free(t);
+}
+END_TEST
+
+START_TEST(test_xml_plans_distinct_cores)
+{
+    tsgs_topology *t = open_xml(machines[_i].file);
+    int cores = machines[_i].cores;
+    for (int pol = 0; pol < 2; pol++) {
+        tsgs_bind b = pol ? TSGS_BIND_SCATTER : TSGS_BIND_COMPACT;
+        for (int n = 1; n <= cores; n += (n < 8 ? 1 : 7)) {
+            tsgs_placement *pl = plan(t, n, b);
+            ck_assert_msg(distinct_cores(pl, n), "%s: %d threads",
+                          machines[_i].file, n);
+            tsgs_placement_free(pl);
+        }
+        tsgs_placement *pl = plan(t, 0, b);
+        ck_assert_int_eq(pl->threads, cores);
+        ck_assert(distinct_cores(pl, cores));
+        tsgs_placement_free(pl);
+    }
+    tsgs_topology_free(t);
+}
+END_TEST
+
+/* Scatter gives every NUMA node the same number of threads when the count
+ * is a multiple (machines whose nodes hold the same number of cores). */
+START_TEST(test_xml_scatter_even)
+{
+    if (_i == NMACHINES - 1)
+        return; /* uneven nodes: see test_xml_cpuset_restricted */
+    tsgs_topology *t = open_xml(machines[_i].file);
+    int nodes = machines[_i].numa;
+    int domains = nodes >= 2 ? nodes : machines[_i].packages;
+    int per = machines[_i].cores / domains;
+    for (int k = 1; k <= per; k++) {
+        int n = k * domains;
+        tsgs_placement *pl = plan(t, n, TSGS_BIND_SCATTER);
+        for (int d = 0; d < domains; d++) {
+            const int *v = nodes >= 2 ? pl->numa : pl->package;
+            ck_assert_msg(count_value(v, n, d) == k, "%s: %d threads: "
+                          "domain %d has %d", machines[_i].file, n, d,
+                          count_value(v, n, d));
+        }
+        tsgs_placement_free(pl);
+    }
+    tsgs_topology_free(t);
+}
+END_TEST
+
+START_TEST(test_xml_2n8c_scatter_4)
+{
+    tsgs_topology *t = open_xml("32em64t-2n8c2t-pci-noio.xml");
+    tsgs_placement *pl = plan(t, 4, TSGS_BIND_SCATTER);
+    ck_assert_int_eq(count_value(pl->numa, 4, 0), 2);
+    ck_assert_int_eq(count_value(pl->numa, 4, 1), 2);
+    ck_assert_int_eq(pl->numa[0], 0);
+    ck_assert_int_eq(pl->numa[1], 1);
+    tsgs_placement_free(pl);
+    pl = plan(t, 4, TSGS_BIND_COMPACT);
+    ck_assert_int_eq(count_value(pl->numa, 4, 0), 4);
+    tsgs_placement_free(pl);
+    tsgs_topology_free(t);
+}
+END_TEST
+
+START_TEST(test_xml_cpuset_restricted)
+{
+    static const int allowed[] = {0, 1, 2, 3, 5, 6, 12, 13, 14, 15};
+    tsgs_topology *t = open_xml("16amd64-8n2c-cpusets.xml");
+    for (int pol = 0; pol < 2; pol++) {
+        tsgs_bind b = pol ? TSGS_BIND_SCATTER : TSGS_BIND_COMPACT;
+        tsgs_placement *pl = plan(t, 25, b);
+        for (int i = 0; i < 25; i++) {
+            int ok = 0;
+            for (int k = 0; k < 10; k++)
+                ok |= pl->os_pu[i] == allowed[k];
+            ck_assert_msg(ok, "thread %d on disallowed PU %d", i,
+                          pl->os_pu[i]);
+        }
+        ck_assert(distinct_cores(pl, 10));
+        tsgs_placement_free(pl);
+    }
+    /* scatter: the 3 NUMA nodes with PUs and the 3 packages without a
+     * usable node are each served before any gets a second thread */
+    tsgs_placement *pl = plan(t, 6, TSGS_BIND_SCATTER);
+    int pk_seen[8] = {0};
+    for (int i = 0; i < 6; i++) {
+        ck_assert_int_ge(pl->package[i], 0);
+        ck_assert_int_lt(pl->package[i], 8);
+        pk_seen[pl->package[i]]++;
+    }
+    for (int k = 0; k < 8; k++)
+        ck_assert_int_le(pk_seen[k], 1);
+    tsgs_placement_free(pl);
+    tsgs_topology_free(t);
+}
+END_TEST
+
+/* -------------------------------------------------------------- errors */
+
+START_TEST(test_error_missing_xml)
+{
+    tsgs_topology *t = NULL;
+    tsgs_error err;
+    const char *path = TOPO_DIR "no-such-machine.xml";
+    tsgs_status st = tsgs_topology_open_xml(path, &t, &err);
+    ck_assert_int_eq(st, TSGS_ERR_IO);
+    ck_assert_ptr_null(t);
+    ck_assert_str_eq(err.file, path);
+    ck_assert_ptr_nonnull(strstr(err.message, path));
+}
+END_TEST
+
+START_TEST(test_error_bad_xml)
+{
+    char path[] = "/tmp/tsgs-affinity-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    FILE *f = fdopen(fd, "w");
+    fputs("this is not XML\n", f);
+    fclose(f);
+    tsgs_topology *t = NULL;
+    tsgs_error err;
+    tsgs_status st = tsgs_topology_open_xml(path, &t, &err);
+    remove(path);
+    ck_assert_int_ne(st, TSGS_OK);
+    ck_assert_ptr_null(t);
+    ck_assert_ptr_nonnull(strstr(err.message, path));
+}
+END_TEST
+
+START_TEST(test_error_bad_synthetic)
+{
+    tsgs_topology *t = NULL;
+    tsgs_error err;
+    tsgs_status st = tsgs_topology_open_synthetic("pack:two zork:3", &t,
+                                                  &err);
+    ck_assert_int_eq(st, TSGS_ERR_PARSE);
+    ck_assert_ptr_null(t);
+    ck_assert_ptr_nonnull(strstr(err.message, "pack:two zork:3"));
+}
+END_TEST
+
+/* ------------------------------------------------------- thread counts */
+
+START_TEST(test_threads_resolve)
+{
+    ck_assert_int_eq(tsgs__threads_resolve(7), 7);
+    setenv("OMP_NUM_THREADS", "3", 1);
+    ck_assert_int_eq(tsgs__threads_resolve(0), 3);
+    ck_assert_int_eq(tsgs__threads_resolve(-1), 3);
+    ck_assert_int_eq(tsgs__threads_resolve(5), 5);
+    setenv("OMP_NUM_THREADS", "6,2", 1);
+    ck_assert_int_eq(tsgs__threads_resolve(0), 6);
+
+    /* unset or unusable: one per core of this machine */
+    tsgs_topology *t = NULL;
+    ck_assert_int_eq(tsgs_topology_open(&t, NULL), TSGS_OK);
+    int cores;
+    tsgs_topology_counts(t, NULL, NULL, &cores, NULL);
+    tsgs_topology_free(t);
+    ck_assert_int_ge(cores, 1);
+    unsetenv("OMP_NUM_THREADS");
+    ck_assert_int_eq(tsgs__threads_resolve(0), cores);
+    static const char *const junk[] = {"", "0", "-2", "abc", "4x"};
+    for (int i = 0; i < 5; i++) {
+        setenv("OMP_NUM_THREADS", junk[i], 1);
+        ck_assert_int_eq(tsgs__threads_resolve(0), cores);
+    }
+    unsetenv("OMP_NUM_THREADS");
+}
+END_TEST
+
+/* ------------------------------------------------- binding, this machine */
+
+typedef struct {
+    int calls;
+    char message[512];
+} warn_log;
+
+static void record_warning(const char *message, void *user)
+{
+    warn_log *w = user;
+    w->calls++;
+    snprintf(w->message, sizeof w->message, "%s", message);
+}
+
+START_TEST(test_bind_this_machine)
+{
+    const int n = 2;
+    tsgs_topology *t = NULL;
+    ck_assert_int_eq(tsgs_topology_open(&t, NULL), TSGS_OK);
+    tsgs_placement *pl = plan(t, n, TSGS_BIND_COMPACT);
+    warn_log w = {0, ""};
+    tsgs__bind_threads(n, TSGS_BIND_COMPACT, record_warning, &w);
+    ck_assert_int_le(w.calls, 1); /* at most once */
+    if (w.calls) {
+        fprintf(stderr, "affinity: binding not supported here, skipped: "
+                        "%s\n", w.message);
+        ck_assert_uint_gt(strlen(w.message), 0);
+        tsgs_placement_free(pl);
+        tsgs_topology_free(t);
+        return;
+    }
+#ifdef _OPENMP
+    int bound_to[2] = {-2, -2};
+    int weight[2] = {0, 0};
+    /* hwloc topologies can be read by several threads at once */
+    hwloc_topology_t h;
+    hwloc_topology_init(&h);
+    hwloc_topology_load(h);
+#pragma omp parallel num_threads(n)
+    {
+        int me = omp_get_thread_num();
+        hwloc_bitmap_t set = hwloc_bitmap_alloc();
+        if (me < n && hwloc_get_cpubind(h, set, HWLOC_CPUBIND_THREAD) == 0) {
+            bound_to[me] = hwloc_bitmap_first(set);
+            weight[me] = hwloc_bitmap_weight(set);
+        }
+        hwloc_bitmap_free(set);
+    }
+    hwloc_topology_destroy(h);
+    for (int i = 0; i < n; i++) {
+        ck_assert_int_eq(weight[i], 1);
+        ck_assert_int_eq(bound_to[i], pl->os_pu[i]);
+    }
+#endif
+    tsgs_placement_free(pl);
+    tsgs_topology_free(t);
+}
+END_TEST
+
+START_TEST(test_bind_none_and_auto)
+{
+    warn_log w = {0, ""};
+    tsgs__bind_threads(2, TSGS_BIND_NONE, record_warning, &w);
+    ck_assert_int_eq(w.calls, 0);
+    setenv("OMP_PROC_BIND", "close", 1);
+    tsgs__bind_threads(2, TSGS_BIND_AUTO, record_warning, &w);
+    ck_assert_int_eq(w.calls, 0);
+    /* AUTO without OMP_PROC_BIND binds (or warns once) */
+    setenv("OMP_PROC_BIND", "false", 1);
+    tsgs__bind_threads(2, TSGS_BIND_AUTO, record_warning, &w);
+    ck_assert_int_le(w.calls, 1);
+    tsgs__bind_threads(2, TSGS_BIND_SCATTER, NULL, NULL); /* no warn hook */
+    unsetenv("OMP_PROC_BIND");
+}
+END_TEST
+
+/* ---------------------------------------------------- memory placement */
+
+START_TEST(test_placement_nodes)
+{
+    tsgs_topology *t = synthetic("pack:2 numa:2 core:4 pu:2");
+    int nodes[8];
+    tsgs_placement *pl = plan(t, 8, TSGS_BIND_SCATTER);
+    ck_assert_int_eq(tsgs__placement_nodes(pl, nodes, 8), 4);
+    int seen[4] = {0};
+    for (int i = 0; i < 4; i++)
+        seen[nodes[i]]++;
+    for (int i = 0; i < 4; i++)
+        ck_assert_int_eq(seen[i], 1);
+    ck_assert_int_eq(tsgs__placement_nodes(pl, nodes, 2), 4); /* capped */
+    ck_assert_int_eq(tsgs__placement_nodes(pl, NULL, 0), 4);
+    tsgs_placement_free(pl);
+
+    pl = plan(t, 4, TSGS_BIND_COMPACT);
+    ck_assert_int_eq(tsgs__placement_nodes(pl, nodes, 8), 1);
+    ck_assert_int_eq(nodes[0], 0);
+    tsgs_placement_free(pl);
+    pl = plan(t, 5, TSGS_BIND_COMPACT);
+    ck_assert_int_eq(tsgs__placement_nodes(pl, nodes, 8), 2);
+    ck_assert_int_eq(nodes[1], 1);
+    tsgs_placement_free(pl);
+    pl = plan(t, 4, TSGS_BIND_NONE);
+    ck_assert_int_eq(tsgs__placement_nodes(pl, nodes, 8), 0);
+    tsgs_placement_free(pl);
+    tsgs_topology_free(t);
+}
+END_TEST
+
+START_TEST(test_place_interleaved_keeps_data)
+{
+    size_t n = 1 << 20;
+    double *x = malloc(n * sizeof *x);
+    ck_assert_ptr_nonnull(x);
+    for (size_t i = 0; i < n; i++)
+        x[i] = (double)i;
+    tsgs__place_interleaved(x + 3, (n - 3) * sizeof *x, 2,
+                            TSGS_BIND_SCATTER);
+    tsgs__place_interleaved(x, n * sizeof *x, 0, TSGS_BIND_NONE);
+    tsgs__place_interleaved(NULL, 0, 0, TSGS_BIND_AUTO);
+    for (size_t i = 0; i < n; i++)
+        ck_assert(x[i] == (double)i);
+    free(x);
+}
+END_TEST
+
+START_TEST(test_alloc_local)
+{
+    static const size_t sizes[] = {0, 1, 63, 64, 4096, 1 << 20};
+    for (int k = 0; k < 6; k++) {
+        unsigned char *p = tsgs__alloc_local(sizes[k]);
+        ck_assert_ptr_nonnull(p);
+        ck_assert_uint_eq((uintptr_t)p % 64, 0);
+        memset(p, 0xab, sizes[k]);
+        tsgs__free_local(p, sizes[k]);
+    }
+    tsgs__free_local(NULL, 10);
+#ifdef _OPENMP
+    /* after binding, each thread gets a buffer near its node */
+    tsgs__bind_threads(2, TSGS_BIND_COMPACT, NULL, NULL);
+    int bad = 0;
+#pragma omp parallel num_threads(2) reduction(+ : bad)
+    {
+        size_t len = 100000;
+        double *b = tsgs__alloc_local(len * sizeof *b);
+        if (!b || (uintptr_t)b % 64)
+            bad++;
+        else {
+            for (size_t i = 0; i < len; i++)
+                b[i] = (double)i;
+            bad += b[len - 1] != (double)(len - 1);
+            tsgs__free_local(b, len * sizeof *b);
+        }
+    }
+    ck_assert_int_eq(bad, 0);
+#endif
+}
+END_TEST
+
+Suite *affinity_suite(void)
+{
+    Suite *s = suite_create("affinity");
+    TCase *tc = tcase_create("synthetic");
+    tcase_add_test(tc, test_synthetic_counts);
+    tcase_add_test(tc, test_compact_fills_package_0_first);
+    tcase_add_test(tc, test_scatter_alternates_packages);
+    tcase_add_test(tc, test_scatter_8_threads_4_per_package);
+    tcase_add_test(tc, test_hyperthreads_after_cores_then_wrap);
+    tcase_add_test(tc, test_default_threads_and_policies);
+    tcase_add_test(tc, test_plan_is_pure);
+    tcase_add_test(tc, test_scatter_numa_inside_packages);
+    tcase_add_test(tc, test_scatter_packages_one_numa);
+    tcase_add_test(tc, test_describe);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("xml");
+    tcase_set_timeout(tc, 30);
+    tcase_add_loop_test(tc, test_xml_counts, 0, NMACHINES);
+    tcase_add_loop_test(tc, test_xml_plans_distinct_cores, 0, NMACHINES);
+    tcase_add_loop_test(tc, test_xml_scatter_even, 0, NMACHINES);
+    tcase_add_test(tc, test_xml_2n8c_scatter_4);
+    tcase_add_test(tc, test_xml_cpuset_restricted);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("errors");
+    tcase_add_test(tc, test_error_missing_xml);
+    tcase_add_test(tc, test_error_bad_xml);
+    tcase_add_test(tc, test_error_bad_synthetic);
+    suite_add_tcase(s, tc);
+
+    /* These run OpenMP or change the environment: only in the forked
+     * test bodies, never here. */
+    tc = tcase_create("this_machine");
+    tcase_set_timeout(tc, 30);
+    tcase_add_test(tc, test_threads_resolve);
+    tcase_add_test(tc, test_bind_this_machine);
+    tcase_add_test(tc, test_bind_none_and_auto);
+    tcase_add_test(tc, test_placement_nodes);
+    tcase_add_test(tc, test_place_interleaved_keeps_data);
+    tcase_add_test(tc, test_alloc_local);
+    suite_add_tcase(s, tc);
+    return s;
+}
