@@ -49,8 +49,8 @@ typedef struct {
     float *cl, *sl;     /* block features of the labeled rows */
     float *cu, *su;     /* block features of the unlabeled mini-batch */
     double *dac, *das;  /* coefficient increments of the block */
-    double target;      /* balance: the mean decision value to hold */
-    double mean_ema;
+    double *sorted;     /* balance: the mini-batch's sorted decisions */
+    double mean_ema;    /* balance: running threshold */
     tsgs__train_opts opt;
 } run_t;
 
@@ -59,7 +59,13 @@ static void run_free(run_t *r)
     free(r->lidx); free(r->uidx); free(r->XL); free(r->yl); free(r->hl);
     free(r->wl); free(r->XU); free(r->gu); free(r->wu); free(r->Wb);
     free(r->Pb); free(r->cl); free(r->sl); free(r->cu); free(r->su);
-    free(r->dac); free(r->das);
+    free(r->dac); free(r->das); free(r->sorted);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
 }
 
 /* The two classes among the labeled rows: exactly two are required. */
@@ -174,6 +180,7 @@ static tsgs_status run_setup(run_t *r, tsgs_model *m, tsgs_error *err)
     r->XU = malloc(sizeof(float) * (r->bu ? r->bu : 1) * d);
     r->gu = malloc(sizeof(double) * (r->bu ? r->bu : 1));
     r->wu = malloc(sizeof(double) * (r->bu ? r->bu : 1));
+    r->sorted = malloc(sizeof(double) * (r->bu ? r->bu : 1));
     r->Wb = malloc(sizeof(float) * wb * d);
     r->Pb = malloc(sizeof(float) * wb);
     r->cl = malloc(sizeof(float) * wb * (r->nl ? r->nl : 1));
@@ -184,13 +191,14 @@ static tsgs_status run_setup(run_t *r, tsgs_model *m, tsgs_error *err)
     r->das = calloc(wb, sizeof(double));
     if (!r->lidx || !r->uidx || !r->XL || !r->yl || !r->hl || !r->wl ||
         !r->XU || !r->gu || !r->wu || !r->Wb || !r->Pb || !r->cl || !r->sl ||
-        !r->cu || !r->su || !r->dac || !r->das)
+        !r->cu || !r->su || !r->dac || !r->das || !r->sorted)
         return TSGS__NOMEM(err);
     (void)pair;
     size_t il = 0, iu = 0;
     for (size_t i = 0; i < ds->n; i++) {
         if (isnan(ds->y[i])) {
-            r->uidx[iu++] = i;
+            if (r->nu) /* DSG leaves the unlabeled rows out */
+                r->uidx[iu++] = i;
         } else {
             tsgs__scaler_apply(&m->scaler, ds->x + i * d, d, r->XL + il * d);
             r->yl[il] = ds->y[i] == m->label_pos ? 1.0 : -1.0;
@@ -227,19 +235,24 @@ static tsgs_status step(run_t *r, tsgs_model *m, long t, long T, long max_blocks
         st = tsgs__eval_sums(&v, r->XU, r->bu, r->threads, r->gu, err);
         if (st != TSGS_OK)
             return st;
-        double mean = 0.0;
-        for (size_t i = 0; i < r->bu; i++) {
+        for (size_t i = 0; i < r->bu; i++)
             r->gu[i] *= k;
-            mean += r->gu[i];
-        }
-        mean /= (double)r->bu;
         if (p->balance) {
-            /* Hold the mean unlabeled decision value to the class ratio
-             * (the balance constraint of TSVMs), tracking the model's
-             * drift with a running mean over recent mini-batches. */
+            /* Hold the share of unlabeled rows predicted positive to the
+             * class ratio: the bias puts the (1 - ratio) quantile of the
+             * mini-batch's decision values at 0. A running mean over
+             * recent mini-batches tracks the model's drift. (Holding the
+             * mean decision value instead, as TSVMs do, lets a few large
+             * values drag the boundary.) */
+            memcpy(r->sorted, r->gu, sizeof(double) * r->bu);
+            qsort(r->sorted, r->bu, sizeof(double), cmp_double);
+            double pos = (1.0 - p->balance_ratio) * (double)r->bu;
+            size_t lo = pos < 1.0 ? 0 : (size_t)pos - 1;
+            size_t hi = lo + 1 < r->bu ? lo + 1 : lo;
+            double q = 0.5 * (r->sorted[lo] + r->sorted[hi]);
             double rho = 1.0 / (double)t > 0.1 ? 1.0 / (double)t : 0.1;
-            r->mean_ema = (1.0 - rho) * r->mean_ema + rho * mean;
-            m->bias = r->target - r->mean_ema;
+            r->mean_ema = (1.0 - rho) * r->mean_ema + rho * q;
+            m->bias = -r->mean_ema;
         }
     }
     next_labeled_batch(r, t);
@@ -424,7 +437,6 @@ tsgs_status tsgs__train_ex(const tsgs_dataset *ds, const tsgs_params *params,
     if (max_blocks < 1)
         max_blocks = 1;
     r.threads = tsgs__threads_resolve(p->threads);
-    r.target = 2.0 * p->balance_ratio - 1.0;
     r.mean_ema = 0.0;
 
     tsgs_model *m = NULL;
