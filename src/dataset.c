@@ -1,27 +1,40 @@
-/* Datasets: dense float rows with raw labels (NaN = unlabeled), and the
- * ways to say which rows are unlabeled. */
+/* Datasets: dense float rows with raw double labels (NaN = unlabeled),
+ * building, accessors, appending unlabeled rows and stratified label
+ * subsampling. */
 #include "internal.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-int tsgs_is_unlabeled(double label) { return isnan(label); }
+/* n * d without overflow of n * d * elem bytes; 0 on overflow. */
+static int size_ok(size_t n, size_t d, size_t elem)
+{
+    return d == 0 || n <= SIZE_MAX / elem / d;
+}
 
 tsgs_status tsgs__dataset_new(size_t d, size_t cap, tsgs_dataset **out,
                               tsgs_error *err)
 {
+    if (!out)
+        return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
+                          "tsgs__dataset_new: NULL argument");
+    if (!size_ok(cap, d, sizeof(float)) || cap > SIZE_MAX / sizeof(double))
+        return tsgs__fail(err, TSGS_ERR_NOMEM, NULL, 0,
+                          "dataset of %zu x %zu is too large", cap, d);
     tsgs_dataset *ds = calloc(1, sizeof *ds);
     if (!ds)
         return TSGS__NOMEM(err);
-    ds->d = d;
-    ds->cap = cap ? cap : 1;
-    ds->x = malloc(sizeof(float) * ds->cap * (d ? d : 1));
-    ds->y = malloc(sizeof(double) * ds->cap);
+    /* At least one element so that NULL always means out of memory. */
+    size_t nx = cap && d ? cap * d : 1;
+    ds->x = malloc(sizeof(float) * nx);
+    ds->y = malloc(sizeof(double) * (cap ? cap : 1));
     if (!ds->x || !ds->y) {
         tsgs_dataset_free(ds);
         return TSGS__NOMEM(err);
     }
+    ds->d = d;
+    ds->cap = cap;
     *out = ds;
     return TSGS_OK;
 }
@@ -30,21 +43,17 @@ tsgs_status tsgs_dataset_from_dense(size_t n, size_t d, const float *x,
                                     const double *y, tsgs_dataset **out,
                                     tsgs_error *err)
 {
-    if (!out || (n > 0 && !x))
+    if (!out || (!x && n * d > 0))
         return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
                           "tsgs_dataset_from_dense: NULL argument");
-    if (d > 0 && n > SIZE_MAX / sizeof(float) / d)
-        return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
-                          "tsgs_dataset_from_dense: %zu x %zu is too large",
-                          n, d);
-    tsgs_dataset *ds;
+    tsgs_dataset *ds = NULL;
     tsgs_status st = tsgs__dataset_new(d, n, &ds, err);
     if (st != TSGS_OK)
         return st;
-    if (n)
+    if (n * d > 0)
         memcpy(ds->x, x, sizeof(float) * n * d);
     for (size_t i = 0; i < n; i++)
-        ds->y[i] = y ? y[i] : TSGS_UNLABELED;
+        ds->y[i] = y && !isnan(y[i]) ? y[i] : TSGS_UNLABELED;
     ds->n = n;
     *out = ds;
     return TSGS_OK;
@@ -59,26 +68,38 @@ void tsgs_dataset_free(tsgs_dataset *ds)
     free(ds);
 }
 
-size_t tsgs_dataset_rows(const tsgs_dataset *ds) { return ds->n; }
-size_t tsgs_dataset_features(const tsgs_dataset *ds) { return ds->d; }
+size_t tsgs_dataset_rows(const tsgs_dataset *ds) { return ds ? ds->n : 0; }
+
+size_t tsgs_dataset_features(const tsgs_dataset *ds)
+{
+    return ds ? ds->d : 0;
+}
 
 const float *tsgs_dataset_row(const tsgs_dataset *ds, size_t i)
 {
+    if (!ds || i >= ds->n)
+        return NULL;
     return ds->x + i * ds->d;
 }
 
 double tsgs_dataset_label(const tsgs_dataset *ds, size_t i)
 {
+    if (!ds || i >= ds->n)
+        return TSGS_UNLABELED;
     return ds->y[i];
 }
 
 size_t tsgs_dataset_labeled_count(const tsgs_dataset *ds)
 {
-    size_t n = 0;
+    size_t c = 0;
+    if (!ds)
+        return 0;
     for (size_t i = 0; i < ds->n; i++)
-        n += !isnan(ds->y[i]);
-    return n;
+        c += !isnan(ds->y[i]);
+    return c;
 }
+
+int tsgs_is_unlabeled(double label) { return isnan(label); }
 
 tsgs_status tsgs_dataset_append_unlabeled(tsgs_dataset *dst,
                                           const tsgs_dataset *src,
@@ -87,119 +108,188 @@ tsgs_status tsgs_dataset_append_unlabeled(tsgs_dataset *dst,
     if (!dst || !src)
         return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
                           "tsgs_dataset_append_unlabeled: NULL argument");
-    size_t d = dst->d > src->d ? dst->d : src->d;
-    size_t n = dst->n + src->n;
-    float *x = malloc(sizeof(float) * (n ? n : 1) * (d ? d : 1));
-    double *y = malloc(sizeof(double) * (n ? n : 1));
-    if (!x || !y) {
-        free(x);
-        free(y);
+    /* Read src's sizes first: src may be dst itself. */
+    size_t n0 = dst->n, ns = src->n, ds_ = src->d;
+    size_t d = dst->d > ds_ ? dst->d : ds_;
+    if (ns > SIZE_MAX - n0)
         return TSGS__NOMEM(err);
+    size_t n = n0 + ns;
+    if (!size_ok(n, d, sizeof(float)) || n > SIZE_MAX / sizeof(double))
+        return TSGS__NOMEM(err);
+    size_t nx = n && d ? n * d : 1, ny = n ? n : 1;
+    if (d == dst->d) {
+        /* Same width: grow in place. A failed realloc leaves dst intact,
+         * and arrays larger than cap are harmless. */
+        if (n > dst->cap) {
+            float *x = realloc(dst->x, sizeof(float) * nx);
+            if (!x)
+                return TSGS__NOMEM(err);
+            dst->x = x;
+            double *y = realloc(dst->y, sizeof(double) * ny);
+            if (!y)
+                return TSGS__NOMEM(err);
+            dst->y = y;
+            dst->cap = n;
+        }
+        /* src->x is read after the realloc: it moved with dst if same. */
+        for (size_t i = 0; i < ns; i++) {
+            float *row = dst->x + (n0 + i) * d;
+            memcpy(row, src->x + i * ds_, sizeof(float) * ds_);
+            memset(row + ds_, 0, sizeof(float) * (d - ds_));
+        }
+    } else {
+        /* dst gets wider: lay every row out again (src != dst here). */
+        float *x = malloc(sizeof(float) * nx);
+        double *y = malloc(sizeof(double) * ny);
+        if (!x || !y) {
+            free(x);
+            free(y);
+            return TSGS__NOMEM(err);
+        }
+        for (size_t i = 0; i < n0; i++) {
+            float *row = x + i * d;
+            memcpy(row, dst->x + i * dst->d, sizeof(float) * dst->d);
+            memset(row + dst->d, 0, sizeof(float) * (d - dst->d));
+        }
+        memcpy(x + n0 * d, src->x, sizeof(float) * ns * d);
+        memcpy(y, dst->y, sizeof(double) * n0);
+        free(dst->x);
+        free(dst->y);
+        dst->x = x;
+        dst->y = y;
+        dst->d = d;
+        dst->cap = n;
     }
-    /* Widen both to d columns, the missing ones 0 (as in sparse files). */
-    memset(x, 0, sizeof(float) * n * d);
-    for (size_t i = 0; i < dst->n; i++) {
-        memcpy(x + i * d, dst->x + i * dst->d, sizeof(float) * dst->d);
-        y[i] = dst->y[i];
-    }
-    for (size_t i = 0; i < src->n; i++) {
-        memcpy(x + (dst->n + i) * d, src->x + i * src->d,
-               sizeof(float) * src->d);
-        y[dst->n + i] = TSGS_UNLABELED;
-    }
-    free(dst->x);
-    free(dst->y);
-    dst->x = x;
-    dst->y = y;
-    dst->n = dst->cap = n;
-    dst->d = d;
+    for (size_t i = n0; i < n; i++)
+        dst->y[i] = TSGS_UNLABELED;
+    dst->n = n;
     return TSGS_OK;
 }
 
-static int cmp_double(const void *a, const void *b)
+/* splitmix64: small, fast and fully determined by the seed. */
+static uint64_t splitmix64(uint64_t *state)
 {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+/* Uniform in [0, n), n > 0, without modulo bias. */
+static uint64_t below(uint64_t *state, uint64_t n)
+{
+    uint64_t limit = UINT64_MAX - UINT64_MAX % n;
+    uint64_t r;
+    do
+        r = splitmix64(state);
+    while (r >= limit);
+    return r % n;
+}
+
+typedef struct {
+    double label;
+    size_t row;
+} lab_row;
+
+/* By label, then row: the classes come out in a fixed order. */
+static int cmp_lab_row(const void *a, const void *b)
+{
+    const lab_row *p = a, *q = b;
+    if (p->label != q->label)
+        return p->label < q->label ? -1 : 1;
+    return (p->row > q->row) - (p->row < q->row);
 }
 
 tsgs_status tsgs_dataset_keep_labels(tsgs_dataset *ds, size_t n_keep,
                                      uint64_t seed, tsgs_error *err)
 {
+    if (!ds)
+        return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
+                          "tsgs_dataset_keep_labels: NULL argument");
     size_t nl = tsgs_dataset_labeled_count(ds);
     if (n_keep == 0 || n_keep > nl)
         return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
-                          "labeled = %zu: expected between 1 and the %zu "
-                          "labeled rows",
+                          "labels to keep: %zu is not in 1 .. %zu (the "
+                          "labeled rows)",
                           n_keep, nl);
-    size_t *idx = malloc(sizeof(size_t) * nl);
-    double *vals = malloc(sizeof(double) * nl);
-    char *keep = calloc(ds->n, 1);
-    if (!idx || !vals || !keep) {
-        free(idx);
-        free(vals);
-        free(keep);
-        return TSGS__NOMEM(err);
+    tsgs_status st = TSGS_OK;
+    lab_row *lr = malloc(sizeof *lr * nl);
+    size_t *start = malloc(sizeof *start * (nl + 1)); /* class c's rows */
+    size_t *quota = malloc(sizeof *quota * nl);
+    double *ideal = malloc(sizeof *ideal * nl);
+    if (!lr || !start || !quota || !ideal) {
+        st = TSGS__NOMEM(err);
+        goto fail;
     }
     size_t k = 0;
     for (size_t i = 0; i < ds->n; i++)
         if (!isnan(ds->y[i]))
-            vals[k++] = ds->y[i];
-    qsort(vals, nl, sizeof *vals, cmp_double);
-    /* Per class (distinct label value), in order: a seeded shuffle of its
-     * rows, of which the first round(n_keep * share) are kept. Rounding
-     * leftovers go to the classes in order, at least one row each when
-     * n_keep allows. */
-    size_t kept = 0, classes = 0;
-    for (size_t a = 0; a < nl;) {
-        size_t b = a;
-        while (b < nl && vals[b] == vals[a])
-            b++;
-        classes++;
-        a = b;
+            lr[k++] = (lab_row){ds->y[i], i};
+    qsort(lr, nl, sizeof *lr, cmp_lab_row);
+    size_t nc = 0;
+    for (size_t i = 0; i < nl; i++)
+        if (i == 0 || lr[i].label != lr[i - 1].label)
+            start[nc++] = i;
+    start[nc] = nl;
+
+    /* Quotas: round(n_keep * fraction), at least one per class when there
+     * is room, then nudged (largest rounding error first) to sum to n_keep. */
+    size_t floor_q = n_keep >= nc ? 1 : 0, total = 0;
+    for (size_t c = 0; c < nc; c++) {
+        size_t cnt = start[c + 1] - start[c];
+        ideal[c] = (double)n_keep * (double)cnt / (double)nl;
+        quota[c] = (size_t)floor(ideal[c] + 0.5);
+        if (quota[c] < floor_q)
+            quota[c] = floor_q;
+        if (quota[c] > cnt)
+            quota[c] = cnt;
+        total += quota[c];
     }
-    size_t ci = 0;
-    for (size_t a = 0; a < nl; ci++) {
-        size_t b = a;
-        while (b < nl && vals[b] == vals[a])
-            b++;
-        double label = vals[a];
-        size_t m = 0;
-        for (size_t i = 0; i < ds->n; i++)
-            if (ds->y[i] == label)
-                idx[m++] = i;
-        for (size_t i = m; i > 1; i--) {
-            size_t j = (size_t)tsgs__below(seed, TSGS__STREAM_LABELED,
-                                           (UINT64_C(1) << 60) ^
-                                               ((uint64_t)ci << 40) ^ i,
-                                           i);
-            size_t t = idx[i - 1];
-            idx[i - 1] = idx[j];
-            idx[j] = t;
+    while (total != n_keep) {
+        size_t best = nc;
+        double best_gap = 0.0;
+        for (size_t c = 0; c < nc; c++) {
+            size_t cnt = start[c + 1] - start[c];
+            double gap = total > n_keep ? (double)quota[c] - ideal[c]
+                                        : ideal[c] - (double)quota[c];
+            int movable = total > n_keep ? quota[c] > floor_q : quota[c] < cnt;
+            if (movable && (best == nc || gap > best_gap)) {
+                best = c;
+                best_gap = gap;
+            }
         }
-        size_t want;
-        if (ci + 1 == classes)
-            want = n_keep - kept;
-        else {
-            want = (size_t)llround((double)n_keep * (double)m / (double)nl);
-            if (want == 0 && n_keep >= classes)
-                want = 1;
-            /* leave at least one row for each class still to come */
-            size_t reserve = n_keep >= classes ? classes - ci - 1 : 0;
-            if (want + reserve > n_keep - kept)
-                want = n_keep - kept > reserve ? n_keep - kept - reserve : 0;
+        if (best == nc) { /* cannot happen: 1 <= n_keep <= nl */
+            st = tsgs__fail(err, TSGS_ERR_INTERNAL, NULL, 0,
+                            "keep_labels: no class quota can move");
+            goto fail;
         }
-        if (want > m)
-            want = m;
-        for (size_t i = 0; i < want; i++)
-            keep[idx[i]] = 1;
-        kept += want;
-        a = b;
+        if (total > n_keep) {
+            quota[best]--;
+            total--;
+        } else {
+            quota[best]++;
+            total++;
+        }
     }
-    for (size_t i = 0; i < ds->n; i++)
-        if (!keep[i])
-            ds->y[i] = TSGS_UNLABELED;
-    free(idx);
-    free(vals);
-    free(keep);
-    return TSGS_OK;
+
+    /* Per class, a seeded Fisher-Yates shuffle: the first quota stay. */
+    uint64_t state = seed;
+    for (size_t c = 0; c < nc; c++) {
+        lab_row *a = lr + start[c];
+        size_t cnt = start[c + 1] - start[c];
+        for (size_t i = cnt; i > 1; i--) {
+            size_t j = (size_t)below(&state, i);
+            lab_row t = a[i - 1];
+            a[i - 1] = a[j];
+            a[j] = t;
+        }
+        for (size_t i = quota[c]; i < cnt; i++)
+            ds->y[a[i].row] = TSGS_UNLABELED;
+    }
+fail:
+    free(lr);
+    free(start);
+    free(quota);
+    free(ideal);
+    return st;
 }

@@ -238,4 +238,27 @@ void tsgs__place_interleaved(void *addr, size_t len, int threads,
 void *tsgs__alloc_local(size_t len);
 void tsgs__free_local(void *p, size_t len);
 
+/* ---------------------------------------------------------- compress.c */
+
+/* A file read as bytes, decompressed on the fly when its magic bytes say
+ * gzip, xz or bzip2. Corrupt or truncated data is an error, never a short
+ * read. */
+typedef enum {
+    TSGS__COMP_NONE = 0,
+    TSGS__COMP_GZIP,
+    TSGS__COMP_XZ,
+    TSGS__COMP_BZIP2
+} tsgs__compression;
+
+typedef struct tsgs__istream tsgs__istream;
+
+tsgs_status tsgs__istream_open(const char *path, tsgs__istream **out,
+                               tsgs_error *err);
+/* Reads up to cap bytes; *got = 0 only at the end of the data. */
+tsgs_status tsgs__istream_read(tsgs__istream *s, void *buf, size_t cap,
+                               size_t *got, tsgs_error *err);
+/* "plain", "gzip", "xz" or "bzip2". */
+const char *tsgs__istream_kind(const tsgs__istream *s);
+void tsgs__istream_close(tsgs__istream *s);
+
 #endif /* TSGS_INTERNAL_H */

@@ -1,5 +1,6 @@
-/* Feature scaling fitted on the training rows (as svm-scale does), stored
- * in the model and applied to every row before its features. */
+/* Feature scaling fitted on every training row, labeled or not (as
+ * svm-scale does), kept in the model and applied to each row before its
+ * random features: x' = (x - shift) * mul. */
 #include "internal.h"
 
 #include <math.h>
@@ -9,80 +10,111 @@
 tsgs_status tsgs__scaler_fit(const tsgs_dataset *ds, tsgs_scaling kind,
                              tsgs__scaler *out, tsgs_error *err)
 {
-    memset(out, 0, sizeof *out);
-    out->kind = kind;
-    out->d = ds->d;
-    if (kind == TSGS_SCALE_NONE)
+    if (!ds || !out)
+        return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
+                          "tsgs__scaler_fit: NULL argument");
+    if (kind != TSGS_SCALE_NONE && kind != TSGS_SCALE_ZSCORE &&
+        kind != TSGS_SCALE_MINMAX)
+        return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
+                          "scale: unknown kind %d", (int)kind);
+    tsgs__scaler s = {kind, ds->d, NULL, NULL};
+    if (kind == TSGS_SCALE_NONE) {
+        *out = s;
         return TSGS_OK;
-    out->shift = malloc(sizeof(double) * (ds->d ? ds->d : 1));
-    out->mul = malloc(sizeof(double) * (ds->d ? ds->d : 1));
-    double *a = calloc(ds->d ? ds->d : 1, sizeof(double));
-    double *b = calloc(ds->d ? ds->d : 1, sizeof(double));
-    if (!out->shift || !out->mul || !a || !b) {
-        free(a);
-        free(b);
-        tsgs__scaler_clear(out);
-        return TSGS__NOMEM(err);
     }
-    const size_t d = ds->d, n = ds->n;
-    if (kind == TSGS_SCALE_ZSCORE) {
-        /* Two passes in double: the mean, then the spread around it. */
-        for (size_t i = 0; i < n; i++)
-            for (size_t k = 0; k < d; k++)
-                a[k] += ds->x[i * d + k];
-        for (size_t k = 0; k < d; k++)
-            a[k] /= n ? (double)n : 1.0;
-        for (size_t i = 0; i < n; i++)
-            for (size_t k = 0; k < d; k++) {
-                double t = ds->x[i * d + k] - a[k];
-                b[k] += t * t;
-            }
+    const size_t d = ds->d, n = ds->n, dd = d ? d : 1;
+    tsgs_status st = TSGS_OK;
+    double *lo = malloc(sizeof(double) * dd), *hi = malloc(sizeof(double) * dd);
+    s.shift = calloc(dd, sizeof(double));
+    s.mul = calloc(dd, sizeof(double));
+    if (!lo || !hi || !s.shift || !s.mul) {
+        st = TSGS__NOMEM(err);
+        goto fail;
+    }
+    for (size_t k = 0; k < d; k++) {
+        lo[k] = INFINITY;
+        hi[k] = -INFINITY;
+    }
+    /* Pass 1: range and sum (in double, row by row for the cache). */
+    for (size_t i = 0; i < n; i++) {
+        const float *r = ds->x + i * d;
         for (size_t k = 0; k < d; k++) {
-            double sd = n ? sqrt(b[k] / (double)n) : 0.0;
-            out->shift[k] = a[k];
-            out->mul[k] = sd > 0.0 ? 1.0 / sd : 1.0; /* constant column */
+            double v = r[k];
+            if (!isfinite(v)) {
+                st = tsgs__fail(err, TSGS_ERR_DATA, NULL, 0,
+                                "row %zu, feature %zu: value is not finite",
+                                i + 1, k + 1);
+                goto fail;
+            }
+            lo[k] = v < lo[k] ? v : lo[k];
+            hi[k] = v > hi[k] ? v : hi[k];
+            s.shift[k] += v;
+        }
+    }
+    if (kind == TSGS_SCALE_ZSCORE) {
+        for (size_t k = 0; k < d; k++)
+            s.shift[k] = n ? s.shift[k] / (double)n : 0.0;
+        /* Pass 2: spread around the mean (two passes: no cancellation). */
+        for (size_t i = 0; i < n; i++) {
+            const float *r = ds->x + i * d;
+            for (size_t k = 0; k < d; k++) {
+                double t = r[k] - s.shift[k];
+                s.mul[k] += t * t;
+            }
+        }
+        for (size_t k = 0; k < d; k++) {
+            double sd = n ? sqrt(s.mul[k] / (double)n) : 0.0;
+            s.mul[k] = sd > 0.0 ? 1.0 / sd : 1.0;
         }
     } else {
         for (size_t k = 0; k < d; k++) {
-            a[k] = INFINITY;
-            b[k] = -INFINITY;
-        }
-        for (size_t i = 0; i < n; i++)
-            for (size_t k = 0; k < d; k++) {
-                double v = ds->x[i * d + k];
-                a[k] = v < a[k] ? v : a[k];
-                b[k] = v > b[k] ? v : b[k];
-            }
-        for (size_t k = 0; k < d; k++) {
-            if (n == 0) {
-                out->shift[k] = 0.0;
-                out->mul[k] = 1.0;
-            } else {
-                out->shift[k] = 0.5 * (a[k] + b[k]);
-                out->mul[k] = b[k] > a[k] ? 2.0 / (b[k] - a[k]) : 1.0;
-            }
+            s.shift[k] = n ? 0.5 * (lo[k] + hi[k]) : 0.0;
+            s.mul[k] = n && hi[k] > lo[k] ? 2.0 / (hi[k] - lo[k]) : 1.0;
         }
     }
-    free(a);
-    free(b);
+    /* A constant column (min == max, found exactly on the floats): shift by
+     * its value so that it maps to exactly 0, and do not stretch it. */
+    for (size_t k = 0; k < d && n; k++)
+        if (lo[k] == hi[k]) {
+            s.shift[k] = lo[k];
+            s.mul[k] = 1.0;
+        }
+    free(lo);
+    free(hi);
+    *out = s;
     return TSGS_OK;
+fail:
+    free(lo);
+    free(hi);
+    tsgs__scaler_clear(&s);
+    return st;
 }
 
 void tsgs__scaler_clear(tsgs__scaler *s)
 {
+    if (!s)
+        return;
     free(s->shift);
     free(s->mul);
     s->shift = s->mul = NULL;
+    s->d = 0;
+    s->kind = TSGS_SCALE_NONE;
 }
 
 void tsgs__scaler_apply(const tsgs__scaler *s, const float *row, size_t d_row,
                         float *out)
 {
-    const size_t d = s->d;
-    for (size_t k = 0; k < d; k++) {
-        double v = k < d_row ? row[k] : 0.0;
-        if (s->kind != TSGS_SCALE_NONE)
-            v = (v - s->shift[k]) * s->mul[k];
-        out[k] = (float)v;
+    const size_t d = s->d, m = d_row < d ? d_row : d;
+    if (s->kind == TSGS_SCALE_NONE || !s->shift || !s->mul) {
+        if (m)
+            memcpy(out, row, sizeof(float) * m);
+        for (size_t k = m; k < d; k++)
+            out[k] = 0.0f;
+        return;
     }
+    for (size_t k = 0; k < m; k++)
+        out[k] = (float)(((double)row[k] - s->shift[k]) * s->mul[k]);
+    /* Columns the row lacks are zeros, scaled like any other value. */
+    for (size_t k = m; k < d; k++)
+        out[k] = (float)(-s->shift[k] * s->mul[k]);
 }

@@ -1,0 +1,802 @@
+/* Reading datasets: LIBSVM/SVMlight sparse text and CSV, plain or
+ * compressed, through a streaming line reader and a fast number parser.
+ * Every error names the file, the line and what was wrong. */
+#include "internal.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define READ_CHUNK ((size_t)1 << 22) /* initial line buffer: 4 MiB */
+#define MAX_INDEX 10000000UL         /* larger LIBSVM indexes are absurd */
+#define SHOW_MAX 40                  /* token characters quoted in errors */
+
+tsgs_read_options tsgs_read_options_default(void)
+{
+    tsgs_read_options o;
+    memset(&o, 0, sizeof o);
+    o.format = TSGS_FORMAT_AUTO;
+    o.label_column = 1;
+    o.skip_columns = 0;
+    o.header = -1;
+    o.has_unlabeled_label = 0;
+    o.unlabeled_label = 0.0;
+    o.min_features = 0;
+    return o;
+}
+
+/* ------------------------------------------------------------ lines */
+
+typedef struct {
+    tsgs__istream *in;
+    const char *path;
+    char *buf;        /* cap + 1 bytes: room for a NUL after a last line */
+    size_t cap;
+    size_t pos, end;  /* unread bytes [pos, end) */
+    size_t scanned;   /* [pos, pos + scanned) holds no '\n' */
+    int eof;
+    long line;        /* number of the line last returned */
+} lreader;
+
+/* Re-says a stream error with the line it happened at. */
+static tsgs_status stream_fail(lreader *r, tsgs_status st, tsgs_error *err)
+{
+    if (!err || err->line != 0 || !err->file[0])
+        return st;
+    char msg[TSGS_ERROR_MESSAGE_MAX];
+    size_t skip = strlen(err->file) + 2; /* "path: " */
+    const char *m = strlen(err->message) >= skip ? err->message + skip : "";
+    snprintf(msg, sizeof msg, "%s", m);
+    return tsgs__fail(err, st, r->path, r->line + 1, "%s", msg);
+}
+
+/* Reads more bytes after [pos, end), moving or growing the buffer. */
+static tsgs_status fill(lreader *r, tsgs_error *err)
+{
+    if (r->pos > 0) {
+        memmove(r->buf, r->buf + r->pos, r->end - r->pos);
+        r->end -= r->pos;
+        r->pos = 0;
+    }
+    if (r->end == r->cap) { /* one line fills the buffer: double it */
+        if (r->cap > SIZE_MAX / 4)
+            return TSGS__NOMEM(err);
+        char *b = realloc(r->buf, 2 * r->cap + 1);
+        if (!b)
+            return TSGS__NOMEM(err);
+        r->buf = b;
+        r->cap *= 2;
+    }
+    size_t got = 0;
+    tsgs_status st = tsgs__istream_read(r->in, r->buf + r->end,
+                                        r->cap - r->end, &got, err);
+    if (st != TSGS_OK)
+        return stream_fail(r, st, err);
+    if (got == 0)
+        r->eof = 1;
+    r->end += got;
+    return TSGS_OK;
+}
+
+/* The next line without its "\n" or "\r\n", NUL-terminated; *line = NULL
+ * at the end of the file. */
+static tsgs_status next_line(lreader *r, char **line, size_t *len,
+                             tsgs_error *err)
+{
+    for (;;) {
+        char *p = r->buf + r->pos;
+        size_t avail = r->end - r->pos;
+        char *nl = memchr(p + r->scanned, '\n', avail - r->scanned);
+        size_t n;
+        if (nl) {
+            n = (size_t)(nl - p);
+            r->pos += n + 1;
+        } else if (r->eof) {
+            if (avail == 0) {
+                *line = NULL;
+                *len = 0;
+                return TSGS_OK;
+            }
+            n = avail; /* a last line without a newline */
+            r->pos = r->end;
+        } else {
+            r->scanned = avail;
+            tsgs_status st = fill(r, err);
+            if (st != TSGS_OK)
+                return st;
+            continue;
+        }
+        r->scanned = 0;
+        if (n > 0 && p[n - 1] == '\r')
+            n--;
+        p[n] = '\0';
+        r->line++;
+        *line = p;
+        *len = n;
+        return TSGS_OK;
+    }
+}
+
+/* ---------------------------------------------------------- numbers */
+
+static const double P10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,
+                               1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                               1e12, 1e13, 1e14, 1e15, 1e16, 1e17,
+                               1e18, 1e19, 1e20, 1e21, 1e22};
+
+static int is_ws(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+static int is_digit(char c) { return (unsigned)(c - '0') < 10u; }
+
+/* A decimal number: [+-] (D+ [. D*] | . D+) [(e|E) [+-] D+], read from p
+ * up to *stop (before e). Keeps 19 significant digits: the value is
+ * mant * 10^e10. Returns 0 when no number starts at p. */
+typedef struct {
+    uint64_t mant;
+    int e10;
+    int neg;
+    int inexact; /* digits were dropped */
+} decimal;
+
+static int scan_decimal(const char *p, const char *e, decimal *dv,
+                        const char **stop)
+{
+    uint64_t m = 0;
+    int nd = 0, adj = 0, inexact = 0, digits = 0, neg = 0;
+    if (p < e && (*p == '-' || *p == '+')) {
+        neg = *p == '-';
+        p++;
+    }
+    for (; p < e && is_digit(*p); p++) {
+        digits++;
+        unsigned dg = (unsigned)(*p - '0');
+        if (m == 0 && dg == 0)
+            continue; /* leading zeros are not significant */
+        if (nd < 19) {
+            m = m * 10 + dg;
+            nd++;
+        } else {
+            adj++;
+            inexact |= dg != 0;
+        }
+    }
+    if (p < e && *p == '.') {
+        p++;
+        for (; p < e && is_digit(*p); p++) {
+            digits++;
+            unsigned dg = (unsigned)(*p - '0');
+            if (m == 0 && dg == 0) {
+                adj--;
+                continue;
+            }
+            if (nd < 19) {
+                m = m * 10 + dg;
+                nd++;
+                adj--;
+            } else {
+                inexact |= dg != 0;
+            }
+        }
+    }
+    if (digits == 0)
+        return 0;
+    if (p < e && (*p == 'e' || *p == 'E')) {
+        const char *q = p + 1;
+        int eneg = 0;
+        if (q < e && (*q == '-' || *q == '+')) {
+            eneg = *q == '-';
+            q++;
+        }
+        if (q < e && is_digit(*q)) {
+            long x = 0;
+            for (; q < e && is_digit(*q); q++)
+                if (x < 100000)
+                    x = x * 10 + (*q - '0');
+            adj += (int)(eneg ? -x : x);
+            p = q;
+        } else {
+            return 0; /* "1e" or "1e+": not a number */
+        }
+    }
+    dv->mant = m;
+    dv->e10 = adj;
+    dv->neg = neg;
+    dv->inexact = inexact;
+    *stop = p;
+    return 1;
+}
+
+/* The value to double precision within a few ulps (plenty for floats). */
+static double decimal_value(const decimal *dv)
+{
+    double v = (double)dv->mant;
+    int x = dv->e10;
+    if (dv->mant == 0)
+        v = 0.0;
+    else if (x > 400)
+        v = INFINITY;
+    else if (x < -400)
+        v = 0.0;
+    else if (x < 0) {
+        for (; x < -22; x += 22)
+            v /= 1e22;
+        v /= P10[-x];
+    } else {
+        for (; x > 22 && !isinf(v); x -= 22)
+            v *= 1e22;
+        v *= P10[x];
+    }
+    return dv->neg ? -v : v;
+}
+
+/* Whether [p, e) says NaN or infinity as strtod would take it. */
+static int names_nonfinite(const char *p, const char *e)
+{
+    if (p < e && (*p == '+' || *p == '-'))
+        p++;
+    size_t n = (size_t)(e - p);
+    if (n >= 3 && (strncasecmp(p, "nan", 3) == 0))
+        return 1;
+    return (n == 3 && strncasecmp(p, "inf", 3) == 0) ||
+           (n == 8 && strncasecmp(p, "infinity", 8) == 0);
+}
+
+enum { NUM_OK = 0, NUM_BAD, NUM_NONFINITE, NUM_RANGE };
+
+/* A float feature value that must span exactly [p, e). */
+static int parse_float(const char *p, const char *e, float *out)
+{
+    decimal dv;
+    const char *stop;
+    if (!scan_decimal(p, e, &dv, &stop) || stop != e)
+        return names_nonfinite(p, e) ? NUM_NONFINITE : NUM_BAD;
+    double v = decimal_value(&dv);
+    if (!(fabs(v) <= FLT_MAX))
+        return NUM_RANGE;
+    *out = (float)v;
+    return NUM_OK;
+}
+
+/* A label spanning exactly [p, e), exact to double precision. */
+static int parse_label(const char *p, const char *e, double *out)
+{
+    decimal dv;
+    const char *stop;
+    if (!scan_decimal(p, e, &dv, &stop) || stop != e)
+        return names_nonfinite(p, e) ? NUM_NONFINITE : NUM_BAD;
+    double v;
+    if (!dv.inexact && dv.mant < ((uint64_t)1 << 53) && dv.e10 >= -22 &&
+        dv.e10 <= 22) {
+        /* Exact: both operands are exact doubles, one rounding. */
+        v = (double)dv.mant;
+        v = dv.e10 < 0 ? v / P10[-dv.e10] : v * P10[dv.e10];
+        v = dv.neg ? -v : v;
+    } else {
+        char tmp[512];
+        size_t n = (size_t)(e - p);
+        if (n >= sizeof tmp)
+            return NUM_BAD;
+        memcpy(tmp, p, n);
+        tmp[n] = '\0';
+        v = strtod(tmp, NULL);
+    }
+    if (!isfinite(v))
+        return NUM_RANGE;
+    *out = v;
+    return NUM_OK;
+}
+
+/* ---------------------------------------------------------- reading */
+
+typedef struct {
+    const char *path;
+    const tsgs_read_options *opt;
+    lreader lr;
+    /* rows so far */
+    size_t n, ycap;
+    double *y;
+    /* LIBSVM: sparse pairs, row i's are [rowend[i-1], rowend[i]) */
+    uint32_t *idx;
+    float *val;
+    size_t np, pcap;
+    size_t *rowend, rcap;
+    size_t dmax;
+    /* CSV: dense rows of d features */
+    float *x;
+    size_t xcap; /* floats */
+    size_t d;
+    int ncols, labcol; /* file columns, 1-based label column or 0 */
+    char delim;        /* ',' or ' ' (runs of blanks) */
+} reader;
+
+/* "token 3 \"5:abc\"" text for messages, cut to SHOW_MAX characters. */
+static const char *show(const char *p, const char *e, char *buf)
+{
+    size_t n = (size_t)(e - p), k = 0;
+    for (size_t i = 0; i < n && i < SHOW_MAX; i++)
+        buf[k++] = (p[i] >= 32 && p[i] < 127) ? p[i] : '?';
+    if (n > SHOW_MAX) {
+        memcpy(buf + k, "...", 3);
+        k += 3;
+    }
+    buf[k] = '\0';
+    return buf;
+}
+
+/* Grows *arr (elements of size elem) to hold at least need elements. */
+static int grow(void **arr, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return 1;
+    size_t c = *cap ? *cap : 1024;
+    while (c < need) {
+        if (c > SIZE_MAX / 2 / elem)
+            return 0;
+        c *= 2;
+    }
+    void *p = realloc(*arr, c * elem);
+    if (!p)
+        return 0;
+    *arr = p;
+    *cap = c;
+    return 1;
+}
+
+/* The message for a bad number from parse_float / parse_label. */
+static const char *num_problem(int rc, int is_label)
+{
+    switch (rc) {
+    case NUM_NONFINITE:
+        return is_label ? "label is NaN or infinite"
+                        : "value is NaN or infinite";
+    case NUM_RANGE:
+        return is_label ? "label is out of range"
+                        : "value is out of range for a float";
+    default:
+        return is_label ? "label is not a number" : "value is not a number";
+    }
+}
+
+static tsgs_status num_fail(reader *R, int rc, int is_label,
+                            const char *what, long k, const char *p,
+                            const char *e, tsgs_error *err)
+{
+    char tok[SHOW_MAX + 4];
+    return tsgs__fail(err, rc == NUM_BAD ? TSGS_ERR_PARSE : TSGS_ERR_DATA,
+                      R->path, R->lr.line, "%s %ld \"%s\": %s", what, k,
+                      show(p, e, tok), num_problem(rc, is_label));
+}
+
+static tsgs_status push_label(reader *R, double label, tsgs_error *err)
+{
+    if (!grow((void **)&R->y, &R->ycap, R->n + 1, sizeof(double)))
+        return TSGS__NOMEM(err);
+    if (R->opt->has_unlabeled_label && label == R->opt->unlabeled_label)
+        label = TSGS_UNLABELED;
+    R->y[R->n] = label;
+    return TSGS_OK;
+}
+
+static const char *tok_end(const char *p, const char *e)
+{
+    while (p < e && !is_ws(*p))
+        p++;
+    return p;
+}
+
+static const char *skip_ws(const char *p, const char *e)
+{
+    while (p < e && is_ws(*p))
+        p++;
+    return p;
+}
+
+/* One LIBSVM / SVMlight line with at least one token. */
+static tsgs_status libsvm_line(reader *R, const char *p, const char *e,
+                               tsgs_error *err)
+{
+    char tok[SHOW_MAX + 4];
+    const char *q = tok_end(p, e);
+    if (memchr(p, ':', (size_t)(q - p)))
+        return tsgs__fail(err, TSGS_ERR_PARSE, R->path, R->lr.line,
+                          "token 1 \"%s\": missing label (a line starts "
+                          "with the label, then index:value pairs)",
+                          show(p, q, tok));
+    double label;
+    int rc = parse_label(p, q, &label);
+    if (rc != NUM_OK)
+        return num_fail(R, rc, 1, "token", 1, p, q, err);
+    tsgs_status st = push_label(R, label, err);
+    if (st != TSGS_OK)
+        return st;
+    if (!grow((void **)&R->rowend, &R->rcap, R->n + 1, sizeof(size_t)))
+        return TSGS__NOMEM(err);
+    unsigned long prev = 0;
+    long k = 1;
+    for (;;) {
+        p = skip_ws(q, e);
+        if (p == e || *p == '#')
+            break;
+        k++;
+        /* index: digits up to ':' */
+        const char *s = p;
+        unsigned long ix = 0;
+        for (; p < e && is_digit(*p); p++)
+            if (ix <= MAX_INDEX)
+                ix = ix * 10 + (unsigned long)(*p - '0');
+        if (p == e || *p != ':') {
+            q = tok_end(s, e);
+            const char *colon = memchr(s, ':', (size_t)(q - s));
+            if (!colon)
+                return tsgs__fail(err, TSGS_ERR_PARSE, R->path, R->lr.line,
+                                  "token %ld \"%s\": expected index:value",
+                                  k, show(s, q, tok));
+            if (colon - s == 3 && strncmp(s, "qid", 3) == 0)
+                continue; /* SVMlight query id: not a feature */
+            return tsgs__fail(err, TSGS_ERR_PARSE, R->path, R->lr.line,
+                              "token %ld \"%s\": index is not a positive "
+                              "integer",
+                              k, show(s, q, tok));
+        }
+        if (p == s || ix == 0) {
+            q = tok_end(s, e);
+            return tsgs__fail(err, TSGS_ERR_PARSE, R->path, R->lr.line,
+                              "token %ld \"%s\": index is not a positive "
+                              "integer",
+                              k, show(s, q, tok));
+        }
+        if (ix > MAX_INDEX) {
+            q = tok_end(s, e);
+            return tsgs__fail(err, TSGS_ERR_PARSE, R->path, R->lr.line,
+                              "token %ld \"%s\": index is larger than %lu",
+                              k, show(s, q, tok), MAX_INDEX);
+        }
+        if (ix <= prev) {
+            q = tok_end(s, e);
+            return tsgs__fail(err, TSGS_ERR_PARSE, R->path, R->lr.line,
+                              "token %ld \"%s\": index %lu is not above the "
+                              "previous index %lu (indexes must increase)",
+                              k, show(s, q, tok), ix, prev);
+        }
+        prev = ix;
+        /* value: from after ':' to the end of the token */
+        const char *v = p + 1;
+        decimal dv;
+        const char *stop;
+        float fv;
+        if (scan_decimal(v, e, &dv, &stop) && (stop == e || is_ws(*stop))) {
+            double x = decimal_value(&dv);
+            if (!(fabs(x) <= FLT_MAX)) {
+                q = tok_end(s, e);
+                return num_fail(R, NUM_RANGE, 0, "token", k, s, q, err);
+            }
+            fv = (float)x;
+            q = stop;
+        } else {
+            q = tok_end(s, e);
+            rc = parse_float(v, q, &fv);
+            return num_fail(R, rc == NUM_OK ? NUM_BAD : rc, 0, "token", k, s,
+                            q, err);
+        }
+        if (R->np == R->pcap) {
+            size_t c = R->pcap;
+            if (!grow((void **)&R->idx, &c, R->np + 1, sizeof(uint32_t)) ||
+                !grow((void **)&R->val, &R->pcap, R->np + 1, sizeof(float)))
+                return TSGS__NOMEM(err);
+        }
+        R->idx[R->np] = (uint32_t)ix;
+        R->val[R->np] = fv;
+        R->np++;
+    }
+    if (prev > R->dmax)
+        R->dmax = prev;
+    R->rowend[R->n] = R->np;
+    R->n++;
+    return TSGS_OK;
+}
+
+/* The next field of a CSV line from *cur, trimmed (and unquoted); 0 when
+ * the line has no more. */
+static int next_field(const char **cur, const char *e, char delim,
+                      const char **fs, const char **fe)
+{
+    const char *p = *cur;
+    if (delim == ',') {
+        if (p > e)
+            return 0;
+        const char *c = memchr(p, ',', (size_t)(e - p));
+        const char *end = c ? c : e;
+        *cur = c ? c + 1 : e + 1;
+        while (p < end && is_ws(*p))
+            p++;
+        while (end > p && is_ws(end[-1]))
+            end--;
+        if (end - p >= 2 && *p == '"' && end[-1] == '"') {
+            p++;
+            end--;
+        }
+        *fs = p;
+        *fe = end;
+        return 1;
+    }
+    p = skip_ws(p, e);
+    if (p == e)
+        return 0;
+    *fs = p;
+    *fe = tok_end(p, e);
+    *cur = *fe;
+    return 1;
+}
+
+static int count_fields(const char *p, const char *e, char delim)
+{
+    int n = 0;
+    const char *fs, *fe;
+    while (next_field(&p, e, delim, &fs, &fe))
+        n++;
+    return n;
+}
+
+/* Whether a line looks like a header: a field (outside the skipped
+ * columns) that is not a number. */
+static int looks_like_header(reader *R, const char *p, const char *e)
+{
+    const char *fs, *fe;
+    float v;
+    double lv;
+    for (int c = 0; next_field(&p, e, R->delim, &fs, &fe); c++) {
+        if (c < R->opt->skip_columns)
+            continue;
+        if (parse_float(fs, fe, &v) == NUM_BAD &&
+            parse_label(fs, fe, &lv) == NUM_BAD)
+            return 1;
+    }
+    return 0;
+}
+
+/* The first CSV data line fixes the columns. */
+static tsgs_status csv_setup(reader *R, const char *p, const char *e,
+                             tsgs_error *err)
+{
+    const tsgs_read_options *o = R->opt;
+    R->ncols = count_fields(p, e, R->delim);
+    R->labcol = o->label_column == -1 ? R->ncols : o->label_column;
+    if (R->labcol > R->ncols)
+        return tsgs__fail(err, TSGS_ERR_PARAM, R->path, R->lr.line,
+                          "label column %d: the line has only %d columns",
+                          R->labcol, R->ncols);
+    if (R->labcol > 0 && R->labcol <= o->skip_columns)
+        return tsgs__fail(err, TSGS_ERR_PARAM, R->path, R->lr.line,
+                          "label column %d is among the %d skipped columns",
+                          R->labcol, o->skip_columns);
+    if (o->skip_columns + (R->labcol > 0) > R->ncols)
+        return tsgs__fail(err, TSGS_ERR_PARAM, R->path, R->lr.line,
+                          "skip columns %d: the line has only %d columns",
+                          o->skip_columns, R->ncols);
+    R->d = (size_t)(R->ncols - o->skip_columns - (R->labcol > 0));
+    return TSGS_OK;
+}
+
+static tsgs_status csv_line(reader *R, const char *p, const char *e,
+                            tsgs_error *err)
+{
+    tsgs_status st;
+    if (R->ncols == 0 && (st = csv_setup(R, p, e, err)) != TSGS_OK)
+        return st;
+    const size_t d = R->d;
+    if (d > 0 && (R->n + 1) > SIZE_MAX / d)
+        return TSGS__NOMEM(err);
+    if (!grow((void **)&R->x, &R->xcap, (R->n + 1) * d, sizeof(float)))
+        return TSGS__NOMEM(err);
+    float *row = R->x + R->n * d;
+    double label = TSGS_UNLABELED;
+    const int skip = R->opt->skip_columns;
+    const char *fs, *fe;
+    int c = 0;
+    size_t f = 0;
+    for (; next_field(&p, e, R->delim, &fs, &fe); c++) {
+        if (c >= R->ncols)
+            break;
+        if (c < skip)
+            continue;
+        if (c + 1 == R->labcol) {
+            if (fs == fe)
+                return tsgs__fail(err, TSGS_ERR_PARSE, R->path, R->lr.line,
+                                  "column %d: missing label", c + 1);
+            int rc = parse_label(fs, fe, &label);
+            if (rc != NUM_OK)
+                return num_fail(R, rc, 1, "column", c + 1, fs, fe, err);
+            continue;
+        }
+        if (fs == fe)
+            return tsgs__fail(err, TSGS_ERR_PARSE, R->path, R->lr.line,
+                              "column %d: empty value", c + 1);
+        int rc = parse_float(fs, fe, &row[f]);
+        if (rc != NUM_OK)
+            return num_fail(R, rc, 0, "column", c + 1, fs, fe, err);
+        f++;
+    }
+    if (c != R->ncols || next_field(&p, e, R->delim, &fs, &fe)) {
+        return tsgs__fail(err, TSGS_ERR_PARSE, R->path, R->lr.line,
+                          "%s columns than the first data row (%d)",
+                          c < R->ncols ? "fewer" : "more", R->ncols);
+    }
+    if ((st = push_label(R, label, err)) != TSGS_OK)
+        return st;
+    R->n++;
+    return TSGS_OK;
+}
+
+/* A blank line, or a comment line ('#' first). */
+static int skippable(const char *p, const char *e)
+{
+    p = skip_ws(p, e);
+    return p == e || *p == '#';
+}
+
+/* Looks at the buffered start of the file: a line with ',' means CSV,
+ * "i:v" means LIBSVM; lines with one token say neither. */
+static void detect(reader *R, tsgs_format *fmt)
+{
+    const char *p = R->lr.buf + R->lr.pos, *end = R->lr.buf + R->lr.end;
+    *fmt = TSGS_FORMAT_CSV;
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *e = nl ? nl : end;
+        /* only what comes before a comment counts */
+        const char *h = p;
+        while (h < e && !(*h == '#' && (h == p || is_ws(h[-1]))))
+            h++;
+        if (memchr(p, ',', (size_t)(h - p)))
+            return;
+        if (memchr(p, ':', (size_t)(h - p))) {
+            *fmt = TSGS_FORMAT_LIBSVM;
+            return;
+        }
+        const char *t = skip_ws(p, h);
+        if (t < h && skip_ws(tok_end(t, h), h) < h)
+            return; /* two or more blank-separated numbers: CSV */
+        p = e + 1;
+    }
+}
+
+/* Builds the dataset from what was read. */
+static tsgs_status finish(reader *R, tsgs_format fmt, tsgs_dataset **out,
+                          tsgs_error *err)
+{
+    if (R->n == 0)
+        return tsgs__fail(err, TSGS_ERR_DATA, R->path, 0,
+                          "no data rows (the file is empty or holds only "
+                          "blank lines, comments or a header)");
+    size_t d = fmt == TSGS_FORMAT_LIBSVM ? R->dmax : R->d;
+    if (R->opt->min_features > d)
+        d = R->opt->min_features;
+    if (d == 0)
+        return tsgs__fail(err, TSGS_ERR_DATA, R->path, 0,
+                          "no features: every row is empty");
+    if (R->n > SIZE_MAX / sizeof(float) / d)
+        return TSGS__NOMEM(err);
+    tsgs_dataset *ds = calloc(1, sizeof *ds);
+    if (!ds)
+        return TSGS__NOMEM(err);
+    if (fmt == TSGS_FORMAT_CSV && d == R->d) {
+        ds->x = R->x; /* already dense: hand the rows over */
+        R->x = NULL;
+        float *s = realloc(ds->x, sizeof(float) * R->n * d);
+        if (s)
+            ds->x = s;
+    } else {
+        ds->x = calloc(R->n * d, sizeof(float));
+        if (!ds->x) {
+            free(ds);
+            return TSGS__NOMEM(err);
+        }
+        if (fmt == TSGS_FORMAT_CSV) {
+            for (size_t i = 0; i < R->n; i++)
+                memcpy(ds->x + i * d, R->x + i * R->d,
+                       sizeof(float) * R->d);
+        } else {
+            size_t j = 0;
+            for (size_t i = 0; i < R->n; i++) {
+                float *row = ds->x + i * d;
+                for (; j < R->rowend[i]; j++)
+                    row[R->idx[j] - 1] = R->val[j];
+            }
+        }
+    }
+    ds->y = R->y;
+    R->y = NULL;
+    double *s = realloc(ds->y, sizeof(double) * R->n);
+    if (s)
+        ds->y = s;
+    ds->n = ds->cap = R->n;
+    ds->d = d;
+    *out = ds;
+    return TSGS_OK;
+}
+
+tsgs_status tsgs_dataset_read(const char *path, const tsgs_read_options *opt,
+                              tsgs_dataset **out, tsgs_error *err)
+{
+    if (!path || !out)
+        return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
+                          "tsgs_dataset_read: NULL argument");
+    tsgs_read_options defaults = tsgs_read_options_default();
+    if (!opt)
+        opt = &defaults;
+    if (opt->format != TSGS_FORMAT_AUTO && opt->format != TSGS_FORMAT_LIBSVM &&
+        opt->format != TSGS_FORMAT_CSV)
+        return tsgs__fail(err, TSGS_ERR_PARAM, path, 0,
+                          "format: unknown value %d", (int)opt->format);
+    if (opt->label_column < -1 || opt->skip_columns < 0 ||
+        opt->header < -1 || opt->header > 1)
+        return tsgs__fail(err, TSGS_ERR_PARAM, path, 0,
+                          "read options: label column %d, skip columns %d, "
+                          "header %d (expected >= -1, >= 0, -1 .. 1)",
+                          opt->label_column, opt->skip_columns, opt->header);
+    if (opt->min_features > MAX_INDEX)
+        return tsgs__fail(err, TSGS_ERR_PARAM, path, 0,
+                          "min features %zu is larger than %lu",
+                          opt->min_features, MAX_INDEX);
+    reader R;
+    memset(&R, 0, sizeof R);
+    R.path = path;
+    R.opt = opt;
+    R.lr.path = path;
+    tsgs_status st = tsgs__istream_open(path, &R.lr.in, err);
+    if (st != TSGS_OK)
+        return st;
+    R.lr.cap = READ_CHUNK;
+    R.lr.buf = malloc(R.lr.cap + 1);
+    if (!R.lr.buf) {
+        st = TSGS__NOMEM(err);
+        goto done;
+    }
+    if ((st = fill(&R.lr, err)) != TSGS_OK)
+        goto done;
+    tsgs_format fmt = opt->format;
+    if (fmt == TSGS_FORMAT_AUTO)
+        detect(&R, &fmt);
+    int header_pending = fmt == TSGS_FORMAT_CSV && opt->header != 0;
+    for (;;) {
+        char *line;
+        size_t len;
+        if ((st = next_line(&R.lr, &line, &len, err)) != TSGS_OK)
+            goto done;
+        if (!line)
+            break;
+        const char *p = line, *e = line + len;
+        if (skippable(p, e))
+            continue;
+        if (fmt == TSGS_FORMAT_LIBSVM) {
+            st = libsvm_line(&R, skip_ws(p, e), e, err);
+        } else {
+            if (R.delim == 0)
+                R.delim = memchr(p, ',', len) ? ',' : ' ';
+            if (header_pending) {
+                header_pending = 0;
+                if (opt->header == 1 || looks_like_header(&R, p, e))
+                    continue;
+            }
+            st = csv_line(&R, p, e, err);
+        }
+        if (st != TSGS_OK)
+            goto done;
+    }
+    st = finish(&R, fmt, out, err);
+done:
+    tsgs__istream_close(R.lr.in);
+    free(R.lr.buf);
+    free(R.y);
+    free(R.idx);
+    free(R.val);
+    free(R.rowend);
+    free(R.x);
+    return st;
+}
