@@ -162,7 +162,7 @@ typedef enum {
 typedef struct {
     tsgs_solver solver;
     tsgs_kernel kernel;
-    double sigma;            /* kernel width; 0: 1 / num_features */
+    double sigma;            /* kernel width; 0: 1 / (2 total variance) */
     tsgs_feature_map feature_map;
     double c;                /* weight of the labeled hinge loss */
     double c_star;           /* unlabeled weight; < 0: C * n_l / n_u */

@@ -16,12 +16,12 @@ tsgs_params tsgs_params_default(void)
     p.kernel = TSGS_KERNEL_RBF;
     p.sigma = 0.0;
     p.feature_map = TSGS_FEATURES_PAIR;
-    p.c = 10.0;
+    p.c = 1000.0;
     p.c_star = -1.0;
     p.uloss = TSGS_ULOSS_SSHG;
     p.ramp_s = -0.3;
     p.step = TSGS_STEP_CONSTANT;
-    p.eta = 100.0;
+    p.eta = 200.0;
     p.theta = 0.5;
     p.t0 = 100.0;
     p.batch_labeled = 256;
@@ -71,7 +71,7 @@ static const entry_t table[] = {
     {"kernel", K_ENUM, OFF(kernel), 0, 0, kernel_names,
      "rbf exp(-sigma |x-x'|^2) or laplacian exp(-sigma |x-x'|_1)"},
     {"sigma", K_DOUBLE, OFF(sigma), 0, BIG, NULL,
-     "kernel width; 0: 1 / number of features"},
+     "kernel width; 0: 1 / (2 * total variance of the scaled rows)"},
     {"feature-map", K_ENUM, OFF(feature_map), 0, 0, fmap_names,
      "pair: cos and sin of w.x (lower variance); cos: sqrt(2) cos(w.x + b)"},
     {"c", K_DOUBLE, OFF(c), 1e-300, BIG, NULL,

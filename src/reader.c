@@ -470,7 +470,9 @@ static tsgs_status libsvm_line(reader *R, const char *p, const char *e,
         decimal dv;
         const char *stop;
         float fv;
-        if (scan_decimal(v, e, &dv, &stop) && (stop == e || is_ws(*stop))) {
+        /* '#' right after a value starts a comment too (as in SVMlight). */
+        if (scan_decimal(v, e, &dv, &stop) &&
+            (stop == e || is_ws(*stop) || *stop == '#')) {
             double x = decimal_value(&dv);
             if (!(fabs(x) <= FLT_MAX)) {
                 q = tok_end(s, e);

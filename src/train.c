@@ -120,6 +120,37 @@ static tsgs_status check_finite(const tsgs_dataset *ds, tsgs_error *err)
     return TSGS_OK;
 }
 
+/* The kernel width when none is given: 1 / (2 sum_k var_k) of the scaled
+ * rows, so that a typical pair of rows, at squared distance
+ * 2 sum_k var_k, has k(x, x') = exp(-1). On z-scored data that is 1/(2d),
+ * half LIBSVM's 1/d default, which assumes [-1, 1] scaling. */
+static double auto_sigma(const tsgs_dataset *ds, const tsgs__scaler *sc)
+{
+    const size_t d = ds->d;
+    const size_t stride = ds->n > 100000 ? ds->n / 100000 : 1;
+    double *s1 = calloc(d, sizeof(double)), *s2 = calloc(d, sizeof(double));
+    float *row = malloc(sizeof(float) * d);
+    double total = 0.0;
+    size_t n = 0;
+    if (s1 && s2 && row) {
+        for (size_t i = 0; i < ds->n; i += stride, n++) {
+            tsgs__scaler_apply(sc, ds->x + i * d, d, row);
+            for (size_t k = 0; k < d; k++) {
+                s1[k] += row[k];
+                s2[k] += (double)row[k] * row[k];
+            }
+        }
+        for (size_t k = 0; k < d; k++) {
+            double mean = s1[k] / (double)n;
+            total += s2[k] / (double)n - mean * mean;
+        }
+    }
+    free(s1);
+    free(s2);
+    free(row);
+    return total > 0.0 ? 1.0 / (2.0 * total) : 1.0 / (double)d;
+}
+
 /* A new random order of the unlabeled rows for pass `epoch`. */
 static void shuffle_pass(run_t *r)
 {
@@ -349,6 +380,43 @@ static tsgs_status step(run_t *r, tsgs_model *m, long t, long T, long max_blocks
     return TSGS_OK;
 }
 
+/* The running threshold lags a model that still moves; the returned model
+ * meets the balance exactly on a sample of unlabeled rows. */
+#define BALANCE_SAMPLE 8192
+
+static tsgs_status final_balance(run_t *r, tsgs_model *m, tsgs_error *err)
+{
+    size_t n = r->nu < BALANCE_SAMPLE ? r->nu : BALANCE_SAMPLE;
+    float *X = malloc(sizeof(float) * n * r->d);
+    double *g = malloc(sizeof(double) * n);
+    tsgs_status st = TSGS_OK;
+    if (!X || !g) {
+        st = TSGS__NOMEM(err);
+        goto done;
+    }
+    /* Spread over the whole current pass order: a seeded sample. */
+    for (size_t i = 0; i < n; i++) {
+        size_t row = r->uidx[i * (r->nu / n)];
+        tsgs__scaler_apply(&m->scaler, r->ds->x + row * r->d, r->d,
+                           X + i * r->d);
+    }
+    double bias = m->bias;
+    m->bias = 0.0;
+    st = tsgs__model_decision(m, X, n, r->threads, g, err);
+    m->bias = bias;
+    if (st != TSGS_OK)
+        goto done;
+    qsort(g, n, sizeof(double), cmp_double);
+    double pos = (1.0 - r->p.balance_ratio) * (double)n;
+    size_t lo = pos < 1.0 ? 0 : (size_t)pos - 1;
+    size_t hi = lo + 1 < n ? lo + 1 : lo;
+    m->bias = -0.5 * (g[lo] + g[hi]);
+done:
+    free(X);
+    free(g);
+    return st;
+}
+
 static double monitor_accuracy(const tsgs_model *m, const tsgs_dataset *mon,
                                int threads)
 {
@@ -404,8 +472,11 @@ tsgs_status tsgs__train_ex(const tsgs_dataset *ds, const tsgs_params *params,
     tsgs_params *p = &r.p;
 
     /* Resolve the derived settings; the model records them. */
+    tsgs__scaler scaler;
+    if ((st = tsgs__scaler_fit(ds, p->scale, &scaler, err)) != TSGS_OK)
+        return st;
     if (p->sigma <= 0.0)
-        p->sigma = 1.0 / (double)ds->d;
+        p->sigma = auto_sigma(ds, &scaler);
     if (p->c_star < 0.0)
         p->c_star = r.nu ? p->c * (double)r.nl / (double)r.nu : 0.0;
     if (p->balance_ratio < 0.0)
@@ -425,11 +496,13 @@ tsgs_status tsgs__train_ex(const tsgs_dataset *ds, const tsgs_params *params,
         if (T < 1)
             T = 1;
     }
-    if (p->step == TSGS_STEP_THEORY && tsgs__step_size(p, 1, T) >= 1.0)
+    if (p->step == TSGS_STEP_THEORY && tsgs__step_size(p, 1, T) >= 1.0) {
+        tsgs__scaler_clear(&scaler);
         return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
                           "theta = %g: the theory step theta * T^-3/4 = %g "
                           "for T = %ld must be below 1",
                           p->theta, tsgs__step_size(p, 1, T), T);
+    }
     long max_blocks = p->max_features > 0
                           ? (p->max_features + p->block_size - 1) /
                                 p->block_size
@@ -441,12 +514,13 @@ tsgs_status tsgs__train_ex(const tsgs_dataset *ds, const tsgs_params *params,
 
     tsgs_model *m = NULL;
     st = tsgs__model_new(p, ds->d, max_blocks < T ? max_blocks : T, &m, err);
-    if (st != TSGS_OK)
+    if (st != TSGS_OK) {
+        tsgs__scaler_clear(&scaler);
         return st;
+    }
     m->label_neg = neg;
     m->label_pos = pos;
-    if ((st = tsgs__scaler_fit(ds, p->scale, &m->scaler, err)) != TSGS_OK)
-        goto fail;
+    m->scaler = scaler;
     if ((st = run_setup(&r, m, err)) != TSGS_OK)
         goto fail;
     tsgs__bind_threads(r.threads, p->bind, hooks ? hooks->warn : NULL,
@@ -482,6 +556,8 @@ tsgs_status tsgs__train_ex(const tsgs_dataset *ds, const tsgs_params *params,
         }
     }
     if ((st = tsgs__model_cache_sync(m, err)) != TSGS_OK)
+        goto fail;
+    if (p->balance && (st = final_balance(&r, m, err)) != TSGS_OK)
         goto fail;
     if (hooks && hooks->progress) {
         tsgs_progress pr;
