@@ -602,9 +602,12 @@ static tsgs_status csv_line(reader *R, const char *p, const char *e,
     const char *fs, *fe;
     int c = 0;
     size_t f = 0;
+    int more = 0;
     for (; next_field(&p, e, R->delim, &fs, &fe); c++) {
-        if (c >= R->ncols)
+        if (c >= R->ncols) {
+            more = 1;
             break;
+        }
         if (c < skip)
             continue;
         if (c + 1 == R->labcol) {
@@ -624,11 +627,10 @@ static tsgs_status csv_line(reader *R, const char *p, const char *e,
             return num_fail(R, rc, 0, "column", c + 1, fs, fe, err);
         f++;
     }
-    if (c != R->ncols || next_field(&p, e, R->delim, &fs, &fe)) {
+    if (more || c != R->ncols)
         return tsgs__fail(err, TSGS_ERR_PARSE, R->path, R->lr.line,
                           "%s columns than the first data row (%d)",
-                          c < R->ncols ? "fewer" : "more", R->ncols);
-    }
+                          more ? "more" : "fewer", R->ncols);
     if ((st = push_label(R, label, err)) != TSGS_OK)
         return st;
     R->n++;

@@ -1,0 +1,691 @@
+/* Reader: exact values from hand-made LIBSVM and CSV files with every
+ * quirk the real data has (CRLF, blank lines, comments, no final newline,
+ * +1 / 1.0 / 0.0e+00 labels), the same file plain and gzip / xz / bzip2,
+ * truncated and corrupt archives, every parse error with its file, line
+ * and cause, float round trips, and samples of each real dataset. */
+#include <check.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#define R "data/reader/"
+
+static tsgs_dataset *read_ok(const char *path, const tsgs_read_options *o)
+{
+    tsgs_dataset *ds = NULL;
+    tsgs_error err;
+    tsgs__error_clear(&err);
+    tsgs_status st = tsgs_dataset_read(path, o, &ds, &err);
+    ck_assert_msg(st == TSGS_OK, "%s: %s", path, err.message);
+    ck_assert_ptr_nonnull(ds);
+    return ds;
+}
+
+/* Reads text written to a temporary file; returns the status. */
+static char tmp_dir[64];
+
+static void make_tmp(void)
+{
+    snprintf(tmp_dir, sizeof tmp_dir, "/tmp/tsgs_reader_XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(tmp_dir));
+}
+
+static void remove_tmp(void)
+{
+    rmdir(tmp_dir);
+}
+
+static tsgs_status read_text(const char *text, const char *name,
+                             const tsgs_read_options *o, tsgs_dataset **out,
+                             tsgs_error *err, char *path, size_t path_size)
+{
+    snprintf(path, path_size, "%s/%s", tmp_dir, name);
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    fwrite(text, 1, strlen(text), f);
+    fclose(f);
+    tsgs__error_clear(err);
+    tsgs_status st = tsgs_dataset_read(path, o, out, err);
+    remove(path);
+    return st;
+}
+
+static void check_basic(const char *path)
+{
+    /* # a comment line\r\n
+     * +1 1:0.5 3:-2.25 \r\n
+     * -1 qid:7 2:1e3 4:.125\t# trailing comment\n
+     * (blank) / (spaces, tab, \r)
+     * 1.0 1:-0 2:7\n
+     * 0.0e+00\n
+     * -1.0 5:3.5            (no final newline) */
+    static const float x[5][5] = {{0.5f, 0, -2.25f, 0, 0},
+                                  {0, 1000.0f, 0, 0.125f, 0},
+                                  {0, 7.0f, 0, 0, 0},
+                                  {0, 0, 0, 0, 0},
+                                  {0, 0, 0, 0, 3.5f}};
+    static const double y[5] = {1, -1, 1, 0, -1};
+    tsgs_dataset *ds = read_ok(path, NULL);
+    ck_assert_uint_eq(tsgs_dataset_rows(ds), 5);
+    ck_assert_uint_eq(tsgs_dataset_features(ds), 5);
+    ck_assert_uint_eq(tsgs_dataset_labeled_count(ds), 5);
+    for (size_t i = 0; i < 5; i++) {
+        ck_assert_double_eq(tsgs_dataset_label(ds, i), y[i]);
+        for (size_t k = 0; k < 5; k++)
+            ck_assert_float_eq(tsgs_dataset_row(ds, i)[k], x[i][k]);
+    }
+    ck_assert(signbit(tsgs_dataset_row(ds, 2)[0])); /* "-0" */
+    tsgs_dataset_free(ds);
+}
+
+START_TEST(libsvm_quirks_exact)
+{
+    check_basic(R "basic.svm");
+}
+END_TEST
+
+static const char *const compressed[] = {R "basic.svm.gz", R "basic.svm.xz",
+                                         R "basic.svm.bz2"};
+
+START_TEST(compressed_same_as_plain)
+{
+    check_basic(compressed[_i]);
+}
+END_TEST
+
+static const char *const twice[] = {R "twice.svm.gz", R "twice.svm.xz",
+                                    R "twice.svm.bz2"};
+
+START_TEST(concatenated_members_all_read)
+{
+    /* `cat a.gz a.gz` style files: the second member is read too. The
+     * first copy lacks a final newline, so its last line runs into the
+     * second copy's "# a comment line", which then is a comment. */
+    tsgs_dataset *ds = read_ok(twice[_i], NULL);
+    ck_assert_uint_eq(tsgs_dataset_rows(ds), 10);
+    ck_assert_uint_eq(tsgs_dataset_features(ds), 5);
+    ck_assert_float_eq(tsgs_dataset_row(ds, 4)[4], 3.5f);
+    ck_assert_float_eq(tsgs_dataset_row(ds, 9)[4], 3.5f);
+    ck_assert_float_eq(tsgs_dataset_row(ds, 6)[1], 1000.0f);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
+static const struct {
+    const char *path, *kind;
+} broken[] = {
+    {R "trunc.svm.gz", "gzip"},   {R "trunc.svm.xz", "xz"},
+    {R "trunc.svm.bz2", "bzip2"}, {R "half.svm.gz", "gzip"},
+    {R "half.svm.xz", "xz"},      {R "half.svm.bz2", "bzip2"},
+    {R "corrupt.svm.gz", "gzip"}, {R "corrupt.svm.xz", "xz"},
+    {R "corrupt.svm.bz2", "bzip2"},
+};
+
+START_TEST(truncated_or_corrupt_archives_fail)
+{
+    tsgs_dataset *ds = NULL;
+    tsgs_error err;
+    tsgs__error_clear(&err);
+    tsgs_status st = tsgs_dataset_read(broken[_i].path, NULL, &ds, &err);
+    ck_assert_int_eq(st, TSGS_ERR_PARSE);
+    ck_assert_ptr_null(ds);
+    ck_assert_str_eq(err.file, broken[_i].path);
+    ck_assert_int_ge(err.line, 1);
+    char want[128];
+    snprintf(want, sizeof want, "%s:%ld: truncated or corrupt %s data",
+             broken[_i].path, err.line, broken[_i].kind);
+    ck_assert_str_eq(err.message, want);
+}
+END_TEST
+
+START_TEST(half_archive_fails_after_the_lines_it_had)
+{
+    /* The first half of a 300-line file: the error comes after the lines
+     * that could be decoded, and names the line where data ran out. */
+    tsgs_dataset *ds = NULL;
+    tsgs_error err;
+    ck_assert_int_eq(tsgs_dataset_read(R "half.svm.gz", NULL, &ds, &err),
+                     TSGS_ERR_PARSE);
+    ck_assert_int_gt(err.line, 100);
+    ck_assert_int_lt(err.line, 300);
+}
+END_TEST
+
+START_TEST(empty_and_missing_files)
+{
+    const char *empty[] = {R "empty.svm", R "empty.svm.gz", R "blank.svm"};
+    for (int i = 0; i < 3; i++) {
+        tsgs_dataset *ds = NULL;
+        tsgs_error err;
+        ck_assert_int_eq(tsgs_dataset_read(empty[i], NULL, &ds, &err),
+                         TSGS_ERR_DATA);
+        ck_assert_ptr_null(ds);
+        ck_assert_str_eq(err.file, empty[i]);
+        ck_assert_ptr_nonnull(strstr(err.message, "no data rows"));
+        ck_assert_ptr_nonnull(strstr(err.message, empty[i]));
+    }
+    tsgs_dataset *ds = NULL;
+    tsgs_error err;
+    ck_assert_int_eq(tsgs_dataset_read(R "no-such-file.svm", NULL, &ds, &err),
+                     TSGS_ERR_IO);
+    ck_assert_ptr_nonnull(strstr(err.message, "no-such-file.svm"));
+    ck_assert_ptr_null(ds);
+    /* a NULL error struct is allowed */
+    ck_assert_int_eq(tsgs_dataset_read(R "no-such-file.svm", NULL, &ds, NULL),
+                     TSGS_ERR_IO);
+    ck_assert_int_eq(tsgs_dataset_read(NULL, NULL, &ds, &err),
+                     TSGS_ERR_PARAM);
+}
+END_TEST
+
+/* Every malformed input: its code, the line and what the message says. */
+static const struct {
+    const char *text;
+    tsgs_format format;
+    int label_column;
+    tsgs_status code;
+    long line;
+    const char *says;
+} bad[] = {
+    {"1 1:2 x:3\n", TSGS_FORMAT_LIBSVM, 1, TSGS_ERR_PARSE, 1,
+     "token 3 \"x:3\": index is not a positive integer"},
+    {"1 1:1\n-1 0:1\n", TSGS_FORMAT_AUTO, 1, TSGS_ERR_PARSE, 2,
+     "token 2 \"0:1\": index is not a positive integer"},
+    {"1 1:1\n\n1 3:1 2:1\n", TSGS_FORMAT_AUTO, 1, TSGS_ERR_PARSE, 3,
+     "token 3 \"2:1\": index 2 is not above the previous index 3"},
+    {"1 1:1 1:2\n", TSGS_FORMAT_AUTO, 1, TSGS_ERR_PARSE, 1,
+     "index 1 is not above the previous index 1"},
+    {"1 10000001:1\n", TSGS_FORMAT_AUTO, 1, TSGS_ERR_PARSE, 1,
+     "token 2 \"10000001:1\": index is larger than 10000000"},
+    {"1 99999999999999999999999:1\n", TSGS_FORMAT_AUTO, 1, TSGS_ERR_PARSE, 1,
+     "index is larger than 10000000"},
+    {"1 2:abc\n", TSGS_FORMAT_AUTO, 1, TSGS_ERR_PARSE, 1,
+     "token 2 \"2:abc\": value is not a number"},
+    {"1 2:\n", TSGS_FORMAT_AUTO, 1, TSGS_ERR_PARSE, 1,
+     "token 2 \"2:\": value is not a number"},
+    {"1 2:1.5x\n", TSGS_FORMAT_AUTO, 1, TSGS_ERR_PARSE, 1,
+     "value is not a number"},
+    {"1 2:1e\n", TSGS_FORMAT_AUTO, 1, TSGS_ERR_PARSE, 1,
+     "value is not a number"},
+    {"1 1:1\n1 2:nan\n", TSGS_FORMAT_AUTO, 1, TSGS_ERR_DATA, 2,
+     "token 2 \"2:nan\": value is NaN or infinite"},
+    {"1 2:-Inf\n", TSGS_FORMAT_AUTO, 1, TSGS_ERR_DATA, 1,
+     "value is NaN or infinite"},
+    {"1 2:1e39\n", TSGS_FORMAT_AUTO, 1, TSGS_ERR_DATA, 1,
+     "token 2 \"2:1e39\": value is out of range for a float"},
+    {"NaN 1:1\n", TSGS_FORMAT_LIBSVM, 1, TSGS_ERR_DATA, 1,
+     "token 1 \"NaN\": label is NaN or infinite"},
+    {"1e999 1:1\n", TSGS_FORMAT_LIBSVM, 1, TSGS_ERR_DATA, 1,
+     "label is out of range"},
+    {"yes 1:1\n", TSGS_FORMAT_AUTO, 1, TSGS_ERR_PARSE, 1,
+     "token 1 \"yes\": label is not a number"},
+    {"1 1:1\n2:1 3:1\n", TSGS_FORMAT_AUTO, 1, TSGS_ERR_PARSE, 2,
+     "token 1 \"2:1\": missing label"},
+    {"1 1:1 2\n", TSGS_FORMAT_AUTO, 1, TSGS_ERR_PARSE, 1,
+     "token 3 \"2\": expected index:value"},
+    {"1,2,3\n4,5\n", TSGS_FORMAT_AUTO, 1, TSGS_ERR_PARSE, 2,
+     "fewer columns than the first data row (3)"},
+    {"1,2\r\n3,4,5\r\n", TSGS_FORMAT_AUTO, 1, TSGS_ERR_PARSE, 2,
+     "more columns than the first data row (2)"},
+    {"1,2\n3,x\n", TSGS_FORMAT_CSV, 1, TSGS_ERR_PARSE, 2,
+     "column 2 \"x\": value is not a number"},
+    {"1,2\n,4\n", TSGS_FORMAT_CSV, 1, TSGS_ERR_PARSE, 2,
+     "column 1: missing label"},
+    {"1,2\n5,\n", TSGS_FORMAT_CSV, 1, TSGS_ERR_PARSE, 2,
+     "column 2: empty value"},
+    {"1,2\nnan,3\n", TSGS_FORMAT_CSV, 1, TSGS_ERR_DATA, 2,
+     "column 1 \"nan\": label is NaN or infinite"},
+    {"1,2\n0,inf\n", TSGS_FORMAT_CSV, 1, TSGS_ERR_DATA, 2,
+     "column 2 \"inf\": value is NaN or infinite"},
+    {"1 2 3\n4 5 6 7\n", TSGS_FORMAT_AUTO, 1, TSGS_ERR_PARSE, 2,
+     "more columns than the first data row (3)"},
+    {"\n1,2,3\n", TSGS_FORMAT_CSV, 5, TSGS_ERR_PARAM, 2,
+     "label column 5: the line has only 3 columns"},
+    {"a,b\n", TSGS_FORMAT_CSV, 1, TSGS_ERR_DATA, 0, "no data rows"},
+    {"", TSGS_FORMAT_AUTO, 1, TSGS_ERR_DATA, 0, "no data rows"},
+    {"# nothing\n\n  \n", TSGS_FORMAT_AUTO, 1, TSGS_ERR_DATA, 0,
+     "no data rows"},
+    {"1\n-1\n", TSGS_FORMAT_LIBSVM, 1, TSGS_ERR_DATA, 0, "no features"},
+};
+
+START_TEST(malformed_input_names_file_line_and_cause)
+{
+    tsgs_read_options o = tsgs_read_options_default();
+    o.format = bad[_i].format;
+    o.label_column = bad[_i].label_column;
+    char path[128], name[32];
+    snprintf(name, sizeof name, "bad%d.txt", _i);
+    tsgs_dataset *ds = NULL;
+    tsgs_error err;
+    make_tmp();
+    tsgs_status st = read_text(bad[_i].text, name, &o, &ds, &err, path,
+                               sizeof path);
+    remove_tmp();
+    ck_assert_msg(st == bad[_i].code, "case %d: status %d (%s)", _i, st,
+                  err.message);
+    ck_assert_ptr_null(ds);
+    ck_assert_int_eq(err.code, bad[_i].code);
+    ck_assert_str_eq(err.file, path);
+    ck_assert_int_eq(err.line, bad[_i].line);
+    char prefix[160];
+    if (bad[_i].line > 0)
+        snprintf(prefix, sizeof prefix, "%s:%ld: ", path, bad[_i].line);
+    else
+        snprintf(prefix, sizeof prefix, "%s: ", path);
+    ck_assert_msg(strncmp(err.message, prefix, strlen(prefix)) == 0,
+                  "case %d: \"%s\" does not start with \"%s\"", _i,
+                  err.message, prefix);
+    ck_assert_msg(strstr(err.message, bad[_i].says) != NULL,
+                  "case %d: \"%s\" does not say \"%s\"", _i, err.message,
+                  bad[_i].says);
+}
+END_TEST
+
+START_TEST(bad_options_rejected)
+{
+    tsgs_read_options o = tsgs_read_options_default();
+    tsgs_dataset *ds = NULL;
+    tsgs_error err;
+    o.label_column = -2;
+    ck_assert_int_eq(tsgs_dataset_read(R "basic.svm", &o, &ds, &err),
+                     TSGS_ERR_PARAM);
+    o = tsgs_read_options_default();
+    o.skip_columns = -1;
+    ck_assert_int_eq(tsgs_dataset_read(R "basic.svm", &o, &ds, &err),
+                     TSGS_ERR_PARAM);
+    o = tsgs_read_options_default();
+    o.format = (tsgs_format)7;
+    ck_assert_int_eq(tsgs_dataset_read(R "basic.svm", &o, &ds, &err),
+                     TSGS_ERR_PARAM);
+    /* the label column among the skipped ones */
+    o = tsgs_read_options_default();
+    o.skip_columns = 2;
+    o.label_column = 2;
+    make_tmp();
+    char path[128];
+    ck_assert_int_eq(read_text("1,2,3,4\n", "skip.csv", &o, &ds, &err, path,
+                               sizeof path),
+                     TSGS_ERR_PARAM);
+    remove_tmp();
+    ck_assert_ptr_nonnull(strstr(err.message, "skipped"));
+    ck_assert_ptr_null(ds);
+}
+END_TEST
+
+static tsgs_dataset *text_ok(const char *text, const tsgs_read_options *o)
+{
+    char path[128];
+    tsgs_dataset *ds = NULL;
+    tsgs_error err;
+    make_tmp();
+    tsgs_status st = read_text(text, "ok.txt", o, &ds, &err, path,
+                               sizeof path);
+    remove_tmp();
+    ck_assert_msg(st == TSGS_OK, "%s", err.message);
+    return ds;
+}
+
+START_TEST(csv_header_columns_and_separators)
+{
+    tsgs_read_options o = tsgs_read_options_default();
+    /* header detected, CRLF, spaces around fields, quoted names, label
+     * last, no final newline */
+    o.label_column = -1;
+    tsgs_dataset *ds = text_ok("\"a\", \"b\" ,label\r\n1.5, -2 ,1\r\n"
+                               "\r\n3,4e-1,0\t \r\n-0.25,8,1",
+                               &o);
+    ck_assert_uint_eq(tsgs_dataset_rows(ds), 3);
+    ck_assert_uint_eq(tsgs_dataset_features(ds), 2);
+    ck_assert_float_eq(tsgs_dataset_row(ds, 0)[0], 1.5f);
+    ck_assert_float_eq(tsgs_dataset_row(ds, 0)[1], -2.0f);
+    ck_assert_float_eq(tsgs_dataset_row(ds, 1)[1], 0.4f);
+    ck_assert_float_eq(tsgs_dataset_row(ds, 2)[0], -0.25f);
+    ck_assert_double_eq(tsgs_dataset_label(ds, 0), 1.0);
+    ck_assert_double_eq(tsgs_dataset_label(ds, 1), 0.0);
+    tsgs_dataset_free(ds);
+
+    /* first column label (default), all-numeric first line is data */
+    o = tsgs_read_options_default();
+    ds = text_ok("2,10,20\n1,30,40\n", &o);
+    ck_assert_uint_eq(tsgs_dataset_rows(ds), 2);
+    ck_assert_double_eq(tsgs_dataset_label(ds, 0), 2.0);
+    ck_assert_float_eq(tsgs_dataset_row(ds, 1)[1], 40.0f);
+    tsgs_dataset_free(ds);
+
+    /* header forced on and off */
+    o.header = 1;
+    ds = text_ok("2,10,20\n1,30,40\n", &o);
+    ck_assert_uint_eq(tsgs_dataset_rows(ds), 1);
+    tsgs_dataset_free(ds);
+
+    /* skip an index column, label in file column 2 (the SUSY layout) */
+    o = tsgs_read_options_default();
+    o.skip_columns = 1;
+    o.label_column = 2;
+    ds = text_ok(",clase,0,1\n4782808,1.0,0.5,7\n17,0.0,-1,2\n", &o);
+    ck_assert_uint_eq(tsgs_dataset_rows(ds), 2);
+    ck_assert_uint_eq(tsgs_dataset_features(ds), 2);
+    ck_assert_double_eq(tsgs_dataset_label(ds, 0), 1.0);
+    ck_assert_float_eq(tsgs_dataset_row(ds, 0)[0], 0.5f);
+    ck_assert_float_eq(tsgs_dataset_row(ds, 1)[1], 2.0f);
+    tsgs_dataset_free(ds);
+
+    /* no label column: every row unlabeled; blank-separated columns */
+    o = tsgs_read_options_default();
+    o.label_column = 0;
+    ds = text_ok("1 2\t3\n  4 5 6  \n", &o);
+    ck_assert_uint_eq(tsgs_dataset_rows(ds), 2);
+    ck_assert_uint_eq(tsgs_dataset_features(ds), 3);
+    ck_assert_uint_eq(tsgs_dataset_labeled_count(ds), 0);
+    ck_assert(tsgs_is_unlabeled(tsgs_dataset_label(ds, 1)));
+    ck_assert_float_eq(tsgs_dataset_row(ds, 1)[2], 6.0f);
+    tsgs_dataset_free(ds);
+
+    /* min_features pads CSV rows with zeros too */
+    o = tsgs_read_options_default();
+    o.min_features = 4;
+    ds = text_ok("1,2\n-1,3\n", &o);
+    ck_assert_uint_eq(tsgs_dataset_features(ds), 4);
+    ck_assert_float_eq(tsgs_dataset_row(ds, 1)[0], 3.0f);
+    ck_assert_float_eq(tsgs_dataset_row(ds, 1)[3], 0.0f);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
+START_TEST(format_detection)
+{
+    tsgs_read_options o = tsgs_read_options_default();
+    /* a first row with no features does not make it CSV */
+    tsgs_dataset *ds = text_ok("1\n# c\n-1 3:2\n", &o);
+    ck_assert_uint_eq(tsgs_dataset_rows(ds), 2);
+    ck_assert_uint_eq(tsgs_dataset_features(ds), 3);
+    ck_assert_float_eq(tsgs_dataset_row(ds, 1)[2], 2.0f);
+    tsgs_dataset_free(ds);
+    /* forced CSV on blank-separated numbers */
+    o.format = TSGS_FORMAT_CSV;
+    ds = text_ok("1 2\n3 4\n", &o);
+    ck_assert_uint_eq(tsgs_dataset_features(ds), 1);
+    ck_assert_double_eq(tsgs_dataset_label(ds, 1), 3.0);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
+START_TEST(unlabeled_marker_and_min_features)
+{
+    tsgs_read_options o = tsgs_read_options_default();
+    o.has_unlabeled_label = 1;
+    o.unlabeled_label = 0.0; /* SVMlight's transductive rows */
+    o.min_features = 8;
+    tsgs_dataset *ds = read_ok(R "basic.svm", &o);
+    ck_assert_uint_eq(tsgs_dataset_features(ds), 8);
+    ck_assert_uint_eq(tsgs_dataset_labeled_count(ds), 4);
+    ck_assert(tsgs_is_unlabeled(tsgs_dataset_label(ds, 3)));
+    ck_assert_double_eq(tsgs_dataset_label(ds, 4), -1.0);
+    ck_assert_float_eq(tsgs_dataset_row(ds, 4)[4], 3.5f);
+    ck_assert_float_eq(tsgs_dataset_row(ds, 4)[7], 0.0f);
+    tsgs_dataset_free(ds);
+    /* UniverSVM's -3 in a CSV */
+    o = tsgs_read_options_default();
+    o.has_unlabeled_label = 1;
+    o.unlabeled_label = -3;
+    ds = text_ok("1,0\n-3,1\n-3.0,2\n-1,3\n", &o);
+    ck_assert_uint_eq(tsgs_dataset_labeled_count(ds), 2);
+    ck_assert(tsgs_is_unlabeled(tsgs_dataset_label(ds, 2)));
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
+START_TEST(numbers_exact)
+{
+    tsgs_read_options o = tsgs_read_options_default();
+    tsgs_dataset *ds = text_ok(
+        "1.000000000000000000e+00 1:0.1 2:3.4028234e38 3:1e-45 "
+        "4:0.12345678901234567890123 5:-1.5E+2 6:+7 7:5. 8:00012 "
+        "9:123456789012345678901234567890 10:0.000000000000000000000000000031\n"
+        "0.1 1:1\n"
+        "+1 1:1\n"
+        "-0.0e+00 1:1\n"
+        "123456789012345678901 1:1\n",
+        &o);
+    const float *r = tsgs_dataset_row(ds, 0);
+    ck_assert_float_eq(r[0], 0.1f);
+    ck_assert_float_eq(r[1], FLT_MAX);
+    ck_assert_float_eq(r[2], 1e-45f);
+    ck_assert_float_eq(r[3], 0.12345678901234567890123f);
+    ck_assert_float_eq(r[4], -150.0f);
+    ck_assert_float_eq(r[5], 7.0f);
+    ck_assert_float_eq(r[6], 5.0f);
+    ck_assert_float_eq(r[7], 12.0f);
+    ck_assert_float_eq(r[8], 123456789012345678901234567890.0f);
+    ck_assert_float_eq(r[9], 3.1e-29f);
+    ck_assert_double_eq(tsgs_dataset_label(ds, 0), 1.0);
+    ck_assert_double_eq(tsgs_dataset_label(ds, 1), 0.1); /* exact double */
+    ck_assert_double_eq(tsgs_dataset_label(ds, 2), 1.0);
+    ck_assert_double_eq(tsgs_dataset_label(ds, 3), 0.0);
+    ck_assert_double_eq(tsgs_dataset_label(ds, 4), 123456789012345678901.0);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
+START_TEST(random_floats_round_trip)
+{
+    /* Any finite float printed with 9 digits reads back bit for bit,
+     * denormals and extremes included. */
+    enum { N = 3000 };
+    size_t cap = (size_t)N * 24 + 64;
+    char *text = malloc(cap);
+    float *want = malloc(sizeof(float) * N);
+    ck_assert_ptr_nonnull(text);
+    ck_assert_ptr_nonnull(want);
+    size_t len = 0;
+    uint64_t s = 12345;
+    for (int i = 0; i < N; i++) {
+        s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+        uint32_t bits = (uint32_t)(s >> 32);
+        float f;
+        memcpy(&f, &bits, sizeof f);
+        if (!isfinite(f))
+            f = (float)i;
+        want[i] = f;
+        len += (size_t)snprintf(text + len, cap - len, "%d,%.9g\n", i % 2, f);
+    }
+    tsgs_read_options o = tsgs_read_options_default();
+    tsgs_dataset *ds = text_ok(text, &o);
+    ck_assert_uint_eq(tsgs_dataset_rows(ds), N);
+    for (int i = 0; i < N; i++)
+        ck_assert_msg(memcmp(tsgs_dataset_row(ds, (size_t)i), &want[i],
+                             sizeof(float)) == 0 ||
+                          (want[i] == 0 && tsgs_dataset_row(ds, (size_t)i)[0] == 0),
+                      "row %d: %.9g read as %.9g", i, want[i],
+                      tsgs_dataset_row(ds, (size_t)i)[0]);
+    tsgs_dataset_free(ds);
+    free(text);
+    free(want);
+}
+END_TEST
+
+START_TEST(long_lines_grow_the_buffer)
+{
+    /* One 5 MB line (wider than the first read buffer). */
+    const size_t d = 400000;
+    size_t cap = d * 16 + 64, len = 0;
+    char *text = malloc(cap);
+    ck_assert_ptr_nonnull(text);
+    len += (size_t)snprintf(text, cap, "-1");
+    for (size_t k = 1; k <= d; k++)
+        len += (size_t)snprintf(text + len, cap - len, " %zu:%zu", k, k % 97);
+    snprintf(text + len, cap - len, "\n1 7:1\n");
+    tsgs_read_options o = tsgs_read_options_default();
+    tsgs_dataset *ds = text_ok(text, &o);
+    ck_assert_uint_eq(tsgs_dataset_rows(ds), 2);
+    ck_assert_uint_eq(tsgs_dataset_features(ds), d);
+    ck_assert_float_eq(tsgs_dataset_row(ds, 0)[d - 1], (float)(d % 97));
+    ck_assert_float_eq(tsgs_dataset_row(ds, 1)[6], 1.0f);
+    ck_assert_float_eq(tsgs_dataset_row(ds, 1)[7], 0.0f);
+    tsgs_dataset_free(ds);
+    free(text);
+}
+END_TEST
+
+/* ------------------------------------------------------- real samples */
+
+static void count_labels(const tsgs_dataset *ds, double a, size_t na,
+                         double b, size_t nb)
+{
+    size_t ca = 0, cb = 0;
+    for (size_t i = 0; i < tsgs_dataset_rows(ds); i++) {
+        double y = tsgs_dataset_label(ds, i);
+        ca += y == a;
+        cb += y == b;
+    }
+    ck_assert_uint_eq(ca, na);
+    ck_assert_uint_eq(cb, nb);
+}
+
+START_TEST(real_cod_rna_full)
+{
+    tsgs_dataset *ds = read_ok("data/real/cod-rna.txt.xz", NULL);
+    ck_assert_uint_eq(tsgs_dataset_rows(ds), 59535);
+    ck_assert_uint_eq(tsgs_dataset_features(ds), 8);
+    count_labels(ds, -1, 39690, 1, 19845);
+    ck_assert_float_eq(tsgs_dataset_row(ds, 0)[0], -766.0f);
+    ck_assert_float_eq(tsgs_dataset_row(ds, 0)[1], 128.0f);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
+START_TEST(real_ijcnn1_sample)
+{
+    /* labels written -1.0 / 1.0, bzip2 as the source ships it */
+    tsgs_dataset *ds = read_ok(R "real/ijcnn1_300.svm.bz2", NULL);
+    ck_assert_uint_eq(tsgs_dataset_rows(ds), 300);
+    ck_assert_uint_eq(tsgs_dataset_features(ds), 22);
+    count_labels(ds, -1, 295, 1, 5);
+    /* -1.0 6:1 11:-0.731854 12:0.173431 13:0.0 14:0.00027 ... */
+    const float *r = tsgs_dataset_row(ds, 0);
+    ck_assert_float_eq(r[5], 1.0f);
+    ck_assert_float_eq(r[10], -0.731854f);
+    ck_assert_float_eq(r[13], 0.00027f);
+    ck_assert_float_eq(r[0], 0.0f);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
+START_TEST(real_w8a_sample)
+{
+    /* +1 labels, trailing spaces, a final empty line */
+    tsgs_read_options o = tsgs_read_options_default();
+    o.min_features = 300; /* the sample's largest index is 299 */
+    tsgs_dataset *ds = read_ok(R "real/w8a_300.svm.xz", &o);
+    ck_assert_uint_eq(tsgs_dataset_rows(ds), 299);
+    ck_assert_uint_eq(tsgs_dataset_features(ds), 300);
+    count_labels(ds, -1, 249, 1, 50);
+    /* line 101: +1 185:1 196:1 205:1 245:1 290:1 291:1 295:1 */
+    const float *r = tsgs_dataset_row(ds, 100);
+    ck_assert_double_eq(tsgs_dataset_label(ds, 100), 1.0);
+    ck_assert_float_eq(r[184], 1.0f);
+    ck_assert_float_eq(r[294], 1.0f);
+    ck_assert_float_eq(r[183], 0.0f);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
+START_TEST(real_skin_sample)
+{
+    /* CRLF, header r,g,b,skin, labels 1 / 2 last, no final newline */
+    tsgs_read_options o = tsgs_read_options_default();
+    o.format = TSGS_FORMAT_CSV;
+    o.label_column = -1;
+    tsgs_dataset *ds = read_ok(R "real/skin_301.csv.xz", &o);
+    ck_assert_uint_eq(tsgs_dataset_rows(ds), 300);
+    ck_assert_uint_eq(tsgs_dataset_features(ds), 3);
+    count_labels(ds, 1, 150, 2, 150);
+    ck_assert_float_eq(tsgs_dataset_row(ds, 0)[0], 74.0f);
+    ck_assert_float_eq(tsgs_dataset_row(ds, 0)[2], 123.0f);
+    ck_assert_float_eq(tsgs_dataset_row(ds, 299)[0], 255.0f); /* last line */
+    ck_assert_double_eq(tsgs_dataset_label(ds, 299), 2.0);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
+START_TEST(real_higgs_samples)
+{
+    tsgs_read_options o = tsgs_read_options_default();
+    o.label_column = -1; /* this copy moved the label last */
+    tsgs_dataset *ds = read_ok(R "real/higgs_301.csv.gz", &o);
+    ck_assert_uint_eq(tsgs_dataset_rows(ds), 300);
+    ck_assert_uint_eq(tsgs_dataset_features(ds), 28);
+    count_labels(ds, 0, 143, 1, 157);
+    ck_assert_float_eq(tsgs_dataset_row(ds, 0)[0], 0.34186098f);
+    ck_assert_float_eq(tsgs_dataset_row(ds, 0)[1], -1.313937902f);
+    ck_assert_float_eq(tsgs_dataset_row(ds, 0)[27], 0.770485938f);
+    tsgs_dataset_free(ds);
+    /* UCI layout: label first, %.18e numbers, no header */
+    o = tsgs_read_options_default();
+    ds = read_ok(R "real/higgs_uci_300.csv.bz2", &o);
+    ck_assert_uint_eq(tsgs_dataset_rows(ds), 300);
+    ck_assert_uint_eq(tsgs_dataset_features(ds), 28);
+    count_labels(ds, 0, 153, 1, 147);
+    ck_assert_float_eq(tsgs_dataset_row(ds, 0)[0], 6.238780021667480469e-01f);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
+START_TEST(real_susy_sample)
+{
+    tsgs_read_options o = tsgs_read_options_default();
+    o.skip_columns = 1; /* the UCI row index */
+    o.label_column = 2;
+    tsgs_dataset *ds = read_ok(R "real/susy_301.csv.xz", &o);
+    ck_assert_uint_eq(tsgs_dataset_rows(ds), 300);
+    ck_assert_uint_eq(tsgs_dataset_features(ds), 18);
+    count_labels(ds, 0, 175, 1, 125);
+    ck_assert_float_eq(tsgs_dataset_row(ds, 0)[0], 0.5147738456726073f);
+    ck_assert_float_eq(tsgs_dataset_row(ds, 0)[1], 1.0648096799850464f);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
+Suite *reader_suite(void)
+{
+    Suite *s = suite_create("reader");
+    TCase *tc = tcase_create("libsvm");
+    tcase_add_test(tc, libsvm_quirks_exact);
+    tcase_add_test(tc, unlabeled_marker_and_min_features);
+    tcase_add_test(tc, numbers_exact);
+    tcase_add_test(tc, random_floats_round_trip);
+    tcase_add_test(tc, long_lines_grow_the_buffer);
+    tcase_add_test(tc, format_detection);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("csv");
+    tcase_add_test(tc, csv_header_columns_and_separators);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("compressed");
+    tcase_add_loop_test(tc, compressed_same_as_plain, 0, 3);
+    tcase_add_loop_test(tc, concatenated_members_all_read, 0, 3);
+    tcase_add_loop_test(tc, truncated_or_corrupt_archives_fail, 0,
+                        (int)(sizeof broken / sizeof broken[0]));
+    tcase_add_test(tc, half_archive_fails_after_the_lines_it_had);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("errors");
+    tcase_add_loop_test(tc, malformed_input_names_file_line_and_cause, 0,
+                        (int)(sizeof bad / sizeof bad[0]));
+    tcase_add_test(tc, empty_and_missing_files);
+    tcase_add_test(tc, bad_options_rejected);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("real");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, real_cod_rna_full);
+    tcase_add_test(tc, real_ijcnn1_sample);
+    tcase_add_test(tc, real_w8a_sample);
+    tcase_add_test(tc, real_skin_sample);
+    tcase_add_test(tc, real_higgs_samples);
+    tcase_add_test(tc, real_susy_sample);
+    suite_add_tcase(s, tc);
+    return s;
+}
