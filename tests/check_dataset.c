@@ -1,0 +1,313 @@
+/* Datasets: copies and accessors, appending unlabeled rows (with zero
+ * padding either way), and stratified, seeded label subsampling. */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+START_TEST(from_dense_copies_and_accessors)
+{
+    float x[6] = {1, 2, 3, 4, 5, 6};
+    double y[3] = {1, TSGS_UNLABELED, 2};
+    tsgs_dataset *ds = NULL;
+    tsgs_error err;
+    ck_assert_int_eq(tsgs_dataset_from_dense(3, 2, x, y, &ds, &err), TSGS_OK);
+    x[0] = 99; /* a copy, not a view */
+    ck_assert_uint_eq(tsgs_dataset_rows(ds), 3);
+    ck_assert_uint_eq(tsgs_dataset_features(ds), 2);
+    ck_assert_float_eq(tsgs_dataset_row(ds, 0)[0], 1.0f);
+    ck_assert_float_eq(tsgs_dataset_row(ds, 2)[1], 6.0f);
+    ck_assert_double_eq(tsgs_dataset_label(ds, 2), 2.0);
+    ck_assert(tsgs_is_unlabeled(tsgs_dataset_label(ds, 1)));
+    ck_assert(!tsgs_is_unlabeled(0.0));
+    ck_assert_uint_eq(tsgs_dataset_labeled_count(ds), 2);
+    ck_assert_ptr_null(tsgs_dataset_row(ds, 3));
+    ck_assert(tsgs_is_unlabeled(tsgs_dataset_label(ds, 3)));
+    tsgs_dataset_free(ds);
+
+    /* no labels at all */
+    ck_assert_int_eq(tsgs_dataset_from_dense(3, 2, x, NULL, &ds, &err), TSGS_OK);
+    ck_assert_uint_eq(tsgs_dataset_labeled_count(ds), 0);
+    tsgs_dataset_free(ds);
+    tsgs_dataset_free(NULL);
+
+    /* an empty dataset is fine; a missing x for rows is not */
+    ck_assert_int_eq(tsgs_dataset_from_dense(0, 4, NULL, NULL, &ds, &err),
+                     TSGS_OK);
+    ck_assert_uint_eq(tsgs_dataset_rows(ds), 0);
+    tsgs_dataset_free(ds);
+    ds = NULL;
+    ck_assert_int_eq(tsgs_dataset_from_dense(2, 2, NULL, NULL, &ds, &err),
+                     TSGS_ERR_PARAM);
+    ck_assert_ptr_null(ds);
+    ck_assert_int_eq(tsgs_dataset_from_dense(SIZE_MAX / 2, 4, x, NULL, &ds,
+                                             &err),
+                     TSGS_ERR_NOMEM);
+    ck_assert_ptr_null(ds);
+}
+END_TEST
+
+START_TEST(internal_new_is_empty)
+{
+    tsgs_dataset *ds = NULL;
+    ck_assert_int_eq(tsgs__dataset_new(5, 10, &ds, NULL), TSGS_OK);
+    ck_assert_uint_eq(ds->n, 0);
+    ck_assert_uint_eq(ds->d, 5);
+    ck_assert_uint_ge(ds->cap, 10);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
+static tsgs_dataset *make(size_t n, size_t d, float base, double label)
+{
+    float *x = malloc(sizeof(float) * (n && d ? n * d : 1));
+    double *y = malloc(sizeof(double) * (n ? n : 1));
+    for (size_t i = 0; i < n * d; i++)
+        x[i] = base + (float)i;
+    for (size_t i = 0; i < n; i++)
+        y[i] = label;
+    tsgs_dataset *ds = NULL;
+    ck_assert_int_eq(tsgs_dataset_from_dense(n, d, x, y, &ds, NULL), TSGS_OK);
+    free(x);
+    free(y);
+    return ds;
+}
+
+START_TEST(append_pads_narrower_source)
+{
+    tsgs_dataset *a = make(2, 3, 0, 1.0), *b = make(2, 2, 100, 7.0);
+    tsgs_error err;
+    ck_assert_int_eq(tsgs_dataset_append_unlabeled(a, b, &err), TSGS_OK);
+    ck_assert_uint_eq(tsgs_dataset_rows(a), 4);
+    ck_assert_uint_eq(tsgs_dataset_features(a), 3);
+    ck_assert_uint_eq(tsgs_dataset_labeled_count(a), 2);
+    ck_assert_double_eq(tsgs_dataset_label(a, 1), 1.0);
+    ck_assert(tsgs_is_unlabeled(tsgs_dataset_label(a, 2)));
+    ck_assert(tsgs_is_unlabeled(tsgs_dataset_label(a, 3)));
+    const float *r = tsgs_dataset_row(a, 3);
+    ck_assert_float_eq(r[0], 102.0f);
+    ck_assert_float_eq(r[1], 103.0f);
+    ck_assert_float_eq(r[2], 0.0f);
+    ck_assert_float_eq(tsgs_dataset_row(a, 1)[2], 5.0f);
+    /* the source is untouched */
+    ck_assert_uint_eq(tsgs_dataset_rows(b), 2);
+    ck_assert_double_eq(tsgs_dataset_label(b, 0), 7.0);
+    tsgs_dataset_free(a);
+    tsgs_dataset_free(b);
+}
+END_TEST
+
+START_TEST(append_widens_destination)
+{
+    tsgs_dataset *a = make(2, 2, 0, -1.0), *b = make(1, 4, 50, 1.0);
+    ck_assert_int_eq(tsgs_dataset_append_unlabeled(a, b, NULL), TSGS_OK);
+    ck_assert_uint_eq(tsgs_dataset_rows(a), 3);
+    ck_assert_uint_eq(tsgs_dataset_features(a), 4);
+    static const float want[3][4] = {{0, 1, 0, 0}, {2, 3, 0, 0},
+                                     {50, 51, 52, 53}};
+    for (size_t i = 0; i < 3; i++)
+        for (size_t k = 0; k < 4; k++)
+            ck_assert_float_eq(tsgs_dataset_row(a, i)[k], want[i][k]);
+    ck_assert_double_eq(tsgs_dataset_label(a, 0), -1.0);
+    ck_assert(tsgs_is_unlabeled(tsgs_dataset_label(a, 2)));
+    tsgs_dataset_free(a);
+    tsgs_dataset_free(b);
+}
+END_TEST
+
+START_TEST(append_to_itself_and_repeatedly)
+{
+    tsgs_dataset *a = make(3, 2, 0, 1.0);
+    ck_assert_int_eq(tsgs_dataset_append_unlabeled(a, a, NULL), TSGS_OK);
+    ck_assert_uint_eq(tsgs_dataset_rows(a), 6);
+    for (size_t i = 0; i < 3; i++)
+        ck_assert_int_eq(memcmp(tsgs_dataset_row(a, i),
+                                tsgs_dataset_row(a, i + 3), 2 * sizeof(float)),
+                         0);
+    ck_assert_uint_eq(tsgs_dataset_labeled_count(a), 3);
+    tsgs_dataset *b = make(1, 2, 9, 1.0);
+    for (int k = 0; k < 100; k++)
+        ck_assert_int_eq(tsgs_dataset_append_unlabeled(a, b, NULL), TSGS_OK);
+    ck_assert_uint_eq(tsgs_dataset_rows(a), 106);
+    ck_assert_float_eq(tsgs_dataset_row(a, 105)[1], 10.0f);
+    ck_assert_int_eq(tsgs_dataset_append_unlabeled(a, NULL, NULL),
+                     TSGS_ERR_PARAM);
+    tsgs_dataset_free(a);
+    tsgs_dataset_free(b);
+}
+END_TEST
+
+/* n rows; labels by class sizes (label value = class index + 1, scaled
+ * by `mult` to check labels stay raw), rows interleaved; some unlabeled. */
+static tsgs_dataset *classes(const size_t *sizes, size_t k, size_t n_unl,
+                             double mult)
+{
+    size_t n = n_unl;
+    for (size_t c = 0; c < k; c++)
+        n += sizes[c];
+    float *x = malloc(sizeof(float) * n);
+    double *y = malloc(sizeof(double) * n);
+    size_t left[16];
+    memcpy(left, sizes, sizeof(size_t) * k);
+    size_t i = 0, c = 0;
+    while (i < n) {
+        x[i] = (float)i;
+        if (i % 7 == 3 && n_unl) {
+            y[i++] = TSGS_UNLABELED;
+            n_unl--;
+            continue;
+        }
+        for (size_t t = 0; t < k && left[c] == 0; t++)
+            c = (c + 1) % k;
+        if (left[c] == 0) { /* only unlabeled rows remain */
+            y[i++] = TSGS_UNLABELED;
+            continue;
+        }
+        left[c]--;
+        y[i++] = (double)(c + 1) * mult;
+        c = (c + 1) % k;
+    }
+    tsgs_dataset *ds = NULL;
+    ck_assert_int_eq(tsgs_dataset_from_dense(n, 1, x, y, &ds, NULL), TSGS_OK);
+    free(x);
+    free(y);
+    return ds;
+}
+
+static size_t count_label(const tsgs_dataset *ds, double label)
+{
+    size_t c = 0;
+    for (size_t i = 0; i < tsgs_dataset_rows(ds); i++)
+        c += tsgs_dataset_label(ds, i) == label;
+    return c;
+}
+
+START_TEST(keep_labels_stratified)
+{
+    size_t sizes[2] = {30, 70};
+    tsgs_dataset *ds = classes(sizes, 2, 25, -1.5);
+    tsgs_dataset *orig = classes(sizes, 2, 25, -1.5);
+    ck_assert_uint_eq(tsgs_dataset_labeled_count(ds), 100);
+    ck_assert_int_eq(tsgs_dataset_keep_labels(ds, 10, 42, NULL), TSGS_OK);
+    ck_assert_uint_eq(tsgs_dataset_labeled_count(ds), 10);
+    ck_assert_uint_eq(count_label(ds, -1.5), 3);
+    ck_assert_uint_eq(count_label(ds, -3.0), 7);
+    /* kept rows keep their raw label; rows unlabeled before stay so */
+    for (size_t i = 0; i < tsgs_dataset_rows(ds); i++) {
+        double y = tsgs_dataset_label(ds, i), y0 = tsgs_dataset_label(orig, i);
+        if (!tsgs_is_unlabeled(y))
+            ck_assert_double_eq(y, y0);
+        if (tsgs_is_unlabeled(y0))
+            ck_assert(tsgs_is_unlabeled(y));
+        ck_assert_float_eq(tsgs_dataset_row(ds, i)[0],
+                           tsgs_dataset_row(orig, i)[0]);
+    }
+    tsgs_dataset_free(ds);
+    tsgs_dataset_free(orig);
+}
+END_TEST
+
+START_TEST(keep_labels_deterministic_by_seed)
+{
+    size_t sizes[2] = {400, 600};
+    tsgs_dataset *a = classes(sizes, 2, 0, 1), *b = classes(sizes, 2, 0, 1),
+                 *c = classes(sizes, 2, 0, 1);
+    ck_assert_int_eq(tsgs_dataset_keep_labels(a, 50, 7, NULL), TSGS_OK);
+    ck_assert_int_eq(tsgs_dataset_keep_labels(b, 50, 7, NULL), TSGS_OK);
+    ck_assert_int_eq(tsgs_dataset_keep_labels(c, 50, 8, NULL), TSGS_OK);
+    size_t same_ab = 0, same_ac = 0, first = 0;
+    for (size_t i = 0; i < 1000; i++) {
+        int ka = !tsgs_is_unlabeled(tsgs_dataset_label(a, i));
+        int kb = !tsgs_is_unlabeled(tsgs_dataset_label(b, i));
+        int kc = !tsgs_is_unlabeled(tsgs_dataset_label(c, i));
+        same_ab += ka == kb;
+        same_ac += ka && kc;
+        first += ka && i < 100;
+    }
+    ck_assert_uint_eq(same_ab, 1000);  /* same seed, same rows */
+    ck_assert_uint_lt(same_ac, 20);    /* another seed, other rows */
+    ck_assert_uint_lt(first, 20);      /* spread, not the first rows */
+    ck_assert_uint_eq(count_label(a, 1.0), 20);
+    ck_assert_uint_eq(count_label(a, 2.0), 30);
+    tsgs_dataset_free(a);
+    tsgs_dataset_free(b);
+    tsgs_dataset_free(c);
+}
+END_TEST
+
+START_TEST(keep_labels_at_least_one_per_class)
+{
+    /* 98 / 1 / 1: rounding gives 3 / 0 / 0; each class still gets one */
+    size_t sizes[3] = {98, 1, 1};
+    tsgs_dataset *ds = classes(sizes, 3, 0, 1);
+    ck_assert_int_eq(tsgs_dataset_keep_labels(ds, 3, 1, NULL), TSGS_OK);
+    ck_assert_uint_eq(count_label(ds, 1.0), 1);
+    ck_assert_uint_eq(count_label(ds, 2.0), 1);
+    ck_assert_uint_eq(count_label(ds, 3.0), 1);
+    tsgs_dataset_free(ds);
+    /* fewer to keep than classes: the total is still exact */
+    ds = classes(sizes, 3, 0, 1);
+    ck_assert_int_eq(tsgs_dataset_keep_labels(ds, 2, 1, NULL), TSGS_OK);
+    ck_assert_uint_eq(tsgs_dataset_labeled_count(ds), 2);
+    tsgs_dataset_free(ds);
+    /* totals are exact for every n_keep, with every class present */
+    size_t sz[4] = {13, 29, 5, 53};
+    for (size_t keep = 4; keep <= 100; keep++) {
+        ds = classes(sz, 4, 0, 1);
+        ck_assert_int_eq(tsgs_dataset_keep_labels(ds, keep, keep, NULL),
+                         TSGS_OK);
+        ck_assert_uint_eq(tsgs_dataset_labeled_count(ds), keep);
+        for (int c = 1; c <= 4; c++) {
+            size_t got = count_label(ds, c);
+            double ideal = (double)keep * (double)sz[c - 1] / 100.0;
+            ck_assert_uint_ge(got, 1);
+            ck_assert_double_le(fabs((double)got - ideal), 2.0);
+        }
+        tsgs_dataset_free(ds);
+    }
+    /* keeping all of them keeps all */
+    ds = classes(sz, 4, 10, 1);
+    ck_assert_int_eq(tsgs_dataset_keep_labels(ds, 100, 3, NULL), TSGS_OK);
+    ck_assert_uint_eq(tsgs_dataset_labeled_count(ds), 100);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
+START_TEST(keep_labels_rejects_bad_counts)
+{
+    size_t sizes[2] = {5, 5};
+    tsgs_dataset *ds = classes(sizes, 2, 3, 1);
+    tsgs_error err;
+    ck_assert_int_eq(tsgs_dataset_keep_labels(ds, 0, 1, &err), TSGS_ERR_PARAM);
+    ck_assert_int_eq(tsgs_dataset_keep_labels(ds, 11, 1, &err),
+                     TSGS_ERR_PARAM);
+    ck_assert_ptr_nonnull(strstr(err.message, "11"));
+    ck_assert_uint_eq(tsgs_dataset_labeled_count(ds), 10); /* untouched */
+    ck_assert_int_eq(tsgs_dataset_keep_labels(NULL, 1, 1, &err),
+                     TSGS_ERR_PARAM);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
+Suite *dataset_suite(void)
+{
+    Suite *s = suite_create("dataset");
+    TCase *tc = tcase_create("basics");
+    tcase_add_test(tc, from_dense_copies_and_accessors);
+    tcase_add_test(tc, internal_new_is_empty);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("append");
+    tcase_add_test(tc, append_pads_narrower_source);
+    tcase_add_test(tc, append_widens_destination);
+    tcase_add_test(tc, append_to_itself_and_repeatedly);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("keep_labels");
+    tcase_add_test(tc, keep_labels_stratified);
+    tcase_add_test(tc, keep_labels_deterministic_by_seed);
+    tcase_add_test(tc, keep_labels_at_least_one_per_class);
+    tcase_add_test(tc, keep_labels_rejects_bad_counts);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -1,0 +1,209 @@
+/* Scaling: z-score gives mean 0 / std 1 and min-max gives [-1, 1] per
+ * column over every row (labeled or not); constant columns map to 0
+ * without dividing by zero; narrower rows are padded before scaling. */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* n x d seeded values with very different scales per column; half the
+ * rows unlabeled; column `flat` constant. */
+static tsgs_dataset *data(size_t n, size_t d, size_t flat)
+{
+    float *x = malloc(sizeof(float) * n * d);
+    double *y = malloc(sizeof(double) * n);
+    uint64_t s = 99;
+    for (size_t i = 0; i < n; i++) {
+        for (size_t k = 0; k < d; k++) {
+            s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+            double u = (double)(s >> 11) / 9007199254740992.0;
+            x[i * d + k] = k == flat ? 3.25f
+                                     : (float)((u - 0.3) * pow(10.0, (double)k - 1) + 1000.0 * (double)k);
+        }
+        y[i] = i % 2 ? TSGS_UNLABELED : (i % 4 ? 1.0 : -1.0);
+    }
+    tsgs_dataset *ds = NULL;
+    ck_assert_int_eq(tsgs_dataset_from_dense(n, d, x, y, &ds, NULL), TSGS_OK);
+    free(x);
+    free(y);
+    return ds;
+}
+
+static void scaled_columns(const tsgs__scaler *sc, const tsgs_dataset *ds,
+                           double *mean, double *sd, double *lo, double *hi)
+{
+    size_t n = tsgs_dataset_rows(ds), d = tsgs_dataset_features(ds);
+    float *out = malloc(sizeof(float) * d);
+    for (size_t k = 0; k < d; k++) {
+        mean[k] = sd[k] = 0;
+        lo[k] = INFINITY;
+        hi[k] = -INFINITY;
+    }
+    for (size_t i = 0; i < n; i++) {
+        tsgs__scaler_apply(sc, tsgs_dataset_row(ds, i), d, out);
+        for (size_t k = 0; k < d; k++) {
+            mean[k] += out[k];
+            lo[k] = fmin(lo[k], out[k]);
+            hi[k] = fmax(hi[k], out[k]);
+        }
+    }
+    for (size_t k = 0; k < d; k++)
+        mean[k] /= (double)n;
+    for (size_t i = 0; i < n; i++) {
+        tsgs__scaler_apply(sc, tsgs_dataset_row(ds, i), d, out);
+        for (size_t k = 0; k < d; k++)
+            sd[k] += (out[k] - mean[k]) * (out[k] - mean[k]);
+    }
+    for (size_t k = 0; k < d; k++)
+        sd[k] = sqrt(sd[k] / (double)n);
+    free(out);
+}
+
+START_TEST(zscore_mean_zero_std_one)
+{
+    const size_t d = 6, flat = 4;
+    tsgs_dataset *ds = data(1001, d, flat);
+    tsgs__scaler sc;
+    ck_assert_int_eq(tsgs__scaler_fit(ds, TSGS_SCALE_ZSCORE, &sc, NULL), TSGS_OK);
+    ck_assert_int_eq(sc.kind, TSGS_SCALE_ZSCORE);
+    ck_assert_uint_eq(sc.d, d);
+    double mean[6], sd[6], lo[6], hi[6];
+    scaled_columns(&sc, ds, mean, sd, lo, hi);
+    for (size_t k = 0; k < d; k++) {
+        ck_assert(isfinite(sc.mul[k]));
+        if (k == flat) {
+            ck_assert_double_eq(sc.mul[k], 1.0);
+            ck_assert_double_eq(lo[k], 0.0);
+            ck_assert_double_eq(hi[k], 0.0);
+            continue;
+        }
+        ck_assert_double_eq_tol(mean[k], 0.0, 1e-4);
+        ck_assert_double_eq_tol(sd[k], 1.0, 1e-4);
+    }
+    tsgs__scaler_clear(&sc);
+    tsgs__scaler_clear(&sc); /* twice is fine */
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
+START_TEST(minmax_to_minus_one_one)
+{
+    const size_t d = 6, flat = 0;
+    tsgs_dataset *ds = data(777, d, flat);
+    tsgs__scaler sc;
+    ck_assert_int_eq(tsgs__scaler_fit(ds, TSGS_SCALE_MINMAX, &sc, NULL), TSGS_OK);
+    double mean[6], sd[6], lo[6], hi[6];
+    scaled_columns(&sc, ds, mean, sd, lo, hi);
+    ck_assert_double_eq(lo[flat], 0.0);
+    ck_assert_double_eq(hi[flat], 0.0);
+    for (size_t k = 1; k < d; k++) {
+        ck_assert_double_eq_tol(lo[k], -1.0, 1e-5);
+        ck_assert_double_eq_tol(hi[k], 1.0, 1e-5);
+        ck_assert_double_ge(lo[k], -1.0 - 1e-6);
+        ck_assert_double_le(hi[k], 1.0 + 1e-6);
+    }
+    tsgs__scaler_clear(&sc);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
+START_TEST(fit_uses_unlabeled_rows_too)
+{
+    /* one labeled row at 0, three unlabeled at 4: mean 3, not 0 */
+    float x[4] = {0, 4, 4, 4};
+    double y[4] = {1, TSGS_UNLABELED, TSGS_UNLABELED, TSGS_UNLABELED};
+    tsgs_dataset *ds = NULL;
+    ck_assert_int_eq(tsgs_dataset_from_dense(4, 1, x, y, &ds, NULL), TSGS_OK);
+    tsgs__scaler sc;
+    ck_assert_int_eq(tsgs__scaler_fit(ds, TSGS_SCALE_ZSCORE, &sc, NULL), TSGS_OK);
+    ck_assert_double_eq(sc.shift[0], 3.0);
+    ck_assert_double_eq_tol(sc.mul[0], 1.0 / sqrt(3.0), 1e-15);
+    tsgs__scaler_clear(&sc);
+    ck_assert_int_eq(tsgs__scaler_fit(ds, TSGS_SCALE_MINMAX, &sc, NULL), TSGS_OK);
+    ck_assert_double_eq(sc.shift[0], 2.0);
+    ck_assert_double_eq(sc.mul[0], 0.5);
+    tsgs__scaler_clear(&sc);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
+START_TEST(constant_and_single_row_safe)
+{
+    float x[3] = {-7.5f, 0.0f, 1e30f};
+    tsgs_dataset *ds = NULL;
+    ck_assert_int_eq(tsgs_dataset_from_dense(1, 3, x, NULL, &ds, NULL), TSGS_OK);
+    for (int kind = TSGS_SCALE_ZSCORE; kind <= TSGS_SCALE_MINMAX; kind++) {
+        tsgs__scaler sc;
+        ck_assert_int_eq(tsgs__scaler_fit(ds, (tsgs_scaling)kind, &sc, NULL),
+                         TSGS_OK);
+        float out[3];
+        tsgs__scaler_apply(&sc, x, 3, out);
+        for (int k = 0; k < 3; k++) {
+            ck_assert_double_eq(sc.mul[k], 1.0);
+            ck_assert_float_eq(out[k], 0.0f);
+        }
+        tsgs__scaler_clear(&sc);
+    }
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
+START_TEST(apply_pads_and_none_copies)
+{
+    float x[4] = {1, 10, 3, 30};
+    tsgs_dataset *ds = NULL;
+    ck_assert_int_eq(tsgs_dataset_from_dense(2, 2, x, NULL, &ds, NULL), TSGS_OK);
+    tsgs__scaler sc;
+    ck_assert_int_eq(tsgs__scaler_fit(ds, TSGS_SCALE_MINMAX, &sc, NULL), TSGS_OK);
+    /* shift (2, 20), mul (1, 0.1) */
+    float row[1] = {3}, out[2];
+    tsgs__scaler_apply(&sc, row, 1, out);
+    ck_assert_float_eq(out[0], 1.0f);
+    ck_assert_float_eq(out[1], -2.0f); /* the missing 0, scaled */
+    tsgs__scaler_clear(&sc);
+
+    ck_assert_int_eq(tsgs__scaler_fit(ds, TSGS_SCALE_NONE, &sc, NULL), TSGS_OK);
+    ck_assert_uint_eq(sc.d, 2);
+    tsgs__scaler_apply(&sc, row, 1, out);
+    ck_assert_float_eq(out[0], 3.0f);
+    ck_assert_float_eq(out[1], 0.0f);
+    tsgs__scaler_apply(&sc, x + 2, 2, out);
+    ck_assert_float_eq(out[0], 3.0f);
+    ck_assert_float_eq(out[1], 30.0f);
+    tsgs__scaler_clear(&sc);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
+START_TEST(non_finite_rejected_output_untouched)
+{
+    float x[4] = {1, 2, NAN, 4};
+    tsgs_dataset *ds = NULL;
+    ck_assert_int_eq(tsgs_dataset_from_dense(2, 2, x, NULL, &ds, NULL), TSGS_OK);
+    tsgs__scaler sc;
+    memset(&sc, 0xab, sizeof sc);
+    tsgs__scaler before = sc;
+    tsgs_error err;
+    ck_assert_int_eq(tsgs__scaler_fit(ds, TSGS_SCALE_ZSCORE, &sc, &err),
+                     TSGS_ERR_DATA);
+    ck_assert_ptr_nonnull(strstr(err.message, "row 2, feature 1"));
+    ck_assert_int_eq(memcmp(&sc, &before, sizeof sc), 0);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
+Suite *scaler_suite(void)
+{
+    Suite *s = suite_create("scaler");
+    TCase *tc = tcase_create("scaler");
+    tcase_add_test(tc, zscore_mean_zero_std_one);
+    tcase_add_test(tc, minmax_to_minus_one_one);
+    tcase_add_test(tc, fit_uses_unlabeled_rows_too);
+    tcase_add_test(tc, constant_and_single_row_safe);
+    tcase_add_test(tc, apply_pads_and_none_copies);
+    tcase_add_test(tc, non_finite_rejected_output_untouched);
+    suite_add_tcase(s, tc);
+    return s;
+}
