@@ -74,7 +74,7 @@ void tsgs__bind_threads(int threads, tsgs_bind policy,
 /* ------------------------------------------------------- core: rng.c */
 
 #define TSGS__PI 3.14159265358979323846
-#define TSGS__LANES 8 /* directions per packed group in the kernel */
+#define TSGS__LANES 16 /* directions per packed group in the kernel */
 
 typedef struct { uint32_t v[4]; } tsgs__u32x4;
 
@@ -149,6 +149,8 @@ void tsgs__eval_features(size_t d, const float *panel, const float *phase,
 /* cos and sin of 8 floats at a time, as the kernel computes them (exposed
  * for tests). */
 void tsgs__sincos_f(const float *x, size_t n, float *s, float *c);
+/* cos alone, as the kernel computes it for COS features. */
+void tsgs__cos_f(const float *x, size_t n, float *c);
 
 /* ------------------------------------------------------- core: loss.c */
 

@@ -13,10 +13,12 @@
 #include <omp.h>
 #endif
 
-typedef float vf8 __attribute__((vector_size(32)));
-typedef float vf4 __attribute__((vector_size(16)));
-typedef int vi8 __attribute__((vector_size(32)));
-typedef double vd4 __attribute__((vector_size(32)));
+/* One vector holds TSGS__LANES (16) floats: one AVX-512 register, two
+ * AVX2 ones; the double sums take half as many lanes per vector. */
+typedef float vf8 __attribute__((vector_size(4 * TSGS__LANES)));
+typedef float vf4 __attribute__((vector_size(2 * TSGS__LANES)));
+typedef int vi8 __attribute__((vector_size(4 * TSGS__LANES)));
+typedef double vd4 __attribute__((vector_size(4 * TSGS__LANES)));
 
 /* One binary, the widest vector unit of the machine it runs on. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
@@ -30,7 +32,7 @@ typedef double vd4 __attribute__((vector_size(32)));
 #define ALWAYS_INLINE static inline __attribute__((always_inline))
 
 #define ROW_TILE 32    /* rows per tile */
-#define GROUP_TILE 32  /* groups of 8 directions per tile (256 directions) */
+#define GROUP_TILE 16  /* groups of 16 directions per tile (256 directions) */
 
 ALWAYS_INLINE vf8 load8(const float *p)
 {
@@ -48,10 +50,10 @@ ALWAYS_INLINE vd4 load4d(const double *p)
 
 ALWAYS_INLINE vf8 splat(float f)
 {
-    return (vf8){f, f, f, f, f, f, f, f};
+    return (vf8){0} + f;
 }
 
-/* sin and cos of 8 floats: reduce by the nearest multiple of pi/2 (pi/2 in
+/* sin and cos of 16 floats: reduce by the nearest multiple of pi/2 (pi/2 in
  * three parts, so q * P1 and q * P2 are exact for |q| < 2^13), evaluate
  * minimax polynomials on [-pi/4, pi/4], then swap and negate by quadrant. */
 ALWAYS_INLINE void sincos8(vf8 x, vf8 *s, vf8 *c)
@@ -79,72 +81,100 @@ ALWAYS_INLINE void sincos8(vf8 x, vf8 *s, vf8 *c)
     *c = (vf8)(cv ^ (((qi + 1) & 2) << 30));
 }
 
+/* cos alone (COS features): reduce by the nearest multiple of pi, then
+ * cos(x) = (-1)^q cos(r) with |r| <= pi/2 and one even polynomial (Taylor
+ * to r^12, truncation error below 1e-8). Fewer operations than sincos8,
+ * which needs both polynomials and a blend. */
+ALWAYS_INLINE vf8 cos8(vf8 x)
+{
+    const vf8 magic = splat(12582912.0f);
+    vf8 q = x * splat(0.318309886183790672f) + magic;
+    q = q - magic;
+    vi8 qi = __builtin_convertvector(q, vi8);
+    vf8 r = x - q * splat(3.140625f);
+    r = r - q * splat(9.67502593994140625e-4f);
+    r = r - q * splat(1.509957990978376432e-7f);
+    vf8 r2 = r * r;
+    vf8 c = splat(2.08767569878680990e-9f);
+    c = c * r2 + splat(-2.75573192239858907e-7f);
+    c = c * r2 + splat(2.48015873015873016e-5f);
+    c = c * r2 + splat(-1.38888888888888889e-3f);
+    c = c * r2 + splat(4.16666666666666667e-2f);
+    c = c * r2 + splat(-0.5f);
+    c = c * r2 + splat(1.0f);
+    return (vf8)((vi8)c ^ (qi << 31));
+}
+
 ALWAYS_INLINE vd4 lo4(vf8 v)
 {
-    vf4 h = __builtin_shufflevector(v, v, 0, 1, 2, 3);
+    vf4 h = __builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7);
     return __builtin_convertvector(h, vd4);
 }
 
 ALWAYS_INLINE vd4 hi4(vf8 v)
 {
-    vf4 h = __builtin_shufflevector(v, v, 4, 5, 6, 7);
+    vf4 h = __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15);
     return __builtin_convertvector(h, vd4);
 }
 
 ALWAYS_INLINE double hsum4(vd4 v)
 {
-    return (v[0] + v[1]) + (v[2] + v[3]);
+    return ((v[0] + v[1]) + (v[2] + v[3])) + ((v[4] + v[5]) + (v[6] + v[7]));
 }
 
-/* out[i] = sum over ng groups of the weighted features of row i, four rows
- * at a time so each omega load feeds four dot products. */
+/* Rows evaluated together: each omega load feeds this many independent
+ * dot-product chains, enough to hide the FMA latency. */
+#define RB 8
+
+/* out[i] = sum over ng groups of the weighted features of row i. */
 ALWAYS_INLINE void tile_body(size_t d, const float *W, const float *P,
                              const double *ac, const double *as, long ng,
                              const float *X, size_t n, double *out,
                              const int pair)
 {
-    for (size_t i = 0; i < n; i += 4) {
-        size_t nr = n - i < 4 ? n - i : 4;
-        const float *x0 = X + i * d;
-        const float *x1 = nr > 1 ? x0 + d : x0;
-        const float *x2 = nr > 2 ? x0 + 2 * d : x0;
-        const float *x3 = nr > 3 ? x0 + 3 * d : x0;
-        vd4 A0 = {0}, A1 = {0}, A2 = {0}, A3 = {0};
+    for (size_t i = 0; i < n; i += RB) {
+        size_t nr = n - i < RB ? n - i : RB;
+        const float *x[RB];
+        for (int r = 0; r < RB; r++)
+            x[r] = X + (i + ((size_t)r < nr ? (size_t)r : 0)) * d;
+        vd4 A[RB];
+        for (int r = 0; r < RB; r++)
+            A[r] = (vd4){0};
         for (long g = 0; g < ng; g++) {
             const float *w = W + (size_t)g * d * TSGS__LANES;
+            vf8 ph[RB];
             vf8 p0 = load8(P + g * TSGS__LANES);
-            vf8 p1 = p0, p2 = p0, p3 = p0;
+#pragma GCC unroll 8
+            for (int r = 0; r < RB; r++)
+                ph[r] = p0;
             for (size_t k = 0; k < d; k++) {
                 vf8 wk = load8(w + k * TSGS__LANES);
-                p0 += splat(x0[k]) * wk;
-                p1 += splat(x1[k]) * wk;
-                p2 += splat(x2[k]) * wk;
-                p3 += splat(x3[k]) * wk;
+#pragma GCC unroll 8
+                for (int r = 0; r < RB; r++)
+                    ph[r] += wk * x[r][k];
             }
             vd4 clo = load4d(ac + g * TSGS__LANES);
-            vd4 chi = load4d(ac + g * TSGS__LANES + 4);
-            vf8 s0, s1, s2, s3, c0, c1, c2, c3;
-            sincos8(p0, &s0, &c0);
-            sincos8(p1, &s1, &c1);
-            sincos8(p2, &s2, &c2);
-            sincos8(p3, &s3, &c3);
-            A0 += lo4(c0) * clo + hi4(c0) * chi;
-            A1 += lo4(c1) * clo + hi4(c1) * chi;
-            A2 += lo4(c2) * clo + hi4(c2) * chi;
-            A3 += lo4(c3) * clo + hi4(c3) * chi;
+            vd4 chi = load4d(ac + g * TSGS__LANES + TSGS__LANES / 2);
+            vd4 slo = {0}, shi = {0};
             if (pair) {
-                vd4 slo = load4d(as + g * TSGS__LANES);
-                vd4 shi = load4d(as + g * TSGS__LANES + 4);
-                A0 += lo4(s0) * slo + hi4(s0) * shi;
-                A1 += lo4(s1) * slo + hi4(s1) * shi;
-                A2 += lo4(s2) * slo + hi4(s2) * shi;
-                A3 += lo4(s3) * slo + hi4(s3) * shi;
+                slo = load4d(as + g * TSGS__LANES);
+                shi = load4d(as + g * TSGS__LANES + TSGS__LANES / 2);
+            }
+#pragma GCC unroll 8
+            for (int r = 0; r < RB; r++) {
+                if (pair) {
+                    vf8 sv, cv;
+                    sincos8(ph[r], &sv, &cv);
+                    A[r] += lo4(cv) * clo + hi4(cv) * chi;
+                    A[r] += lo4(sv) * slo + hi4(sv) * shi;
+                } else {
+                    vf8 cv = cos8(ph[r]);
+                    A[r] += lo4(cv) * clo + hi4(cv) * chi;
+                }
             }
         }
-        out[i] = hsum4(A0);
-        if (nr > 1) out[i + 1] = hsum4(A1);
-        if (nr > 2) out[i + 2] = hsum4(A2);
-        if (nr > 3) out[i + 3] = hsum4(A3);
+        for (size_t r = 0; r < nr; r++)
+            out[i + r] = hsum4(A[r]);
     }
 }
 
@@ -292,12 +322,16 @@ static void features_rows(size_t d, const float *panel, const float *phase,
             const float *w = panel + (size_t)g * d * TSGS__LANES;
             vf8 p = load8(phase + g * TSGS__LANES);
             for (size_t k = 0; k < d; k++)
-                p += splat(x[k]) * load8(w + k * TSGS__LANES);
-            vf8 s, c;
-            sincos8(p, &s, &c);
-            memcpy(cosv + i * width + g * TSGS__LANES, &c, sizeof c);
-            if (sinv)
+                p += load8(w + k * TSGS__LANES) * x[k];
+            if (sinv) {
+                vf8 s, c;
+                sincos8(p, &s, &c);
+                memcpy(cosv + i * width + g * TSGS__LANES, &c, sizeof c);
                 memcpy(sinv + i * width + g * TSGS__LANES, &s, sizeof s);
+            } else {
+                vf8 c = cos8(p);
+                memcpy(cosv + i * width + g * TSGS__LANES, &c, sizeof c);
+            }
         }
     }
 }
@@ -317,6 +351,18 @@ void tsgs__eval_features(size_t d, const float *panel, const float *phase,
         size_t i0 = (size_t)c * chunk;
         size_t i1 = i0 + chunk < n ? i0 + chunk : n;
         features_rows(d, panel, phase, ngroups, X, i0, i1, cosv, sinv);
+    }
+}
+
+void tsgs__cos_f(const float *x, size_t n, float *c)
+{
+    for (size_t i = 0; i < n; i += TSGS__LANES) {
+        float buf[TSGS__LANES] = {0};
+        size_t m = n - i < TSGS__LANES ? n - i : TSGS__LANES;
+        memcpy(buf, x + i, m * sizeof(float));
+        vf8 vc = cos8(load8(buf));
+        memcpy(buf, &vc, sizeof buf);
+        memcpy(c + i, buf, m * sizeof(float));
     }
 }
 

@@ -22,6 +22,9 @@ static double max_sincos_error(double lo, double hi, int n)
         double ec = fabs(c[i] - cos((double)x[i]));
         worst = fmax(worst, fmax(es, ec));
     }
+    tsgs__cos_f(x, (size_t)n, c); /* the cos-only path of COS features */
+    for (int i = 0; i < n; i++)
+        worst = fmax(worst, fabs(c[i] - cos((double)x[i])));
     free(x);
     free(s);
     free(c);
@@ -226,19 +229,25 @@ END_TEST
 START_TEST(block_features_match_sums)
 {
     bench_case c;
-    case_init(&c, TSGS_FEATURES_PAIR, 45, 7, 16);
-    float *cv = malloc(sizeof(float) * c.n * 16), *sv = malloc(sizeof(float) * c.n * 16);
-    tsgs__eval_features(7, c.panel, c.phase, 2, c.X, c.n, 2, cv, sv);
+    case_init(&c, TSGS_FEATURES_PAIR, 45, 7, 24);
+    const long ng = (24 + TSGS__LANES - 1) / TSGS__LANES;
+    const size_t w = (size_t)ng * TSGS__LANES;
+    float *cv = malloc(sizeof(float) * c.n * w), *sv = malloc(sizeof(float) * c.n * w);
+    float *cv2 = malloc(sizeof(float) * c.n * w);
+    tsgs__eval_features(7, c.panel, c.phase, ng, c.X, c.n, 2, cv, sv);
+    tsgs__eval_features(7, c.panel, c.phase, ng, c.X, c.n, 1, cv2, NULL);
     for (size_t i = 0; i < c.n; i++)
-        for (long g = 0; g < 16; g++) {
-            float w[7], b;
-            tsgs__direction(&c.fs, g / c.fs.dirs, g % c.fs.dirs, w, &b);
+        for (long g = 0; g < 24; g++) {
+            float wv[7], b;
+            tsgs__direction(&c.fs, g / c.fs.dirs, g % c.fs.dirs, wv, &b);
             double ph = b;
             for (size_t k = 0; k < 7; k++)
-                ph += (double)w[k] * c.X[i * 7 + k];
-            ck_assert_double_eq_tol(cv[i * 16 + (size_t)g], cos(ph), 1e-6);
-            ck_assert_double_eq_tol(sv[i * 16 + (size_t)g], sin(ph), 1e-6);
+                ph += (double)wv[k] * c.X[i * 7 + k];
+            ck_assert_double_eq_tol(cv[i * w + (size_t)g], cos(ph), 1e-6);
+            ck_assert_double_eq_tol(cv2[i * w + (size_t)g], cos(ph), 1e-6);
+            ck_assert_double_eq_tol(sv[i * w + (size_t)g], sin(ph), 1e-6);
         }
+    free(cv2);
     free(cv);
     free(sv);
     case_free(&c);

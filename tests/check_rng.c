@@ -144,7 +144,8 @@ START_TEST(pack_matches_directions)
     const long count = 11, g0 = 4; /* starts mid-block, spans blocks */
     float panel[2 * 5 * TSGS__LANES], phase[2 * TSGS__LANES];
     tsgs__pack_directions(&fs, g0, count, panel, phase);
-    for (long i = 0; i < 2 * TSGS__LANES; i++) {
+    const long ngroups = (count + TSGS__LANES - 1) / TSGS__LANES;
+    for (long i = 0; i < ngroups * TSGS__LANES; i++) {
         float w[5], p = 0;
         if (i < count)
             tsgs__direction(&fs, (g0 + i) / fs.dirs, (g0 + i) % fs.dirs, w, &p);
