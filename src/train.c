@@ -525,6 +525,10 @@ tsgs_status tsgs__train_ex(const tsgs_dataset *ds, const tsgs_params *params,
         goto fail;
     tsgs__bind_threads(r.threads, p->bind, hooks ? hooks->warn : NULL,
                        hooks ? hooks->user : NULL);
+    /* Every thread reads random rows: spread their pages over the NUMA
+     * nodes the threads run on (a no-op on one node). */
+    tsgs__place_interleaved(ds->x, ds->n * ds->d * sizeof(float), r.threads,
+                            p->bind);
 
     const double t_start = now_s();
     int stopped = 0;
@@ -557,6 +561,10 @@ tsgs_status tsgs__train_ex(const tsgs_dataset *ds, const tsgs_params *params,
     }
     if ((st = tsgs__model_cache_sync(m, err)) != TSGS_OK)
         goto fail;
+    if (m->panel)
+        tsgs__place_interleaved(m->panel, sizeof(float) * m->d *
+                                              (size_t)m->cap_cached_dirs,
+                                r.threads, p->bind);
     if (p->balance && (st = final_balance(&r, m, err)) != TSGS_OK)
         goto fail;
     if (hooks && hooks->progress) {
