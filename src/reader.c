@@ -147,35 +147,65 @@ typedef struct {
 static int scan_decimal(const char *p, const char *e, decimal *dv,
                         const char **stop)
 {
-    uint64_t m = 0;
-    int nd = 0, adj = 0, inexact = 0, digits = 0, neg = 0;
+    int neg = 0;
     if (p < e && (*p == '-' || *p == '+')) {
         neg = *p == '-';
         p++;
     }
-    for (; p < e && is_digit(*p); p++) {
-        digits++;
-        unsigned dg = (unsigned)(*p - '0');
-        if (m == 0 && dg == 0)
-            continue; /* leading zeros are not significant */
-        if (nd < 19) {
-            m = m * 10 + dg;
-            nd++;
-        } else {
-            adj++;
-            inexact |= dg != 0;
-        }
-    }
+    /* One pass accumulating every digit; redone below if over 19. */
+    uint64_t m = 0;
+    const char *is = p;
+    for (; p < e && is_digit(*p); p++)
+        m = m * 10 + (uint64_t)(*p - '0');
+    const char *ie = p, *fs = p, *fe = p;
     if (p < e && *p == '.') {
-        p++;
-        for (; p < e && is_digit(*p); p++) {
-            digits++;
-            unsigned dg = (unsigned)(*p - '0');
+        fs = ++p;
+        for (; p < e && is_digit(*p); p++)
+            m = m * 10 + (uint64_t)(*p - '0');
+        fe = p;
+    }
+    size_t ni = (size_t)(ie - is), nf = (size_t)(fe - fs);
+    if (ni + nf == 0)
+        return 0;
+    long ex = 0;
+    if (p < e && (*p == 'e' || *p == 'E')) {
+        const char *q = p + 1;
+        int eneg = 0;
+        if (q < e && (*q == '-' || *q == '+')) {
+            eneg = *q == '-';
+            q++;
+        }
+        if (q == e || !is_digit(*q))
+            return 0; /* "1e" or "1e+": not a number */
+        for (; q < e && is_digit(*q); q++)
+            if (ex < 100000)
+                ex = ex * 10 + (*q - '0');
+        ex = eneg ? -ex : ex;
+        p = q;
+    }
+    int adj = 0, inexact = 0;
+    if (ni + nf <= 19) { /* the usual case: every digit fits */
+        adj = -(int)nf;
+    } else { /* keep 19 significant digits, skipping leading zeros */
+        int nd = 0;
+        m = 0;
+        for (const char *q = is; q < ie; q++) {
+            unsigned dg = (unsigned)(*q - '0');
+            if (m == 0 && dg == 0)
+                continue;
+            if (nd < 19) {
+                m = m * 10 + dg;
+                nd++;
+            } else {
+                adj++;
+                inexact |= dg != 0;
+            }
+        }
+        for (const char *q = fs; q < fe; q++) {
+            unsigned dg = (unsigned)(*q - '0');
             if (m == 0 && dg == 0) {
                 adj--;
-                continue;
-            }
-            if (nd < 19) {
+            } else if (nd < 19) {
                 m = m * 10 + dg;
                 nd++;
                 adj--;
@@ -184,28 +214,8 @@ static int scan_decimal(const char *p, const char *e, decimal *dv,
             }
         }
     }
-    if (digits == 0)
-        return 0;
-    if (p < e && (*p == 'e' || *p == 'E')) {
-        const char *q = p + 1;
-        int eneg = 0;
-        if (q < e && (*q == '-' || *q == '+')) {
-            eneg = *q == '-';
-            q++;
-        }
-        if (q < e && is_digit(*q)) {
-            long x = 0;
-            for (; q < e && is_digit(*q); q++)
-                if (x < 100000)
-                    x = x * 10 + (*q - '0');
-            adj += (int)(eneg ? -x : x);
-            p = q;
-        } else {
-            return 0; /* "1e" or "1e+": not a number */
-        }
-    }
     dv->mant = m;
-    dv->e10 = adj;
+    dv->e10 = (int)(adj + ex);
     dv->neg = neg;
     dv->inexact = inexact;
     *stop = p;
