@@ -604,7 +604,7 @@ static tsgs_status csv_line(reader *R, const char *p, const char *e,
     const size_t d = R->d;
     if (d > 0 && (R->n + 1) > SIZE_MAX / d)
         return TSGS__NOMEM(err);
-    if (!grow((void **)&R->x, &R->xcap, (R->n + 1) * d, sizeof(float)))
+    if (!grow((void **)&R->x, &R->xcap, (R->n + 1) * d + 1, sizeof(float)))
         return TSGS__NOMEM(err);
     float *row = R->x + R->n * d;
     double label = TSGS_UNLABELED;
@@ -774,6 +774,9 @@ tsgs_status tsgs_dataset_read(const char *path, const tsgs_read_options *opt,
     }
     if ((st = fill(&R.lr, err)) != TSGS_OK)
         goto done;
+    /* A UTF-8 byte order mark (spreadsheet exports) is not data. */
+    if (R.lr.end >= 3 && memcmp(R.lr.buf, "\xef\xbb\xbf", 3) == 0)
+        R.lr.pos = 3;
     tsgs_format fmt = opt->format;
     if (fmt == TSGS_FORMAT_AUTO)
         detect(&R, &fmt);

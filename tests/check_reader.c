@@ -386,6 +386,13 @@ START_TEST(csv_header_columns_and_separators)
     ck_assert_float_eq(tsgs_dataset_row(ds, 1)[2], 6.0f);
     tsgs_dataset_free(ds);
 
+    /* a UTF-8 byte order mark before the first (data) line */
+    o = tsgs_read_options_default();
+    ds = text_ok("\xef\xbb\xbf" "1,2\n0,3\n", &o);
+    ck_assert_uint_eq(tsgs_dataset_rows(ds), 2);
+    ck_assert_double_eq(tsgs_dataset_label(ds, 0), 1.0);
+    tsgs_dataset_free(ds);
+
     /* min_features pads CSV rows with zeros too */
     o = tsgs_read_options_default();
     o.min_features = 4;
