@@ -658,6 +658,53 @@ START_TEST(real_susy_sample)
 }
 END_TEST
 
+/* The full files in the project's shared data folder, when this checkout
+ * sits next to it (TSGS_SHARED_DATA overrides; skipped when absent). */
+static const struct {
+    const char *file;
+    int label_column, skip;
+    size_t rows, features;
+    double a, b;
+    size_t na, nb;
+} shared[] = {
+    {"cod-rna/cod-rna.txt.xz", 1, 0, 59535, 8, -1, 1, 39690, 19845},
+    {"cod-rna/cod-rna.t.xz", 1, 0, 271617, 8, -1, 1, 181078, 90539},
+    {"ijcnn1/ijcnn1.trn.bz2", 1, 0, 49990, 22, -1, 1, 45137, 4853},
+    {"ijcnn1/ijcnn1.tst.bz2", 1, 0, 91701, 22, -1, 1, 82989, 8712},
+    {"w8a/w8a.xz", 1, 0, 49749, 300, -1, 1, 48270, 1479},
+    {"skin_nonskin/Skin_NonSkin.txt.xz", -1, 0, 245057, 3, 1, 2, 50859,
+     194198},
+    {"higgs/higgs.csv.xz", -1, 0, 10984, 28, 0, 1, 5163, 5821},
+    {"higgs/higgs_test_5k.csv.xz", 1, 0, 5000, 28, 0, 1, 2315, 2685},
+    {"susy/SUSY_test.csv.xz", 2, 1, 10000, 18, 0, 1, 5409, 4591},
+    {"coil20/COIL20.csv.xz", 1, 0, 1440, 1024, 1, 20, 72, 72},
+    {"susy_lowlevel8_zscore/susy_10Kn_train_label.csv.xz", 1, 0, 10000, 0,
+     -1, 1, 5372, 4628},
+};
+
+START_TEST(shared_data_full_files)
+{
+    const char *dir = getenv("TSGS_SHARED_DATA");
+    if (!dir)
+        dir = "../../shared/data";
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, shared[_i].file);
+    if (access(path, R_OK) != 0)
+        return; /* not in this checkout (CI): the samples above cover it */
+    tsgs_read_options o = tsgs_read_options_default();
+    o.label_column = shared[_i].label_column;
+    o.skip_columns = shared[_i].skip;
+    o.min_features = shared[_i].features ? 0 : 1; /* a label-only file */
+    tsgs_dataset *ds = read_ok(path, &o);
+    ck_assert_uint_eq(tsgs_dataset_rows(ds), shared[_i].rows);
+    ck_assert_uint_eq(tsgs_dataset_features(ds),
+                      shared[_i].features ? shared[_i].features : 1);
+    count_labels(ds, shared[_i].a, shared[_i].na, shared[_i].b,
+                 shared[_i].nb);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
 Suite *reader_suite(void)
 {
     Suite *s = suite_create("reader");
@@ -686,13 +733,15 @@ Suite *reader_suite(void)
     tcase_add_test(tc, bad_options_rejected);
     suite_add_tcase(s, tc);
     tc = tcase_create("real");
-    tcase_set_timeout(tc, 60);
+    tcase_set_timeout(tc, 120);
     tcase_add_test(tc, real_cod_rna_full);
     tcase_add_test(tc, real_ijcnn1_sample);
     tcase_add_test(tc, real_w8a_sample);
     tcase_add_test(tc, real_skin_sample);
     tcase_add_test(tc, real_higgs_samples);
     tcase_add_test(tc, real_susy_sample);
+    tcase_add_loop_test(tc, shared_data_full_files, 0,
+                        (int)(sizeof shared / sizeof shared[0]));
     suite_add_tcase(s, tc);
     return s;
 }
