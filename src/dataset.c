@@ -95,7 +95,7 @@ size_t tsgs_dataset_labeled_count(const tsgs_dataset *ds)
     if (!ds)
         return 0;
     for (size_t i = 0; i < ds->n; i++)
-        c += !isnan(ds->y[i]);
+        c += isnan(ds->y[i]) ? 0u : 1u;
     return c;
 }
 
