@@ -155,9 +155,18 @@ typedef enum {
 } tsgs_bind;
 
 typedef enum {
-    TSGS_SOLVER_TSG = 0, /* TSGS3VM */
-    TSGS_SOLVER_DSG      /* supervised doubly stochastic gradients */
+    TSGS_SOLVER_TSG = 0, /* TSGS3VM: triply stochastic gradients */
+    TSGS_SOLVER_DSG,     /* supervised doubly stochastic gradients */
+    TSGS_SOLVER_FRS,     /* FRS3VM: SGD over one fixed set of features */
+    TSGS_SOLVER_CDSG     /* DSG reusing old blocks by the checking rule */
 } tsgs_solver;
+
+/* Which old block a step updates once the feature budget is full. */
+typedef enum {
+    TSGS_REUSE_UNIFORM = 0, /* UDSG: uniformly at random */
+    TSGS_REUSE_CHECK        /* CDSG: the candidate that passes the check
+                               with the largest expected-line-search step */
+} tsgs_reuse;
 
 typedef struct {
     tsgs_solver solver;
@@ -178,6 +187,8 @@ typedef struct {
     double passes;           /* iterations == 0: passes over unlabeled rows */
     long block_size;         /* random features added per iteration */
     long max_features;       /* < 0: ceil(sqrt(n)); 0: no budget */
+    tsgs_reuse reuse;        /* rule for a step once the budget is full */
+    long reuse_candidates;   /* blocks the checking rule examines */
     double cache_mb;         /* keep omega cached when it fits */
     int balance;             /* hold unlabeled predictions to a class ratio */
     double balance_ratio;    /* positive fraction; < 0: the labeled ratio */

@@ -214,6 +214,12 @@ typedef struct {
     double scale_floor; /* fold the lazy scale in when it falls below */
 } tsgs__train_opts;
 
+/* The checking rule's step (CDSG): the largest eta <= gamma with
+ * 2 |beta + eta g|^2 + 2 eta^2 V <= |beta|^2 + gamma^2 |g|^2, given
+ * |beta|^2, beta.g, |g|^2 and V; <= 0 when no positive step passes. */
+double tsgs__checked_step(double beta2, double beta_g, double g2, double V,
+                          double gamma);
+
 tsgs_status tsgs__train_ex(const tsgs_dataset *ds, const tsgs_params *params,
                            const tsgs_train_hooks *hooks,
                            const tsgs__train_opts *opt, tsgs_model **out,

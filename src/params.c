@@ -30,6 +30,8 @@ tsgs_params tsgs_params_default(void)
     p.passes = 1.0;
     p.block_size = 8;
     p.max_features = -1;
+    p.reuse = TSGS_REUSE_UNIFORM;
+    p.reuse_candidates = 8;
     p.cache_mb = 1024.0;
     p.balance = 1;
     p.balance_ratio = -1.0;
@@ -52,7 +54,9 @@ typedef struct {
     const char *help;
 } entry_t;
 
-static const char *const solver_names[] = {"tsg", "dsg", NULL};
+static const char *const solver_names[] = {"tsg", "dsg", "frs", "cdsg",
+                                           NULL};
+static const char *const reuse_names[] = {"uniform", "check", NULL};
 static const char *const kernel_names[] = {"rbf", "laplacian", NULL};
 static const char *const fmap_names[] = {"pair", "cos", NULL};
 static const char *const uloss_names[] = {"shg", "sshg", "ramp", "da", NULL};
@@ -67,7 +71,8 @@ static const char *const bind_names[] = {"auto", "compact", "scatter", "none",
 
 static const entry_t table[] = {
     {"solver", K_ENUM, OFF(solver), 0, 0, solver_names,
-     "tsg: semi-supervised TSGS3VM; dsg: supervised, labeled rows only"},
+     "tsg: TSGS3VM; dsg: supervised DSG (labeled rows only); frs: SGD on "
+     "one fixed set of features; cdsg: DSG with the checking reuse rule"},
     {"kernel", K_ENUM, OFF(kernel), 0, 0, kernel_names,
      "rbf exp(-sigma |x-x'|^2) or laplacian exp(-sigma |x-x'|_1)"},
     {"sigma", K_DOUBLE, OFF(sigma), 0, BIG, NULL,
@@ -103,6 +108,11 @@ static const entry_t table[] = {
      "random features r added per step (even for pair)"},
     {"max-features", K_LONG, OFF(max_features), -1, 1e12, NULL,
      "feature budget M; -1: ceil(sqrt(n)); 0: no budget"},
+    {"reuse", K_ENUM, OFF(reuse), 0, 0, reuse_names,
+     "once the budget is full, update an old block chosen uniformly (UDSG) "
+     "or by the checking rule (CDSG)"},
+    {"reuse-candidates", K_LONG, OFF(reuse_candidates), 1, 1e6, NULL,
+     "old blocks the checking rule examines per step"},
     {"cache-mb", K_DOUBLE, OFF(cache_mb), 0, 1e9, NULL,
      "keep feature directions cached up to this size, else regenerate"},
     {"balance", K_INT, OFF(balance), 0, 1, NULL,

@@ -49,6 +49,16 @@ typedef struct {
     float *cl, *sl;     /* block features of the labeled rows */
     float *cu, *su;     /* block features of the unlabeled mini-batch */
     double *dac, *das;  /* coefficient increments of the block */
+    int pair;           /* PAIR features: cos and sin per direction */
+    long ngb;           /* packed groups per block */
+    size_t wb;          /* their width, ngb * LANES */
+    double *gc, *gs;    /* gradient of the block being written */
+    double *cgc, *cgs;  /* the checking rule's candidate gradient */
+    float *bcl, *bsl;   /* the best candidate's labeled features */
+    int frs;            /* FRS3VM: one fixed set of features */
+    long frs_dirs;      /* its directions */
+    long frs_groups;    /* and packed groups */
+    float *fcl, *fsl;   /* FRS: features of every labeled row, fixed */
     double *sorted;     /* balance: the mini-batch's sorted decisions */
     double mean_ema;    /* balance: running threshold */
     tsgs__train_opts opt;
@@ -59,7 +69,9 @@ static void run_free(run_t *r)
     free(r->lidx); free(r->uidx); free(r->XL); free(r->yl); free(r->hl);
     free(r->wl); free(r->XU); free(r->gu); free(r->wu); free(r->Wb);
     free(r->Pb); free(r->cl); free(r->sl); free(r->cu); free(r->su);
-    free(r->dac); free(r->das); free(r->sorted);
+    free(r->dac); free(r->das); free(r->sorted); free(r->gc); free(r->gs);
+    free(r->cgc); free(r->cgs); free(r->bcl); free(r->bsl); free(r->fcl);
+    free(r->fsl);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -198,33 +210,48 @@ static tsgs_status run_setup(run_t *r, tsgs_model *m, tsgs_error *err)
 {
     const tsgs_dataset *ds = r->ds;
     const size_t d = r->d;
-    const long ngb = (m->fs.dirs + TSGS__LANES - 1) / TSGS__LANES;
-    const size_t wb = (size_t)ngb * TSGS__LANES;
-    const int pair = m->fs.map == TSGS_FEATURES_PAIR;
+    const size_t nl1 = r->nl ? r->nl : 1, bu1 = r->bu ? r->bu : 1;
+    r->pair = m->fs.map == TSGS_FEATURES_PAIR;
+    r->ngb = (m->fs.dirs + TSGS__LANES - 1) / TSGS__LANES;
+    r->wb = (size_t)r->ngb * TSGS__LANES;
+    /* FRS evaluates every direction at every step, the others one block */
+    const size_t wide = r->frs ? (size_t)r->frs_groups * TSGS__LANES : r->wb;
 
-    r->lidx = malloc(sizeof(size_t) * (r->nl ? r->nl : 1));
+    r->lidx = malloc(sizeof(size_t) * nl1);
     r->uidx = malloc(sizeof(size_t) * (r->nu ? r->nu : 1));
-    r->XL = malloc(sizeof(float) * (r->nl ? r->nl : 1) * d);
-    r->yl = malloc(sizeof(double) * (r->nl ? r->nl : 1));
-    r->hl = calloc(r->nl ? r->nl : 1, sizeof(double));
-    r->wl = calloc(r->nl ? r->nl : 1, sizeof(double));
-    r->XU = malloc(sizeof(float) * (r->bu ? r->bu : 1) * d);
-    r->gu = malloc(sizeof(double) * (r->bu ? r->bu : 1));
-    r->wu = malloc(sizeof(double) * (r->bu ? r->bu : 1));
-    r->sorted = malloc(sizeof(double) * (r->bu ? r->bu : 1));
-    r->Wb = malloc(sizeof(float) * wb * d);
-    r->Pb = malloc(sizeof(float) * wb);
-    r->cl = malloc(sizeof(float) * wb * (r->nl ? r->nl : 1));
-    r->sl = malloc(sizeof(float) * wb * (r->nl ? r->nl : 1));
-    r->cu = malloc(sizeof(float) * wb * (r->bu ? r->bu : 1));
-    r->su = malloc(sizeof(float) * wb * (r->bu ? r->bu : 1));
-    r->dac = calloc(wb, sizeof(double));
-    r->das = calloc(wb, sizeof(double));
+    r->XL = malloc(sizeof(float) * nl1 * d);
+    r->yl = malloc(sizeof(double) * nl1);
+    r->hl = calloc(nl1, sizeof(double));
+    r->wl = calloc(nl1, sizeof(double));
+    r->XU = malloc(sizeof(float) * bu1 * d);
+    r->gu = malloc(sizeof(double) * bu1);
+    r->wu = malloc(sizeof(double) * bu1);
+    r->sorted = malloc(sizeof(double) * bu1);
+    r->Wb = malloc(sizeof(float) * r->wb * d);
+    r->Pb = malloc(sizeof(float) * r->wb);
+    r->cl = malloc(sizeof(float) * r->wb * nl1);
+    r->sl = malloc(sizeof(float) * r->wb * nl1);
+    r->bcl = malloc(sizeof(float) * r->wb * nl1);
+    r->bsl = malloc(sizeof(float) * r->wb * nl1);
+    r->cu = malloc(sizeof(float) * wide * bu1);
+    r->su = malloc(sizeof(float) * wide * bu1);
+    r->dac = calloc(wide, sizeof(double));
+    r->das = calloc(wide, sizeof(double));
+    r->gc = calloc(wide, sizeof(double));
+    r->gs = calloc(wide, sizeof(double));
+    r->cgc = calloc(r->wb, sizeof(double));
+    r->cgs = calloc(r->wb, sizeof(double));
+    if (r->frs) {
+        r->fcl = malloc(sizeof(float) * wide * nl1);
+        r->fsl = malloc(sizeof(float) * wide * nl1);
+        if (!r->fcl || !r->fsl)
+            return TSGS__NOMEM(err);
+    }
     if (!r->lidx || !r->uidx || !r->XL || !r->yl || !r->hl || !r->wl ||
         !r->XU || !r->gu || !r->wu || !r->Wb || !r->Pb || !r->cl || !r->sl ||
-        !r->cu || !r->su || !r->dac || !r->das || !r->sorted)
+        !r->bcl || !r->bsl || !r->cu || !r->su || !r->dac || !r->das ||
+        !r->sorted || !r->gc || !r->gs || !r->cgc || !r->cgs)
         return TSGS__NOMEM(err);
-    (void)pair;
     size_t il = 0, iu = 0;
     for (size_t i = 0; i < ds->n; i++) {
         if (isnan(ds->y[i])) {
@@ -237,6 +264,10 @@ static tsgs_status run_setup(run_t *r, tsgs_model *m, tsgs_error *err)
             il++;
         }
     }
+    if (r->frs)
+        tsgs__eval_features(d, m->panel, m->phase, r->frs_groups, r->XL,
+                            r->nl, r->threads, r->fcl,
+                            r->pair ? r->fsl : NULL);
     r->epoch = 0;
     r->upos = 0;
     if (r->nu)
@@ -244,52 +275,75 @@ static tsgs_status run_setup(run_t *r, tsgs_model *m, tsgs_error *err)
     return TSGS_OK;
 }
 
-/* One step of the solver: t is 1-based. */
-static tsgs_status step(run_t *r, tsgs_model *m, long t, long T, long max_blocks,
-                        tsgs_error *err)
+/* Unscaled sums of FRS features: out[i] = sum_j a_j phi_j(x_i). */
+static void feature_sums(const run_t *r, const tsgs_model *m, const float *cv,
+                         const float *sv, size_t n, double *out)
+{
+    const long D = r->frs_dirs;
+    const size_t W = (size_t)r->frs_groups * TSGS__LANES;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(r->threads) schedule(static) \
+    if (n * (size_t)D > 65536)
+#endif
+    for (size_t i = 0; i < n; i++) {
+        double s = 0.0;
+        for (long j = 0; j < D; j++) {
+            s += m->ac[j] * cv[i * W + (size_t)j];
+            if (sv)
+                s += m->as[j] * sv[i * W + (size_t)j];
+        }
+        out[i] = s;
+    }
+}
+
+/* Decision values of the unlabeled mini-batch (gu, without bias) with the
+ * model so far, and the balance bias from them. */
+static tsgs_status predict_unlabeled(run_t *r, tsgs_model *m, long t,
+                                     tsgs_error *err)
 {
     const tsgs_params *p = &r->p;
-    const size_t d = r->d;
-    const long dirs = m->fs.dirs;
-    const long ngb = (dirs + TSGS__LANES - 1) / TSGS__LANES;
-    const size_t wb = (size_t)ngb * TSGS__LANES;
-    const int pair = m->fs.map == TSGS_FEATURES_PAIR;
-    const double gamma = tsgs__step_size(p, t, T);
-    const double cstar = p->c_star * tsgs__anneal_factor(p, t, T);
-    const double k = m->scale * m->norm;
-    tsgs_status st;
-
-    /* 1. Predictions of both mini-batches with the model so far. */
-    if (r->bu) {
-        next_unlabeled_batch(r, m);
+    if (r->frs) {
+        /* FRS: the batch's features over every direction are needed for
+         * the gradient anyway; the decision values are their sums. */
+        tsgs__eval_features(r->d, m->panel, m->phase, r->frs_groups, r->XU,
+                            r->bu, r->threads, r->cu, r->pair ? r->su : NULL);
+        feature_sums(r, m, r->cu, r->su, r->bu, r->gu);
+    } else {
         tsgs__fview v = tsgs__model_view(m);
-        st = tsgs__eval_sums(&v, r->XU, r->bu, r->threads, r->gu, err);
+        tsgs_status st = tsgs__eval_sums(&v, r->XU, r->bu, r->threads, r->gu,
+                                         err);
         if (st != TSGS_OK)
             return st;
-        for (size_t i = 0; i < r->bu; i++)
-            r->gu[i] *= k;
-        if (p->balance) {
-            /* Hold the share of unlabeled rows predicted positive to the
-             * class ratio: the bias puts the (1 - ratio) quantile of the
-             * mini-batch's decision values at 0. A running mean over
-             * recent mini-batches tracks the model's drift. (Holding the
-             * mean decision value instead, as TSVMs do, lets a few large
-             * values drag the boundary.) */
-            memcpy(r->sorted, r->gu, sizeof(double) * r->bu);
-            qsort(r->sorted, r->bu, sizeof(double), cmp_double);
-            double pos = (1.0 - p->balance_ratio) * (double)r->bu;
-            size_t lo = pos < 1.0 ? 0 : (size_t)pos - 1;
-            size_t hi = lo + 1 < r->bu ? lo + 1 : lo;
-            double q = 0.5 * (r->sorted[lo] + r->sorted[hi]);
-            double rho = 1.0 / (double)t > 0.1 ? 1.0 / (double)t : 0.1;
-            r->mean_ema = (1.0 - rho) * r->mean_ema + rho * q;
-            m->bias = -r->mean_ema;
-        }
     }
-    next_labeled_batch(r, t);
+    const double k = m->scale * m->norm;
+    for (size_t i = 0; i < r->bu; i++)
+        r->gu[i] *= k;
+    if (p->balance) {
+        /* Hold the share of unlabeled rows predicted positive to the class
+         * ratio: the bias puts the (1 - ratio) quantile of the mini-batch's
+         * decision values at 0. A running mean over recent mini-batches
+         * tracks the model's drift. (Holding the mean decision value
+         * instead, as TSVMs do, lets a few large values drag the
+         * boundary.) */
+        memcpy(r->sorted, r->gu, sizeof(double) * r->bu);
+        qsort(r->sorted, r->bu, sizeof(double), cmp_double);
+        double pos = (1.0 - p->balance_ratio) * (double)r->bu;
+        size_t lo = pos < 1.0 ? 0 : (size_t)pos - 1;
+        size_t hi = lo + 1 < r->bu ? lo + 1 : lo;
+        double q = 0.5 * (r->sorted[lo] + r->sorted[hi]);
+        double rho = 1.0 / (double)t > 0.1 ? 1.0 / (double)t : 0.1;
+        r->mean_ema = (1.0 - rho) * r->mean_ema + rho * q;
+        m->bias = -r->mean_ema;
+    }
+    return TSGS_OK;
+}
 
-    /* 2. Loss derivatives, weighted as in the objective's mini-batch
-     * means. Rows outside the labeled mini-batch weigh 0. */
+/* Loss derivatives, weighted as the objective's mini-batch means. Rows
+ * outside the labeled mini-batch weigh 0. */
+static void loss_weights(run_t *r, const tsgs_model *m, double cstar)
+{
+    const tsgs_params *p = &r->p;
+    const double k = m->scale * m->norm;
     memset(r->wl, 0, sizeof(double) * r->nl);
     for (size_t i = 0; i < r->bl; i++) {
         size_t row = r->lidx[i];
@@ -301,80 +355,284 @@ static tsgs_status step(run_t *r, tsgs_model *m, long t, long T, long max_blocks
         r->wu[i] = cstar / (double)r->bu *
                    tsgs__uloss_grad(p->uloss, p->ramp_s, f);
     }
+}
 
-    /* 3. The block this step writes: a new one while the budget allows,
-     * else an old one drawn uniformly (UDSG). */
-    long b;
-    int fresh = m->nblocks < max_blocks;
-    if (fresh) {
-        st = tsgs__model_add_block(m, err);
-        if (st != TSGS_OK)
-            return st;
-        b = m->nblocks - 1;
-    } else {
-        b = (long)tsgs__below(p->seed, TSGS__STREAM_REUSE, (uint64_t)t,
-                              (uint64_t)m->nblocks);
-    }
+/* Features of the batch rows on block b (into cl/sl for every labeled
+ * row, cu/su for the unlabeled mini-batch) and the gradient per unit step
+ * of the block's actual coefficients, g_j = -(norm / D) sum_i w_i
+ * phi_j(x_i), into gc/gs; *var gets the sampling variance of g summed over
+ * the block (the checking rule's noise term). */
+static void block_gradient(run_t *r, const tsgs_model *m, long b, double *gc,
+                           double *gs, double *var)
+{
+    const long dirs = m->fs.dirs;
+    const size_t wb = r->wb;
+    const int pair = r->pair;
     tsgs__pack_directions(&m->fs, b * dirs, dirs, r->Wb, r->Pb);
-    tsgs__eval_features(d, r->Wb, r->Pb, ngb, r->XL, r->nl, r->threads,
-                        r->cl, pair ? r->sl : NULL);
-    tsgs__eval_features(d, r->Wb, r->Pb, ngb, r->XU, r->bu, r->threads,
-                        r->cu, pair ? r->su : NULL);
+    tsgs__eval_features(r->d, r->Wb, r->Pb, r->ngb, r->XL, r->nl,
+                        r->threads, r->cl, pair ? r->sl : NULL);
+    tsgs__eval_features(r->d, r->Wb, r->Pb, r->ngb, r->XU, r->bu,
+                        r->threads, r->cu, pair ? r->su : NULL);
+    const double unit = -m->norm / (double)dirs;
+    const double nrows = (double)(r->bl + r->bu);
+    double v = 0.0;
+    for (long j = 0; j < dirs; j++) {
+        double sc = 0.0, ss = 0.0, qc = 0.0, qs = 0.0;
+        for (size_t i = 0; i < r->bl; i++) {
+            size_t row = r->lidx[i];
+            double tc = r->wl[row] * r->cl[row * wb + (size_t)j];
+            sc += tc;
+            qc += tc * tc;
+            if (pair) {
+                double ts = r->wl[row] * r->sl[row * wb + (size_t)j];
+                ss += ts;
+                qs += ts * ts;
+            }
+        }
+        for (size_t i = 0; i < r->bu; i++) {
+            double tc = r->wu[i] * r->cu[i * wb + (size_t)j];
+            sc += tc;
+            qc += tc * tc;
+            if (pair) {
+                double ts = r->wu[i] * r->su[i * wb + (size_t)j];
+                ss += ts;
+                qs += ts * ts;
+            }
+        }
+        gc[j] = unit * sc;
+        gs[j] = unit * ss;
+        /* per-row terms u_i = unit * n * w_i phi_i have mean g; the mean of
+         * n of them varies by (E u^2 - g^2) / n */
+        double vc = unit * unit * (nrows * qc - sc * sc) / nrows;
+        double vs = unit * unit * (nrows * qs - ss * ss) / nrows;
+        v += (vc > 0 ? vc : 0) + (vs > 0 ? vs : 0);
+    }
+    if (var)
+        *var = v;
+}
 
-    /* 4. The functional gradient projected on the block:
-     * alpha_j = -(gamma / D) * norm * sum_i w_i phi_j(x_i). The decay of
-     * every older coefficient by (1 - gamma) is one multiplication of the
-     * lazy scale (the explicit loop is kept as the tests' reference). */
+/* The step itself: decay every coefficient by (1 - eta) through the lazy
+ * scale (the explicit loop is the tests' reference), add eta * g to block
+ * b's actual coefficients, and keep the cached labeled sums current with
+ * the features block_gradient left in cl/sl (O(n_l r)). */
+static void apply_step(run_t *r, tsgs_model *m, long b, long dirs,
+                       const float *cl, const float *sl, size_t wl_stride,
+                       double eta, const double *gc, const double *gs)
+{
+    const int pair = r->pair;
     if (r->opt.explicit_decay) {
         long n = tsgs__model_dirs(m);
         for (long g = 0; g < n; g++) {
-            m->ac[g] *= 1.0 - gamma;
+            m->ac[g] *= 1.0 - eta;
             if (pair)
-                m->as[g] *= 1.0 - gamma;
+                m->as[g] *= 1.0 - eta;
         }
         for (size_t i = 0; i < r->nl; i++)
-            r->hl[i] *= 1.0 - gamma;
+            r->hl[i] *= 1.0 - eta;
     } else {
-        m->scale *= 1.0 - gamma;
+        m->scale *= 1.0 - eta;
     }
-    const double coef = -gamma / (double)dirs * m->norm / m->scale;
+    /* actual coefficient = scale * norm * a, so a += eta g / (scale norm) */
+    const double to_a = eta / (m->scale * m->norm);
     for (long j = 0; j < dirs; j++) {
-        double gc = 0.0, gs = 0.0;
-        for (size_t i = 0; i < r->bl; i++) {
-            size_t row = r->lidx[i];
-            gc += r->wl[row] * r->cl[row * wb + (size_t)j];
-            if (pair)
-                gs += r->wl[row] * r->sl[row * wb + (size_t)j];
-        }
-        for (size_t i = 0; i < r->bu; i++) {
-            gc += r->wu[i] * r->cu[i * wb + (size_t)j];
-            if (pair)
-                gs += r->wu[i] * r->su[i * wb + (size_t)j];
-        }
-        r->dac[j] = coef * gc;
-        r->das[j] = coef * gs;
+        r->dac[j] = to_a * gc[j];
+        r->das[j] = pair ? to_a * gs[j] : 0.0;
         m->ac[b * dirs + j] += r->dac[j];
         if (pair)
             m->as[b * dirs + j] += r->das[j];
     }
-
-    /* 5. Keep the labeled predictions current: O(n_l r) per step. */
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(r->threads) schedule(static) \
+    if (r->nl * (size_t)dirs > 65536)
+#endif
     for (size_t i = 0; i < r->nl; i++) {
         double s = 0.0;
         for (long j = 0; j < dirs; j++) {
-            s += r->dac[j] * r->cl[i * wb + (size_t)j];
+            s += r->dac[j] * cl[i * wl_stride + (size_t)j];
             if (pair)
-                s += r->das[j] * r->sl[i * wb + (size_t)j];
+                s += r->das[j] * sl[i * wl_stride + (size_t)j];
         }
         r->hl[i] += s;
     }
-
     if (m->scale < r->opt.scale_floor) {
         double s = m->scale;
         tsgs__model_fold_scale(m);
         for (size_t i = 0; i < r->nl; i++)
             r->hl[i] *= s;
     }
+}
+
+/* The checking rule (CDSG, Algorithm 4 and criteria (8)-(9) of the
+ * DSG-reuse paper), on blocks: updating old block k by a step eta must not
+ * raise the error bound above that of a fresh block with step gamma,
+ *   2 |beta + eta g|^2 + 2 eta^2 V <= |beta|^2 + gamma^2 |g|^2,
+ * with beta the block's actual coefficients, g its gradient per unit step
+ * and V the gradient's sampling variance. The largest eta <= gamma that
+ * satisfies it is the expected line search; it is <= 0 when none does. */
+double tsgs__checked_step(double beta2, double beta_g, double g2, double V,
+                          double gamma)
+{
+    double A = 2.0 * g2 + 2.0 * V, B = 4.0 * beta_g;
+    double C = beta2 - gamma * gamma * g2;
+    if (A <= 0.0)
+        return C <= 0.0 ? gamma : 0.0;
+    double disc = B * B - 4.0 * A * C;
+    if (disc < 0.0)
+        return 0.0;
+    double lo = (-B - sqrt(disc)) / (2.0 * A);
+    double hi = (-B + sqrt(disc)) / (2.0 * A);
+    if (lo > gamma)
+        return 0.0; /* only steps longer than gamma pass */
+    return hi < gamma ? hi : gamma;
+}
+
+/* Examines reuse_candidates old blocks; returns the best one and its step
+ * in *eta (<= 0: none passes), leaving its gradient in gc/gs and its
+ * features in cl/sl. */
+static long check_candidates(run_t *r, tsgs_model *m, long t, double gamma,
+                             double *eta)
+{
+    const long dirs = m->fs.dirs;
+    const long K = r->p.reuse_candidates;
+    long best = -1;
+    double best_eta = -INFINITY;
+    const double k = m->scale * m->norm;
+    for (long c = 0; c < K; c++) {
+        long b = (long)tsgs__below(r->p.seed, TSGS__STREAM_REUSE,
+                                   ((uint64_t)t << 20) ^ (uint64_t)c,
+                                   (uint64_t)m->nblocks);
+        double V;
+        block_gradient(r, m, b, r->cgc, r->cgs, &V);
+        double beta2 = 0, beta_g = 0, g2 = 0;
+        for (long j = 0; j < dirs; j++) {
+            double bc = k * m->ac[b * dirs + j];
+            beta2 += bc * bc;
+            beta_g += bc * r->cgc[j];
+            g2 += r->cgc[j] * r->cgc[j];
+            if (r->pair) {
+                double bs = k * m->as[b * dirs + j];
+                beta2 += bs * bs;
+                beta_g += bs * r->cgs[j];
+                g2 += r->cgs[j] * r->cgs[j];
+            }
+        }
+        double e = tsgs__checked_step(beta2, beta_g, g2, V, gamma);
+        if (e > best_eta) {
+            best_eta = e;
+            best = b;
+            memcpy(r->gc, r->cgc, sizeof(double) * (size_t)dirs);
+            memcpy(r->gs, r->cgs, sizeof(double) * (size_t)dirs);
+            /* keep the winner's features for the labeled-cache update */
+            float *tmp;
+            tmp = r->cl; r->cl = r->bcl; r->bcl = tmp;
+            tmp = r->sl; r->sl = r->bsl; r->bsl = tmp;
+        }
+    }
+    *eta = best_eta;
+    return best;
+}
+
+/* One step of FRS3VM: mini-batch SGD on the same objective over one fixed
+ * set of random features, every coefficient updated at every step (so a
+ * step costs O(B M), the features never change, and the labeled rows'
+ * features are computed once). t is 1-based. */
+static tsgs_status step_frs(run_t *r, tsgs_model *m, long t, long T,
+                            tsgs_error *err)
+{
+    const tsgs_params *p = &r->p;
+    const double gamma = tsgs__step_size(p, t, T);
+    const double cstar = p->c_star * tsgs__anneal_factor(p, t, T);
+    const long D = r->frs_dirs;
+    const size_t W = (size_t)r->frs_groups * TSGS__LANES;
+    tsgs_status st;
+    if (r->bu) {
+        next_unlabeled_batch(r, m);
+        if ((st = predict_unlabeled(r, m, t, err)) != TSGS_OK)
+            return st;
+    }
+    next_labeled_batch(r, t);
+    loss_weights(r, m, cstar);
+    const double unit = -m->norm / (double)D;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(r->threads) schedule(static) \
+    if ((r->bl + r->bu) * (size_t)D > 65536)
+#endif
+    for (long j = 0; j < D; j++) {
+        double sc = 0.0, ss = 0.0;
+        for (size_t i = 0; i < r->bl; i++) {
+            size_t row = r->lidx[i];
+            sc += r->wl[row] * r->fcl[row * W + (size_t)j];
+            if (r->pair)
+                ss += r->wl[row] * r->fsl[row * W + (size_t)j];
+        }
+        for (size_t i = 0; i < r->bu; i++) {
+            sc += r->wu[i] * r->cu[i * W + (size_t)j];
+            if (r->pair)
+                ss += r->wu[i] * r->su[i * W + (size_t)j];
+        }
+        r->gc[j] = unit * sc;
+        r->gs[j] = unit * ss;
+    }
+    apply_step(r, m, 0, D, r->fcl, r->fsl, W, gamma, r->gc, r->gs);
+    return TSGS_OK;
+}
+
+/* One step of TSG, DSG or CDSG: t is 1-based. */
+static tsgs_status step(run_t *r, tsgs_model *m, long t, long T,
+                        long max_blocks, tsgs_error *err)
+{
+    const tsgs_params *p = &r->p;
+    const long dirs = m->fs.dirs;
+    const double gamma = tsgs__step_size(p, t, T);
+    const double cstar = p->c_star * tsgs__anneal_factor(p, t, T);
+    tsgs_status st;
+
+    if (r->bu) {
+        next_unlabeled_batch(r, m);
+        if ((st = predict_unlabeled(r, m, t, err)) != TSGS_OK)
+            return st;
+    }
+    next_labeled_batch(r, t);
+    loss_weights(r, m, cstar);
+
+    /* The block this step writes: a new one while the budget allows, else
+     * an old one, drawn uniformly (UDSG) or by the checking rule (CDSG),
+     * which also reuses before the budget is full when an old block takes
+     * the full step. */
+    long b = -1;
+    double eta = gamma;
+    int fresh = m->nblocks < max_blocks, checked = 0;
+    const float *cl = r->cl, *sl = r->sl;
+    if (p->reuse == TSGS_REUSE_CHECK && m->nblocks > 0) {
+        double e;
+        long c = check_candidates(r, m, t, gamma, &e);
+        if (e >= gamma || (!fresh && e > 0.0)) {
+            b = c;
+            eta = e;
+            fresh = 0;
+            checked = 1; /* its gradient and features are at hand */
+            cl = r->bcl;
+            sl = r->bsl;
+        } else if (!fresh) {
+            b = -2; /* nothing passes: fall back to a uniform pick */
+        }
+    } else if (!fresh) {
+        b = -2;
+    }
+    if (fresh) {
+        if ((st = tsgs__model_add_block(m, err)) != TSGS_OK)
+            return st;
+        b = m->nblocks - 1;
+    } else if (b == -2) {
+        b = (long)tsgs__below(p->seed, TSGS__STREAM_REUSE, (uint64_t)t,
+                              (uint64_t)m->nblocks);
+    }
+    if (!checked) {
+        block_gradient(r, m, b, r->gc, r->gs, NULL);
+        cl = r->cl;
+        sl = r->sl;
+    }
+    apply_step(r, m, b, dirs, cl, sl, r->wb, eta, r->gc, r->gs);
     if (fresh)
         return tsgs__model_cache_sync(m, err);
     return TSGS_OK;
@@ -468,7 +726,9 @@ tsgs_status tsgs__train_ex(const tsgs_dataset *ds, const tsgs_params *params,
     r.opt = *opt;
     r.d = ds->d;
     r.nl = tsgs_dataset_labeled_count(ds);
-    r.nu = params->solver == TSGS_SOLVER_DSG ? 0 : ds->n - r.nl;
+    const int supervised = params->solver == TSGS_SOLVER_DSG ||
+                           params->solver == TSGS_SOLVER_CDSG;
+    r.nu = supervised ? 0 : ds->n - r.nl;
     tsgs_params *p = &r.p;
 
     /* Resolve the derived settings; the model records them. */
@@ -509,11 +769,21 @@ tsgs_status tsgs__train_ex(const tsgs_dataset *ds, const tsgs_params *params,
                           : T;
     if (max_blocks < 1)
         max_blocks = 1;
+    if (p->solver == TSGS_SOLVER_CDSG)
+        p->reuse = TSGS_REUSE_CHECK;
+    if (p->solver == TSGS_SOLVER_FRS && p->max_features == 0) {
+        tsgs__scaler_clear(&scaler);
+        return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
+                          "max-features = 0: frs trains one fixed set of "
+                          "features and needs a budget");
+    }
     r.threads = tsgs__threads_resolve(p->threads);
     r.mean_ema = 0.0;
 
     tsgs_model *m = NULL;
-    st = tsgs__model_new(p, ds->d, max_blocks < T ? max_blocks : T, &m, err);
+    r.frs = p->solver == TSGS_SOLVER_FRS;
+    st = tsgs__model_new(p, ds->d,
+                         r.frs || max_blocks < T ? max_blocks : T, &m, err);
     if (st != TSGS_OK) {
         tsgs__scaler_clear(&scaler);
         return st;
@@ -521,6 +791,18 @@ tsgs_status tsgs__train_ex(const tsgs_dataset *ds, const tsgs_params *params,
     m->label_neg = neg;
     m->label_pos = pos;
     m->scaler = scaler;
+    if (r.frs) {
+        /* all features from the start, cached whatever cache-mb says: FRS
+         * reads every one of them at every step */
+        for (long b = 0; b < max_blocks; b++)
+            if ((st = tsgs__model_add_block(m, err)) != TSGS_OK)
+                goto fail;
+        m->cache_enabled = 1;
+        if ((st = tsgs__model_cache_sync(m, err)) != TSGS_OK)
+            goto fail;
+        r.frs_dirs = m->nblocks * m->fs.dirs;
+        r.frs_groups = (r.frs_dirs + TSGS__LANES - 1) / TSGS__LANES;
+    }
     if ((st = run_setup(&r, m, err)) != TSGS_OK)
         goto fail;
     tsgs__bind_threads(r.threads, p->bind, hooks ? hooks->warn : NULL,
@@ -534,7 +816,9 @@ tsgs_status tsgs__train_ex(const tsgs_dataset *ds, const tsgs_params *params,
     int stopped = 0;
     long t;
     for (t = 1; t <= T; t++) {
-        if ((st = step(&r, m, t, T, max_blocks, err)) != TSGS_OK)
+        st = r.frs ? step_frs(&r, m, t, T, err)
+                   : step(&r, m, t, T, max_blocks, err);
+        if (st != TSGS_OK)
             goto fail;
         int report = hooks && hooks->progress && hooks->progress_every > 0 &&
                      t % hooks->progress_every == 0;

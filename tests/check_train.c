@@ -279,6 +279,141 @@ START_TEST(codrna_200_labels_accuracy)
 }
 END_TEST
 
+/* The checking rule's step is the largest eta <= gamma that satisfies
+ * the inequality: compare with a fine scan. */
+START_TEST(checked_step_solves_the_inequality)
+{
+    for (int trial = 0; trial < 2000; trial++) {
+        tsgs__u32x4 u = tsgs__philox(77, (uint32_t)trial, 0, 0, 1);
+        double beta2 = 4 * tsgs__u01(u.v[0], u.v[1]);
+        double g2 = 4 * tsgs__u01(u.v[2], u.v[3]);
+        u = tsgs__philox(77, (uint32_t)trial, 1, 0, 1);
+        double cosang = 2 * tsgs__u01(u.v[0], u.v[1]) - 1;
+        double beta_g = cosang * sqrt(beta2 * g2);
+        double V = 0.5 * tsgs__u01(u.v[2], u.v[3]);
+        double gamma = 0.5;
+        double e = tsgs__checked_step(beta2, beta_g, g2, V, gamma);
+        double best = 0.0;
+        for (int i = 1; i <= 5000; i++) {
+            double eta = gamma * i / 5000.0;
+            double lhs = 2 * (beta2 + 2 * eta * beta_g + eta * eta * g2) +
+                         2 * eta * eta * V;
+            if (lhs <= beta2 + gamma * gamma * g2)
+                best = eta;
+        }
+        if (best > 0)
+            ck_assert_double_eq_tol(e, best, gamma / 5000.0 + 1e-12);
+        else
+            ck_assert_double_le(e, gamma / 5000.0);
+        ck_assert_double_le(e, gamma);
+    }
+    /* a small old block pointing against the gradient passes with the
+     * full step; one pointing along it, or a large one, does not */
+    ck_assert_double_eq(tsgs__checked_step(0.01, -0.1, 1.0, 0.0, 0.1), 0.1);
+    ck_assert_double_le(tsgs__checked_step(0.01, 0.1, 1.0, 0.0, 0.1), 0.0);
+    ck_assert_double_le(tsgs__checked_step(1.0, -1.0, 1.0, 0.0, 0.1), 0.0);
+}
+END_TEST
+
+/* CDSG reuses blocks before the budget is full, so it ends with fewer of
+ * them than DSG for as many steps, at a similar training accuracy. */
+START_TEST(cdsg_reuses_blocks)
+{
+    double *truth;
+    tsgs_dataset *ds = fixture_blobs(600, 4, 2.0, 0.5, 600, 300, 13, &truth);
+    tsgs_params p = tsgs_params_default();
+    p.solver = TSGS_SOLVER_DSG;
+    p.iterations = 300;
+    p.batch_labeled = 64;
+    p.max_features = 0;
+    tsgs_model *md, *mc;
+    ck_assert_int_eq(tsgs_train(ds, &p, NULL, &md, NULL, NULL), TSGS_OK);
+    p.solver = TSGS_SOLVER_CDSG;
+    ck_assert_int_eq(tsgs_train(ds, &p, NULL, &mc, NULL, NULL), TSGS_OK);
+    ck_assert_int_eq(md->nblocks, 300);
+    ck_assert_int_lt(mc->nblocks, 300);
+    ck_assert_int_gt(mc->nblocks, 0);
+    double *dd = decisions(md, ds, 1), *dc = decisions(mc, ds, 1);
+    double ad = agreement(dd, truth, 0, 600), ac = agreement(dc, truth, 0, 600);
+    ck_assert_double_gt(ac, 0.85);
+    ck_assert_double_gt(ac, ad - 0.05);
+    free(dd);
+    free(dc);
+    free(truth);
+    tsgs_model_free(md);
+    tsgs_model_free(mc);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
+/* FRS: every feature exists from the first step and the first step from
+ * f = 0 is the functional gradient projected on them, computed here in
+ * double from the directions themselves. */
+START_TEST(frs_first_step_is_projected_gradient)
+{
+    tsgs_dataset *ds = fixture_blobs(300, 3, 2.0, 0.5, 300, 150, 3, NULL);
+    tsgs_params p = tsgs_params_default();
+    p.solver = TSGS_SOLVER_FRS;
+    p.iterations = 1;
+    p.batch_labeled = 300; /* all rows: no sampling */
+    p.max_features = 48;
+    p.block_size = 8;
+    p.balance = 0;
+    p.scale = TSGS_SCALE_NONE;
+    p.sigma = 0.3;
+    tsgs_model *m;
+    ck_assert_int_eq(tsgs_train(ds, &p, NULL, &m, NULL, NULL), TSGS_OK);
+    ck_assert_int_eq(m->nblocks, 6);
+    const long D = 24; /* 48 features = 24 (cos, sin) directions */
+    const double gamma = 1.0 / p.eta;
+    for (long g = 0; g < D; g++) {
+        float w[3], b;
+        tsgs__direction(&m->fs, g / m->fs.dirs, g % m->fs.dirs, w, &b);
+        double sc = 0, ss = 0;
+        for (size_t i = 0; i < 300; i++) {
+            const float *x = tsgs_dataset_row(ds, i);
+            double y = tsgs_dataset_label(ds, i);
+            double ph = (double)w[0] * x[0] + (double)w[1] * x[1] + (double)w[2] * x[2];
+            double wi = p.c / 300.0 * tsgs__hinge_grad(0.0, y);
+            sc += wi * cos(ph);
+            ss += wi * sin(ph);
+        }
+        double want_c = -gamma / (double)D * sc, want_s = -gamma / (double)D * ss;
+        /* float features: each term within ~1e-6 of the double one */
+        double tol = 2e-6 * gamma / (double)D * p.c;
+        ck_assert_double_eq_tol(m->scale * m->ac[g], want_c, tol);
+        ck_assert_double_eq_tol(m->scale * m->as[g], want_s, tol);
+        ck_assert(fabs(want_c) > 100 * tol || fabs(want_s) > 100 * tol || g > 0);
+    }
+    tsgs_model_free(m);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
+START_TEST(frs_learns_and_is_thread_independent)
+{
+    double *truth;
+    tsgs_dataset *ds = fixture_blobs(3000, 5, 2.0, 0.5, 40, 20, 17, &truth);
+    tsgs_params p = tsgs_params_default();
+    p.solver = TSGS_SOLVER_FRS;
+    p.max_features = 256;
+    p.passes = 2;
+    tsgs_model *m1, *m2;
+    p.threads = 1;
+    ck_assert_int_eq(tsgs_train(ds, &p, NULL, &m1, NULL, NULL), TSGS_OK);
+    p.threads = 2;
+    ck_assert_int_eq(tsgs_train(ds, &p, NULL, &m2, NULL, NULL), TSGS_OK);
+    ck_assert_int_eq(memcmp(m1->ac, m2->ac, sizeof(double) * (size_t)tsgs__model_dirs(m1)), 0);
+    double *d = decisions(m1, ds, 2);
+    ck_assert_double_gt(agreement(d, truth, 40, 3000), 0.9);
+    free(d);
+    free(truth);
+    tsgs_model_free(m1);
+    tsgs_model_free(m2);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
 Suite *train_suite(void)
 {
     Suite *s = suite_create("train");
@@ -293,6 +428,10 @@ Suite *train_suite(void)
     tcase_add_test(tc, early_stop_returns_partial_model);
     tcase_add_test(tc, bad_training_data);
     tcase_add_test(tc, codrna_200_labels_accuracy);
+    tcase_add_test(tc, checked_step_solves_the_inequality);
+    tcase_add_test(tc, cdsg_reuses_blocks);
+    tcase_add_test(tc, frs_first_step_is_projected_gradient);
+    tcase_add_test(tc, frs_learns_and_is_thread_independent);
     suite_add_tcase(s, tc);
     return s;
 }
