@@ -9,9 +9,11 @@ typedef struct {
     tsgs_params params;
     tsgs_read_options read;
     long labeled;               /* --labeled N: keep N labels; 0: all */
-    const char *unlabeled_file; /* --unlabeled FILE */
-    const char *test_file;      /* --test FILE */
+    char *unlabeled_file;       /* --unlabeled FILE (owned) */
+    char *test_file;            /* --test FILE (owned) */
     long test_every;            /* iterations between test accuracies */
+    char *topology_xml;         /* topology --xml FILE (owned) */
+    char *topology_synthetic;   /* topology --synthetic DESCRIPTION (owned) */
     int quiet;
     int help;
     const char *positional[4];
@@ -19,6 +21,8 @@ typedef struct {
 } cli_opts;
 
 void cli_opts_init(cli_opts *o);
+/* Frees the strings the options own (file names from argv or -c FILE). */
+void cli_opts_free(cli_opts *o);
 
 /* Applies -c FILE first, then every option of argv (argv[0] is the
  * subcommand): command line > config file > environment > defaults.
@@ -29,11 +33,16 @@ int cli_parse(cli_opts *o, int argc, char **argv, const char *const *allowed);
 int cli_read(const cli_opts *o, const char *path, tsgs_dataset **out);
 
 void cli_error(const tsgs_error *err);
+
+/* Gives a file made by mkstemp (mode 0600) the mode a plain fopen would
+ * have given it: 0666 less the umask. */
+void cli_default_mode(const char *path);
 void cli_print_param_help(const tsgs_params *p);
 void cli_print_read_help(void);
 
 int cmd_train(int argc, char **argv);
 int cmd_predict(int argc, char **argv);
 int cmd_topology(int argc, char **argv);
+int cmd_cv(int argc, char **argv);
 
 #endif

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 void cli_opts_init(cli_opts *o)
 {
@@ -14,9 +15,40 @@ void cli_opts_init(cli_opts *o)
     o->read = tsgs_read_options_default();
 }
 
+void cli_opts_free(cli_opts *o)
+{
+    free(o->unlabeled_file);
+    free(o->test_file);
+    free(o->topology_xml);
+    free(o->topology_synthetic);
+    o->unlabeled_file = o->test_file = NULL;
+    o->topology_xml = o->topology_synthetic = NULL;
+}
+
 void cli_error(const tsgs_error *err)
 {
     fprintf(stderr, "ERROR: %s\n", err->message);
+}
+
+void cli_default_mode(const char *path)
+{
+    mode_t mask = umask(0);
+    umask(mask);
+    chmod(path, 0666 & ~mask);
+}
+
+/* Replaces an owned string option with a copy of value. */
+static tsgs_status set_string(char **slot, const char *value, tsgs_error *err)
+{
+    char *copy = strdup(value);
+    if (!copy) {
+        snprintf(err->message, sizeof err->message, "out of memory");
+        err->code = TSGS_ERR_NOMEM;
+        return TSGS_ERR_NOMEM;
+    }
+    free(*slot);
+    *slot = copy;
+    return TSGS_OK;
 }
 
 static int parse_long(const char *v, long min, long *out)
@@ -66,9 +98,13 @@ static tsgs_status set_key(const char *key, const char *value, void *user,
         if (parse_long(value, 0, &v) == 0) o->labeled = v;
         else why = "a number of rows >= 0 (0: keep every label)";
     } else if (strcmp(key, "unlabeled") == 0) {
-        o->unlabeled_file = value;
+        return set_string(&o->unlabeled_file, value, err);
     } else if (strcmp(key, "test") == 0) {
-        o->test_file = value;
+        return set_string(&o->test_file, value, err);
+    } else if (strcmp(key, "xml") == 0) {
+        return set_string(&o->topology_xml, value, err);
+    } else if (strcmp(key, "synthetic") == 0) {
+        return set_string(&o->topology_synthetic, value, err);
     } else if (strcmp(key, "test-every") == 0) {
         if (parse_long(value, 0, &v) == 0) o->test_every = v;
         else why = "a number of iterations >= 0";
@@ -117,11 +153,13 @@ static tsgs_status set_config_key(const char *key, const char *value,
         snprintf(err->message, sizeof err->message, "unknown key \"%s\"", key);
         return TSGS_ERR_PARAM;
     }
-    /* Config strings outlive the parse: keep a copy. */
-    char *copy = strdup(value);
-    if (!copy)
-        return TSGS_ERR_NOMEM;
-    return set_key(key, copy, c->o, err);
+    /* set_key copies the strings it keeps. */
+    return set_key(key, value, c->o, err);
+}
+
+static int is_config_flag(const char *a)
+{
+    return strcmp(a, "-c") == 0 || strcmp(a, "--config") == 0;
 }
 
 int cli_parse(cli_opts *o, int argc, char **argv, const char *const *allowed)
@@ -132,17 +170,26 @@ int cli_parse(cli_opts *o, int argc, char **argv, const char *const *allowed)
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--") == 0)
             break;
-        if (strcmp(argv[i], "-c") == 0 || strcmp(argv[i], "--config") == 0) {
-            if (i + 1 >= argc) {
+        const char *path = NULL;
+        if (strncmp(argv[i], "--config=", 9) == 0) {
+            path = argv[i] + 9;
+        } else if (is_config_flag(argv[i])) {
+            if (i + 1 >= argc || argv[i + 1][0] == '\0') {
                 fprintf(stderr, "ERROR: %s needs a file name\n", argv[i]);
                 return 1;
             }
-            config_ctx c = {o, allowed};
-            if (tsgs_config_read(argv[i + 1], set_config_key, &c, &err)) {
-                cli_error(&err);
-                return 1;
-            }
-            i++;
+            path = argv[++i];
+        } else {
+            continue;
+        }
+        if (path[0] == '\0') {
+            fprintf(stderr, "ERROR: --config needs a file name\n");
+            return 1;
+        }
+        config_ctx c = {o, allowed};
+        if (tsgs_config_read(path, set_config_key, &c, &err)) {
+            cli_error(&err);
+            return 1;
         }
     }
     int only_positional = 0;
@@ -150,9 +197,10 @@ int cli_parse(cli_opts *o, int argc, char **argv, const char *const *allowed)
         const char *a = argv[i];
         if (!only_positional && strcmp(a, "--") == 0) {
             only_positional = 1;
-        } else if (!only_positional &&
-                   (strcmp(a, "-c") == 0 || strcmp(a, "--config") == 0)) {
+        } else if (!only_positional && is_config_flag(a)) {
             i++;
+        } else if (!only_positional && strncmp(a, "--config=", 9) == 0) {
+            /* read in pass 1 */
         } else if (!only_positional &&
                    (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)) {
             o->help = 1;
@@ -177,7 +225,7 @@ int cli_parse(cli_opts *o, int argc, char **argv, const char *const *allowed)
             }
             if (eq) {
                 value = eq + 1;
-            } else if (i + 1 < argc) {
+            } else if (i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0) {
                 value = argv[++i];
             } else {
                 fprintf(stderr, "ERROR: option --%s needs a value\n", key);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char *const predict_keys[] = {
     "threads", "bind", "format", "label-column", "skip-columns", "header",
@@ -31,27 +32,85 @@ static void on_warn(const char *msg, void *user)
         fprintf(stderr, "warning: %s\n", msg);
 }
 
+/* Writes "label decision" lines to a temporary file beside `path` and
+ * renames it over `path` once complete, so that a failed or interrupted
+ * write never leaves a partial file. Returns 0, or 1 after an error. */
+static int write_output(const char *path, const tsgs_model *model,
+                        const double *dec, size_t n)
+{
+    size_t len = strlen(path) + 16;
+    char *tmp = malloc(len);
+    if (!tmp) {
+        fprintf(stderr, "ERROR: out of memory\n");
+        return 1;
+    }
+    snprintf(tmp, len, "%s.tmp.XXXXXX", path);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        fprintf(stderr, "ERROR: %s: cannot create a temporary file: %s\n",
+                path, strerror(errno));
+        free(tmp);
+        return 1;
+    }
+    FILE *out = fdopen(fd, "w");
+    if (!out) {
+        fprintf(stderr, "ERROR: %s: cannot write: %s\n", path,
+                strerror(errno));
+        close(fd);
+        unlink(tmp);
+        free(tmp);
+        return 1;
+    }
+    for (size_t i = 0; i < n; i++)
+        fprintf(out, "%.17g %.17g\n", tsgs_model_label(model, dec[i]),
+                dec[i]);
+    int bad = ferror(out) != 0, e = 0;
+    if (fflush(out) != 0) {
+        bad = 1;
+        e = errno;
+    }
+    if (fclose(out) != 0) {
+        bad = 1;
+        if (!e)
+            e = errno;
+    }
+    if (!bad && rename(tmp, path) != 0) {
+        bad = 1;
+        e = errno;
+    }
+    if (bad) {
+        fprintf(stderr, "ERROR: %s: write failed: %s\n", path,
+                e ? strerror(e) : "I/O error");
+        unlink(tmp);
+        free(tmp);
+        return 1;
+    }
+    free(tmp);
+    cli_default_mode(path);
+    return 0;
+}
+
 int cmd_predict(int argc, char **argv)
 {
     cli_opts o;
     cli_opts_init(&o);
-    if (cli_parse(&o, argc, argv, predict_keys))
-        return 1;
-    if (o.help) {
-        usage();
-        return 0;
-    }
-    if (o.npositional < 2 || o.npositional > 3) {
-        fprintf(stderr, "ERROR: predict needs MODEL_FILE TEST_FILE "
-                        "[OUTPUT_FILE] (see tsgs3vm predict --help)\n");
-        return 1;
-    }
     tsgs_error err;
     tsgs_model *model = NULL;
     tsgs_dataset *test = NULL;
     double *dec = NULL;
-    FILE *out = NULL;
     int rc = 1;
+    if (cli_parse(&o, argc, argv, predict_keys))
+        goto done;
+    if (o.help) {
+        usage();
+        rc = 0;
+        goto done;
+    }
+    if (o.npositional < 2 || o.npositional > 3) {
+        fprintf(stderr, "ERROR: predict needs MODEL_FILE TEST_FILE "
+                        "[OUTPUT_FILE] (see tsgs3vm predict --help)\n");
+        goto done;
+    }
     if (tsgs_model_load(o.positional[0], &model, &err)) {
         cli_error(&err);
         goto done;
@@ -77,35 +136,28 @@ int cmd_predict(int argc, char **argv)
         cli_error(&err);
         goto done;
     }
-    if (o.npositional == 3) {
-        out = fopen(o.positional[2], "w");
-        if (!out) {
-            fprintf(stderr, "ERROR: %s: cannot open for writing: %s\n",
-                    o.positional[2], strerror(errno));
-            goto done;
-        }
-        for (size_t i = 0; i < n; i++)
-            fprintf(out, "%.17g %.17g\n", tsgs_model_label(model, dec[i]),
-                    dec[i]);
-        if (fclose(out) != 0) {
-            out = NULL;
-            fprintf(stderr, "ERROR: %s: write failed: %s\n", o.positional[2],
-                    strerror(errno));
-            goto done;
-        }
-        out = NULL;
+    if (o.npositional == 3 && write_output(o.positional[2], model, dec, n))
+        goto done;
+    size_t nlab = 0, right = 0;
+    for (size_t i = 0; i < n; i++) {
+        double y = tsgs_dataset_label(test, i);
+        if (tsgs_is_unlabeled(y))
+            continue;
+        nlab++;
+        right += tsgs_model_label(model, dec[i]) == y;
     }
-    size_t nlab;
-    double acc = tsgs_accuracy(model, test, dec, &nlab);
     if (nlab > 0 && !o.quiet)
-        printf("Accuracy = %.2f%% (%.0f/%zu)\n", 100.0 * acc,
-               acc * (double)nlab, nlab);
+        printf("Accuracy = %.2f%% (%zu/%zu)\n",
+               100.0 * (double)right / (double)nlab, right, nlab);
+    if (fflush(stdout) != 0) {
+        fprintf(stderr, "ERROR: writing to stdout failed\n");
+        goto done;
+    }
     rc = 0;
 done:
-    if (out)
-        fclose(out);
     free(dec);
     tsgs_dataset_free(test);
     tsgs_model_free(model);
+    cli_opts_free(&o);
     return rc;
 }

@@ -7,46 +7,45 @@
 
 int cmd_topology(int argc, char **argv)
 {
-    const char *xml = NULL, *synthetic = NULL;
+    static const char *const keys[] = {"threads", "bind", "xml", "synthetic",
+                                       NULL};
     cli_opts o;
     cli_opts_init(&o);
-    /* Take --xml and --synthetic out before the common parser sees them. */
-    char **rest = calloc((size_t)argc + 1, sizeof *rest);
-    if (!rest)
-        return 1;
-    int nrest = 0;
-    for (int i = 0; i < argc; i++) {
-        if (i > 0 && (strcmp(argv[i], "--xml") == 0 ||
-                      strcmp(argv[i], "--synthetic") == 0) && i + 1 < argc) {
-            *(argv[i][2] == 'x' ? &xml : &synthetic) = argv[i + 1];
-            i++;
-        } else {
-            rest[nrest++] = argv[i];
-        }
-    }
-    static const char *const keys[] = {"threads", "bind", NULL};
-    int bad = cli_parse(&o, nrest, rest, keys);
-    free(rest);
-    if (bad)
-        return 1;
-    if (o.help || o.npositional) {
+    tsgs_topology *topo = NULL;
+    tsgs_placement *pl = NULL;
+    char *buf = NULL;
+    int rc = 1;
+    if (cli_parse(&o, argc, argv, keys))
+        goto done;
+    if (o.help) {
         printf("Usage: tsgs3vm topology [--threads N] [--bind POLICY] "
                "[--xml FILE | --synthetic DESCRIPTION]\n\n"
                "Prints the machine (or an hwloc XML export, or a synthetic "
                "description such as\n\"pack:2 numa:1 core:8 pu:2\") and "
                "where each thread would be pinned.\n");
-        return o.npositional ? 1 : 0;
+        rc = 0;
+        goto done;
+    }
+    if (o.npositional) {
+        fprintf(stderr, "ERROR: topology takes no arguments (\"%s\"; see "
+                        "tsgs3vm topology --help)\n",
+                o.positional[0]);
+        goto done;
+    }
+    if (o.topology_xml && o.topology_synthetic) {
+        fprintf(stderr, "ERROR: give --xml or --synthetic, not both\n");
+        goto done;
     }
     tsgs_error err;
-    tsgs_topology *topo = NULL;
-    tsgs_status st = xml ? tsgs_topology_open_xml(xml, &topo, &err)
-                     : synthetic ? tsgs_topology_open_synthetic(synthetic, &topo, &err)
-                                 : tsgs_topology_open(&topo, &err);
+    tsgs_status st =
+        o.topology_xml ? tsgs_topology_open_xml(o.topology_xml, &topo, &err)
+        : o.topology_synthetic
+            ? tsgs_topology_open_synthetic(o.topology_synthetic, &topo, &err)
+            : tsgs_topology_open(&topo, &err);
     if (st) {
         cli_error(&err);
-        return 1;
+        goto done;
     }
-    tsgs_placement *pl = NULL;
     tsgs_bind policy = o.params.bind;
     if (policy == TSGS_BIND_AUTO) {
         const char *pb = getenv("OMP_PROC_BIND");
@@ -55,17 +54,30 @@ int cmd_topology(int argc, char **argv)
     }
     if (tsgs_placement_plan(topo, o.params.threads, policy, &pl, &err)) {
         cli_error(&err);
-        tsgs_topology_free(topo);
-        return 1;
+        goto done;
     }
     size_t size = 1 << 20;
-    char *buf = malloc(size);
-    if (buf) {
-        tsgs_placement_describe(topo, pl, buf, size);
-        fputs(buf, stdout);
-        free(buf);
+    buf = malloc(size);
+    if (!buf) {
+        fprintf(stderr, "ERROR: out of memory\n");
+        goto done;
     }
+    if (tsgs_placement_describe(topo, pl, buf, size) != TSGS_OK) {
+        fprintf(stderr, "ERROR: the description of the plan does not fit "
+                        "in %zu bytes\n",
+                size);
+        goto done;
+    }
+    fputs(buf, stdout);
+    if (fflush(stdout) != 0) {
+        fprintf(stderr, "ERROR: writing to stdout failed\n");
+        goto done;
+    }
+    rc = 0;
+done:
+    free(buf);
     tsgs_placement_free(pl);
     tsgs_topology_free(topo);
-    return buf ? 0 : 1;
+    cli_opts_free(&o);
+    return rc;
 }

@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,13 +15,17 @@ static const char *const train_keys[] = {
     "unlabeled-label", "labeled", "unlabeled", "test", "test-every", "quiet",
     NULL};
 
+/* The signal that asked for a stop (SIGINT, SIGTERM), 0 while none. */
 static volatile sig_atomic_t interrupted = 0;
 
 static void on_signal(int sig)
 {
-    (void)sig;
-    interrupted = 1;
+    interrupted = sig;
 }
+
+/* Intermediate test accuracies use at most this many labeled test rows (a
+ * fixed, seeded sample); the final line uses the whole file. */
+#define TEST_SAMPLE_MAX 20000
 
 static int should_stop(void *user)
 {
@@ -31,6 +36,7 @@ static int should_stop(void *user)
 typedef struct {
     int quiet, tty;
     double last_print;
+    size_t sample_rows; /* rows of the monitor set, when it is a sample */
 } progress_state;
 
 static double wall(void)
@@ -55,8 +61,11 @@ static void on_progress(const tsgs_progress *pr, void *user)
     ps->last_print = now;
     double frac = (double)pr->iteration / (double)pr->iterations;
     double eta = frac > 0 ? pr->elapsed_s * (1.0 - frac) / frac : 0.0;
-    char acc[48] = "";
-    if (measured)
+    char acc[96] = "";
+    if (measured && ps->sample_rows)
+        snprintf(acc, sizeof acc, "  test accuracy (%zu-row sample) %.2f%%",
+                 ps->sample_rows, 100.0 * pr->monitor_accuracy);
+    else if (measured)
         snprintf(acc, sizeof acc, "  test accuracy %.2f%%",
                  100.0 * pr->monitor_accuracy);
     fprintf(stderr,
@@ -75,6 +84,85 @@ static void on_warn(const char *msg, void *user)
         fprintf(stderr, "warning: %s\n", msg);
 }
 
+static uint64_t splitmix64(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static int cmp_size(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* A fixed sample of at most `max` labeled rows of `test`, chosen by `seed`
+ * and kept in file order; *out = NULL when every labeled row fits (then
+ * the whole file is the monitor set). Returns 0, or 1 after an error. */
+static int test_sample(const tsgs_dataset *test, size_t max, uint64_t seed,
+                       tsgs_dataset **out)
+{
+    *out = NULL;
+    size_t n = tsgs_dataset_rows(test), d = tsgs_dataset_features(test);
+    size_t nl = tsgs_dataset_labeled_count(test);
+    if (nl <= max)
+        return 0;
+    size_t *idx = malloc(sizeof *idx * nl);
+    float *x = malloc(sizeof *x * max * (d ? d : 1));
+    double *y = malloc(sizeof *y * max);
+    int rc = 1;
+    if (!idx || !x || !y) {
+        fprintf(stderr, "ERROR: out of memory\n");
+        goto done;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!tsgs_is_unlabeled(tsgs_dataset_label(test, i)))
+            idx[k++] = i;
+    /* partial Fisher-Yates: the first `max` entries become the sample */
+    uint64_t state = seed ^ 0x7465737473616d70ULL;
+    for (size_t i = 0; i < max; i++) {
+        size_t j = i + (size_t)(splitmix64(&state) % (uint64_t)(nl - i));
+        size_t t = idx[i];
+        idx[i] = idx[j];
+        idx[j] = t;
+    }
+    qsort(idx, max, sizeof *idx, cmp_size);
+    for (size_t i = 0; i < max; i++) {
+        memcpy(x + i * d, tsgs_dataset_row(test, idx[i]), sizeof *x * d);
+        y[i] = tsgs_dataset_label(test, idx[i]);
+    }
+    tsgs_error err;
+    if (tsgs_dataset_from_dense(max, d, x, y, out, &err) != TSGS_OK) {
+        cli_error(&err);
+        goto done;
+    }
+    rc = 0;
+done:
+    free(idx);
+    free(x);
+    free(y);
+    return rc;
+}
+
+/* Labeled rows of ds and how many of them the model gets right. */
+static size_t count_correct(const tsgs_model *m, const tsgs_dataset *ds,
+                            const double *dec, size_t *n_labeled)
+{
+    size_t n = 0, right = 0;
+    for (size_t i = 0; i < tsgs_dataset_rows(ds); i++) {
+        double y = tsgs_dataset_label(ds, i);
+        if (tsgs_is_unlabeled(y))
+            continue;
+        n++;
+        right += tsgs_model_label(m, dec[i]) == y;
+    }
+    *n_labeled = n;
+    return right;
+}
+
 static void usage(const cli_opts *o)
 {
     printf("Usage: tsgs3vm train [options] TRAIN_FILE MODEL_FILE\n\n"
@@ -89,10 +177,12 @@ static void usage(const cli_opts *o)
            "  --test FILE              report accuracy on FILE during and "
            "after training\n"
            "  --test-every N           iterations between test accuracies "
-           "(0: ten times a run)\n"
+           "(0: ten times a run);\n"
+           "                           they use a seeded sample of at most "
+           "%d labeled rows\n"
            "  -q, --quiet              no progress on stderr\n"
            "  -c FILE                  read key = value options from FILE "
-           "(command line wins)\n\n");
+           "(command line wins)\n\n", TEST_SAMPLE_MAX);
     cli_print_read_help();
     printf("\nModel options (key, default, meaning):\n");
     cli_print_param_help(&o->params);
@@ -102,26 +192,38 @@ int cmd_train(int argc, char **argv)
 {
     cli_opts o;
     cli_opts_init(&o);
+    int rc = 1;
+    tsgs_dataset *train = NULL, *extra = NULL, *test = NULL, *sample = NULL;
+    tsgs_model *model = NULL;
+    double *dec = NULL;
+    tsgs_error err;
     if (cli_parse(&o, argc, argv, train_keys))
-        return 1;
+        goto done;
     if (o.help) {
         usage(&o);
-        return 0;
+        rc = 0;
+        goto done;
     }
     if (o.npositional != 2) {
         fprintf(stderr, "ERROR: train needs TRAIN_FILE and MODEL_FILE "
                         "(see tsgs3vm train --help)\n");
-        return 1;
+        goto done;
     }
     const char *train_path = o.positional[0], *model_path = o.positional[1];
-    tsgs_error err;
     if (tsgs_params_check(&o.params, &err) != TSGS_OK) {
         cli_error(&err);
-        return 1;
+        goto done;
     }
-    tsgs_dataset *train = NULL, *extra = NULL, *test = NULL;
-    tsgs_model *model = NULL;
-    int rc = 1;
+
+    /* From here on Ctrl-C (or SIGTERM) asks for a clean stop: the model of
+     * the iterations done so far is saved. A second one ends the process. */
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sa.sa_flags = SA_RESETHAND;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+
     double t0 = wall();
     if (cli_read(&o, train_path, &train))
         goto done;
@@ -132,6 +234,8 @@ int cmd_train(int argc, char **argv)
             cli_error(&err);
             goto done;
         }
+        tsgs_dataset_free(extra);
+        extra = NULL;
     }
     if (o.labeled > 0 &&
         tsgs_dataset_keep_labels(train, (size_t)o.labeled, o.params.seed,
@@ -143,25 +247,39 @@ int cmd_train(int argc, char **argv)
         tsgs_read_options ro = o.read;
         ro.min_features = tsgs_dataset_features(train);
         ro.has_unlabeled_label = 0;
-        tsgs_error e2;
-        if (tsgs_dataset_read(o.test_file, &ro, &test, &e2)) {
-            cli_error(&e2);
+        if (tsgs_dataset_read(o.test_file, &ro, &test, &err)) {
+            cli_error(&err);
             goto done;
         }
         if (tsgs_dataset_features(test) != tsgs_dataset_features(train)) {
-            fprintf(stderr, "ERROR: %s has %zu features but %s has %zu\n",
+            fprintf(stderr, "ERROR: %s: %zu features per row, but %s has "
+                            "%zu\n",
                     o.test_file, tsgs_dataset_features(test), train_path,
                     tsgs_dataset_features(train));
             goto done;
         }
+        if (tsgs_dataset_labeled_count(test) == 0) {
+            fprintf(stderr, "ERROR: %s: no labeled rows to measure the "
+                            "accuracy on\n",
+                    o.test_file);
+            goto done;
+        }
+        if (test_sample(test, TEST_SAMPLE_MAX, o.params.seed, &sample))
+            goto done;
     }
     size_t n = tsgs_dataset_rows(train), nl = tsgs_dataset_labeled_count(train);
     if (!o.quiet)
         fprintf(stderr, "read %zu rows x %zu features (%zu labeled, %zu "
                         "unlabeled) in %.2fs\n",
                 n, tsgs_dataset_features(train), nl, n - nl, wall() - t0);
+    if (interrupted) {
+        fprintf(stderr, "interrupted before training: no model written\n");
+        rc = 128 + interrupted;
+        goto done;
+    }
 
-    progress_state ps = {o.quiet, isatty(2), 0.0};
+    progress_state ps = {o.quiet, isatty(2), 0.0,
+                         sample ? tsgs_dataset_rows(sample) : 0};
     tsgs_train_hooks hooks;
     memset(&hooks, 0, sizeof hooks);
     hooks.progress = on_progress;
@@ -169,25 +287,18 @@ int cmd_train(int argc, char **argv)
     hooks.should_stop = should_stop;
     hooks.user = &ps;
     hooks.warn = on_warn;
-    hooks.monitor = test;
+    hooks.monitor = sample ? sample : test;
     hooks.monitor_every = o.test_every;
     if (test && o.test_every == 0) {
         /* Ten measurements a run: estimate T as tsgs_train will. */
         tsgs_params p = o.params;
-        size_t nu = p.solver == TSGS_SOLVER_DSG ? 0 : n - nl;
+        size_t nu = p.solver == TSGS_SOLVER_DSG || p.solver == TSGS_SOLVER_CDSG ? 0 : n - nl;
         double rows = nu ? (double)nu : (double)nl;
         double batch = nu ? (double)(p.batch_unlabeled < (long)nu ? p.batch_unlabeled : (long)nu)
                           : (double)(p.batch_labeled < (long)nl ? p.batch_labeled : (long)nl);
         long T = p.iterations ? p.iterations : (long)ceil(p.passes * rows / (batch > 0 ? batch : 1));
         hooks.monitor_every = T / 10 > 0 ? T / 10 : 1;
     }
-
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sa.sa_flags = SA_RESETHAND; /* a second Ctrl-C ends the process */
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
 
     int stopped = 0;
     double t1 = wall();
@@ -200,32 +311,43 @@ int cmd_train(int argc, char **argv)
         cli_error(&err);
         goto done;
     }
-    if (!o.quiet)
-        fprintf(stderr, "%s: %ld random features, %.2fs; model written to %s\n",
-                stopped ? "interrupted" : "trained",
+    cli_default_mode(model_path);
+    if (stopped)
+        fprintf(stderr, "interrupted: %ld random features, %.2fs; model of "
+                        "the iterations done written to %s\n",
+                tsgs_model_feature_count(model), train_s, model_path);
+    else if (!o.quiet)
+        fprintf(stderr, "trained: %ld random features, %.2fs; model "
+                        "written to %s\n",
                 tsgs_model_feature_count(model), train_s, model_path);
     if (test) {
         size_t nt = tsgs_dataset_rows(test), nlab;
-        double *dec = malloc(sizeof(double) * (nt ? nt : 1));
+        dec = malloc(sizeof(double) * (nt ? nt : 1));
         if (!dec) {
             fprintf(stderr, "ERROR: out of memory\n");
             goto done;
         }
         if (tsgs_predict(model, test, 0, dec, &err)) {
-            free(dec);
             cli_error(&err);
             goto done;
         }
-        double acc = tsgs_accuracy(model, test, dec, &nlab);
-        printf("Test accuracy = %.2f%% (%.0f/%zu)\n", 100.0 * acc,
-               acc * (double)nlab, nlab);
-        free(dec);
+        size_t right = count_correct(model, test, dec, &nlab);
+        printf("Test accuracy = %.2f%% (%zu/%zu)\n",
+               nlab ? 100.0 * (double)right / (double)nlab : 0.0, right,
+               nlab);
     }
-    rc = stopped ? 130 : 0;
+    if (fflush(stdout) != 0) {
+        fprintf(stderr, "ERROR: writing to stdout failed\n");
+        goto done;
+    }
+    rc = stopped ? 128 + (interrupted ? interrupted : SIGINT) : 0;
 done:
+    free(dec);
     tsgs_dataset_free(train);
     tsgs_dataset_free(extra);
+    tsgs_dataset_free(sample);
     tsgs_dataset_free(test);
     tsgs_model_free(model);
+    cli_opts_free(&o);
     return rc;
 }

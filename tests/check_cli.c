@@ -1,0 +1,716 @@
+/* The command-line tool, end to end: build/tsgs3vm run as a child process
+ * (fork + exec) on the small files of data/cli/, its exit status, stdout,
+ * stderr and output files checked. This process never runs OpenMP itself:
+ * only the children do. Run from tests/ (make test does). */
+#include "tsgs3vm.h"
+
+#include <check.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define TOOL "../build/tsgs3vm"
+#define DATA "data/cli/"
+#define MAX_ARGS 32
+
+static char dir[64];
+
+static void setup(void)
+{
+    snprintf(dir, sizeof dir, "/tmp/tsgs-cli-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+static void teardown(void)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    char path[512];
+    while ((e = readdir(d))) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        unlink(path);
+    }
+    closedir(d);
+    rmdir(dir);
+}
+
+/* A path in the test's scratch directory (a ring of 16: a test holds a few
+ * of them at a time; the helpers below use their own buffers). */
+static const char *tmp(const char *name)
+{
+    static char buf[16][256];
+    static int next;
+    char *p = buf[next++ % 16];
+    snprintf(p, sizeof buf[0], "%s/%s", dir, name);
+    return p;
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 4096, len = 0;
+    char *s = malloc(cap);
+    ck_assert_ptr_nonnull(s);
+    size_t k;
+    while ((k = fread(s + len, 1, cap - len - 1, f)) > 0) {
+        len += k;
+        if (cap - len - 1 == 0) {
+            cap *= 2;
+            s = realloc(s, cap);
+            ck_assert_ptr_nonnull(s);
+        }
+    }
+    s[len] = '\0';
+    fclose(f);
+    return s;
+}
+
+typedef struct {
+    int status; /* exit status, or 1000 + signal when killed */
+    char *out, *err;
+} result;
+
+static void result_free(result *r)
+{
+    free(r->out);
+    free(r->err);
+}
+
+/* Starts the tool with its stdout and stderr in the scratch directory;
+ * 2 OpenMP threads so that runs are quick on any machine. */
+static pid_t start_v(const char *arg0, va_list ap)
+{
+    const char *argv[MAX_ARGS + 2];
+    int n = 0;
+    argv[n++] = TOOL;
+    for (const char *a = arg0; a; a = va_arg(ap, const char *)) {
+        ck_assert_int_lt(n, MAX_ARGS);
+        argv[n++] = a;
+    }
+    argv[n] = NULL;
+    char out[256], err[256];
+    snprintf(out, sizeof out, "%s/.stdout", dir);
+    snprintf(err, sizeof err, "%s/.stderr", dir);
+    fflush(NULL);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        int fo = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        int fe = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fo < 0 || fe < 0 || dup2(fo, 1) < 0 || dup2(fe, 2) < 0)
+            _exit(126);
+        close(fo);
+        close(fe);
+        setenv("OMP_NUM_THREADS", "2", 1);
+        unsetenv("OMP_PROC_BIND");
+        execv(TOOL, (char *const *)argv);
+        _exit(127);
+    }
+    return pid;
+}
+
+static void finish(pid_t pid, result *r)
+{
+    int st;
+    ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+    r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 1000 + WTERMSIG(st);
+    ck_assert_msg(r->status != 127, "cannot run " TOOL " (make it first)");
+    char out[256], err[256];
+    snprintf(out, sizeof out, "%s/.stdout", dir);
+    snprintf(err, sizeof err, "%s/.stderr", dir);
+    r->out = slurp(out);
+    r->err = slurp(err);
+    ck_assert_ptr_nonnull(r->out);
+    ck_assert_ptr_nonnull(r->err);
+    unlink(out);
+    unlink(err);
+}
+
+/* Starts the tool without waiting for it (finish() waits). */
+static pid_t start(const char *arg0, ...)
+{
+    va_list ap;
+    va_start(ap, arg0);
+    pid_t pid = start_v(arg0, ap);
+    va_end(ap);
+    return pid;
+}
+
+/* run(&r, "train", "--iterations", "5", FILE, MODEL, NULL) */
+static void run(result *r, const char *arg0, ...)
+{
+    va_list ap;
+    va_start(ap, arg0);
+    pid_t pid = start_v(arg0, ap);
+    va_end(ap);
+    finish(pid, r);
+}
+
+/* A failed run: nonzero status and an "ERROR:" line containing each of
+ * the NULL-terminated strings. */
+static void assert_error(const result *r, ...)
+{
+    ck_assert_msg(r->status != 0 && r->status < 1000,
+                  "expected a failure exit, got %d; stderr: %s", r->status,
+                  r->err);
+    const char *line = strstr(r->err, "ERROR: ");
+    ck_assert_msg(line && (line == r->err || line[-1] == '\n'),
+                  "no line starting with \"ERROR: \" in: %s", r->err);
+    const char *eol = strchr(line, '\n');
+    size_t len = eol ? (size_t)(eol - line) : strlen(line);
+    char msg[1024];
+    snprintf(msg, sizeof msg, "%.*s", (int)len, line);
+    va_list ap;
+    va_start(ap, r);
+    for (const char *want; (want = va_arg(ap, const char *));)
+        ck_assert_msg(strstr(msg, want), "\"%s\" lacks \"%s\"", msg, want);
+    va_end(ap);
+}
+
+static int file_exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+/* No "*.tmp.*" file left in the scratch directory. */
+static void assert_no_temp(void)
+{
+    DIR *d = opendir(dir);
+    ck_assert_ptr_nonnull(d);
+    struct dirent *e;
+    while ((e = readdir(d)))
+        ck_assert_msg(!strstr(e->d_name, ".tmp."), "temporary file %s left",
+                      e->d_name);
+    closedir(d);
+}
+
+/* The "read N rows x D features (L labeled, U unlabeled)" line. */
+static void read_counts(const result *r, size_t *rows, size_t *labeled,
+                        size_t *unlabeled)
+{
+    const char *s = strstr(r->err, "read ");
+    ck_assert_msg(s, "no \"read\" line in: %s", r->err);
+    size_t d;
+    ck_assert_int_eq(sscanf(s, "read %zu rows x %zu features (%zu labeled, "
+                               "%zu unlabeled)",
+                            rows, &d, labeled, unlabeled),
+                     4);
+}
+
+/* Labels of a LIBSVM file (the first token of every line). */
+static size_t read_labels(const char *path, double *y, size_t max)
+{
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    char line[4096];
+    size_t n = 0;
+    while (fgets(line, sizeof line, f)) {
+        ck_assert_uint_lt(n, max);
+        y[n++] = strtod(line, NULL);
+    }
+    fclose(f);
+    return n;
+}
+
+static void train_small(const char *model)
+{
+    result r;
+    run(&r, "train", "--iterations", "20", "-q", DATA "train.svm", model,
+        NULL);
+    ck_assert_msg(r.status == 0, "train failed: %s", r.err);
+    result_free(&r);
+}
+
+/* ------------------------------------------------------ train + predict */
+
+START_TEST(train_then_predict)
+{
+    const char *model = tmp("m.model"), *out = tmp("out.txt");
+    result r;
+    run(&r, "train", "--iterations", "30", DATA "train.svm", model, NULL);
+    ck_assert_msg(r.status == 0, "train: %s", r.err);
+    ck_assert_ptr_nonnull(strstr(r.err, "trained"));
+    result_free(&r);
+    char *text = slurp(model);
+    ck_assert_ptr_nonnull(text);
+    ck_assert_msg(strncmp(text, "tsgs3vm-model 1\n", 16) == 0,
+                  "model starts with: %.40s", text);
+    free(text);
+
+    run(&r, "predict", model, DATA "test.svm", out, NULL);
+    ck_assert_msg(r.status == 0, "predict: %s", r.err);
+    double pct;
+    size_t k, n;
+    const char *line = strstr(r.out, "Accuracy = ");
+    ck_assert_msg(line, "no accuracy line in: %s", r.out);
+    ck_assert_int_eq(sscanf(line, "Accuracy = %lf%% (%zu/%zu)", &pct, &k, &n),
+                     3);
+    result_free(&r);
+
+    double truth[200];
+    size_t nt = read_labels(DATA "test.svm", truth, 200);
+    ck_assert_uint_eq(nt, 80);
+    ck_assert_uint_eq(n, nt);
+    FILE *f = fopen(out, "r");
+    ck_assert_ptr_nonnull(f);
+    size_t rows = 0, right = 0;
+    double label, dec;
+    while (fscanf(f, "%lf %lf", &label, &dec) == 2) {
+        ck_assert_uint_lt(rows, nt);
+        ck_assert(label == 1.0 || label == -1.0);
+        ck_assert((label > 0) == (dec > 0));
+        right += label == truth[rows];
+        rows++;
+    }
+    ck_assert(feof(f));
+    fclose(f);
+    ck_assert_uint_eq(rows, nt);
+    ck_assert_uint_eq(k, right);
+    ck_assert_double_eq_tol(pct, 100.0 * (double)k / (double)n, 0.006);
+    /* two overlapping classes: clearly better than chance, not perfect */
+    ck_assert_uint_gt(k, n * 6 / 10);
+    assert_no_temp();
+}
+END_TEST
+
+START_TEST(train_with_test_file)
+{
+    result r;
+    run(&r, "train", "--iterations", "20", "--test", DATA "test.svm",
+        DATA "train.svm", tmp("m.model"), NULL);
+    ck_assert_msg(r.status == 0, "train: %s", r.err);
+    double pct;
+    size_t k, n;
+    const char *line = strstr(r.out, "Test accuracy = ");
+    ck_assert_msg(line, "no test accuracy in: %s", r.out);
+    ck_assert_int_eq(sscanf(line, "Test accuracy = %lf%% (%zu/%zu)", &pct, &k,
+                            &n),
+                     3);
+    ck_assert_uint_eq(n, 80);
+    ck_assert_double_eq_tol(pct, 100.0 * (double)k / (double)n, 0.006);
+    /* ten intermediate measurements on the whole (small) test file */
+    ck_assert_ptr_nonnull(strstr(r.err, "test accuracy "));
+    ck_assert_ptr_null(strstr(r.err, "-row sample"));
+    result_free(&r);
+}
+END_TEST
+
+/* More than 20,000 labeled test rows: the measurements during training use
+ * a 20,000-row sample, the final line the whole file. */
+START_TEST(test_file_sample)
+{
+    const char *big = tmp("big.svm");
+    FILE *f = fopen(big, "w");
+    ck_assert_ptr_nonnull(f);
+    const size_t rows = 20050;
+    for (size_t i = 0; i < rows; i++) {
+        int y = i % 2 ? 1 : -1;
+        fprintf(f, "%+d 1:%.2f 2:%.2f 3:%.2f 4:%.2f\n", y,
+                0.6 * y + 0.01 * (double)(i % 97), 0.6 * y,
+                0.6 * y - 0.01 * (double)(i % 89), 0.6 * y);
+    }
+    ck_assert_int_eq(fclose(f), 0);
+    result r;
+    run(&r, "train", "--iterations", "10", "--test-every", "5", "--test", big,
+        DATA "train.svm", tmp("m.model"), NULL);
+    ck_assert_msg(r.status == 0, "train: %s", r.err);
+    ck_assert_msg(strstr(r.err, "test accuracy (20000-row sample) "),
+                  "no sample accuracy in: %s", r.err);
+    double pct;
+    size_t k, n;
+    const char *line = strstr(r.out, "Test accuracy = ");
+    ck_assert_ptr_nonnull(line);
+    ck_assert_int_eq(sscanf(line, "Test accuracy = %lf%% (%zu/%zu)", &pct, &k,
+                            &n),
+                     3);
+    ck_assert_uint_eq(n, rows);
+    result_free(&r);
+}
+END_TEST
+
+/* ----------------------------------------------------------------- help */
+
+START_TEST(help_lists_every_key)
+{
+    result r;
+    run(&r, "train", "--help", NULL);
+    ck_assert_int_eq(r.status, 0);
+    tsgs_params def = tsgs_params_default();
+    char value[64], want[128];
+    const char *key;
+    size_t keys = 0;
+    for (size_t i = 0; (key = tsgs_params_key(i, &def, value, sizeof value,
+                                              NULL));
+         i++, keys++) {
+        /* a line "  --KEY   DEFAULT   help" */
+        snprintf(want, sizeof want, "\n  --%s ", key);
+        const char *line = strstr(r.out, want);
+        ck_assert_msg(line, "--help lacks --%s", key);
+        char k2[64], v2[64];
+        ck_assert_int_eq(sscanf(line, " %63s %63s", k2, v2), 2);
+        ck_assert_msg(strcmp(v2, value) == 0, "--%s: default %s, help says %s",
+                      key, value, v2);
+    }
+    ck_assert_uint_gt(keys, 20);
+    /* the tool's own options too */
+    const char *own[] = {"--labeled", "--unlabeled", "--unlabeled-label",
+                         "--test", "--test-every", "--format", "-c FILE"};
+    for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
+        ck_assert_msg(strstr(r.out, own[i]), "--help lacks %s", own[i]);
+    ck_assert_str_eq(r.err, "");
+    result_free(&r);
+
+    run(&r, "predict", "--help", NULL);
+    ck_assert_int_eq(r.status, 0);
+    ck_assert_ptr_nonnull(strstr(r.out, "--threads"));
+    result_free(&r);
+}
+END_TEST
+
+/* ------------------------------------------------------------ bad input */
+
+START_TEST(bad_options)
+{
+    const char *model = tmp("m.model");
+    result r;
+    run(&r, "train", "--bogus", "1", DATA "train.svm", model, NULL);
+    assert_error(&r, "unknown option", "bogus", NULL);
+    result_free(&r);
+    run(&r, "train", DATA "train.svm", model, "--c", NULL);
+    assert_error(&r, "--c", "needs a value", NULL);
+    result_free(&r);
+    run(&r, "train", "--c", "--iterations", "5", DATA "train.svm", model,
+        NULL);
+    assert_error(&r, "--c", "needs a value", NULL);
+    result_free(&r);
+    run(&r, "train", "--c", "abc", DATA "train.svm", model, NULL);
+    assert_error(&r, "c = \"abc\"", NULL);
+    result_free(&r);
+    run(&r, "train", "--threads", "-1", DATA "train.svm", model, NULL);
+    assert_error(&r, "threads", "-1", NULL);
+    result_free(&r);
+    run(&r, "train", "--labeled=-5", DATA "train.svm", model, NULL);
+    assert_error(&r, "labeled", "-5", NULL);
+    result_free(&r);
+    run(&r, "train", "-x", DATA "train.svm", model, NULL);
+    assert_error(&r, "unknown option", "-x", NULL);
+    result_free(&r);
+    run(&r, "predict", "--c", "1", model, DATA "test.svm", NULL);
+    assert_error(&r, "unknown option", "--c", NULL);
+    result_free(&r);
+    run(&r, "frobnicate", NULL);
+    assert_error(&r, "unknown command", "frobnicate", NULL);
+    result_free(&r);
+    ck_assert(!file_exists(model));
+}
+END_TEST
+
+START_TEST(bad_arguments)
+{
+    const char *model = tmp("m.model");
+    result r;
+    run(&r, "train", DATA "train.svm", NULL);
+    assert_error(&r, "TRAIN_FILE", "MODEL_FILE", NULL);
+    result_free(&r);
+    run(&r, "train", DATA "train.svm", model, "extra", NULL);
+    assert_error(&r, "TRAIN_FILE", NULL);
+    result_free(&r);
+    run(&r, "predict", model, NULL);
+    assert_error(&r, "MODEL_FILE", "TEST_FILE", NULL);
+    result_free(&r);
+    run(&r, "topology", "extra", NULL);
+    assert_error(&r, "extra", NULL);
+    result_free(&r);
+    run(&r, "train", DATA "no-such-file.svm", model, NULL);
+    assert_error(&r, "no-such-file.svm", "cannot open", NULL);
+    result_free(&r);
+    run(&r, "train", "--unlabeled", DATA "no-such.svm", DATA "train.svm",
+        model, NULL);
+    assert_error(&r, "no-such.svm", NULL);
+    result_free(&r);
+    run(&r, "train", "--test", DATA "wide.svm", DATA "train.svm", model,
+        NULL);
+    assert_error(&r, "wide.svm", "features", NULL);
+    result_free(&r);
+    ck_assert(!file_exists(model));
+}
+END_TEST
+
+START_TEST(predict_bad_inputs)
+{
+    const char *model = tmp("m.model"), *out = tmp("out.txt");
+    train_small(model);
+    result r;
+    run(&r, "predict", model, DATA "wide.svm", out, NULL);
+    assert_error(&r, "wide.svm", "features", NULL);
+    result_free(&r);
+    run(&r, "predict", DATA "notamodel.txt", DATA "test.svm", out, NULL);
+    assert_error(&r, "notamodel.txt", "not a tsgs3vm model", NULL);
+    result_free(&r);
+    run(&r, "predict", DATA "train.svm", DATA "test.svm", out, NULL);
+    assert_error(&r, "train.svm", NULL);
+    result_free(&r);
+    run(&r, "predict", tmp("no-model"), DATA "test.svm", out, NULL);
+    assert_error(&r, "no-model", NULL);
+    result_free(&r);
+    ck_assert(!file_exists(out));
+    /* an output file that cannot be written */
+    run(&r, "predict", model, DATA "test.svm", tmp("no-dir/out.txt"), NULL);
+    assert_error(&r, "no-dir/out.txt", NULL);
+    result_free(&r);
+    assert_no_temp();
+}
+END_TEST
+
+/* ---------------------------------------------------------- config files */
+
+START_TEST(config_unknown_key)
+{
+    result r;
+    run(&r, "train", "-c", DATA "unknown_key.conf", DATA "train.svm",
+        tmp("m.model"), NULL);
+    assert_error(&r, "unknown_key.conf:4", "bogus-key", NULL);
+    result_free(&r);
+    run(&r, "train", "-c", DATA "no-such.conf", DATA "train.svm",
+        tmp("m.model"), NULL);
+    assert_error(&r, "no-such.conf", NULL);
+    result_free(&r);
+    run(&r, "train", DATA "train.svm", tmp("m.model"), "-c", NULL);
+    assert_error(&r, "-c", NULL);
+    result_free(&r);
+}
+END_TEST
+
+/* A header line "key value" of a model file. */
+static void assert_model_line(const char *model, const char *line)
+{
+    char *text = slurp(model);
+    ck_assert_ptr_nonnull(text);
+    char want[128];
+    snprintf(want, sizeof want, "\n%s\n", line);
+    ck_assert_msg(strstr(text, want), "model lacks \"%s\"", line);
+    free(text);
+}
+
+START_TEST(command_line_beats_config)
+{
+    const char *model = tmp("m.model");
+    result r;
+    run(&r, "train", "-q", "--seed", "9", "-c", DATA "seed.conf",
+        DATA "train.svm", model, NULL);
+    ck_assert_msg(r.status == 0, "train: %s", r.err);
+    result_free(&r);
+    assert_model_line(model, "seed 9");       /* command line wins */
+    assert_model_line(model, "iterations 6"); /* config beats the default */
+    run(&r, "train", "-q", "--config=" DATA "seed.conf", DATA "train.svm",
+        model, NULL);
+    ck_assert_msg(r.status == 0, "train: %s", r.err);
+    result_free(&r);
+    assert_model_line(model, "seed 5");
+}
+END_TEST
+
+/* ------------------------------------------------------ which are labeled */
+
+START_TEST(labeled_keeps_n)
+{
+    result r;
+    size_t rows, nl, nu;
+    run(&r, "train", "--iterations", "5", "--labeled", "20", DATA "train.svm",
+        tmp("m.model"), NULL);
+    ck_assert_msg(r.status == 0, "train: %s", r.err);
+    read_counts(&r, &rows, &nl, &nu);
+    ck_assert_uint_eq(rows, 160);
+    ck_assert_uint_eq(nl, 20);
+    ck_assert_uint_eq(nu, 140);
+    result_free(&r);
+    run(&r, "train", "--labeled", "1000", DATA "train.svm", tmp("m.model"),
+        NULL);
+    assert_error(&r, "1000", NULL);
+    result_free(&r);
+}
+END_TEST
+
+START_TEST(unlabeled_file_and_label)
+{
+    result r;
+    size_t rows, nl, nu;
+    run(&r, "train", "--iterations", "5", "--unlabeled", DATA "unlabeled.svm",
+        DATA "train.svm", tmp("m.model"), NULL);
+    ck_assert_msg(r.status == 0, "train: %s", r.err);
+    read_counts(&r, &rows, &nl, &nu);
+    ck_assert_uint_eq(rows, 280);
+    ck_assert_uint_eq(nl, 160);
+    ck_assert_uint_eq(nu, 120);
+    result_free(&r);
+
+    run(&r, "train", "--iterations", "5", "--unlabeled-label", "0",
+        DATA "mixed.svm", tmp("m.model"), NULL);
+    ck_assert_msg(r.status == 0, "train: %s", r.err);
+    read_counts(&r, &rows, &nl, &nu);
+    ck_assert_uint_eq(rows, 100);
+    ck_assert_uint_eq(nl, 40);
+    ck_assert_uint_eq(nu, 60);
+    result_free(&r);
+    /* the model predicts the two labels of the labeled rows, never 0 */
+    run(&r, "predict", tmp("m.model"), DATA "test.svm", tmp("out.txt"), NULL);
+    ck_assert_int_eq(r.status, 0);
+    result_free(&r);
+    char *out = slurp(tmp("out.txt"));
+    ck_assert_ptr_nonnull(out);
+    for (char *l = out; *l; l = strchr(l, '\n') + 1) {
+        double y = strtod(l, NULL);
+        ck_assert(y == 1.0 || y == -1.0);
+    }
+    free(out);
+}
+END_TEST
+
+/* --------------------------------------------------------------- signals */
+
+static int contains_file(const char *path, const char *what)
+{
+    char *s = slurp(path);
+    int yes = s && strstr(s, what);
+    free(s);
+    return yes;
+}
+
+START_TEST(interrupt_saves_model)
+{
+    const char *model = tmp("m.model");
+    pid_t pid = start("train", "--iterations", "100000000",
+                      DATA "train.svm", model, NULL);
+    /* wait for the first progress line: training has started */
+    struct timespec nap = {0, 20 * 1000 * 1000};
+    int started = 0;
+    for (int i = 0; i < 500 && !started; i++) {
+        started = contains_file(tmp(".stderr"), "iter ");
+        if (!started)
+            nanosleep(&nap, NULL);
+    }
+    ck_assert_msg(started, "training did not start");
+    nanosleep(&nap, NULL);
+    ck_assert_int_eq(kill(pid, SIGINT), 0);
+    result r;
+    finish(pid, &r);
+    ck_assert_msg(r.status == 130, "status %d, stderr: %s", r.status, r.err);
+    ck_assert_ptr_nonnull(strstr(r.err, "interrupted"));
+    result_free(&r);
+    tsgs_model *m = NULL;
+    tsgs_error err;
+    ck_assert_msg(tsgs_model_load(model, &m, &err) == TSGS_OK, "%s",
+                  err.message);
+    ck_assert_uint_eq(tsgs_model_features_in(m), 4);
+    ck_assert_int_gt(tsgs_model_feature_count(m), 0);
+    tsgs_model_free(m);
+    assert_no_temp();
+}
+END_TEST
+
+/* ------------------------------------------------------------------ quiet */
+
+START_TEST(quiet_is_quiet)
+{
+    result r;
+    run(&r, "train", "-q", "--iterations", "10", "--test", DATA "test.svm",
+        DATA "train.svm", tmp("m.model"), NULL);
+    ck_assert_int_eq(r.status, 0);
+    ck_assert_str_eq(r.err, "");
+    ck_assert_ptr_nonnull(strstr(r.out, "Test accuracy = "));
+    result_free(&r);
+    run(&r, "predict", "-q", tmp("m.model"), DATA "test.svm", tmp("o"), NULL);
+    ck_assert_int_eq(r.status, 0);
+    ck_assert_str_eq(r.err, "");
+    ck_assert_str_eq(r.out, "");
+    result_free(&r);
+}
+END_TEST
+
+/* -------------------------------------------------------------- topology */
+
+START_TEST(topology_this_machine)
+{
+    result r;
+    run(&r, "topology", NULL);
+    ck_assert_int_eq(r.status, 0);
+    ck_assert_msg(strncmp(r.out, "machine: ", 9) == 0, "%s", r.out);
+    ck_assert_ptr_nonnull(strstr(r.out, "\npolicy: "));
+    ck_assert_ptr_nonnull(strstr(r.out, "\nthread 0 -> "));
+    result_free(&r);
+}
+END_TEST
+
+START_TEST(topology_synthetic_scatter)
+{
+    result r;
+    run(&r, "topology", "--synthetic", "pack:2 numa:1 core:4 pu:2",
+        "--threads", "8", "--bind", "scatter", NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_msg(strncmp(r.out, "machine: 2 packages, 2 NUMA nodes, 8 cores, "
+                                 "16 PUs\n",
+                          46) == 0,
+                  "%s", r.out);
+    int threads = 0;
+    for (const char *l = strstr(r.out, "\nthread "); l;
+         l = strstr(l + 1, "\nthread ")) {
+        int t, pu, core, pack, numa;
+        ck_assert_int_eq(sscanf(l, "\nthread %d -> PU %d (core %d, package "
+                                   "%d, NUMA %d)",
+                                &t, &pu, &core, &pack, &numa),
+                         5);
+        ck_assert_int_eq(t, threads);
+        ck_assert_int_eq(pack, t % 2); /* alternating packages */
+        threads++;
+    }
+    ck_assert_int_eq(threads, 8);
+    result_free(&r);
+
+    run(&r, "topology", "--synthetic", NULL);
+    assert_error(&r, "--synthetic", "needs a value", NULL);
+    result_free(&r);
+    run(&r, "topology", "--synthetic", "bogus", NULL);
+    assert_error(&r, "bogus", NULL);
+    result_free(&r);
+}
+END_TEST
+
+Suite *cli_suite(void)
+{
+    Suite *s = suite_create("cli");
+    TCase *tc = tcase_create("tool");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, train_then_predict);
+    tcase_add_test(tc, train_with_test_file);
+    tcase_add_test(tc, test_file_sample);
+    tcase_add_test(tc, help_lists_every_key);
+    tcase_add_test(tc, bad_options);
+    tcase_add_test(tc, bad_arguments);
+    tcase_add_test(tc, predict_bad_inputs);
+    tcase_add_test(tc, config_unknown_key);
+    tcase_add_test(tc, command_line_beats_config);
+    tcase_add_test(tc, labeled_keeps_n);
+    tcase_add_test(tc, unlabeled_file_and_label);
+    tcase_add_test(tc, interrupt_saves_model);
+    tcase_add_test(tc, quiet_is_quiet);
+    tcase_add_test(tc, topology_this_machine);
+    tcase_add_test(tc, topology_synthetic_scatter);
+    suite_add_tcase(s, tc);
+    return s;
+}
