@@ -275,6 +275,28 @@ tsgs_status tsgs_model_load(const char *path, tsgs_model **out,
 double tsgs_accuracy(const tsgs_model *m, const tsgs_dataset *ds,
                      const double *decision, size_t *n_labeled);
 
+/* -------------------------------------------------------- cross-validation */
+
+typedef enum {
+    TSGS_CV_PARALLEL_GRID = 0, /* fits run side by side, one thread each */
+    TSGS_CV_PARALLEL_FIT       /* fits one after another, all threads each */
+} tsgs_cv_parallel;
+
+/* k-fold cross-validation of `npoints` parameter sets on the labeled rows
+ * of ds: the labeled rows are split into `folds` stratified folds (seeded
+ * by `seed`); each fit trains on every row with one fold's labels hidden
+ * (those rows join the unlabeled ones, as in a transductive run) and is
+ * scored by its accuracy on that fold. mean[i] and sd[i] get point i's
+ * mean accuracy and its standard deviation over the folds. `done`, if not
+ * NULL, is called once per finished point (from the calling thread). The
+ * result does not depend on `parallel` or `threads`. */
+tsgs_status tsgs_cv(const tsgs_dataset *ds, const tsgs_params *points,
+                    size_t npoints, int folds, uint64_t seed, int threads,
+                    tsgs_cv_parallel parallel, double *mean, double *sd,
+                    void (*done)(size_t point, double mean, double sd,
+                                 void *user),
+                    void *user, tsgs_error *err);
+
 /* ------------------------------------------------------------ config files */
 
 /* Called for each "key = value" line of a config file; a status other than

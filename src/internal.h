@@ -84,7 +84,8 @@ enum {
     TSGS__STREAM_PHASE,     /* feature phases b */
     TSGS__STREAM_LABELED,   /* labeled mini-batches */
     TSGS__STREAM_EPOCH,     /* unlabeled shuffles, one per pass */
-    TSGS__STREAM_REUSE      /* which old block a budgeted step updates */
+    TSGS__STREAM_REUSE,     /* which old block a budgeted step updates */
+    TSGS__STREAM_CV         /* cross-validation folds */
 };
 
 tsgs__u32x4 tsgs__philox(uint64_t seed, uint32_t c0, uint32_t c1, uint32_t c2,

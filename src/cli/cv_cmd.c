@@ -1,0 +1,302 @@
+/* tsgs3vm cv [options] --grid KEY=VALUES ... TRAIN_FILE */
+#include "cli.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define MAX_AXES 8
+#define MAX_VALUES 64
+
+typedef struct {
+    char key[64];
+    int nvalues;
+    char values[MAX_VALUES][32];
+} axis_t;
+
+static const char *const cv_keys[] = {
+    "@params", "format", "label-column", "skip-columns", "header",
+    "unlabeled-label", "labeled", "unlabeled", "quiet", NULL};
+
+/* "c=1,10,100" or "sigma=log:-3:3" (10^-3 .. 10^3 by factors of 10) or
+ * "sigma=log:-3:3:0.5". */
+static int parse_axis(const char *spec, axis_t *ax)
+{
+    const char *eq = strchr(spec, '=');
+    if (!eq || eq == spec || (size_t)(eq - spec) >= sizeof ax->key) {
+        fprintf(stderr, "ERROR: --grid \"%s\": expected KEY=VALUES\n", spec);
+        return 1;
+    }
+    memcpy(ax->key, spec, (size_t)(eq - spec));
+    ax->key[eq - spec] = '\0';
+    const char *v = eq + 1;
+    ax->nvalues = 0;
+    if (strncmp(v, "log:", 4) == 0) {
+        char *end;
+        double lo = strtod(v + 4, &end), hi = NAN, step = 1.0;
+        if (*end == ':')
+            hi = strtod(end + 1, &end);
+        if (*end == ':')
+            step = strtod(end + 1, &end);
+        if (*end != '\0' || !isfinite(lo) || !isfinite(hi) || !(step > 0) ||
+            hi < lo || (hi - lo) / step + 1 > MAX_VALUES) {
+            fprintf(stderr, "ERROR: --grid \"%s\": expected "
+                            "KEY=log:LO:HI[:STEP] with at most %d values\n",
+                    spec, MAX_VALUES);
+            return 1;
+        }
+        for (double e = lo; e <= hi + 1e-9; e += step)
+            snprintf(ax->values[ax->nvalues++], 32, "%.6g", pow(10.0, e));
+        return 0;
+    }
+    const char *p = v;
+    while (*p) {
+        size_t len = strcspn(p, ",");
+        if (len == 0 || len >= 32 || ax->nvalues == MAX_VALUES) {
+            fprintf(stderr, "ERROR: --grid \"%s\": bad value list\n", spec);
+            return 1;
+        }
+        memcpy(ax->values[ax->nvalues], p, len);
+        ax->values[ax->nvalues++][len] = '\0';
+        p += len;
+        if (*p == ',')
+            p++;
+    }
+    if (ax->nvalues == 0) {
+        fprintf(stderr, "ERROR: --grid \"%s\": no values\n", spec);
+        return 1;
+    }
+    return 0;
+}
+
+static void usage(const cli_opts *o)
+{
+    printf("Usage: tsgs3vm cv [options] --grid KEY=VALUES [--grid ...] "
+           "TRAIN_FILE\n\n"
+           "k-fold cross-validation over a grid of any model options, on the "
+           "labeled rows:\neach fit hides one fold's labels (those rows join "
+           "the unlabeled ones) and is\nscored on that fold. Prints one "
+           "tab-separated line per grid point, then the best.\n\n"
+           "  --grid KEY=V1,V2,...     values of one option (repeatable, at "
+           "most %d axes)\n"
+           "  --grid KEY=log:LO:HI[:S] 10^LO .. 10^HI in steps of S "
+           "(default 1)\n"
+           "  --folds K                folds (default 5)\n"
+           "  --cv-parallel MODE       grid: fits side by side, one thread "
+           "each (default);\n"
+           "                           fit: one fit at a time on all "
+           "threads\n"
+           "  --write-config FILE      write the best point as a config "
+           "file\n"
+           "  --labeled N, --unlabeled FILE, --unlabeled-label V, -c FILE, "
+           "-q as for train\n\n",
+           MAX_AXES);
+    cli_print_read_help();
+    printf("\nModel options (key, default, meaning):\n");
+    cli_print_param_help(&o->params);
+}
+
+static double wall(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+typedef struct {
+    const axis_t *axes;
+    int naxes;
+    int quiet;
+    double t0;
+} report_ctx;
+
+static void point_values(const axis_t *axes, int naxes, size_t i, int *pick)
+{
+    for (int a = naxes - 1; a >= 0; a--) {
+        pick[a] = (int)(i % (size_t)axes[a].nvalues);
+        i /= (size_t)axes[a].nvalues;
+    }
+}
+
+static void on_done(size_t i, double mean, double sd, void *user)
+{
+    report_ctx *c = user;
+    if (c->quiet)
+        return;
+    int pick[MAX_AXES];
+    point_values(c->axes, c->naxes, i, pick);
+    fprintf(stderr, "point %zu:", i + 1);
+    for (int a = 0; a < c->naxes; a++)
+        fprintf(stderr, " %s=%s", c->axes[a].key, c->axes[a].values[pick[a]]);
+    fprintf(stderr, "  accuracy %.2f%% (sd %.2f)  elapsed %.1fs\n",
+            100 * mean, 100 * sd, wall() - c->t0);
+}
+
+int cmd_cv(int argc, char **argv)
+{
+    axis_t axes[MAX_AXES];
+    int naxes = 0, folds = 5;
+    tsgs_cv_parallel mode = TSGS_CV_PARALLEL_GRID;
+    const char *write_config = NULL;
+    char **rest = calloc((size_t)argc + 1, sizeof *rest);
+    if (!rest)
+        return 1;
+    int nrest = 0, bad = 0;
+    /* Take the cv options out before the common parser sees them. */
+    for (int i = 0; i < argc && !bad; i++) {
+        const char *a = argv[i];
+        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+        if (i > 0 && strcmp(a, "--grid") == 0 && val) {
+            if (naxes == MAX_AXES) {
+                fprintf(stderr, "ERROR: at most %d --grid axes\n", MAX_AXES);
+                bad = 1;
+            } else {
+                bad = parse_axis(val, &axes[naxes++]);
+            }
+            i++;
+        } else if (i > 0 && strcmp(a, "--folds") == 0 && val) {
+            char *end;
+            long f = strtol(val, &end, 10);
+            if (*end || f < 2 || f > 1000) {
+                fprintf(stderr, "ERROR: --folds \"%s\": expected 2..1000\n", val);
+                bad = 1;
+            }
+            folds = (int)f;
+            i++;
+        } else if (i > 0 && strcmp(a, "--cv-parallel") == 0 && val) {
+            if (strcmp(val, "grid") == 0)
+                mode = TSGS_CV_PARALLEL_GRID;
+            else if (strcmp(val, "fit") == 0)
+                mode = TSGS_CV_PARALLEL_FIT;
+            else {
+                fprintf(stderr, "ERROR: --cv-parallel \"%s\": grid or fit\n", val);
+                bad = 1;
+            }
+            i++;
+        } else if (i > 0 && strcmp(a, "--write-config") == 0 && val) {
+            write_config = val;
+            i++;
+        } else {
+            rest[nrest++] = argv[i];
+        }
+    }
+    cli_opts o;
+    cli_opts_init(&o);
+    if (bad || cli_parse(&o, nrest, rest, cv_keys)) {
+        free(rest);
+        return 1;
+    }
+    free(rest);
+    if (o.help) {
+        usage(&o);
+        return 0;
+    }
+    if (o.npositional != 1) {
+        fprintf(stderr, "ERROR: cv needs TRAIN_FILE (see tsgs3vm cv --help)\n");
+        return 1;
+    }
+    size_t npoints = 1;
+    for (int a = 0; a < naxes; a++)
+        npoints *= (size_t)axes[a].nvalues;
+    tsgs_params *points = calloc(npoints, sizeof *points);
+    double *mean = calloc(npoints, sizeof(double));
+    double *sd = calloc(npoints, sizeof(double));
+    tsgs_dataset *train = NULL, *extra = NULL;
+    tsgs_error err;
+    int rc = 1;
+    if (!points || !mean || !sd) {
+        fprintf(stderr, "ERROR: out of memory\n");
+        goto done;
+    }
+    for (size_t i = 0; i < npoints; i++) {
+        int pick[MAX_AXES];
+        point_values(axes, naxes, i, pick);
+        points[i] = o.params;
+        for (int a = 0; a < naxes; a++)
+            if (tsgs_params_set(&points[i], axes[a].key,
+                                axes[a].values[pick[a]], &err) != TSGS_OK) {
+                fprintf(stderr, "ERROR: --grid: %s\n", err.message);
+                goto done;
+            }
+        if (tsgs_params_check(&points[i], &err) != TSGS_OK) {
+            fprintf(stderr, "ERROR: grid point %zu: %s\n", i + 1, err.message);
+            goto done;
+        }
+    }
+    if (cli_read(&o, o.positional[0], &train))
+        goto done;
+    if (o.unlabeled_file) {
+        if (cli_read(&o, o.unlabeled_file, &extra))
+            goto done;
+        if (tsgs_dataset_append_unlabeled(train, extra, &err)) {
+            cli_error(&err);
+            goto done;
+        }
+    }
+    if (o.labeled > 0 && tsgs_dataset_keep_labels(train, (size_t)o.labeled,
+                                                  o.params.seed, &err)) {
+        cli_error(&err);
+        goto done;
+    }
+    report_ctx ctx = {axes, naxes, o.quiet, wall()};
+    if (!o.quiet)
+        fprintf(stderr, "%zu grid points x %d folds on %zu labeled rows "
+                        "(%s-parallel)\n",
+                npoints, folds, tsgs_dataset_labeled_count(train),
+                mode == TSGS_CV_PARALLEL_GRID ? "grid" : "fit");
+    if (tsgs_cv(train, points, npoints, folds, o.params.seed,
+                o.params.threads, mode, mean, sd, on_done, &ctx, &err)) {
+        cli_error(&err);
+        goto done;
+    }
+    size_t best = 0;
+    for (int a = 0; a < naxes; a++)
+        printf("%s\t", axes[a].key);
+    printf("cv_accuracy\tcv_sd\n");
+    for (size_t i = 0; i < npoints; i++) {
+        int pick[MAX_AXES];
+        point_values(axes, naxes, i, pick);
+        for (int a = 0; a < naxes; a++)
+            printf("%s\t", axes[a].values[pick[a]]);
+        printf("%.6f\t%.6f\n", mean[i], sd[i]);
+        if (mean[i] > mean[best])
+            best = i;
+    }
+    int pick[MAX_AXES];
+    point_values(axes, naxes, best, pick);
+    printf("# best:");
+    for (int a = 0; a < naxes; a++)
+        printf(" --%s %s", axes[a].key, axes[a].values[pick[a]]);
+    printf("  (%d-fold accuracy %.2f%%, sd %.2f)\n", folds, 100 * mean[best],
+           100 * sd[best]);
+    if (write_config) {
+        FILE *f = fopen(write_config, "w");
+        if (!f) {
+            fprintf(stderr, "ERROR: %s: %s\n", write_config, strerror(errno));
+            goto done;
+        }
+        fprintf(f, "# written by tsgs3vm cv on %s: best of %zu grid points, "
+                   "%d-fold accuracy %.4f (sd %.4f)\n",
+                o.positional[0], npoints, folds, mean[best], sd[best]);
+        char value[64];
+        const char *key;
+        for (size_t k = 0; (key = tsgs_params_key(k, &points[best], value,
+                                                  sizeof value, NULL)); k++)
+            fprintf(f, "%s = %s\n", key, value);
+        if (fclose(f) != 0) {
+            fprintf(stderr, "ERROR: %s: %s\n", write_config, strerror(errno));
+            goto done;
+        }
+    }
+    rc = 0;
+done:
+    free(points);
+    free(mean);
+    free(sd);
+    tsgs_dataset_free(train);
+    tsgs_dataset_free(extra);
+    return rc;
+}
