@@ -12,6 +12,7 @@ static void usage(FILE *f)
             "Usage:\n"
             "  tsgs3vm train [options] TRAIN_FILE MODEL_FILE\n"
             "  tsgs3vm predict [options] MODEL_FILE TEST_FILE [OUTPUT_FILE]\n"
+            "  tsgs3vm cv [options] --grid KEY=VALUES ... TRAIN_FILE\n"
             "  tsgs3vm topology [options]\n\n"
             "Each command takes --help.\n",
             TSGS_VERSION_STRING);
@@ -30,6 +31,8 @@ int main(int argc, char **argv)
         return cmd_predict(argc - 1, argv + 1);
     if (strcmp(cmd, "topology") == 0)
         return cmd_topology(argc - 1, argv + 1);
+    if (strcmp(cmd, "cv") == 0)
+        return cmd_cv(argc - 1, argv + 1);
     if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
         usage(stdout);
         return 0;
