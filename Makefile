@@ -31,7 +31,11 @@ BENCH_BIN := $(BENCH_SRC:bench/%.c=$(B)/bench_%)
 LIBA := $(B)/libtsgs3vm.a
 TOOL := $(B)/tsgs3vm
 
-.PHONY: all test bench install clean
+# Debian packages the build and the tests need (run as root).
+DEB_PACKAGES := build-essential pkg-config libhwloc-dev check zlib1g-dev \
+    liblzma-dev libbz2-dev xz-utils gzip bzip2
+
+.PHONY: all test bench install clean deps
 all: $(LIBA) $(TOOL)
 
 $(B)/%.o: %.c
@@ -91,6 +95,11 @@ install: all $(B)/tsgs3vm.pc
 	install -m 644 $(LIBA) $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 $(B)/tsgs3vm.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
 	install -m 755 $(TOOL) $(DESTDIR)$(PREFIX)/bin/
+
+deps:
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+	    --no-install-recommends $(DEB_PACKAGES)
 
 clean:
 	rm -rf $(B)
