@@ -116,7 +116,7 @@ static const entry_t table[] = {
     {"cache-mb", K_DOUBLE, OFF(cache_mb), 0, 1e9, NULL,
      "keep feature directions cached up to this size, else regenerate"},
     {"balance", K_INT, OFF(balance), 0, 1, NULL,
-     "1: hold the mean unlabeled prediction to the class ratio"},
+     "1: hold the share of unlabeled rows predicted positive to the ratio"},
     {"balance-ratio", K_DOUBLE, OFF(balance_ratio), -1, 0.999999, NULL,
      "positive fraction for balance; -1: that of the labeled rows"},
     {"anneal", K_DOUBLE, OFF(anneal), 0, 1, NULL,
