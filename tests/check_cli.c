@@ -477,6 +477,69 @@ START_TEST(predict_bad_inputs)
 }
 END_TEST
 
+/* Labels other than the model's (0/1 against -1/+1) count as wrong, and the
+ * tool says so. */
+START_TEST(foreign_labels_warn)
+{
+    const char *model = tmp("m.model"), *t01 = tmp("t01.svm");
+    train_small(model);
+    char *text = slurp(DATA "test.svm");
+    ck_assert_ptr_nonnull(text);
+    FILE *f = fopen(t01, "w");
+    ck_assert_ptr_nonnull(f);
+    for (char *l = text; *l;) {
+        char *eol = strchr(l, '\n');
+        fprintf(f, "%s%.*s\n", strncmp(l, "-1", 2) == 0 ? "0" : "1",
+                (int)(eol - l - 2), l + 2);
+        l = eol + 1;
+    }
+    ck_assert_int_eq(fclose(f), 0);
+    free(text);
+    result r;
+    run(&r, "predict", model, t01, NULL);
+    ck_assert_int_eq(r.status, 0);
+    ck_assert_msg(strstr(r.err, "warning: ") && strstr(r.err, "40 of 80"),
+                  "%s", r.err);
+    result_free(&r);
+}
+END_TEST
+
+/* Outputs that are not regular files: a model must not replace them; the
+ * predictions are written into them. */
+START_TEST(special_files)
+{
+    const char *fifo = tmp("fifo"), *model = tmp("m.model");
+    ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+    result r;
+    run(&r, "train", "--iterations", "5", DATA "train.svm", fifo, NULL);
+    assert_error(&r, "fifo", "not a regular file", NULL);
+    result_free(&r);
+    struct stat st;
+    ck_assert_int_eq(stat(fifo, &st), 0);
+    ck_assert(S_ISFIFO(st.st_mode));
+
+    train_small(model);
+    int fd = open(fifo, O_RDONLY | O_NONBLOCK); /* 80 lines fit the pipe */
+    ck_assert_int_ge(fd, 0);
+    run(&r, "predict", "-q", model, DATA "test.svm", fifo, NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    result_free(&r);
+    char buf[16384];
+    ssize_t k, len = 0;
+    while ((k = read(fd, buf + len, sizeof buf - 1 - (size_t)len)) > 0)
+        len += k;
+    close(fd);
+    buf[len] = '\0';
+    size_t lines = 0;
+    for (char *p = buf; (p = strchr(p, '\n')); p++)
+        lines++;
+    ck_assert_uint_eq(lines, 80);
+    ck_assert_int_eq(stat(fifo, &st), 0);
+    ck_assert(S_ISFIFO(st.st_mode));
+    assert_no_temp();
+}
+END_TEST
+
 /* ---------------------------------------------------------- config files */
 
 START_TEST(config_unknown_key)
@@ -703,6 +766,8 @@ Suite *cli_suite(void)
     tcase_add_test(tc, bad_options);
     tcase_add_test(tc, bad_arguments);
     tcase_add_test(tc, predict_bad_inputs);
+    tcase_add_test(tc, foreign_labels_warn);
+    tcase_add_test(tc, special_files);
     tcase_add_test(tc, config_unknown_key);
     tcase_add_test(tc, command_line_beats_config);
     tcase_add_test(tc, labeled_keeps_n);

@@ -34,6 +34,23 @@ int cli_read(const cli_opts *o, const char *path, tsgs_dataset **out);
 
 void cli_error(const tsgs_error *err);
 
+/* Counts the labeled rows of ds (*n_labeled), those whose label is neither
+ * of the model's two labels (*n_foreign, e.g. 0/1 against -1/+1), and
+ * returns how many of them the decision values get right. */
+size_t cli_count_correct(const tsgs_model *m, const tsgs_dataset *ds,
+                         const double *dec, size_t *n_labeled,
+                         size_t *n_foreign);
+
+/* Prints the accuracy line "<what> = XX.XX% (k/n)" on stdout, after a
+ * warning on stderr (unless quiet) when labels are not the model's. */
+void cli_print_accuracy(const char *what, const char *path,
+                        const tsgs_model *m, const tsgs_dataset *ds,
+                        const double *dec, int quiet);
+
+/* 1 if path names something that exists and is not a regular file (a
+ * device, a pipe, /dev/stdout...), which must not be replaced by rename. */
+int cli_is_special(const char *path);
+
 /* Gives a file made by mkstemp (mode 0600) the mode a plain fopen would
  * have given it: 0666 less the umask. */
 void cli_default_mode(const char *path);

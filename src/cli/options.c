@@ -37,6 +37,50 @@ void cli_default_mode(const char *path)
     chmod(path, 0666 & ~mask);
 }
 
+size_t cli_count_correct(const tsgs_model *m, const tsgs_dataset *ds,
+                         const double *dec, size_t *n_labeled,
+                         size_t *n_foreign)
+{
+    double neg = tsgs_model_label(m, -1.0), pos = tsgs_model_label(m, 1.0);
+    size_t n = 0, right = 0, foreign = 0;
+    for (size_t i = 0; i < tsgs_dataset_rows(ds); i++) {
+        double y = tsgs_dataset_label(ds, i);
+        if (tsgs_is_unlabeled(y))
+            continue;
+        n++;
+        foreign += y != neg && y != pos;
+        right += tsgs_model_label(m, dec[i]) == y;
+    }
+    *n_labeled = n;
+    if (n_foreign)
+        *n_foreign = foreign;
+    return right;
+}
+
+void cli_print_accuracy(const char *what, const char *path,
+                        const tsgs_model *m, const tsgs_dataset *ds,
+                        const double *dec, int quiet)
+{
+    size_t n, foreign;
+    size_t right = cli_count_correct(m, ds, dec, &n, &foreign);
+    if (n == 0)
+        return;
+    if (foreign && !quiet)
+        fprintf(stderr, "warning: %s: %zu of %zu labeled rows have a label "
+                        "other than the model's %g and %g; they count as "
+                        "wrong\n",
+                path, foreign, n, tsgs_model_label(m, -1.0),
+                tsgs_model_label(m, 1.0));
+    printf("%s = %.2f%% (%zu/%zu)\n", what,
+           100.0 * (double)right / (double)n, right, n);
+}
+
+int cli_is_special(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && !S_ISREG(st.st_mode);
+}
+
 /* Replaces an owned string option with a copy of value. */
 static tsgs_status set_string(char **slot, const char *value, tsgs_error *err)
 {

@@ -38,6 +38,23 @@ static void on_warn(const char *msg, void *user)
 static int write_output(const char *path, const tsgs_model *model,
                         const double *dec, size_t n)
 {
+    if (cli_is_special(path)) {
+        /* a pipe or a device (/dev/stdout): write into it */
+        FILE *out = fopen(path, "w");
+        if (!out) {
+            fprintf(stderr, "ERROR: %s: cannot open for writing: %s\n", path,
+                    strerror(errno));
+            return 1;
+        }
+        for (size_t i = 0; i < n; i++)
+            fprintf(out, "%.17g %.17g\n", tsgs_model_label(model, dec[i]),
+                    dec[i]);
+        int bad = ferror(out) != 0;
+        bad |= fclose(out) != 0;
+        if (bad)
+            fprintf(stderr, "ERROR: %s: write failed\n", path);
+        return bad;
+    }
     size_t len = strlen(path) + 16;
     char *tmp = malloc(len);
     if (!tmp) {
@@ -138,17 +155,8 @@ int cmd_predict(int argc, char **argv)
     }
     if (o.npositional == 3 && write_output(o.positional[2], model, dec, n))
         goto done;
-    size_t nlab = 0, right = 0;
-    for (size_t i = 0; i < n; i++) {
-        double y = tsgs_dataset_label(test, i);
-        if (tsgs_is_unlabeled(y))
-            continue;
-        nlab++;
-        right += tsgs_model_label(model, dec[i]) == y;
-    }
-    if (nlab > 0 && !o.quiet)
-        printf("Accuracy = %.2f%% (%zu/%zu)\n",
-               100.0 * (double)right / (double)nlab, right, nlab);
+    if (!o.quiet)
+        cli_print_accuracy("Accuracy", o.positional[1], model, test, dec, 0);
     if (fflush(stdout) != 0) {
         fprintf(stderr, "ERROR: writing to stdout failed\n");
         goto done;

@@ -147,22 +147,6 @@ done:
     return rc;
 }
 
-/* Labeled rows of ds and how many of them the model gets right. */
-static size_t count_correct(const tsgs_model *m, const tsgs_dataset *ds,
-                            const double *dec, size_t *n_labeled)
-{
-    size_t n = 0, right = 0;
-    for (size_t i = 0; i < tsgs_dataset_rows(ds); i++) {
-        double y = tsgs_dataset_label(ds, i);
-        if (tsgs_is_unlabeled(y))
-            continue;
-        n++;
-        right += tsgs_model_label(m, dec[i]) == y;
-    }
-    *n_labeled = n;
-    return right;
-}
-
 static void usage(const cli_opts *o)
 {
     printf("Usage: tsgs3vm train [options] TRAIN_FILE MODEL_FILE\n\n"
@@ -210,6 +194,13 @@ int cmd_train(int argc, char **argv)
         goto done;
     }
     const char *train_path = o.positional[0], *model_path = o.positional[1];
+    if (cli_is_special(model_path)) {
+        /* the model is written beside it and renamed over it */
+        fprintf(stderr, "ERROR: %s: not a regular file; the model must go to "
+                        "a file\n",
+                model_path);
+        goto done;
+    }
     if (tsgs_params_check(&o.params, &err) != TSGS_OK) {
         cli_error(&err);
         goto done;
@@ -321,7 +312,7 @@ int cmd_train(int argc, char **argv)
                         "written to %s\n",
                 tsgs_model_feature_count(model), train_s, model_path);
     if (test) {
-        size_t nt = tsgs_dataset_rows(test), nlab;
+        size_t nt = tsgs_dataset_rows(test);
         dec = malloc(sizeof(double) * (nt ? nt : 1));
         if (!dec) {
             fprintf(stderr, "ERROR: out of memory\n");
@@ -331,10 +322,8 @@ int cmd_train(int argc, char **argv)
             cli_error(&err);
             goto done;
         }
-        size_t right = count_correct(model, test, dec, &nlab);
-        printf("Test accuracy = %.2f%% (%zu/%zu)\n",
-               nlab ? 100.0 * (double)right / (double)nlab : 0.0, right,
-               nlab);
+        cli_print_accuracy("Test accuracy", o.test_file, model, test, dec,
+                           o.quiet);
     }
     if (fflush(stdout) != 0) {
         fprintf(stderr, "ERROR: writing to stdout failed\n");
