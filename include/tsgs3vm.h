@@ -17,6 +17,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -309,6 +310,61 @@ typedef tsgs_status (*tsgs_config_fn)(const char *key, const char *value,
  * file and line. */
 tsgs_status tsgs_config_read(const char *path, tsgs_config_fn fn, void *user,
                              tsgs_error *err);
+
+/* ---------------------------------------------------------- synthetic data */
+
+/* A class-conditional Gaussian mixture fitted to a real sample, to write
+ * large SYNTHETIC sets with the sample's dimension, class balance and class
+ * overlap (scale runs where the full real files are not at hand). */
+typedef struct tsgs_mixture tsgs_mixture;
+
+#define TSGS_MIXTURE_MAX_COMPONENTS 256
+
+/* Fits, to each of the two classes of ds's labeled rows (the class with
+ * the larger label value is class 1), a mixture of k Gaussians with
+ * diagonal covariances by EM from a seeded k-means++ start; the class
+ * fractions are the sample's. Unlabeled rows are ignored. Errors: not
+ * exactly two label values, fewer than 5 * k rows in a class, NaN/Inf. */
+tsgs_status tsgs_mixture_fit(const tsgs_dataset *ds, int k, uint64_t seed,
+                             tsgs_mixture **out, tsgs_error *err);
+void tsgs_mixture_free(tsgs_mixture *m);
+size_t tsgs_mixture_features(const tsgs_mixture *m);
+/* Class c's (0 or 1) raw label value and its fraction of the sample. */
+double tsgs_mixture_class_label(const tsgs_mixture *m, int c);
+double tsgs_mixture_class_fraction(const tsgs_mixture *m, int c);
+
+/* Row i of the synthetic set `seed`: writes its features (d floats) to x
+ * and returns its class (0 or 1). A pure function of (m, seed, i). */
+int tsgs_mixture_row(const tsgs_mixture *m, uint64_t seed, uint64_t i,
+                     float *x);
+
+typedef enum {
+    TSGS_LAYOUT_SUSY = 0, /* UCI SUSY.csv: no header, label first as
+                             1.000000000000000000e+00 / 0.0...e+00, 18
+                             features as %.18e of floats */
+    TSGS_LAYOUT_HEPMASS,  /* HEPMASS all_train.csv: header "# label,f0,...,
+                             f26,mass", label first as 1 / 0, 28 features */
+    TSGS_LAYOUT_LIBSVM    /* "label i:v ...", the sample's label values */
+} tsgs_layout;
+
+/* "susy", "hepmass" or "libsvm". */
+tsgs_status tsgs_layout_from_name(const char *name, tsgs_layout *out,
+                                  tsgs_error *err);
+
+/* Writes rows [first, first + count) of the synthetic set `seed` to f,
+ * after the layout's header line when `header` is set, formatted by
+ * `threads` threads (0: the default count) in chunks; the bytes do not
+ * depend on the thread count. SUSY and HEPMASS need a mixture of 18 and 28
+ * features (TSGS_ERR_DIM otherwise). */
+tsgs_status tsgs_synth_write(const tsgs_mixture *m, uint64_t seed,
+                             uint64_t first, uint64_t count,
+                             tsgs_layout layout, int header, int threads,
+                             FILE *f, tsgs_error *err);
+/* The whole file: header and rows [0, rows); removed again on failure. */
+tsgs_status tsgs_synth_write_file(const tsgs_mixture *m, uint64_t seed,
+                                  uint64_t rows, tsgs_layout layout,
+                                  int threads, const char *path,
+                                  tsgs_error *err);
 
 /* -------------------------------------------------------- thread placement */
 

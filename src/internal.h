@@ -247,6 +247,32 @@ void tsgs__place_interleaved(void *addr, size_t len, int threads,
 void *tsgs__alloc_local(size_t len);
 void tsgs__free_local(void *p, size_t len);
 
+/* ------------------------------------------------------------ synth.c */
+
+/* Streams of the synthetic-data generator, numbered apart from the
+ * solver's so that additions there never move them. */
+enum {
+    TSGS__STREAM_SYNTH = 64,    /* row i of a synthetic set */
+    TSGS__STREAM_SYNTH_FIT = 65 /* the seeded start of the EM fit */
+};
+
+struct tsgs_mixture {
+    size_t d;
+    int k;               /* components per class */
+    double label[2];     /* raw labels, label[0] < label[1] */
+    size_t count[2];     /* sample rows of each class */
+    double fraction1;    /* count[1] / (count[0] + count[1]) */
+    double *w, *cum;     /* 2 x k weights and their running sums */
+    double *mu, *var, *sd; /* 2 x k x d */
+    double loglik[2];    /* mean log-likelihood per row at the end */
+    int iters[2];        /* EM iterations run */
+};
+
+/* v as printf's "%.18e" of (double)v writes it (UCI SUSY/HIGGS numbers),
+ * without printf on the usual range; returns the characters written (at
+ * most 32, no NUL). */
+int tsgs__format_e18(float v, char *out);
+
 /* ---------------------------------------------------------- compress.c */
 
 /* A file read as bytes, decompressed on the fly when its magic bytes say

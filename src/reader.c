@@ -781,6 +781,10 @@ tsgs_status tsgs_dataset_read(const char *path, const tsgs_read_options *opt,
     if (fmt == TSGS_FORMAT_AUTO)
         detect(&R, &fmt);
     int header_pending = fmt == TSGS_FORMAT_CSV && opt->header != 0;
+    /* HEPMASS writes its header as a comment ("# label,f0,...,mass"): the
+     * fields of a first line like that, to tell with header = yes whether
+     * it was the header (0: none). */
+    int hash_fields = 0, first_line = 1;
     for (;;) {
         char *line;
         size_t len;
@@ -789,8 +793,15 @@ tsgs_status tsgs_dataset_read(const char *path, const tsgs_read_options *opt,
         if (!line)
             break;
         const char *p = line, *e = line + len;
-        if (skippable(p, e))
+        if (skippable(p, e)) {
+            const char *h = skip_ws(p, e);
+            if (first_line && h < e && fmt == TSGS_FORMAT_CSV &&
+                memchr(h, ',', (size_t)(e - h)))
+                hash_fields = count_fields(h + 1, e, ',');
+            first_line &= h == e;
             continue;
+        }
+        first_line = 0;
         if (fmt == TSGS_FORMAT_LIBSVM) {
             st = libsvm_line(&R, skip_ws(p, e), e, err);
         } else {
@@ -798,7 +809,12 @@ tsgs_status tsgs_dataset_read(const char *path, const tsgs_read_options *opt,
                 R.delim = memchr(p, ',', len) ? ',' : ' ';
             if (header_pending) {
                 header_pending = 0;
-                if (opt->header == 1 || looks_like_header(&R, p, e))
+                int header_was_comment =
+                    hash_fields > 0 && R.delim == ',' &&
+                    hash_fields == count_fields(p, e, ',') &&
+                    !looks_like_header(&R, p, e);
+                if ((opt->header == 1 && !header_was_comment) ||
+                    looks_like_header(&R, p, e))
                     continue;
             }
             st = csv_line(&R, p, e, err);

@@ -658,6 +658,79 @@ START_TEST(real_susy_sample)
 }
 END_TEST
 
+/* The published layouts of the full UCI files, in SYNTHETIC fixtures that
+ * `tsgs3vm synth` wrote (see data/SOURCE.md): SUSY.csv (no header, label
+ * first as %.18e, 18 features), plain and gzip, and HEPMASS all_train.csv
+ * (header "# label,f0,...,f26,mass", labels 1 / 0 or 1.0 / 0.0). */
+START_TEST(susy_published_layout)
+{
+    const char *files[] = {R "synth_susy_100.csv", R "synth_susy_100.csv.gz"};
+    for (int t = 0; t < 2; t++) {
+        tsgs_dataset *ds = read_ok(files[t], NULL); /* the defaults do */
+        ck_assert_uint_eq(tsgs_dataset_rows(ds), 100);
+        ck_assert_uint_eq(tsgs_dataset_features(ds), 18);
+        count_labels(ds, 0, 59, 1, 41);
+        ck_assert_double_eq(tsgs_dataset_label(ds, 0), 1.0);
+        ck_assert_float_eq(tsgs_dataset_row(ds, 0)[0],
+                           2.536422252655029297e+00f);
+        tsgs_dataset_free(ds);
+    }
+}
+END_TEST
+
+START_TEST(hepmass_published_layout)
+{
+    const char *files[] = {R "synth_hepmass_100.csv",
+                           R "synth_hepmass_100_float.csv"};
+    for (int t = 0; t < 2; t++) {
+        /* the '#' header is neither data nor in the way, whatever the
+         * header setting: yes must not take the first data row for it */
+        for (int header = -1; header <= 1; header++) {
+            tsgs_read_options o = tsgs_read_options_default();
+            o.header = header;
+            tsgs_dataset *ds = read_ok(files[t], &o);
+            ck_assert_uint_eq(tsgs_dataset_rows(ds), 100);
+            ck_assert_uint_eq(tsgs_dataset_features(ds), 28);
+            count_labels(ds, 0, 47, 1, 53);
+            ck_assert_double_eq(tsgs_dataset_label(ds, 0), 1.0);
+            ck_assert_float_eq(tsgs_dataset_row(ds, 0)[0], 1.374407f);
+            tsgs_dataset_free(ds);
+        }
+    }
+}
+END_TEST
+
+START_TEST(hash_header_with_header_yes)
+{
+    /* header = yes: a first "# a,b,c" line with as many fields as the
+     * data is the header; otherwise the next line still is. */
+    char path[256];
+    tsgs_dataset *ds = NULL;
+    tsgs_error err;
+    tsgs_read_options o = tsgs_read_options_default();
+    o.header = 1;
+    make_tmp();
+    ck_assert_int_eq(read_text("# label,a,b\n1,2,3\n0,4,5\n", "h1.csv", &o,
+                               &ds, &err, path, sizeof path),
+                     TSGS_OK);
+    ck_assert_uint_eq(tsgs_dataset_rows(ds), 2);
+    ck_assert_float_eq(tsgs_dataset_row(ds, 0)[0], 2.0f);
+    tsgs_dataset_free(ds);
+    ck_assert_int_eq(read_text("# made by hand, today\nlabel,a,b\n1,2,3\n",
+                               "h2.csv", &o, &ds, &err, path, sizeof path),
+                     TSGS_OK);
+    ck_assert_uint_eq(tsgs_dataset_rows(ds), 1);
+    ck_assert_float_eq(tsgs_dataset_row(ds, 0)[1], 3.0f);
+    tsgs_dataset_free(ds);
+    ck_assert_int_eq(read_text("# a comment\n2,20\n1,2\n", "h3.csv", &o,
+                               &ds, &err, path, sizeof path),
+                     TSGS_OK);
+    ck_assert_uint_eq(tsgs_dataset_rows(ds), 1); /* 2,20 was the header */
+    tsgs_dataset_free(ds);
+    remove_tmp();
+}
+END_TEST
+
 /* The full files in the project's shared data folder, when this checkout
  * sits next to it (TSGS_SHARED_DATA overrides; skipped when absent). */
 static const struct {
@@ -740,6 +813,9 @@ Suite *reader_suite(void)
     tcase_add_test(tc, real_skin_sample);
     tcase_add_test(tc, real_higgs_samples);
     tcase_add_test(tc, real_susy_sample);
+    tcase_add_test(tc, susy_published_layout);
+    tcase_add_test(tc, hepmass_published_layout);
+    tcase_add_test(tc, hash_header_with_header_yes);
     tcase_add_loop_test(tc, shared_data_full_files, 0,
                         (int)(sizeof shared / sizeof shared[0]));
     suite_add_tcase(s, tc);

@@ -60,6 +60,7 @@ void cli_print_read_help(void);
 int cmd_train(int argc, char **argv);
 int cmd_predict(int argc, char **argv);
 int cmd_topology(int argc, char **argv);
+int cmd_synth(int argc, char **argv);
 int cmd_cv(int argc, char **argv);
 
 #endif
