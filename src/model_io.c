@@ -9,6 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define MAGIC "tsgs3vm-model"
@@ -74,14 +77,28 @@ tsgs_status tsgs_model_save(const tsgs_model *m, const char *path,
     if (!m || !path)
         return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
                           "tsgs_model_save: NULL argument");
+    /* Renaming over a pipe, a device or a directory would replace it. */
+    struct stat sb;
+    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
+        return tsgs__fail(err, TSGS_ERR_IO, path, 0,
+                          "exists and is not a regular file: a model is "
+                          "written to a file");
     /* A temporary file beside the target, renamed over it once complete:
-     * an interrupted save never leaves a half-written model. */
+     * an interrupted save never leaves a half-written model. Created with
+     * mode 0666 so the umask applies, as for any file the user writes. */
     size_t len = strlen(path);
-    char *tmp = malloc(len + 16);
+    char *tmp = malloc(len + 48);
     if (!tmp)
         return TSGS__NOMEM(err);
-    snprintf(tmp, len + 16, "%s.tmp.XXXXXX", path);
-    int fd = mkstemp(tmp);
+    static atomic_uint counter;
+    int fd = -1;
+    for (int attempt = 0; attempt < 100 && fd < 0; attempt++) {
+        snprintf(tmp, len + 48, "%s.tmp.%ld.%u", path, (long)getpid(),
+                 atomic_fetch_add(&counter, 1u));
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
+        if (fd < 0 && errno != EEXIST)
+            break;
+    }
     if (fd < 0) {
         tsgs_status st = tsgs__fail(err, TSGS_ERR_IO, path, 0,
                                     "cannot create a temporary file: %s",

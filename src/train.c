@@ -813,6 +813,7 @@ tsgs_status tsgs__train_ex(const tsgs_dataset *ds, const tsgs_params *params,
                             p->bind);
 
     const double t_start = now_s();
+    double monitor_s = 0.0; /* time spent measuring the monitor set */
     int stopped = 0;
     long t;
     for (t = 1; t <= T; t++) {
@@ -833,12 +834,16 @@ tsgs_status tsgs__train_ex(const tsgs_dataset *ds, const tsgs_params *params,
             pr.iteration = t;
             pr.iterations = T;
             pr.elapsed_s = now_s() - t_start;
+            /* rows per second of training, test measurements left out */
+            double busy = pr.elapsed_s - monitor_s;
             pr.rows_per_s = (double)t * (double)(r.bl + r.bu) /
-                            (pr.elapsed_s > 0 ? pr.elapsed_s : 1e-9);
+                            (busy > 0 ? busy : 1e-9);
             pr.features = tsgs_model_feature_count(m);
+            double t_mon = now_s();
             pr.monitor_accuracy =
                 measure ? monitor_accuracy(m, hooks->monitor, r.threads)
                         : -1.0;
+            monitor_s += now_s() - t_mon;
             if (hooks->progress)
                 hooks->progress(&pr, hooks->user);
         }
@@ -856,8 +861,9 @@ tsgs_status tsgs__train_ex(const tsgs_dataset *ds, const tsgs_params *params,
         pr.iteration = stopped ? t : T;
         pr.iterations = T;
         pr.elapsed_s = now_s() - t_start;
+        double busy = pr.elapsed_s - monitor_s;
         pr.rows_per_s = (double)pr.iteration * (double)(r.bl + r.bu) /
-                        (pr.elapsed_s > 0 ? pr.elapsed_s : 1e-9);
+                        (busy > 0 ? busy : 1e-9);
         pr.features = tsgs_model_feature_count(m);
         pr.monitor_accuracy =
             hooks->monitor ? monitor_accuracy(m, hooks->monitor, r.threads)

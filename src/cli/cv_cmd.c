@@ -187,15 +187,18 @@ int cmd_cv(int argc, char **argv)
     cli_opts_init(&o);
     if (bad || cli_parse(&o, nrest, rest, cv_keys)) {
         free(rest);
+        cli_opts_free(&o);
         return 1;
     }
     free(rest);
     if (o.help) {
         usage(&o);
+        cli_opts_free(&o);
         return 0;
     }
     if (o.npositional != 1) {
         fprintf(stderr, "ERROR: cv needs TRAIN_FILE (see tsgs3vm cv --help)\n");
+        cli_opts_free(&o);
         return 1;
     }
     size_t npoints = 1;
@@ -298,5 +301,6 @@ done:
     free(sd);
     tsgs_dataset_free(train);
     tsgs_dataset_free(extra);
+    cli_opts_free(&o);
     return rc;
 }
