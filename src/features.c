@@ -11,8 +11,10 @@
 #include <math.h>
 #include <string.h>
 
-void tsgs__direction(const tsgs__fspec *fs, long block, long j, float *omega,
-                     float *phase)
+/* Direction j of block b into omega[0], omega[stride], ... (stride
+ * TSGS__LANES writes a packed panel's lane in place). */
+static void direction_strided(const tsgs__fspec *fs, long block, long j,
+                              float *omega, size_t stride, float *phase)
 {
     const uint32_t b = (uint32_t)block, jj = (uint32_t)j;
     const double gauss_sd = sqrt(2.0 * fs->sigma);
@@ -28,9 +30,9 @@ void tsgs__direction(const tsgs__fspec *fs, long block, long j, float *omega,
             z0 = fs->sigma * tan(TSGS__PI * (tsgs__u01(r.v[0], r.v[1]) - 0.5));
             z1 = fs->sigma * tan(TSGS__PI * (tsgs__u01(r.v[2], r.v[3]) - 0.5));
         }
-        omega[k] = (float)z0;
+        omega[k * stride] = (float)z0;
         if (k + 1 < fs->d)
-            omega[k + 1] = (float)z1;
+            omega[(k + 1) * stride] = (float)z1;
     }
     if (fs->map == TSGS_FEATURES_COS) {
         tsgs__u32x4 r = tsgs__philox(fs->seed, b, jj, 0, TSGS__STREAM_PHASE);
@@ -40,6 +42,12 @@ void tsgs__direction(const tsgs__fspec *fs, long block, long j, float *omega,
     }
 }
 
+void tsgs__direction(const tsgs__fspec *fs, long block, long j, float *omega,
+                     float *phase)
+{
+    direction_strided(fs, block, j, omega, 1, phase);
+}
+
 void tsgs__pack_directions(const tsgs__fspec *fs, long g0, long count,
                            float *panel, float *phase)
 {
@@ -47,14 +55,13 @@ void tsgs__pack_directions(const tsgs__fspec *fs, long g0, long count,
     const long ngroups = (count + TSGS__LANES - 1) / TSGS__LANES;
     memset(panel, 0, sizeof(float) * (size_t)ngroups * d * TSGS__LANES);
     memset(phase, 0, sizeof(float) * (size_t)ngroups * TSGS__LANES);
-    float omega[d > 0 ? d : 1];
+    /* Straight into the panel: no d-sized scratch (a VLA of d floats
+     * overflows a thread's stack for wide data). */
     for (long i = 0; i < count; i++) {
         long g = g0 + i;
         long grp = i / TSGS__LANES, lane = i % TSGS__LANES;
-        tsgs__direction(fs, g / fs->dirs, g % fs->dirs, omega,
-                        &phase[grp * TSGS__LANES + lane]);
-        float *dst = panel + (size_t)grp * d * TSGS__LANES;
-        for (size_t k = 0; k < d; k++)
-            dst[k * TSGS__LANES + lane] = omega[k];
+        direction_strided(fs, g / fs->dirs, g % fs->dirs,
+                          panel + (size_t)grp * d * TSGS__LANES + lane,
+                          TSGS__LANES, &phase[grp * TSGS__LANES + lane]);
     }
 }

@@ -245,6 +245,12 @@ tsgs_status tsgs_model_load(const char *path, tsgs_model **out,
                 goto fail;
             break;
         } else if (strcmp(key, "features-in") == 0) {
+            /* once: scaler-shift / scaler-mul were sized by it */
+            if (d >= 0) {
+                st = tsgs__fail(err, TSGS_ERR_FORMAT, path, r.line,
+                                "features-in given twice");
+                goto fail;
+            }
             if ((st = parse_count(&r, key, val, 1L << 30, &d, err)))
                 goto fail;
         } else if (strcmp(key, "blocks") == 0) {
@@ -322,15 +328,18 @@ tsgs_status tsgs_model_load(const char *path, tsgs_model **out,
                                          : perr.message);
         goto fail;
     }
-    if ((st = tsgs__model_new(&p, (size_t)d, blocks, &m, err)))
-        goto fail;
-    if (ncoef != blocks * m->fs.dirs) {
+    /* Before allocating: a corrupt "blocks" must not size the model. */
+    const long dirs = p.feature_map == TSGS_FEATURES_PAIR ? p.block_size / 2
+                                                          : p.block_size;
+    if (ncoef != blocks * dirs) {
         st = tsgs__fail(err, TSGS_ERR_FORMAT, path, r.line,
                         "coefficients: %ld lines announced, but %ld blocks "
                         "of %ld directions need %ld",
-                        ncoef, blocks, m->fs.dirs, blocks * m->fs.dirs);
+                        ncoef, blocks, dirs, blocks * dirs);
         goto fail;
     }
+    if ((st = tsgs__model_new(&p, (size_t)d, blocks, &m, err)))
+        goto fail;
     m->nblocks = blocks;
     m->scale = scale;
     m->bias = bias;

@@ -359,9 +359,12 @@ static void loss_weights(run_t *r, const tsgs_model *m, double cstar)
 
 /* Features of the batch rows on block b (into cl/sl for every labeled
  * row, cu/su for the unlabeled mini-batch) and the gradient per unit step
- * of the block's actual coefficients, g_j = -(norm / D) sum_i w_i
- * phi_j(x_i), into gc/gs; *var gets the sampling variance of g summed over
- * the block (the checking rule's noise term). */
+ * of the block's actual coefficients (those of the bare cos / sin, so
+ * f = sum_j beta_j cos_j), g_j = -(norm^2 / D) sum_i w_i cos_j(x_i): the
+ * functional gradient sum_i w_i k(x_i, .) with k estimated by
+ * (1 / D) sum_j phi_j(x_i) phi_j(.), phi_j = norm cos_j. Into gc/gs; *var
+ * gets the sampling variance of g summed over the block (the checking
+ * rule's noise term). */
 static void block_gradient(run_t *r, const tsgs_model *m, long b, double *gc,
                            double *gs, double *var)
 {
@@ -373,7 +376,7 @@ static void block_gradient(run_t *r, const tsgs_model *m, long b, double *gc,
                         r->threads, r->cl, pair ? r->sl : NULL);
     tsgs__eval_features(r->d, r->Wb, r->Pb, r->ngb, r->XU, r->bu,
                         r->threads, r->cu, pair ? r->su : NULL);
-    const double unit = -m->norm / (double)dirs;
+    const double unit = -m->norm * m->norm / (double)dirs;
     const double nrows = (double)(r->bl + r->bu);
     double v = 0.0;
     for (long j = 0; j < dirs; j++) {
@@ -552,7 +555,8 @@ static tsgs_status step_frs(run_t *r, tsgs_model *m, long t, long T,
     }
     next_labeled_batch(r, t);
     loss_weights(r, m, cstar);
-    const double unit = -m->norm / (double)D;
+    /* as in block_gradient: norm^2 / D, the kernel estimate's weight */
+    const double unit = -m->norm * m->norm / (double)D;
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(r->threads) schedule(static) \
     if ((r->bl + r->bu) * (size_t)D > 65536)

@@ -132,6 +132,25 @@ START_TEST(corrupt_files_refused)
     memcpy(k, "\nkernel zzz", 11);
     expect_refused(bad, len, TSGS_ERR_FORMAT, "kernel");
     free(bad);
+    /* a second features-in after the scaler lines (heap overflow once) */
+    bad = malloc(len + 64);
+    char *mul = strstr(good, "scaler-mul");
+    char *eol = strchr(mul, '\n') + 1;
+    size_t head = (size_t)(eol - good);
+    memcpy(bad, good, head);
+    int extra = sprintf(bad + head, "features-in 4000\n");
+    memcpy(bad + head + extra, eol, len - head);
+    expect_refused(bad, len + (size_t)extra, TSGS_ERR_FORMAT, "features-in");
+    free(bad);
+    /* an absurd block count is refused before anything is allocated */
+    bad = strdup(good);
+    char *bl = strstr(bad, "\nblocks ");
+    char *ble = strchr(bl + 1, '\n');
+    char patched[4096];
+    snprintf(patched, sizeof patched, "%.*s\nblocks 268435456%s",
+             (int)(bl - bad), bad, ble);
+    expect_refused(patched, strlen(patched), TSGS_ERR_FORMAT, "coefficients");
+    free(bad);
     /* a wrong coefficient count */
     bad = strdup(good);
     coef = strstr(bad, "coefficients ");

@@ -351,9 +351,12 @@ END_TEST
  * double from the directions themselves. */
 START_TEST(frs_first_step_is_projected_gradient)
 {
+    /* loop index 0: PAIR features, 1: COS features (phi = sqrt(2) cos) */
+    const int cosmap = _i;
     tsgs_dataset *ds = fixture_blobs(300, 3, 2.0, 0.5, 300, 150, 3, NULL);
     tsgs_params p = tsgs_params_default();
     p.solver = TSGS_SOLVER_FRS;
+    p.feature_map = cosmap ? TSGS_FEATURES_COS : TSGS_FEATURES_PAIR;
     p.iterations = 1;
     p.batch_labeled = 300; /* all rows: no sampling */
     p.max_features = 48;
@@ -364,8 +367,12 @@ START_TEST(frs_first_step_is_projected_gradient)
     tsgs_model *m;
     ck_assert_int_eq(tsgs_train(ds, &p, NULL, &m, NULL, NULL), TSGS_OK);
     ck_assert_int_eq(m->nblocks, 6);
-    const long D = 24; /* 48 features = 24 (cos, sin) directions */
+    /* 48 features: 24 (cos, sin) directions, or 48 shifted cosines */
+    const long D = cosmap ? 48 : 24;
     const double gamma = 1.0 / p.eta;
+    /* f = sum_j beta_j cos_j (+ sin terms): beta_j = -(gamma / D) *
+     * sum_i w_i phi_j(x_i) * (phi_j / cos_j), i.e. a factor 2 for COS */
+    const double phi2 = cosmap ? 2.0 : 1.0;
     for (long g = 0; g < D; g++) {
         float w[3], b;
         tsgs__direction(&m->fs, g / m->fs.dirs, g % m->fs.dirs, w, &b);
@@ -373,17 +380,19 @@ START_TEST(frs_first_step_is_projected_gradient)
         for (size_t i = 0; i < 300; i++) {
             const float *x = tsgs_dataset_row(ds, i);
             double y = tsgs_dataset_label(ds, i);
-            double ph = (double)w[0] * x[0] + (double)w[1] * x[1] + (double)w[2] * x[2];
+            double ph = (double)b + (double)w[0] * x[0] + (double)w[1] * x[1] +
+                        (double)w[2] * x[2];
             double wi = p.c / 300.0 * tsgs__hinge_grad(0.0, y);
             sc += wi * cos(ph);
             ss += wi * sin(ph);
         }
-        double want_c = -gamma / (double)D * sc, want_s = -gamma / (double)D * ss;
+        double want_c = -gamma / (double)D * phi2 * sc;
+        double want_s = -gamma / (double)D * ss;
         /* float features: each term within ~1e-6 of the double one */
-        double tol = 2e-6 * gamma / (double)D * p.c;
-        ck_assert_double_eq_tol(m->scale * m->ac[g], want_c, tol);
-        ck_assert_double_eq_tol(m->scale * m->as[g], want_s, tol);
-        ck_assert(fabs(want_c) > 100 * tol || fabs(want_s) > 100 * tol || g > 0);
+        double tol = 4e-6 * gamma / (double)D * p.c;
+        ck_assert_double_eq_tol(m->scale * m->norm * m->ac[g], want_c, tol);
+        if (!cosmap)
+            ck_assert_double_eq_tol(m->scale * m->as[g], want_s, tol);
     }
     tsgs_model_free(m);
     tsgs_dataset_free(ds);
@@ -430,7 +439,7 @@ Suite *train_suite(void)
     tcase_add_test(tc, codrna_200_labels_accuracy);
     tcase_add_test(tc, checked_step_solves_the_inequality);
     tcase_add_test(tc, cdsg_reuses_blocks);
-    tcase_add_test(tc, frs_first_step_is_projected_gradient);
+    tcase_add_loop_test(tc, frs_first_step_is_projected_gradient, 0, 2);
     tcase_add_test(tc, frs_learns_and_is_thread_independent);
     suite_add_tcase(s, tc);
     return s;
