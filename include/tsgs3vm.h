@@ -245,7 +245,13 @@ typedef struct {
 
 /* Trains on every row of `train`: labeled rows enter the hinge loss,
  * unlabeled ones the unlabeled loss. `hooks` may be NULL. On an early stop
- * the partial model is returned and *stopped_early (if not NULL) is set. */
+ * the partial model is returned and *stopped_early (if not NULL) is set.
+ * Unless p->bind is TSGS_BIND_NONE, the calling thread's OpenMP team is
+ * pinned to cores (and stays pinned), and the pages of train's rows are
+ * interleaved over the NUMA nodes the threads use: pass TSGS_BIND_NONE
+ * when the application manages placement itself.
+ * Numbers in model and config files are read and written with the C
+ * library's strtod / printf: keep LC_NUMERIC at "C" (the default). */
 tsgs_status tsgs_train(const tsgs_dataset *train, const tsgs_params *p,
                        const tsgs_train_hooks *hooks, tsgs_model **out,
                        int *stopped_early, tsgs_error *err);

@@ -85,7 +85,8 @@ enum {
     TSGS__STREAM_LABELED,   /* labeled mini-batches */
     TSGS__STREAM_EPOCH,     /* unlabeled shuffles, one per pass */
     TSGS__STREAM_REUSE,     /* which old block a budgeted step updates */
-    TSGS__STREAM_CV         /* cross-validation folds */
+    TSGS__STREAM_CV,        /* cross-validation folds */
+    TSGS__STREAM_CHECK      /* the checking rule's candidate blocks */
 };
 
 tsgs__u32x4 tsgs__philox(uint64_t seed, uint32_t c0, uint32_t c1, uint32_t c2,
@@ -147,8 +148,8 @@ void tsgs__eval_features(size_t d, const float *panel, const float *phase,
                          long ngroups, const float *X, size_t n, int threads,
                          float *cosv, float *sinv);
 
-/* cos and sin of 8 floats at a time, as the kernel computes them (exposed
- * for tests). */
+/* cos and sin of TSGS__LANES floats at a time, as the kernel computes
+ * them (exposed for tests). */
 void tsgs__sincos_f(const float *x, size_t n, float *s, float *c);
 /* cos alone, as the kernel computes it for COS features. */
 void tsgs__cos_f(const float *x, size_t n, float *c);

@@ -18,6 +18,7 @@
 typedef float vf8 __attribute__((vector_size(4 * TSGS__LANES)));
 typedef float vf4 __attribute__((vector_size(2 * TSGS__LANES)));
 typedef int vi8 __attribute__((vector_size(4 * TSGS__LANES)));
+typedef unsigned int vu8 __attribute__((vector_size(4 * TSGS__LANES)));
 typedef double vd4 __attribute__((vector_size(4 * TSGS__LANES)));
 
 /* One binary, the widest vector unit of the machine it runs on. */
@@ -77,8 +78,10 @@ ALWAYS_INLINE void sincos8(vf8 x, vf8 *s, vf8 *c)
     vi8 bs = (vi8)ps, bc = (vi8)pc;
     vi8 sv = (bs & ~odd) | (bc & odd);
     vi8 cv = (bc & ~odd) | (bs & odd);
-    *s = (vf8)(sv ^ ((qi & 2) << 30));
-    *c = (vf8)(cv ^ (((qi + 1) & 2) << 30));
+    /* quadrant bit 1 becomes the sign bit (unsigned: no signed overflow) */
+    vu8 qu = (vu8)qi;
+    *s = (vf8)((vu8)sv ^ ((qu & 2u) << 30));
+    *c = (vf8)((vu8)cv ^ (((qu + 1u) & 2u) << 30));
 }
 
 /* cos alone (COS features): reduce by the nearest multiple of pi, then
@@ -102,7 +105,7 @@ ALWAYS_INLINE vf8 cos8(vf8 x)
     c = c * r2 + splat(4.16666666666666667e-2f);
     c = c * r2 + splat(-0.5f);
     c = c * r2 + splat(1.0f);
-    return (vf8)((vi8)c ^ (qi << 31));
+    return (vf8)((vu8)c ^ ((vu8)qi << 31));
 }
 
 ALWAYS_INLINE vd4 lo4(vf8 v)

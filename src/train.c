@@ -136,31 +136,38 @@ static tsgs_status check_finite(const tsgs_dataset *ds, tsgs_error *err)
  * rows, so that a typical pair of rows, at squared distance
  * 2 sum_k var_k, has k(x, x') = exp(-1). On z-scored data that is 1/(2d),
  * half LIBSVM's 1/d default, which assumes [-1, 1] scaling. */
-static double auto_sigma(const tsgs_dataset *ds, const tsgs__scaler *sc)
+static tsgs_status auto_sigma(const tsgs_dataset *ds, const tsgs__scaler *sc,
+                              double *sigma, tsgs_error *err)
 {
     const size_t d = ds->d;
     const size_t stride = ds->n > 100000 ? ds->n / 100000 : 1;
     double *s1 = calloc(d, sizeof(double)), *s2 = calloc(d, sizeof(double));
     float *row = malloc(sizeof(float) * d);
-    double total = 0.0;
+    if (!s1 || !s2 || !row) {
+        free(s1);
+        free(s2);
+        free(row);
+        return TSGS__NOMEM(err);
+    }
     size_t n = 0;
-    if (s1 && s2 && row) {
-        for (size_t i = 0; i < ds->n; i += stride, n++) {
-            tsgs__scaler_apply(sc, ds->x + i * d, d, row);
-            for (size_t k = 0; k < d; k++) {
-                s1[k] += row[k];
-                s2[k] += (double)row[k] * row[k];
-            }
-        }
+    for (size_t i = 0; i < ds->n; i += stride, n++) {
+        tsgs__scaler_apply(sc, ds->x + i * d, d, row);
         for (size_t k = 0; k < d; k++) {
-            double mean = s1[k] / (double)n;
-            total += s2[k] / (double)n - mean * mean;
+            s1[k] += row[k];
+            s2[k] += (double)row[k] * row[k];
         }
+    }
+    double total = 0.0;
+    for (size_t k = 0; k < d && n > 0; k++) {
+        double mean = s1[k] / (double)n;
+        total += s2[k] / (double)n - mean * mean;
     }
     free(s1);
     free(s2);
     free(row);
-    return total > 0.0 ? 1.0 / (2.0 * total) : 1.0 / (double)d;
+    /* constant data has no spread: fall back to LIBSVM's 1 / d */
+    *sigma = total > 0.0 ? 1.0 / (2.0 * total) : 1.0 / (double)d;
+    return TSGS_OK;
 }
 
 /* A new random order of the unlabeled rows for pass `epoch`. */
@@ -501,7 +508,7 @@ static long check_candidates(run_t *r, tsgs_model *m, long t, double gamma,
     double best_eta = -INFINITY;
     const double k = m->scale * m->norm;
     for (long c = 0; c < K; c++) {
-        long b = (long)tsgs__below(r->p.seed, TSGS__STREAM_REUSE,
+        long b = (long)tsgs__below(r->p.seed, TSGS__STREAM_CHECK,
                                    ((uint64_t)t << 20) ^ (uint64_t)c,
                                    (uint64_t)m->nblocks);
         double V;
@@ -739,8 +746,11 @@ tsgs_status tsgs__train_ex(const tsgs_dataset *ds, const tsgs_params *params,
     tsgs__scaler scaler;
     if ((st = tsgs__scaler_fit(ds, p->scale, &scaler, err)) != TSGS_OK)
         return st;
-    if (p->sigma <= 0.0)
-        p->sigma = auto_sigma(ds, &scaler);
+    if (p->sigma <= 0.0 &&
+        (st = auto_sigma(ds, &scaler, &p->sigma, err)) != TSGS_OK) {
+        tsgs__scaler_clear(&scaler);
+        return st;
+    }
     if (p->c_star < 0.0)
         p->c_star = r.nu ? p->c * (double)r.nl / (double)r.nu : 0.0;
     if (p->balance_ratio < 0.0)
@@ -874,6 +884,7 @@ tsgs_status tsgs__train_ex(const tsgs_dataset *ds, const tsgs_params *params,
                            : -1.0;
         hooks->progress(&pr, hooks->user);
     }
+    p->iterations = T; /* the model records the steps it was planned for */
     m->params = *p;
     run_free(&r);
     if (stopped_early)
