@@ -367,6 +367,24 @@ static void digits19(uint64_t v, char *p)
     }
 }
 
+/* "d.ddd...e+XX" from 19 significant digits and the decimal exponent. */
+static int put_e18(const char *sig, int e10, char *out)
+{
+    char *s = out;
+    *s++ = sig[0];
+    *s++ = '.';
+    memcpy(s, sig + 1, 18);
+    s += 18;
+    *s++ = 'e';
+    *s++ = e10 < 0 ? '-' : '+';
+    int ae = e10 < 0 ? -e10 : e10;
+    if (ae >= 100)
+        *s++ = (char)('0' + ae / 100);
+    *s++ = (char)('0' + ae / 10 % 10);
+    *s++ = (char)('0' + ae % 10);
+    return (int)(s - out);
+}
+
 int tsgs__format_e18(float v, char *out)
 {
     uint32_t bits;
@@ -386,6 +404,51 @@ int tsgs__format_e18(float v, char *out)
     while (!(mant & 1)) {
         mant >>= 1;
         e2++;
+    }
+    if (e2 < 0 && e2 >= -60) {
+        /* The usual case: |v| = I + F / 2^sh with F < 2^sh <= 2^60, so the
+         * fraction's digits come from F *= 10 exactly in 64 bits, and what
+         * is left after 19 digits compares exactly with one half. */
+        const int sh = -e2;
+        const uint64_t mask = (UINT64_C(1) << sh) - 1;
+        uint64_t ip = mant >> sh, fp = mant & mask;
+        char sig[19];
+        int nd = 0, e10;
+        if (ip) {
+            char tmp[20];
+            int ni = 0;
+            for (; ip; ip /= 10)
+                tmp[ni++] = (char)('0' + ip % 10);
+            for (int t = ni - 1; t >= 0; t--)
+                sig[nd++] = tmp[t];
+            e10 = ni - 1;
+        } else {
+            e10 = -1;
+            for (fp *= 10; !(fp >> sh); fp *= 10)
+                e10--;
+            sig[nd++] = (char)('0' + (fp >> sh));
+            fp &= mask;
+        }
+        for (; nd < 19; nd++) {
+            fp *= 10;
+            sig[nd] = (char)('0' + (fp >> sh));
+            fp &= mask;
+        }
+        const uint64_t half = UINT64_C(1) << (sh - 1);
+        int up = fp > half || (fp == half && ((sig[18] - '0') & 1));
+        for (int t = 18; up && t >= 0; t--) {
+            if (sig[t] == '9') {
+                sig[t] = '0';
+            } else {
+                sig[t]++;
+                up = 0;
+            }
+        }
+        if (up) {
+            sig[0] = '1';
+            e10++;
+        }
+        return (int)(s - out) + put_e18(sig, e10, s);
     }
     /* |v| = N * 10^-k exactly, N < 2^128. */
     unsigned __int128 N = mant;
@@ -444,18 +507,7 @@ int tsgs__format_e18(float v, char *out)
             e10++;
         }
     }
-    *s++ = sig[0];
-    *s++ = '.';
-    memcpy(s, sig + 1, 18);
-    s += 18;
-    *s++ = 'e';
-    *s++ = e10 < 0 ? '-' : '+';
-    int ae = e10 < 0 ? -e10 : e10;
-    if (ae >= 100)
-        *s++ = (char)('0' + ae / 100);
-    *s++ = (char)('0' + ae / 10 % 10);
-    *s++ = (char)('0' + ae % 10);
-    return (int)(s - out);
+    return (int)(s - out) + put_e18(sig, e10, s);
 }
 
 tsgs_status tsgs_layout_from_name(const char *name, tsgs_layout *out,
