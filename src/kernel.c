@@ -235,22 +235,44 @@ tsgs_status tsgs__eval_sums(const tsgs__fview *v, const float *X, size_t n,
     int failed = 0;
 
     if (v->panel) {
-        /* Cached omega: every (group tile, row tile) is one task. */
+        /* Cached omega: every (group tile, row tile) is one task; then the
+         * group tiles of each row are added in a fixed order (the same sums
+         * on any number of threads). One team for both loops. */
         const long ntasks = ngt * nrt;
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1)
+#pragma omp parallel num_threads(nt)
 #endif
-        for (long t = 0; t < ntasks; t++) {
-            long gt = t / nrt, rt = t % nrt;
-            long g0 = gt * GROUP_TILE;
-            long gn = ng - g0 < GROUP_TILE ? ng - g0 : GROUP_TILE;
-            size_t r0 = (size_t)rt * ROW_TILE;
-            size_t rn = n - r0 < ROW_TILE ? n - r0 : ROW_TILE;
-            tile_sums(d, v->panel + (size_t)g0 * d * TSGS__LANES,
-                      v->phase + g0 * TSGS__LANES, v->ac + g0 * TSGS__LANES,
-                      v->as ? v->as + g0 * TSGS__LANES : NULL, gn,
-                      X + r0 * d, rn, part + (size_t)gt * n + r0);
+        {
+#ifdef _OPENMP
+#pragma omp for schedule(dynamic, 1)
+#endif
+            for (long t = 0; t < ntasks; t++) {
+                long gt = t / nrt, rt = t % nrt;
+                long g0 = gt * GROUP_TILE;
+                long gn = ng - g0 < GROUP_TILE ? ng - g0 : GROUP_TILE;
+                size_t r0 = (size_t)rt * ROW_TILE;
+                size_t rn = n - r0 < ROW_TILE ? n - r0 : ROW_TILE;
+                tile_sums(d, v->panel + (size_t)g0 * d * TSGS__LANES,
+                          v->phase + g0 * TSGS__LANES,
+                          v->ac + g0 * TSGS__LANES,
+                          v->as ? v->as + g0 * TSGS__LANES : NULL, gn,
+                          X + r0 * d, rn, part + (size_t)gt * n + r0);
+            }
+            if (part != out) {
+#ifdef _OPENMP
+#pragma omp for schedule(static)
+#endif
+                for (size_t i = 0; i < n; i++) {
+                    double s = 0.0;
+                    for (long gt = 0; gt < ngt; gt++)
+                        s += part[(size_t)gt * n + i];
+                    out[i] = s;
+                }
+            }
         }
+        if (part != out)
+            free(part);
+        return TSGS_OK;
     } else {
         /* Regenerated omega: a task is a whole group tile, so each
          * direction is generated once per call and reused for every row. */

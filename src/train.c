@@ -74,10 +74,48 @@ static void run_free(run_t *r)
     free(r->fsl);
 }
 
-static int cmp_double(const void *a, const void *b)
+/* k-th smallest of v[0..n) (0-based), reordering v: quickselect, O(n). */
+static double select_kth(double *v, size_t n, size_t k)
 {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
+    size_t lo = 0, hi = n - 1;
+    while (lo < hi) {
+        double pivot = v[lo + (hi - lo) / 2];
+        size_t i = lo, j = hi;
+        while (i <= j) {
+            while (v[i] < pivot)
+                i++;
+            while (v[j] > pivot)
+                j--;
+            if (i <= j) {
+                double t = v[i];
+                v[i] = v[j];
+                v[j] = t;
+                i++;
+                if (j == 0)
+                    break;
+                j--;
+            }
+        }
+        if (k <= j)
+            hi = j;
+        else if (k >= i)
+            lo = i;
+        else
+            return v[k];
+    }
+    return v[k];
+}
+
+/* The decision value below which a share (1 - ratio) of v lies: the
+ * midpoint of the two order statistics around it (v is reordered). */
+static double quantile_threshold(double *v, size_t n, double ratio)
+{
+    double pos = (1.0 - ratio) * (double)n;
+    size_t lo = pos < 1.0 ? 0 : (size_t)pos - 1;
+    size_t hi = lo + 1 < n ? lo + 1 : lo;
+    double a = select_kth(v, n, lo);
+    double b = select_kth(v, n, hi);
+    return 0.5 * (a + b);
 }
 
 /* The two classes among the labeled rows: exactly two are required. */
@@ -333,11 +371,7 @@ static tsgs_status predict_unlabeled(run_t *r, tsgs_model *m, long t,
          * instead, as TSVMs do, lets a few large values drag the
          * boundary.) */
         memcpy(r->sorted, r->gu, sizeof(double) * r->bu);
-        qsort(r->sorted, r->bu, sizeof(double), cmp_double);
-        double pos = (1.0 - p->balance_ratio) * (double)r->bu;
-        size_t lo = pos < 1.0 ? 0 : (size_t)pos - 1;
-        size_t hi = lo + 1 < r->bu ? lo + 1 : lo;
-        double q = 0.5 * (r->sorted[lo] + r->sorted[hi]);
+        double q = quantile_threshold(r->sorted, r->bu, p->balance_ratio);
         double rho = 1.0 / (double)t > 0.1 ? 1.0 / (double)t : 0.1;
         r->mean_ema = (1.0 - rho) * r->mean_ema + rho * q;
         m->bias = -r->mean_ema;
@@ -675,11 +709,7 @@ static tsgs_status final_balance(run_t *r, tsgs_model *m, tsgs_error *err)
     m->bias = bias;
     if (st != TSGS_OK)
         goto done;
-    qsort(g, n, sizeof(double), cmp_double);
-    double pos = (1.0 - r->p.balance_ratio) * (double)n;
-    size_t lo = pos < 1.0 ? 0 : (size_t)pos - 1;
-    size_t hi = lo + 1 < n ? lo + 1 : lo;
-    m->bias = -0.5 * (g[lo] + g[hi]);
+    m->bias = -quantile_threshold(g, n, r->p.balance_ratio);
 done:
     free(X);
     free(g);
