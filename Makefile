@@ -35,7 +35,7 @@ TOOL := $(B)/tsgs3vm
 DEB_PACKAGES := build-essential pkg-config libhwloc-dev check zlib1g-dev \
     liblzma-dev libbz2-dev xz-utils gzip bzip2
 
-.PHONY: all test bench install clean deps
+.PHONY: all test bench install clean deps FORCE
 all: $(LIBA) $(TOOL)
 
 $(B)/%.o: %.c
@@ -79,14 +79,18 @@ $(B)/bench_%: bench/%.c $(LIBA)
 
 bench: $(BENCH_BIN) $(TOOL)
 
-$(B)/tsgs3vm.pc:
+# A static library: its users link the dependencies too (Requires, not
+# Requires.private). Rebuilt every time, since it records PREFIX.
+$(B)/tsgs3vm.pc: FORCE
 	@mkdir -p $(B)
 	@printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$${prefix}/lib' \
 	    'includedir=$${prefix}/include' '' 'Name: tsgs3vm' \
 	    'Description: semi-supervised kernel SVM by triply stochastic gradients' \
-	    'Version: 0.1.0' 'Requires.private: $(DEPS_PC)' \
-	    'Cflags: -I$${includedir}' 'Libs: -L$${libdir} -ltsgs3vm -fopenmp' \
-	    'Libs.private: -lbz2 -lm' > $@
+	    'Version: 0.1.0' 'Requires: $(DEPS_PC)' \
+	    'Cflags: -I$${includedir}' \
+	    'Libs: -L$${libdir} -ltsgs3vm -lbz2 -lm -fopenmp' > $@
+
+FORCE:
 
 install: all $(B)/tsgs3vm.pc
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib \
