@@ -273,6 +273,8 @@ struct tsgs_mixture {
  * without printf on the usual range; returns the characters written (at
  * most 32, no NUL). */
 int tsgs__format_e18(float v, char *out);
+/* v as "%.6f" of (double)v (HEPMASS numbers), the same way. */
+int tsgs__format_f6(float v, char *out);
 
 /* ---------------------------------------------------------- compress.c */
 

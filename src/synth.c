@@ -531,6 +531,59 @@ static size_t layout_features(tsgs_layout layout)
            : layout == TSGS_LAYOUT_HEPMASS ? 28 : 0;
 }
 
+int tsgs__format_f6(float v, char *out)
+{
+    uint32_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    uint32_t frac = bits & 0x7fffffu, bexp = (bits >> 23) & 0xffu;
+    uint64_t mant = bexp ? frac | 0x800000u : frac;
+    int e2 = bexp ? (int)bexp - 150 : -149;
+    if (bexp == 0xff || e2 > 39)
+        return sprintf(out, "%.6f", (double)v);
+    char *s = out;
+    if (bits >> 31)
+        *s++ = '-';
+    uint64_t ip = 0;
+    char fd[6] = {'0', '0', '0', '0', '0', '0'};
+    if (e2 >= 0) {
+        ip = mant << e2;
+    } else if (e2 >= -60) {
+        /* as in tsgs__format_e18: exact fraction digits, exact rounding */
+        const int sh = -e2;
+        const uint64_t mask = (UINT64_C(1) << sh) - 1;
+        uint64_t fp = mant & mask;
+        ip = mant >> sh;
+        for (int t = 0; t < 6; t++) {
+            fp *= 10;
+            fd[t] = (char)('0' + (fp >> sh));
+            fp &= mask;
+        }
+        const uint64_t half = UINT64_C(1) << (sh - 1);
+        int up = fp > half || (fp == half && ((fd[5] - '0') & 1));
+        for (int t = 5; up && t >= 0; t--) {
+            if (fd[t] == '9') {
+                fd[t] = '0';
+            } else {
+                fd[t]++;
+                up = 0;
+            }
+        }
+        ip += (uint64_t)up;
+    } /* else below 2^-37: 0.000000 */
+    char tmp[24];
+    int ni = 0;
+    do {
+        tmp[ni++] = (char)('0' + ip % 10);
+        ip /= 10;
+    } while (ip);
+    while (ni)
+        *s++ = tmp[--ni];
+    *s++ = '.';
+    memcpy(s, fd, 6);
+    s += 6;
+    return (int)(s - out);
+}
+
 /* Row i as one text line at p; returns the bytes written. */
 static size_t format_row(const tsgs_mixture *m, uint64_t seed, uint64_t i,
                          tsgs_layout layout, float *x, char *p)
@@ -548,8 +601,10 @@ static size_t format_row(const tsgs_mixture *m, uint64_t seed, uint64_t i,
         break;
     case TSGS_LAYOUT_HEPMASS:
         *s++ = c ? '1' : '0';
-        for (size_t f = 0; f < d; f++)
-            s += snprintf(s, VALUE_MAX, ",%.6f", (double)x[f]);
+        for (size_t f = 0; f < d; f++) {
+            *s++ = ',';
+            s += tsgs__format_f6(x[f], s);
+        }
         break;
     default: /* LIBSVM: the sample's own label values */
         s += snprintf(s, VALUE_MAX, "%.17g", m->label[c]);

@@ -2,7 +2,7 @@
  * the sample's, row i is a pure function of (seed, i) whatever the range
  * or thread count, generated files read back in the SUSY and HEPMASS
  * layouts, moments of a large generated set match the real sample's, the
- * %.18e formatter matches printf, and bad inputs fail. */
+ * %.18e and %.6f formatters match printf, and bad inputs fail. */
 #include <check.h>
 #include <float.h>
 #include <math.h>
@@ -349,15 +349,23 @@ static void same_as_printf(float v)
     a[n] = '\0';
     snprintf(b, sizeof b, "%.18e", (double)v);
     ck_assert_str_eq(a, b);
+    if (fabsf(v) < 1e30f) { /* %.6f of larger values is long */
+        n = tsgs__format_f6(v, a);
+        a[n] = '\0';
+        snprintf(b, sizeof b, "%.6f", (double)v);
+        ck_assert_str_eq(a, b);
+    }
 }
 
-START_TEST(format_e18_matches_printf)
+START_TEST(formats_match_printf)
 {
     static const float edge[] = {0.0f, -0.0f, 1.0f, -1.0f, 0.5f, 10.0f,
                                  1e-3f, 9.999999f, 0.1f, FLT_MAX, -FLT_MAX,
                                  FLT_MIN, 1e-45f, 3e-39f, 16777216.0f,
                                  1e10f, 1e20f, 1e30f, 6.2387800216674805e-01f,
-                                 5.9604645e-08f, 2.384185791015625e-07f};
+                                 5.9604645e-08f, 2.384185791015625e-07f,
+                                 0.0000005f, 0.0000015f, 0.9999995f,
+                                 -0.0000004f, 999999.9999f, 1e-12f};
     for (size_t i = 0; i < sizeof edge / sizeof edge[0]; i++)
         same_as_printf(edge[i]);
     for (uint32_t i = 0; i < 300000; i++) {
@@ -459,7 +467,7 @@ Suite *synth_suite(void)
     tcase_add_test(tc, susy_layout_reads_back);
     tcase_add_test(tc, hepmass_layout_reads_back);
     tcase_add_test(tc, moments_match_the_sample);
-    tcase_add_test(tc, format_e18_matches_printf);
+    tcase_add_test(tc, formats_match_printf);
     tcase_add_test(tc, cli_synth);
     suite_add_tcase(s, tc);
     return s;
