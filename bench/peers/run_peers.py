@@ -184,6 +184,7 @@ def main():
     ap.add_argument("--solvers", default="tsg,dsg,frs,cdsg", help="tsgs3vm --solver values")
     ap.add_argument("--conf", help="tsgs3vm config file (-c); also gives sigma, max-features")
     ap.add_argument("--tool-args", default="", help="extra tsgs3vm train options")
+    ap.add_argument("--tag", default="", help="suffix of the tsgs3vm method names (e.g. for --tool-args)")
     ap.add_argument("--sigma", type=float, help="RBF width; default: the conf's sigma")
     ap.add_argument("--n-components", type=int,
                     help="random features of rff_sgd; default: the conf's max-features or 1000")
@@ -352,7 +353,7 @@ def main():
                          pred, n_l, n_l + n_u)
             elif m == "tsgs3vm":
                 for s in solvers:
-                    name = "tsgs3vm_" + s
+                    name = "tsgs3vm_" + s + a.tag
                     model, pred = os.path.join(wd, name + ".model"), os.path.join(
                         wd, name + ".pred")
                     opts = ((["-c", a.conf] if a.conf else [])
