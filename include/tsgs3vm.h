@@ -159,8 +159,20 @@ typedef enum {
     TSGS_SOLVER_TSG = 0, /* TSGS3VM: triply stochastic gradients */
     TSGS_SOLVER_DSG,     /* supervised doubly stochastic gradients */
     TSGS_SOLVER_FRS,     /* FRS3VM: SGD over one fixed set of features */
-    TSGS_SOLVER_CDSG     /* DSG reusing old blocks by the checking rule */
+    TSGS_SOLVER_CDSG,    /* DSG reusing old blocks by the checking rule */
+    TSGS_SOLVER_BS3VM    /* peer: budgeted semi-supervised SVM (Le et al.,
+                            UAI 2016), kernel SGD on support vectors */
 } tsgs_solver;
+
+/* BS3VM: what happens to the support vector of smallest |alpha| in a
+ * portion (labeled / unlabeled) that outgrows its budget. */
+typedef enum {
+    TSGS_BUDGET_REMOVE = 0, /* BS3VM-R: drop it */
+    TSGS_BUDGET_NNP,        /* BS3VM-NNP: project it onto its k nearest
+                               support vectors, then drop it */
+    TSGS_BUDGET_RNP         /* BS3VM-RNP: project it onto k support vectors
+                               chosen at random, then drop it */
+} tsgs_budget_rule;
 
 /* Which old block a step updates once the feature budget is full. */
 typedef enum {
@@ -198,6 +210,17 @@ typedef struct {
     uint64_t seed;
     int threads;             /* 0: OMP_NUM_THREADS, else one per core */
     tsgs_bind bind;
+    /* bs3vm only (iterations 0: T = passes * n steps; kernel and sigma as
+     * above; C weighs the labeled hinge loss): */
+    long budget_labeled;     /* B_l support vectors from labeled rows;
+                                0: every labeled row */
+    long budget_unlabeled;   /* B_u from unlabeled rows; 0: ceil(0.2 n_u) */
+    tsgs_budget_rule maintenance; /* what a full budget does */
+    long neighbours;         /* k vectors NNP / RNP project onto */
+    double c_prime;          /* weight C' of the graph term; < 0: C */
+    double edge_width;       /* edge weights exp(-|xu-xv|^2 / (2 w^2));
+                                0: 1 / (2 w^2) = sigma, as the paper */
+    long edges_per_step;     /* graph edges sampled per step (mean) */
 } tsgs_params;
 
 tsgs_params tsgs_params_default(void);
@@ -255,6 +278,11 @@ typedef struct {
 tsgs_status tsgs_train(const tsgs_dataset *train, const tsgs_params *p,
                        const tsgs_train_hooks *hooks, tsgs_model **out,
                        int *stopped_early, tsgs_error *err);
+
+/* The steps tsgs_train will run: p->iterations, or p->passes passes over
+ * the unlabeled rows of train (every solver: DSG and CDSG run as many steps
+ * as TSG), or over the labeled rows when train has no unlabeled ones. */
+long tsgs_train_steps(const tsgs_dataset *train, const tsgs_params *p);
 
 void tsgs_model_free(tsgs_model *m);
 

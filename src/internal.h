@@ -86,7 +86,8 @@ enum {
     TSGS__STREAM_EPOCH,     /* unlabeled shuffles, one per pass */
     TSGS__STREAM_REUSE,     /* which old block a budgeted step updates */
     TSGS__STREAM_CV,        /* cross-validation folds */
-    TSGS__STREAM_CHECK      /* the checking rule's candidate blocks */
+    TSGS__STREAM_CHECK,     /* the checking rule's candidate blocks */
+    TSGS__STREAM_BS3VM      /* bs3vm: rows, edges and RNP neighbours */
 };
 
 tsgs__u32x4 tsgs__philox(uint64_t seed, uint32_t c0, uint32_t c1, uint32_t c2,
@@ -189,6 +190,7 @@ struct tsgs_model {
     float *panel, *phase;
     long cached_dirs, cap_cached_dirs;
     int cache_enabled;
+    struct tsgs__bs3vm *bs3vm; /* bs3vm: its support vectors, else NULL */
 };
 
 /* An empty model for d inputs with room for cap_blocks blocks. */
@@ -214,6 +216,8 @@ tsgs_status tsgs__model_decision(const tsgs_model *m, const float *X,
 typedef struct {
     int explicit_decay; /* decay every coefficient each step (reference) */
     double scale_floor; /* fold the lazy scale in when it falls below */
+    int labeled_cache;  /* -1: by cost; 0: predict the labeled batch; 1:
+                           cache the labeled sums */
 } tsgs__train_opts;
 
 /* The checking rule's step (CDSG): the largest eta <= gamma with
@@ -226,6 +230,48 @@ tsgs_status tsgs__train_ex(const tsgs_dataset *ds, const tsgs_params *params,
                            const tsgs_train_hooks *hooks,
                            const tsgs__train_opts *opt, tsgs_model **out,
                            int *stopped_early, tsgs_error *err);
+
+/* ------------------------------------------------------------ bs3vm.c */
+
+/* The BS3VM model (Le et al., UAI 2016): f(x) = sum_i alpha_i k(sv_i, x)
+ * over support vectors kept as scaled rows; the kernel and sigma are the
+ * model's parameters. */
+typedef struct tsgs__bs3vm {
+    size_t d, n_sv, cap;
+    tsgs_kernel kernel;
+    double sigma;
+    float *x;      /* n_sv x d scaled rows */
+    double *alpha; /* n_sv */
+} tsgs__bs3vm;
+
+/* Trains BS3VM on ds (checked, two classes neg < pos) with p resolved but
+ * for the bs3vm settings; takes the fitted scaler (cleared on failure). */
+tsgs_status tsgs__bs3vm_train(const tsgs_dataset *ds, const tsgs_params *p,
+                              tsgs__scaler *scaler, double neg, double pos,
+                              const tsgs_train_hooks *hooks,
+                              tsgs_model **out, int *stopped_early,
+                              tsgs_error *err);
+void tsgs__bs3vm_free(tsgs__bs3vm *b);
+/* f of n rows X already scaled, rows spread over `threads` threads; each
+ * row's sum runs in support-vector order whatever the thread count. */
+void tsgs__bs3vm_decision(const tsgs__bs3vm *b, const float *X, size_t n,
+                          int threads, double *out);
+/* The kernel k(a, b) of two d-float rows. */
+double tsgs__bs3vm_kernel(tsgs_kernel kernel, double sigma, const float *a,
+                          const float *b, size_t d);
+/* Projection coefficients of the NNP / RNP step: solves K c = kr for the
+ * k x k kernel matrix K of the chosen vectors (overwritten by its Cholesky
+ * factor) and kr[j] = k(x_j, x_r); c = kr on return. Returns 0, or -1 when
+ * K is not positive definite (the caller then falls back to removal). */
+int tsgs__bs3vm_project(double *K, double *kr, size_t k);
+/* Model file section: "support-vectors N", N lines "alpha x_1 ... x_d",
+ * "end". Reading continues f after the header (whose last line, number
+ * *line, announced n_sv) and is strict: errors name path and line. */
+void tsgs__bs3vm_write(FILE *f, const tsgs__bs3vm *b);
+tsgs_status tsgs__bs3vm_read(FILE *f, const char *path, long *line,
+                             long n_sv, size_t d, tsgs_kernel kernel,
+                             double sigma, tsgs__bs3vm **out,
+                             tsgs_error *err);
 
 /* ------------------------------------------- affinity.c: memory placement */
 

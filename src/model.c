@@ -78,6 +78,7 @@ void tsgs_model_free(tsgs_model *m)
     free(m->as);
     free(m->panel);
     free(m->phase);
+    tsgs__bs3vm_free(m->bs3vm);
     tsgs__scaler_clear(&m->scaler);
     free(m);
 }
@@ -150,6 +151,10 @@ tsgs_status tsgs__model_decision(const tsgs_model *m, const float *X,
                                  size_t n, int threads, double *out,
                                  tsgs_error *err)
 {
+    if (m->bs3vm) { /* support vectors, bs3vm.c */
+        tsgs__bs3vm_decision(m->bs3vm, X, n, threads, out);
+        return TSGS_OK;
+    }
     tsgs__fview v = tsgs__model_view(m);
     tsgs_status st = tsgs__eval_sums(&v, X, n, threads, out, err);
     if (st != TSGS_OK)
@@ -200,6 +205,8 @@ size_t tsgs_model_features_in(const tsgs_model *m) { return m->d; }
 
 long tsgs_model_feature_count(const tsgs_model *m)
 {
+    if (m->bs3vm)
+        return (long)m->bs3vm->n_sv; /* bs3vm: support vectors */
     return m->nblocks * m->fs.block_size;
 }
 

@@ -58,6 +58,10 @@ static void write_model(FILE *f, const tsgs_model *m)
         }
         fputc('\n', f);
     }
+    if (m->bs3vm) { /* bs3vm: support vectors instead */
+        tsgs__bs3vm_write(f, m->bs3vm);
+        return;
+    }
     long ndirs = m->nblocks * m->fs.dirs;
     fprintf(f, "coefficients %ld\n", ndirs);
     for (long g = 0; g < ndirs; g++) {
@@ -207,7 +211,7 @@ tsgs_status tsgs_model_load(const char *path, tsgs_model **out,
     tsgs_status st = TSGS_OK;
     tsgs_model *m = NULL;
     tsgs_params p = tsgs_params_default();
-    long d = -1, blocks = -1, ncoef = -1;
+    long d = -1, blocks = -1, ncoef = -1, nsv = -1;
     double scale = NAN, bias = NAN, labels[2] = {NAN, NAN};
     tsgs_scaling scaling = TSGS_SCALE_NONE;
     int have_scaling = 0;
@@ -242,6 +246,10 @@ tsgs_status tsgs_model_load(const char *path, tsgs_model **out,
         const char *key = line, *val = sp + 1;
         if (strcmp(key, "coefficients") == 0) {
             if ((st = parse_count(&r, key, val, 1L << 40, &ncoef, err)))
+                goto fail;
+            break;
+        } else if (strcmp(key, "support-vectors") == 0) { /* bs3vm */
+            if ((st = parse_count(&r, key, val, 1L << 40, &nsv, err)))
                 goto fail;
             break;
         } else if (strcmp(key, "features-in") == 0) {
@@ -303,10 +311,17 @@ tsgs_status tsgs_model_load(const char *path, tsgs_model **out,
             }
         }
     }
-    if (ncoef < 0) {
+    if (ncoef < 0 && nsv < 0) {
         st = tsgs__fail(err, TSGS_ERR_FORMAT, path, r.line,
                         "truncated: the header ends before the "
                         "\"coefficients\" line");
+        goto fail;
+    }
+    if ((nsv >= 0) != (p.solver == TSGS_SOLVER_BS3VM)) {
+        st = tsgs__fail(err, TSGS_ERR_FORMAT, path, r.line,
+                        "%s: the bs3vm solver's models (only) list "
+                        "support vectors",
+                        nsv >= 0 ? "support-vectors" : "coefficients");
         goto fail;
     }
     if (d < 1 || blocks < 0 || isnan(scale) || isnan(bias) ||
@@ -331,7 +346,7 @@ tsgs_status tsgs_model_load(const char *path, tsgs_model **out,
     /* Before allocating: a corrupt "blocks" must not size the model. */
     const long dirs = p.feature_map == TSGS_FEATURES_PAIR ? p.block_size / 2
                                                           : p.block_size;
-    if (ncoef != blocks * dirs) {
+    if (nsv < 0 && ncoef != blocks * dirs) {
         st = tsgs__fail(err, TSGS_ERR_FORMAT, path, r.line,
                         "coefficients: %ld lines announced, but %ld blocks "
                         "of %ld directions need %ld",
@@ -350,6 +365,12 @@ tsgs_status tsgs_model_load(const char *path, tsgs_model **out,
     m->scaler.shift = shift;
     m->scaler.mul = mul;
     shift = mul = NULL;
+    if (nsv >= 0) {
+        if ((st = tsgs__bs3vm_read(r.f, path, &r.line, nsv, (size_t)d,
+                                   p.kernel, p.sigma, &m->bs3vm, err)))
+            goto fail;
+        goto loaded;
+    }
     const int pair = m->fs.map == TSGS_FEATURES_PAIR;
     for (long g = 0; g < ncoef; g++) {
         if (!(line = next_line(&r))) {
@@ -374,6 +395,7 @@ tsgs_status tsgs_model_load(const char *path, tsgs_model **out,
                         ncoef);
         goto fail;
     }
+loaded:
     if ((st = tsgs__model_cache_sync(m, err)))
         goto fail;
     fclose(r.f);

@@ -40,6 +40,13 @@ tsgs_params tsgs_params_default(void)
     p.seed = 1;
     p.threads = 0;
     p.bind = TSGS_BIND_AUTO;
+    p.budget_labeled = 100;
+    p.budget_unlabeled = 0;
+    p.maintenance = TSGS_BUDGET_REMOVE;
+    p.neighbours = 5;
+    p.c_prime = -1.0;
+    p.edge_width = 0.0;
+    p.edges_per_step = 1;
     return p;
 }
 
@@ -55,7 +62,9 @@ typedef struct {
 } entry_t;
 
 static const char *const solver_names[] = {"tsg", "dsg", "frs", "cdsg",
-                                           NULL};
+                                           "bs3vm", NULL};
+static const char *const maintenance_names[] = {"remove", "nnp", "rnp",
+                                                NULL};
 static const char *const reuse_names[] = {"uniform", "check", NULL};
 static const char *const kernel_names[] = {"rbf", "laplacian", NULL};
 static const char *const fmap_names[] = {"pair", "cos", NULL};
@@ -72,7 +81,8 @@ static const char *const bind_names[] = {"auto", "compact", "scatter", "none",
 static const entry_t table[] = {
     {"solver", K_ENUM, OFF(solver), 0, 0, solver_names,
      "tsg: TSGS3VM; dsg: supervised DSG (labeled rows only); frs: SGD on "
-     "one fixed set of features; cdsg: DSG with the checking reuse rule"},
+     "one fixed set of features; cdsg: DSG with the checking reuse rule; "
+     "bs3vm: budgeted semi-supervised kernel SVM (Le et al. 2016)"},
     {"kernel", K_ENUM, OFF(kernel), 0, 0, kernel_names,
      "rbf exp(-sigma |x-x'|^2) or laplacian exp(-sigma |x-x'|_1)"},
     {"sigma", K_DOUBLE, OFF(sigma), 0, BIG, NULL,
@@ -103,7 +113,8 @@ static const entry_t table[] = {
     {"iterations", K_LONG, OFF(iterations), 0, 1e15, NULL,
      "steps T; 0: from passes"},
     {"passes", K_DOUBLE, OFF(passes), 1e-9, 1e9, NULL,
-     "passes over the unlabeled rows when iterations is 0"},
+     "passes over the unlabeled rows (labeled if none) when iterations "
+     "is 0; dsg/cdsg run as many steps as tsg"},
     {"block-size", K_LONG, OFF(block_size), 1, 1e6, NULL,
      "random features r added per step (even for pair)"},
     {"max-features", K_LONG, OFF(max_features), -1, 1e12, NULL,
@@ -129,6 +140,22 @@ static const entry_t table[] = {
      "threads; 0: OMP_NUM_THREADS, else one per core"},
     {"bind", K_ENUM, OFF(bind), 0, 0, bind_names,
      "thread pinning: auto, compact, scatter, none"},
+    {"budget-labeled", K_LONG, OFF(budget_labeled), 0, 1e12, NULL,
+     "bs3vm: budget B_l of labeled support vectors; 0: every labeled row"},
+    {"budget-unlabeled", K_LONG, OFF(budget_unlabeled), 0, 1e12, NULL,
+     "bs3vm: budget B_u of unlabeled support vectors; 0: ceil(0.2 n_u)"},
+    {"maintenance", K_ENUM, OFF(maintenance), 0, 0, maintenance_names,
+     "bs3vm: on a full budget remove the smallest |alpha|, or project it "
+     "onto its nearest (nnp) or random (rnp) support vectors"},
+    {"neighbours", K_LONG, OFF(neighbours), 1, 1e4, NULL,
+     "bs3vm: support vectors k that nnp / rnp project onto"},
+    {"c-prime", K_DOUBLE, OFF(c_prime), -1, BIG, NULL,
+     "bs3vm: weight C' of the graph term mu |f(xu) - f(xv)|; -1: C"},
+    {"edge-width", K_DOUBLE, OFF(edge_width), 0, BIG, NULL,
+     "bs3vm: w of the edge weights exp(-|xu-xv|^2 / (2 w^2)); 0: "
+     "1 / (2 w^2) = sigma"},
+    {"edges-per-step", K_LONG, OFF(edges_per_step), 1, 1e6, NULL,
+     "bs3vm: graph edges sampled per step (their mean enters the step)"},
 };
 
 #define NENTRIES (sizeof table / sizeof table[0])

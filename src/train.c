@@ -49,6 +49,10 @@ typedef struct {
     float *cl, *sl;     /* block features of the labeled rows */
     float *cu, *su;     /* block features of the unlabeled mini-batch */
     double *dac, *das;  /* coefficient increments of the block */
+    int lcache;         /* labeled sums cached (n_l small), else the
+                           labeled mini-batch is predicted every step */
+    float *XLb;         /* no cache: the labeled mini-batch's rows */
+    double *gl;         /* no cache: its decision values */
     int pair;           /* PAIR features: cos and sin per direction */
     long ngb;           /* packed groups per block */
     size_t wb;          /* their width, ngb * LANES */
@@ -71,7 +75,7 @@ static void run_free(run_t *r)
     free(r->Pb); free(r->cl); free(r->sl); free(r->cu); free(r->su);
     free(r->dac); free(r->das); free(r->sorted); free(r->gc); free(r->gs);
     free(r->cgc); free(r->cgs); free(r->bcl); free(r->bsl); free(r->fcl);
-    free(r->fsl);
+    free(r->fsl); free(r->XLb); free(r->gl);
 }
 
 /* k-th smallest of v[0..n) (0-based), reordering v: quickselect, O(n). */
@@ -274,10 +278,14 @@ static tsgs_status run_setup(run_t *r, tsgs_model *m, tsgs_error *err)
     r->sorted = malloc(sizeof(double) * bu1);
     r->Wb = malloc(sizeof(float) * r->wb * d);
     r->Pb = malloc(sizeof(float) * r->wb);
-    r->cl = malloc(sizeof(float) * r->wb * nl1);
-    r->sl = malloc(sizeof(float) * r->wb * nl1);
-    r->bcl = malloc(sizeof(float) * r->wb * nl1);
-    r->bsl = malloc(sizeof(float) * r->wb * nl1);
+    /* block features of every labeled row (cache) or of the batch only */
+    const size_t lrows = r->lcache ? nl1 : (r->bl ? r->bl : 1);
+    r->cl = malloc(sizeof(float) * r->wb * lrows);
+    r->sl = malloc(sizeof(float) * r->wb * lrows);
+    r->bcl = malloc(sizeof(float) * r->wb * lrows);
+    r->bsl = malloc(sizeof(float) * r->wb * lrows);
+    r->XLb = malloc(sizeof(float) * (r->bl ? r->bl : 1) * d);
+    r->gl = malloc(sizeof(double) * (r->bl ? r->bl : 1));
     r->cu = malloc(sizeof(float) * wide * bu1);
     r->su = malloc(sizeof(float) * wide * bu1);
     r->dac = calloc(wide, sizeof(double));
@@ -295,7 +303,8 @@ static tsgs_status run_setup(run_t *r, tsgs_model *m, tsgs_error *err)
     if (!r->lidx || !r->uidx || !r->XL || !r->yl || !r->hl || !r->wl ||
         !r->XU || !r->gu || !r->wu || !r->Wb || !r->Pb || !r->cl || !r->sl ||
         !r->bcl || !r->bsl || !r->cu || !r->su || !r->dac || !r->das ||
-        !r->sorted || !r->gc || !r->gs || !r->cgc || !r->cgs)
+        !r->sorted || !r->gc || !r->gs || !r->cgc || !r->cgs || !r->XLb ||
+        !r->gl)
         return TSGS__NOMEM(err);
     size_t il = 0, iu = 0;
     for (size_t i = 0; i < ds->n; i++) {
@@ -379,17 +388,46 @@ static tsgs_status predict_unlabeled(run_t *r, tsgs_model *m, long t,
     return TSGS_OK;
 }
 
+/* Without the cache (many labeled rows): the labeled mini-batch's rows and
+ * their decision values, through the same kernel as the unlabeled ones. */
+static tsgs_status predict_labeled(run_t *r, const tsgs_model *m,
+                                   tsgs_error *err)
+{
+    for (size_t i = 0; i < r->bl; i++)
+        memcpy(r->XLb + i * r->d, r->XL + r->lidx[i] * r->d,
+               sizeof(float) * r->d);
+    tsgs__fview v = tsgs__model_view(m);
+    tsgs_status st = tsgs__eval_sums(&v, r->XLb, r->bl, r->threads, r->gl,
+                                     err);
+    if (st != TSGS_OK)
+        return st;
+    const double k = m->scale * m->norm;
+    for (size_t i = 0; i < r->bl; i++)
+        r->gl[i] *= k;
+    return TSGS_OK;
+}
+
 /* Loss derivatives, weighted as the objective's mini-batch means. Rows
  * outside the labeled mini-batch weigh 0. */
 static void loss_weights(run_t *r, const tsgs_model *m, double cstar)
 {
     const tsgs_params *p = &r->p;
     const double k = m->scale * m->norm;
-    memset(r->wl, 0, sizeof(double) * r->nl);
-    for (size_t i = 0; i < r->bl; i++) {
-        size_t row = r->lidx[i];
-        double f = k * r->hl[row] + m->bias;
-        r->wl[row] = p->c / (double)r->bl * tsgs__hinge_grad(f, r->yl[row]);
+    if (r->lcache) {
+        memset(r->wl, 0, sizeof(double) * r->nl);
+        for (size_t i = 0; i < r->bl; i++) {
+            size_t row = r->lidx[i];
+            double f = k * r->hl[row] + m->bias;
+            r->wl[row] = p->c / (double)r->bl *
+                         tsgs__hinge_grad(f, r->yl[row]);
+        }
+    } else {
+        /* weights by batch position: wl[i] for the row lidx[i] */
+        for (size_t i = 0; i < r->bl; i++) {
+            double f = r->gl[i] + m->bias;
+            r->wl[i] = p->c / (double)r->bl *
+                       tsgs__hinge_grad(f, r->yl[r->lidx[i]]);
+        }
     }
     for (size_t i = 0; i < r->bu; i++) {
         double f = r->gu[i] + m->bias;
@@ -413,8 +451,12 @@ static void block_gradient(run_t *r, const tsgs_model *m, long b, double *gc,
     const size_t wb = r->wb;
     const int pair = r->pair;
     tsgs__pack_directions(&m->fs, b * dirs, dirs, r->Wb, r->Pb);
-    tsgs__eval_features(r->d, r->Wb, r->Pb, r->ngb, r->XL, r->nl,
-                        r->threads, r->cl, pair ? r->sl : NULL);
+    if (r->lcache)
+        tsgs__eval_features(r->d, r->Wb, r->Pb, r->ngb, r->XL, r->nl,
+                            r->threads, r->cl, pair ? r->sl : NULL);
+    else
+        tsgs__eval_features(r->d, r->Wb, r->Pb, r->ngb, r->XLb, r->bl,
+                            r->threads, r->cl, pair ? r->sl : NULL);
     tsgs__eval_features(r->d, r->Wb, r->Pb, r->ngb, r->XU, r->bu,
                         r->threads, r->cu, pair ? r->su : NULL);
     const double unit = -m->norm * m->norm / (double)dirs;
@@ -423,7 +465,7 @@ static void block_gradient(run_t *r, const tsgs_model *m, long b, double *gc,
     for (long j = 0; j < dirs; j++) {
         double sc = 0.0, ss = 0.0, qc = 0.0, qs = 0.0;
         for (size_t i = 0; i < r->bl; i++) {
-            size_t row = r->lidx[i];
+            size_t row = r->lcache ? r->lidx[i] : i;
             double tc = r->wl[row] * r->cl[row * wb + (size_t)j];
             sc += tc;
             qc += tc * tc;
@@ -485,11 +527,12 @@ static void apply_step(run_t *r, tsgs_model *m, long b, long dirs,
         if (pair)
             m->as[b * dirs + j] += r->das[j];
     }
+    const size_t ncached = r->lcache ? r->nl : 0;
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(r->threads) schedule(static) \
-    if (r->nl * (size_t)dirs > 65536)
+    if (ncached * (size_t)dirs > 65536)
 #endif
-    for (size_t i = 0; i < r->nl; i++) {
+    for (size_t i = 0; i < ncached; i++) {
         double s = 0.0;
         for (long j = 0; j < dirs; j++) {
             s += r->dac[j] * cl[i * wl_stride + (size_t)j];
@@ -638,6 +681,8 @@ static tsgs_status step(run_t *r, tsgs_model *m, long t, long T,
             return st;
     }
     next_labeled_batch(r, t);
+    if (!r->lcache && (st = predict_labeled(r, m, err)) != TSGS_OK)
+        return st;
     loss_weights(r, m, cstar);
 
     /* The block this step writes: a new one while the budget allows, else
@@ -729,11 +774,34 @@ static double monitor_accuracy(const tsgs_model *m, const tsgs_dataset *mon,
     return acc;
 }
 
+long tsgs_train_steps(const tsgs_dataset *ds, const tsgs_params *p)
+{
+    if (p->iterations > 0)
+        return p->iterations;
+    /* Passes over the unlabeled rows of the file, for every solver: DSG and
+     * CDSG, which leave those rows out, run as many steps as TSG would, so
+     * one config compares them step for step. With no unlabeled rows,
+     * passes over the labeled ones. */
+    size_t nl = tsgs_dataset_labeled_count(ds), nu = ds->n - nl;
+    double rows, batch;
+    if (nu) {
+        rows = (double)nu;
+        batch = (double)((size_t)p->batch_unlabeled < nu
+                             ? (size_t)p->batch_unlabeled : nu);
+    } else {
+        rows = (double)nl;
+        batch = (double)((size_t)p->batch_labeled < nl
+                             ? (size_t)p->batch_labeled : nl);
+    }
+    double T = ceil(p->passes * rows / (batch > 0 ? batch : 1.0));
+    return T < 1.0 ? 1 : T > 1e15 ? (long)1e15 : (long)T;
+}
+
 tsgs_status tsgs_train(const tsgs_dataset *ds, const tsgs_params *params,
                        const tsgs_train_hooks *hooks, tsgs_model **out,
                        int *stopped_early, tsgs_error *err)
 {
-    tsgs__train_opts opt = {0, SCALE_FLOOR};
+    tsgs__train_opts opt = {0, SCALE_FLOOR, -1};
     return tsgs__train_ex(ds, params, hooks, &opt, out, stopped_early, err);
 }
 
@@ -781,6 +849,9 @@ tsgs_status tsgs__train_ex(const tsgs_dataset *ds, const tsgs_params *params,
         tsgs__scaler_clear(&scaler);
         return st;
     }
+    if (p->solver == TSGS_SOLVER_BS3VM) /* peer solver, bs3vm.c */
+        return tsgs__bs3vm_train(ds, p, &scaler, neg, pos, hooks, out,
+                                 stopped_early, err);
     if (p->c_star < 0.0)
         p->c_star = r.nu ? p->c * (double)r.nl / (double)r.nu : 0.0;
     if (p->balance_ratio < 0.0)
@@ -792,14 +863,7 @@ tsgs_status tsgs__train_ex(const tsgs_dataset *ds, const tsgs_params *params,
     r.bl = (size_t)p->batch_labeled < r.nl ? (size_t)p->batch_labeled : r.nl;
     r.bu = (size_t)p->batch_unlabeled < r.nu ? (size_t)p->batch_unlabeled
                                              : r.nu;
-    long T = p->iterations;
-    if (T == 0) {
-        double rows = r.nu ? (double)r.nu : (double)r.nl;
-        double batch = r.nu ? (double)r.bu : (double)r.bl;
-        T = (long)ceil(p->passes * rows / batch);
-        if (T < 1)
-            T = 1;
-    }
+    long T = tsgs_train_steps(ds, p);
     if (p->step == TSGS_STEP_THEORY && tsgs__step_size(p, 1, T) >= 1.0) {
         tsgs__scaler_clear(&scaler);
         return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
@@ -847,6 +911,13 @@ tsgs_status tsgs__train_ex(const tsgs_dataset *ds, const tsgs_params *params,
         r.frs_dirs = m->nblocks * m->fs.dirs;
         r.frs_groups = (r.frs_dirs + TSGS__LANES - 1) / TSGS__LANES;
     }
+    /* Cache the labeled sums when keeping them current (n_l x r per step)
+     * costs less than predicting the labeled mini-batch (B_l x M). */
+    r.lcache = r.frs || (opt->labeled_cache >= 0
+                             ? opt->labeled_cache
+                             : (double)r.nl * (double)m->fs.dirs <=
+                                   (double)r.bl * (double)max_blocks *
+                                       (double)m->fs.dirs);
     if ((st = run_setup(&r, m, err)) != TSGS_OK)
         goto fail;
     tsgs__bind_threads(r.threads, p->bind, hooks ? hooks->warn : NULL,

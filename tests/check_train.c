@@ -63,7 +63,8 @@ START_TEST(lazy_scale_equals_explicit_decay)
     p.eta = 20;
     p.iterations = 300;
     p.max_features = 200;
-    tsgs__train_opts lazy = {0, 1e-150}, often = {0, 0.9}, explicit = {1, 0};
+    tsgs__train_opts lazy = {0, 1e-150, -1}, often = {0, 0.9, -1},
+                     explicit = {1, 0, -1};
     tsgs_model *ml, *mo, *me;
     ck_assert_int_eq(tsgs__train_ex(ds, &p, NULL, &lazy, &ml, NULL, NULL), TSGS_OK);
     ck_assert_int_eq(tsgs__train_ex(ds, &p, NULL, &often, &mo, NULL, NULL), TSGS_OK);
@@ -261,8 +262,8 @@ START_TEST(codrna_200_labels_accuracy)
     ck_assert_int_eq(tsgs_config_read("../configs/cod-rna.conf", set_param, &p, &err), TSGS_OK);
     tsgs_model *m, *sup;
     ck_assert_int_eq(tsgs_train(train, &p, NULL, &m, NULL, &err), TSGS_OK);
-    p.solver = TSGS_SOLVER_DSG;
-    p.iterations = 2318; /* the TSG run's 10 passes of 256 rows */
+    p.solver = TSGS_SOLVER_DSG; /* as many steps as TSG: 10 passes */
+    ck_assert_int_eq(tsgs_train_steps(train, &p), 2318);
     ck_assert_int_eq(tsgs_train(train, &p, NULL, &sup, NULL, &err), TSGS_OK);
     double *d = decisions(m, test, 2), *ds = decisions(sup, test, 2);
     double acc = tsgs_accuracy(m, test, d, NULL);
@@ -423,6 +424,31 @@ START_TEST(frs_learns_and_is_thread_independent)
 }
 END_TEST
 
+/* Many labeled rows: the labeled mini-batch is predicted by the kernel
+ * each step instead of keeping every labeled row's sum current. Both ways
+ * train the same model, up to float rounding. */
+START_TEST(labeled_cache_or_not_same_model)
+{
+    tsgs_dataset *ds = fixture_blobs(3000, 5, 1.5, 0.5, 3000, 1500, 8, NULL);
+    tsgs_params p = tsgs_params_default();
+    p.solver = TSGS_SOLVER_DSG;
+    p.iterations = 200;
+    p.max_features = 128;
+    tsgs__train_opts on = {0, 1e-150, 1}, off = {0, 1e-150, 0};
+    tsgs_model *m1, *m0;
+    ck_assert_int_eq(tsgs__train_ex(ds, &p, NULL, &on, &m1, NULL, NULL), TSGS_OK);
+    ck_assert_int_eq(tsgs__train_ex(ds, &p, NULL, &off, &m0, NULL, NULL), TSGS_OK);
+    double *d1 = decisions(m1, ds, 1), *d0 = decisions(m0, ds, 1);
+    for (size_t i = 0; i < 3000; i++)
+        ck_assert_double_eq_tol(d1[i], d0[i], 1e-4 * (1 + fabs(d1[i])));
+    free(d1);
+    free(d0);
+    tsgs_model_free(m1);
+    tsgs_model_free(m0);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
 Suite *train_suite(void)
 {
     Suite *s = suite_create("train");
@@ -441,6 +467,7 @@ Suite *train_suite(void)
     tcase_add_test(tc, cdsg_reuses_blocks);
     tcase_add_loop_test(tc, frs_first_step_is_projected_gradient, 0, 2);
     tcase_add_test(tc, frs_learns_and_is_thread_independent);
+    tcase_add_test(tc, labeled_cache_or_not_same_model);
     suite_add_tcase(s, tc);
     return s;
 }

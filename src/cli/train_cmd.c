@@ -281,13 +281,8 @@ int cmd_train(int argc, char **argv)
     hooks.monitor = sample ? sample : test;
     hooks.monitor_every = o.test_every;
     if (test && o.test_every == 0) {
-        /* Ten measurements a run: estimate T as tsgs_train will. */
-        tsgs_params p = o.params;
-        size_t nu = p.solver == TSGS_SOLVER_DSG || p.solver == TSGS_SOLVER_CDSG ? 0 : n - nl;
-        double rows = nu ? (double)nu : (double)nl;
-        double batch = nu ? (double)(p.batch_unlabeled < (long)nu ? p.batch_unlabeled : (long)nu)
-                          : (double)(p.batch_labeled < (long)nl ? p.batch_labeled : (long)nl);
-        long T = p.iterations ? p.iterations : (long)ceil(p.passes * rows / (batch > 0 ? batch : 1));
+        /* Ten measurements a run. */
+        long T = tsgs_train_steps(train, &o.params);
         hooks.monitor_every = T / 10 > 0 ? T / 10 : 1;
     }
 
@@ -308,7 +303,7 @@ int cmd_train(int argc, char **argv)
                         "the iterations done written to %s\n",
                 tsgs_model_feature_count(model), train_s, model_path);
     else if (!o.quiet)
-        fprintf(stderr, "trained: %ld random features, %.2fs; model "
+        fprintf(stderr, "trained: %ld random features, %.3fs; model "
                         "written to %s\n",
                 tsgs_model_feature_count(model), train_s, model_path);
     if (test) {

@@ -1,0 +1,702 @@
+/* Peer solver BS3VM: the Budgeted Semi-supervised SVM of Le, Duong, Dinh,
+ * Nguyen, Nguyen and Phung (UAI 2016), implemented from the paper.
+ *
+ * Objective (their Eq. 4), for f(x) = w . Phi(x) with an exact kernel:
+ *   1/2 |w|^2 + C/l sum_i hinge(y_i f(x_i))
+ *             + C'/|E| sum_{(u,v) in E} mu_uv |f(x_u) - f(x_v)|
+ * over the fully connected graph E of the rows less the labeled-labeled
+ * pairs (section 2.1), edge weights mu_uv = exp(-|x_u - x_v|^2 / (2 w^2))
+ * computed on the fly, and 1 / (2 w^2) = sigma by default (section 4).
+ * The bias rho is dropped, as the paper's footnote 1 allows.
+ *
+ * Algorithm 1 (section 3.2), step t = 1 .. T with learning rate 1/t:
+ *   sample a labeled row i and an edge (u, v) uniformly;
+ *   w_{t+1} = (t-1)/t w_t + C/t alpha_t y_i Phi(x_i)
+ *                         + C'/t mu_uv beta_t (Phi(x_u) - Phi(x_v)),
+ *   alpha_t = 1 when y_i f_t(x_i) < 1, else 0; beta_t = -sign(f_t(x_u) -
+ *   f_t(x_v)); then, while the labeled (unlabeled) portion of the support
+ *   set is over its budget B_l (B_u), budget maintenance on that portion.
+ * Output w_{T+1}.
+ *
+ * Derived where the extracted text is garbled or silent (said here once):
+ *  - Eq. 5 writes alpha_t = -l'_o and then multiplies by y: with the hinge
+ *    l'_o = -y when y o < 1, so the term that makes sense (a subgradient
+ *    step on the hinge) is alpha_t in {0, 1} times y, as above.
+ *  - Lines 8-9 of Algorithm 1 count every sampled vector as new (their
+ *    online setting, m = n = p = 1). Here b_l and b_u are the true sizes
+ *    of the two portions: a row already in the support set only has its
+ *    coefficient updated, and maintenance runs until each portion is back
+ *    within its budget (a step can add two vectors to a portion).
+ *  - Uniform sampling over E: an unlabeled row a, then any other row b;
+ *    when b is unlabeled too the pair is kept with probability 1/2 (it
+ *    could have been drawn either way round), so every edge is equally
+ *    likely.
+ *  - Section 3.3 projects "onto k vectors of the support set" without
+ *    naming the portion: the neighbours are drawn from the whole remaining
+ *    support set (projection changes coefficients, never portion sizes).
+ *    k is not given in the text; the default is 5. The projection solves
+ *    K c = k_r with a tiny ridge (1e-8 of K's mean diagonal) so that
+ *    near-duplicate neighbours cannot blow c up; if K is still not
+ *    positive definite the vector is removed instead.
+ *  - The paper's T = ceil(0.01 n) for its large sets is a choice of
+ *    iterations; here iterations 0 means passes * n steps.
+ *
+ * Scaled coefficients: w_{t+1} = (1/t) sum_j a_j Phi(sv_j), with a_j the
+ * plain sum of the increments (C alpha y, C' mu beta) that vector j got;
+ * the (t-1)/t decay of every coefficient is then free, and removal of the
+ * smallest |delta_j| = |a_j| / t is the smallest |a_j|. At the end
+ * alpha_j = a_j / T. */
+#include "internal.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define CHUNK 256 /* support vectors per partial sum (fixed: determinism) */
+#define RIDGE 1e-8
+
+/* ------------------------------------------------------------- model */
+
+double tsgs__bs3vm_kernel(tsgs_kernel kernel, double sigma, const float *a,
+                          const float *b, size_t d)
+{
+    double s = 0.0;
+    if (kernel == TSGS_KERNEL_LAPLACIAN)
+        for (size_t k = 0; k < d; k++)
+            s += fabs((double)a[k] - (double)b[k]);
+    else
+        for (size_t k = 0; k < d; k++) {
+            double t = (double)a[k] - (double)b[k];
+            s += t * t;
+        }
+    return exp(-sigma * s);
+}
+
+static double dist2(const float *a, const float *b, size_t d)
+{
+    double s = 0.0;
+    for (size_t k = 0; k < d; k++) {
+        double t = (double)a[k] - (double)b[k];
+        s += t * t;
+    }
+    return s;
+}
+
+static tsgs_status bs_new(size_t d, size_t cap, tsgs_kernel kernel,
+                          double sigma, tsgs__bs3vm **out, tsgs_error *err)
+{
+    tsgs__bs3vm *b = calloc(1, sizeof *b);
+    if (!b)
+        return TSGS__NOMEM(err);
+    if (cap < 1)
+        cap = 1;
+    b->d = d;
+    b->cap = cap;
+    b->kernel = kernel;
+    b->sigma = sigma;
+    b->x = malloc(sizeof(float) * cap * (d ? d : 1));
+    b->alpha = malloc(sizeof(double) * cap);
+    if (!b->x || !b->alpha) {
+        tsgs__bs3vm_free(b);
+        return TSGS__NOMEM(err);
+    }
+    *out = b;
+    return TSGS_OK;
+}
+
+static tsgs_status bs_reserve(tsgs__bs3vm *b, size_t cap, tsgs_error *err)
+{
+    if (cap <= b->cap)
+        return TSGS_OK;
+    float *x = realloc(b->x, sizeof(float) * cap * (b->d ? b->d : 1));
+    if (!x)
+        return TSGS__NOMEM(err);
+    b->x = x;
+    double *a = realloc(b->alpha, sizeof(double) * cap);
+    if (!a)
+        return TSGS__NOMEM(err);
+    b->alpha = a;
+    b->cap = cap;
+    return TSGS_OK;
+}
+
+void tsgs__bs3vm_free(tsgs__bs3vm *b)
+{
+    if (!b)
+        return;
+    free(b->x);
+    free(b->alpha);
+    free(b);
+}
+
+void tsgs__bs3vm_decision(const tsgs__bs3vm *b, const float *X, size_t n,
+                          int threads, double *out)
+{
+    const long nn = (long)n;
+    if (threads < 1)
+        threads = 1;
+    (void)threads;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(static) \
+    if (threads > 1 && nn > 1)
+#endif
+    for (long i = 0; i < nn; i++) {
+        const float *xi = X + (size_t)i * b->d;
+        double s = 0.0;
+        for (size_t j = 0; j < b->n_sv; j++)
+            s += b->alpha[j] * tsgs__bs3vm_kernel(b->kernel, b->sigma,
+                                                  b->x + j * b->d, xi, b->d);
+        out[i] = s;
+    }
+}
+
+int tsgs__bs3vm_project(double *K, double *kr, size_t k)
+{
+    double tr = 0.0;
+    for (size_t i = 0; i < k; i++)
+        tr += K[i * k + i];
+    const double ridge = k ? RIDGE * tr / (double)k : 0.0;
+    /* Cholesky K + ridge I = L L^T, L in the lower triangle. */
+    for (size_t j = 0; j < k; j++) {
+        double s = K[j * k + j] + ridge;
+        for (size_t q = 0; q < j; q++)
+            s -= K[j * k + q] * K[j * k + q];
+        if (!(s > 0.0))
+            return -1;
+        const double ljj = sqrt(s);
+        K[j * k + j] = ljj;
+        for (size_t i = j + 1; i < k; i++) {
+            double v = K[i * k + j];
+            for (size_t q = 0; q < j; q++)
+                v -= K[i * k + q] * K[j * k + q];
+            K[i * k + j] = v / ljj;
+        }
+    }
+    for (size_t i = 0; i < k; i++) { /* L y = kr */
+        double v = kr[i];
+        for (size_t q = 0; q < i; q++)
+            v -= K[i * k + q] * kr[q];
+        kr[i] = v / K[i * k + i];
+    }
+    for (size_t i = k; i-- > 0;) { /* L^T c = y */
+        double v = kr[i];
+        for (size_t q = i + 1; q < k; q++)
+            v -= K[q * k + i] * kr[q];
+        kr[i] = v / K[i * k + i];
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------- training */
+
+typedef struct {
+    const tsgs_dataset *ds;
+    const tsgs__scaler *sc;
+    tsgs_params p;
+    int threads;
+    size_t d, n, nl, nu;
+    size_t *lidx, *uidx; /* labeled / unlabeled row indices */
+    double pos;          /* raw label of the positive class */
+    tsgs__bs3vm *b;      /* alpha holds the unscaled sums a_j */
+    size_t *row;         /* data row of each support vector */
+    unsigned char *lab;  /* 1: in the labeled portion */
+    long *slot;          /* per row: its support vector, -1 if none */
+    size_t size[2];      /* portion sizes: [0] unlabeled, [1] labeled */
+    size_t budget[2];
+    size_t P;            /* points evaluated per step: 1 + 2 edges */
+    float *Q;            /* their scaled rows, P x d */
+    size_t *qrow;        /* their data rows */
+    double *S, *inc;     /* their sums and increments */
+    double *part;        /* partial sums, chunks x P */
+    size_t max_chunks;
+    size_t *nb;          /* projection: chosen neighbours */
+    double *nd, *K, *kr;
+    double gamma_e;      /* edge weights exp(-gamma_e |xu - xv|^2) */
+    double c_prime;
+    uint64_t rc;         /* random draw counter */
+} bs_t;
+
+static void bs_clear(bs_t *s)
+{
+    free(s->lidx); free(s->uidx); free(s->row); free(s->lab); free(s->slot);
+    free(s->Q); free(s->qrow); free(s->S); free(s->inc); free(s->part);
+    free(s->nb); free(s->nd); free(s->K); free(s->kr);
+}
+
+static uint64_t draw(bs_t *s, uint64_t n)
+{
+    return tsgs__below(s->p.seed, TSGS__STREAM_BS3VM, s->rc++, n);
+}
+
+/* S[q] = sum_j a_j k(sv_j, Q_q) for the P points: fixed chunks of support
+ * vectors, their partial sums added in chunk order. */
+static void eval_points(bs_t *s)
+{
+    const tsgs__bs3vm *b = s->b;
+    const size_t P = s->P, nch = (b->n_sv + CHUNK - 1) / CHUNK;
+    const long nc = (long)nch;
+    double *part = s->part;
+    const int threads = s->threads;
+    (void)threads;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(static) \
+    if (threads > 1 && nc > 1)
+#endif
+    for (long c = 0; c < nc; c++) {
+        size_t j0 = (size_t)c * CHUNK, j1 = j0 + CHUNK;
+        if (j1 > b->n_sv)
+            j1 = b->n_sv;
+        for (size_t q = 0; q < P; q++) {
+            const float *xq = s->Q + q * s->d;
+            double acc = 0.0;
+            for (size_t j = j0; j < j1; j++)
+                acc += b->alpha[j] * tsgs__bs3vm_kernel(b->kernel, b->sigma,
+                                                        b->x + j * s->d, xq,
+                                                        s->d);
+            part[(size_t)c * P + q] = acc;
+        }
+    }
+    for (size_t q = 0; q < P; q++) {
+        double acc = 0.0;
+        for (size_t c = 0; c < nch; c++)
+            acc += part[c * P + q];
+        s->S[q] = acc;
+    }
+}
+
+/* Adds inc to the coefficient of row `row` (scaled row x), making it a
+ * support vector of its portion when it is not one yet. */
+static void add_to(bs_t *s, size_t row, const float *x, double inc)
+{
+    if (inc == 0.0)
+        return;
+    tsgs__bs3vm *b = s->b;
+    long j = s->slot[row];
+    if (j < 0) {
+        j = (long)b->n_sv++; /* room: reserved for a whole step */
+        memcpy(b->x + (size_t)j * s->d, x, sizeof(float) * s->d);
+        b->alpha[j] = 0.0;
+        s->row[j] = row;
+        s->lab[j] = !isnan(s->ds->y[row]);
+        s->size[s->lab[j]]++;
+        s->slot[row] = j;
+    }
+    b->alpha[j] += inc;
+}
+
+/* Support vector j leaves: the last one takes its place. */
+static void remove_sv(bs_t *s, size_t j)
+{
+    tsgs__bs3vm *b = s->b;
+    size_t last = b->n_sv - 1;
+    s->size[s->lab[j]]--;
+    s->slot[s->row[j]] = -1;
+    if (j != last) {
+        memcpy(b->x + j * s->d, b->x + last * s->d, sizeof(float) * s->d);
+        b->alpha[j] = b->alpha[last];
+        s->row[j] = s->row[last];
+        s->lab[j] = s->lab[last];
+        s->slot[s->row[j]] = (long)j;
+    }
+    b->n_sv--;
+}
+
+/* The k' nearest other support vectors of r (ties: lower slot first). */
+static size_t nearest(bs_t *s, size_t r, size_t k)
+{
+    const tsgs__bs3vm *b = s->b;
+    size_t have = 0;
+    for (size_t j = 0; j < b->n_sv; j++) {
+        if (j == r)
+            continue;
+        double dj = dist2(b->x + j * s->d, b->x + r * s->d, s->d);
+        if (have == k && dj >= s->nd[k - 1])
+            continue;
+        size_t at = have < k ? have++ : k - 1;
+        while (at > 0 && s->nd[at - 1] > dj) {
+            s->nd[at] = s->nd[at - 1];
+            s->nb[at] = s->nb[at - 1];
+            at--;
+        }
+        s->nd[at] = dj;
+        s->nb[at] = j;
+    }
+    return have;
+}
+
+/* k distinct other support vectors of r, uniformly (Floyd's sampling). */
+static size_t random_others(bs_t *s, size_t r, size_t k)
+{
+    const size_t N = s->b->n_sv - 1; /* candidates: every slot but r */
+    size_t have = 0;
+    for (size_t j = N - k; j < N; j++) {
+        size_t t = (size_t)draw(s, j + 1), pick = t;
+        for (size_t q = 0; q < have; q++)
+            if (s->nb[q] == t) {
+                pick = j;
+                break;
+            }
+        s->nb[have++] = pick;
+    }
+    for (size_t q = 0; q < have; q++) /* candidate index -> slot */
+        if (s->nb[q] >= r)
+            s->nb[q]++;
+    return have;
+}
+
+/* Budget maintenance (section 3.3) of portion `lab`. */
+static void maintain(bs_t *s, int lab)
+{
+    tsgs__bs3vm *b = s->b;
+    size_t r = 0;
+    double best = INFINITY;
+    for (size_t j = 0; j < b->n_sv; j++)
+        if (s->lab[j] == lab && fabs(b->alpha[j]) < best) {
+            best = fabs(b->alpha[j]);
+            r = j;
+        }
+    size_t k = (size_t)s->p.neighbours;
+    if (k > b->n_sv - 1)
+        k = b->n_sv - 1;
+    if (s->p.maintenance != TSGS_BUDGET_REMOVE && k > 0 && best > 0.0) {
+        k = s->p.maintenance == TSGS_BUDGET_NNP ? nearest(s, r, k)
+                                                : random_others(s, r, k);
+        const float *xr = b->x + r * s->d;
+        for (size_t i = 0; i < k; i++) {
+            const float *xi = b->x + s->nb[i] * s->d;
+            s->kr[i] = tsgs__bs3vm_kernel(b->kernel, b->sigma, xi, xr, s->d);
+            for (size_t q = 0; q <= i; q++) {
+                double v = tsgs__bs3vm_kernel(b->kernel, b->sigma, xi,
+                                              b->x + s->nb[q] * s->d, s->d);
+                s->K[i * k + q] = s->K[q * k + i] = v;
+            }
+        }
+        if (tsgs__bs3vm_project(s->K, s->kr, k) == 0)
+            for (size_t i = 0; i < k; i++)
+                b->alpha[s->nb[i]] += b->alpha[r] * s->kr[i];
+    }
+    remove_sv(s, r);
+}
+
+/* One step of Algorithm 1 at iteration t (w_t = A_{t-1} / (t - 1)). */
+static void step(bs_t *s, long t)
+{
+    const size_t d = s->d;
+    const long m = s->p.edges_per_step;
+    size_t i = s->lidx[draw(s, s->nl)];
+    s->qrow[0] = i;
+    for (long e = 0; e < m && s->nu > 0; e++) {
+        size_t u, v;
+        for (;;) {
+            u = s->uidx[draw(s, s->nu)];
+            v = (size_t)draw(s, s->n - 1);
+            if (v >= u)
+                v++;
+            if (!isnan(s->ds->y[v]) || draw(s, 2) == 0)
+                break;
+        }
+        s->qrow[1 + 2 * e] = u;
+        s->qrow[2 + 2 * e] = v;
+    }
+    const size_t P = s->nu > 0 ? s->P : 1;
+    for (size_t q = 0; q < P; q++)
+        tsgs__scaler_apply(s->sc, s->ds->x + s->qrow[q] * d, d,
+                           s->Q + q * d);
+    const size_t Psave = s->P;
+    s->P = P;
+    if (s->b->n_sv > 0)
+        eval_points(s);
+    else
+        memset(s->S, 0, sizeof(double) * P);
+    s->P = Psave;
+    /* hinge: f_t(x_i) = S / (t - 1), w_1 = 0 */
+    const double y = s->ds->y[i] == s->pos ? 1.0 : -1.0;
+    const double fi = t > 1 ? s->S[0] / (double)(t - 1) : 0.0;
+    s->inc[0] = y * fi < 1.0 ? s->p.c * y : 0.0;
+    for (size_t q = 1; q < P; q += 2) {
+        double mu = exp(-s->gamma_e * dist2(s->Q + q * d, s->Q + (q + 1) * d,
+                                            d));
+        double diff = s->S[q] - s->S[q + 1];
+        double beta = diff > 0.0 ? -1.0 : diff < 0.0 ? 1.0 : 0.0;
+        double g = s->c_prime / (double)m * mu * beta;
+        s->inc[q] = g;
+        s->inc[q + 1] = -g;
+    }
+    for (size_t q = 0; q < P; q++)
+        add_to(s, s->qrow[q], s->Q + q * d, s->inc[q]);
+    while (s->size[1] > s->budget[1])
+        maintain(s, 1);
+    while (s->size[0] > s->budget[0])
+        maintain(s, 0);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static double monitor_acc(const tsgs_model *m, const tsgs_dataset *mon,
+                          int threads)
+{
+    double *dec = malloc(sizeof(double) * (mon->n ? mon->n : 1));
+    if (!dec)
+        return -1.0;
+    double acc = -1.0;
+    if (tsgs_predict(m, mon, threads, dec, NULL) == TSGS_OK)
+        acc = tsgs_accuracy(m, mon, dec, NULL);
+    free(dec);
+    return acc;
+}
+
+static void report(const bs_t *s, const tsgs_model *m,
+                   const tsgs_train_hooks *hooks, long t, long T,
+                   double elapsed, int measure)
+{
+    tsgs_progress pr;
+    pr.iteration = t;
+    pr.iterations = T;
+    pr.elapsed_s = elapsed;
+    pr.rows_per_s = (double)t * (double)s->P / (elapsed > 0 ? elapsed : 1e-9);
+    pr.features = (long)s->b->n_sv;
+    /* the sums a_j are w_t times t > 0: the signs, so the accuracy, are
+     * those of the model */
+    pr.monitor_accuracy =
+        measure && hooks->monitor ? monitor_acc(m, hooks->monitor, s->threads)
+                                  : -1.0;
+    hooks->progress(&pr, hooks->user);
+}
+
+tsgs_status tsgs__bs3vm_train(const tsgs_dataset *ds, const tsgs_params *params,
+                              tsgs__scaler *scaler, double neg, double pos,
+                              const tsgs_train_hooks *hooks,
+                              tsgs_model **out, int *stopped_early,
+                              tsgs_error *err)
+{
+    bs_t s;
+    memset(&s, 0, sizeof s);
+    s.ds = ds;
+    s.p = *params;
+    s.d = ds->d;
+    s.n = ds->n;
+    s.pos = pos;
+    tsgs_params *p = &s.p;
+    tsgs_model *m = NULL;
+    tsgs_status st;
+    s.nl = tsgs_dataset_labeled_count(ds);
+    s.nu = s.n - s.nl;
+
+    /* resolve this solver's settings; the model records them */
+    if (p->iterations == 0) {
+        double T = ceil(p->passes * (double)s.n);
+        p->iterations = T < 1.0 ? 1 : T > 1e15 ? (long)1e15 : (long)T;
+    }
+    if (p->budget_labeled == 0)
+        p->budget_labeled = (long)s.nl;
+    if (p->budget_unlabeled == 0)
+        p->budget_unlabeled = (long)ceil(0.2 * (double)s.nu);
+    if (p->budget_unlabeled == 0)
+        p->budget_unlabeled = 1; /* no unlabeled rows: never used */
+    if (p->c_prime < 0.0)
+        p->c_prime = p->c;
+    if (p->edge_width <= 0.0) {
+        s.gamma_e = p->sigma;
+        p->edge_width = 1.0 / sqrt(2.0 * p->sigma);
+    } else {
+        s.gamma_e = 1.0 / (2.0 * p->edge_width * p->edge_width);
+    }
+    p->balance = 0; /* no bias in BS3VM */
+    s.c_prime = p->c_prime;
+    s.budget[1] = (size_t)p->budget_labeled < s.nl ? (size_t)p->budget_labeled
+                                                   : s.nl;
+    s.budget[0] = (size_t)p->budget_unlabeled < s.nu
+                      ? (size_t)p->budget_unlabeled
+                      : s.nu;
+    s.threads = tsgs__threads_resolve(p->threads);
+    const long T = p->iterations;
+    const size_t me = (size_t)p->edges_per_step;
+    s.P = 1 + 2 * me;
+    size_t cap = s.budget[0] + s.budget[1] + s.P;
+    if (cap > s.n)
+        cap = s.n;
+    s.max_chunks = (cap + CHUNK - 1) / CHUNK;
+    size_t k = (size_t)p->neighbours;
+    if (k > cap)
+        k = cap;
+    if (k < 1)
+        k = 1;
+
+    if ((st = tsgs__model_new(p, s.d, 1, &m, err)) != TSGS_OK) {
+        tsgs__scaler_clear(scaler);
+        return st;
+    }
+    m->label_neg = neg;
+    m->label_pos = pos;
+    m->scaler = *scaler;
+    memset(scaler, 0, sizeof *scaler); /* the model owns it now */
+    s.sc = &m->scaler;
+    if ((st = bs_new(s.d, cap, p->kernel, p->sigma, &m->bs3vm, err)))
+        goto fail;
+    s.b = m->bs3vm;
+    s.lidx = malloc(sizeof(size_t) * (s.nl ? s.nl : 1));
+    s.uidx = malloc(sizeof(size_t) * (s.nu ? s.nu : 1));
+    s.row = malloc(sizeof(size_t) * cap);
+    s.lab = malloc(cap);
+    s.slot = malloc(sizeof(long) * s.n);
+    s.Q = malloc(sizeof(float) * s.P * s.d);
+    s.qrow = malloc(sizeof(size_t) * s.P);
+    s.S = malloc(sizeof(double) * s.P);
+    s.inc = malloc(sizeof(double) * s.P);
+    s.part = malloc(sizeof(double) * (s.max_chunks ? s.max_chunks : 1) *
+                    s.P);
+    s.nb = malloc(sizeof(size_t) * k);
+    s.nd = malloc(sizeof(double) * k);
+    s.K = malloc(sizeof(double) * k * k);
+    s.kr = malloc(sizeof(double) * k);
+    if (!s.lidx || !s.uidx || !s.row || !s.lab || !s.slot || !s.Q ||
+        !s.qrow || !s.S || !s.inc || !s.part || !s.nb || !s.nd || !s.K ||
+        !s.kr) {
+        st = TSGS__NOMEM(err);
+        goto fail;
+    }
+    for (size_t i = 0, a = 0, b = 0; i < s.n; i++) {
+        s.slot[i] = -1;
+        if (isnan(ds->y[i]))
+            s.uidx[b++] = i;
+        else
+            s.lidx[a++] = i;
+    }
+    tsgs__bind_threads(s.threads, p->bind, hooks ? hooks->warn : NULL,
+                       hooks ? hooks->user : NULL);
+
+    const double t0 = now_s();
+    int stopped = 0;
+    long t;
+    for (t = 1; t <= T; t++) {
+        step(&s, t);
+        if (hooks && hooks->should_stop && hooks->should_stop(hooks->user)) {
+            stopped = 1;
+            break;
+        }
+        int rep = hooks && hooks->progress && hooks->progress_every > 0 &&
+                  t % hooks->progress_every == 0;
+        int mon = hooks && hooks->monitor && hooks->monitor_every > 0 &&
+                  t % hooks->monitor_every == 0;
+        if ((rep || mon) && t < T && hooks->progress)
+            report(&s, m, hooks, t, T, now_s() - t0, mon);
+    }
+    const long done = stopped ? t : T; /* w_{done+1} = A_done / done */
+    for (size_t j = 0; j < s.b->n_sv; j++)
+        s.b->alpha[j] /= (double)done;
+    if (hooks && hooks->progress)
+        report(&s, m, hooks, done, T, now_s() - t0, 1);
+    m->params = *p;
+    bs_clear(&s);
+    if (stopped_early)
+        *stopped_early = stopped;
+    *out = m;
+    return TSGS_OK;
+fail:
+    bs_clear(&s);
+    tsgs_model_free(m);
+    return st;
+}
+
+/* -------------------------------------------------------- model files */
+
+void tsgs__bs3vm_write(FILE *f, const tsgs__bs3vm *b)
+{
+    fprintf(f, "support-vectors %zu\n", b->n_sv);
+    for (size_t j = 0; j < b->n_sv; j++) {
+        fprintf(f, "%.17g", b->alpha[j]);
+        for (size_t k = 0; k < b->d; k++)
+            fprintf(f, " %.17g", (double)b->x[j * b->d + k]);
+        fputc('\n', f);
+    }
+    fputs("end\n", f);
+}
+
+static char *read_line(FILE *f, char **buf, size_t *cap, long *line)
+{
+    ssize_t n = getline(buf, cap, f);
+    if (n < 0)
+        return NULL;
+    (*line)++;
+    while (n > 0 && ((*buf)[n - 1] == '\n' || (*buf)[n - 1] == '\r'))
+        (*buf)[--n] = '\0';
+    return *buf;
+}
+
+tsgs_status tsgs__bs3vm_read(FILE *f, const char *path, long *line,
+                             long n_sv, size_t d, tsgs_kernel kernel,
+                             double sigma, tsgs__bs3vm **out,
+                             tsgs_error *err)
+{
+    tsgs__bs3vm *b = NULL;
+    char *buf = NULL;
+    size_t bcap = 0;
+    tsgs_status st;
+    /* grown as lines arrive: a corrupt count must not size the model */
+    if ((st = bs_new(d, n_sv < 1024 ? (size_t)n_sv : 1024, kernel, sigma, &b,
+                     err)))
+        return st;
+    for (long j = 0; j < n_sv; j++) {
+        char *s = read_line(f, &buf, &bcap, line);
+        if (!s) {
+            st = tsgs__fail(err, TSGS_ERR_FORMAT, path, *line,
+                            "truncated: %ld of %ld support-vector lines", j,
+                            n_sv);
+            goto fail;
+        }
+        if ((size_t)j == b->cap &&
+            (st = bs_reserve(b, 2 * b->cap, err)) != TSGS_OK)
+            goto fail;
+        for (size_t k = 0; k <= d; k++) {
+            char *end;
+            errno = 0;
+            double v = strtod(s, &end);
+            int ok = end != s && isfinite(v) &&
+                     (k == 0 || isfinite((float)v));
+            if (!ok) {
+                st = tsgs__fail(err, TSGS_ERR_FORMAT, path, *line,
+                                "support vector: value %zu of %zu is missing "
+                                "or not a finite number",
+                                k + 1, d + 1);
+                goto fail;
+            }
+            if (k == 0)
+                b->alpha[j] = v;
+            else
+                b->x[(size_t)j * d + k - 1] = (float)v;
+            s = end;
+        }
+        while (*s == ' ' || *s == '\t')
+            s++;
+        if (*s != '\0') {
+            st = tsgs__fail(err, TSGS_ERR_FORMAT, path, *line,
+                            "support vector: unexpected text \"%.40s\" after "
+                            "%zu values",
+                            s, d + 1);
+            goto fail;
+        }
+        b->n_sv++;
+    }
+    char *s = read_line(f, &buf, &bcap, line);
+    if (!s || strcmp(s, "end") != 0) {
+        st = tsgs__fail(err, TSGS_ERR_FORMAT, path, *line,
+                        "truncated: no \"end\" line after the %ld support "
+                        "vectors",
+                        n_sv);
+        goto fail;
+    }
+    free(buf);
+    *out = b;
+    return TSGS_OK;
+fail:
+    free(buf);
+    tsgs__bs3vm_free(b);
+    return st;
+}
