@@ -10,4 +10,6 @@ machine_header() {
     printf '# machine\tcpu=%s\tcores=%s\tnuma_nodes=%s\n' "$cpu" "$cores" "$numa"
     printf '# build\tcompiler=%s\tcommit=%s\tdate=%s\n' "$cc" "$commit" \
         "$(date -u +%Y-%m-%dT%H:%MZ)"
+    # a shared machine: the load when the run started says how quiet it was
+    printf '# load_at_start\t%s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
 }
