@@ -857,7 +857,7 @@ tsgs_status tsgs__train_ex(const tsgs_dataset *ds, const tsgs_params *params,
     if (p->balance_ratio < 0.0)
         p->balance_ratio = (double)npos / (double)r.nl;
     if (p->max_features < 0)
-        p->max_features = (long)ceil(sqrt((double)(r.nl + r.nu)));
+        p->max_features = (long)ceil(sqrt((double)ds->n)); /* all rows */
     if (r.nu == 0)
         p->balance = 0;
     r.bl = (size_t)p->batch_labeled < r.nl ? (size_t)p->batch_labeled : r.nl;
