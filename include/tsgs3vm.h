@@ -281,7 +281,8 @@ tsgs_status tsgs_train(const tsgs_dataset *train, const tsgs_params *p,
 
 /* The steps tsgs_train will run: p->iterations, or p->passes passes over
  * the unlabeled rows of train (every solver: DSG and CDSG run as many steps
- * as TSG), or over the labeled rows when train has no unlabeled ones. */
+ * as TSG), or over the labeled rows when train has no unlabeled ones;
+ * bs3vm: p->passes * (rows of train), one labeled row and one edge each. */
 long tsgs_train_steps(const tsgs_dataset *train, const tsgs_params *p);
 
 void tsgs_model_free(tsgs_model *m);

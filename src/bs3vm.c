@@ -191,6 +191,14 @@ int tsgs__bs3vm_project(double *K, double *kr, size_t k)
 
 /* ---------------------------------------------------------- training */
 
+long tsgs__bs3vm_steps(const tsgs_dataset *ds, const tsgs_params *p)
+{
+    if (p->iterations > 0)
+        return p->iterations;
+    double T = ceil(p->passes * (double)ds->n);
+    return T < 1.0 ? 1 : T > 1e15 ? (long)1e15 : (long)T;
+}
+
 typedef struct {
     const tsgs_dataset *ds;
     const tsgs__scaler *sc;
@@ -211,8 +219,7 @@ typedef struct {
     double *S, *inc;     /* their sums and increments */
     double *part;        /* partial sums, chunks x P */
     size_t max_chunks;
-    size_t *nb;          /* projection: chosen neighbours */
-    double *nd, *K, *kr;
+    tsgs__bs3vm_scratch scr; /* projection: neighbours, K, k_r */
     double gamma_e;      /* edge weights exp(-gamma_e |xu - xv|^2) */
     double c_prime;
     uint64_t rc;         /* random draw counter */
@@ -222,7 +229,7 @@ static void bs_clear(bs_t *s)
 {
     free(s->lidx); free(s->uidx); free(s->row); free(s->lab); free(s->slot);
     free(s->Q); free(s->qrow); free(s->S); free(s->inc); free(s->part);
-    free(s->nb); free(s->nd); free(s->K); free(s->kr);
+    free(s->scr.nb); free(s->scr.nd); free(s->scr.K); free(s->scr.kr);
 }
 
 static uint64_t draw(bs_t *s, uint64_t n)
@@ -303,80 +310,98 @@ static void remove_sv(bs_t *s, size_t j)
     b->n_sv--;
 }
 
-/* The k' nearest other support vectors of r (ties: lower slot first). */
-static size_t nearest(bs_t *s, size_t r, size_t k)
+/* The k nearest support vectors of b other than r (ties: lower slot
+ * first) into nb; returns how many (fewer when b is small). */
+static size_t nearest(const tsgs__bs3vm *b, size_t r, size_t k, size_t *nb,
+                      double *nd)
 {
-    const tsgs__bs3vm *b = s->b;
     size_t have = 0;
     for (size_t j = 0; j < b->n_sv; j++) {
         if (j == r)
             continue;
-        double dj = dist2(b->x + j * s->d, b->x + r * s->d, s->d);
-        if (have == k && dj >= s->nd[k - 1])
+        double dj = dist2(b->x + j * b->d, b->x + r * b->d, b->d);
+        if (have == k && dj >= nd[k - 1])
             continue;
         size_t at = have < k ? have++ : k - 1;
-        while (at > 0 && s->nd[at - 1] > dj) {
-            s->nd[at] = s->nd[at - 1];
-            s->nb[at] = s->nb[at - 1];
+        while (at > 0 && nd[at - 1] > dj) {
+            nd[at] = nd[at - 1];
+            nb[at] = nb[at - 1];
             at--;
         }
-        s->nd[at] = dj;
-        s->nb[at] = j;
+        nd[at] = dj;
+        nb[at] = j;
     }
     return have;
 }
 
-/* k distinct other support vectors of r, uniformly (Floyd's sampling). */
-static size_t random_others(bs_t *s, size_t r, size_t k)
+/* k distinct support vectors other than r, uniformly (Floyd's sampling),
+ * k <= n_sv - 1. */
+static size_t random_others(const tsgs__bs3vm *b, size_t r, size_t k,
+                            uint64_t seed, uint64_t *rc, size_t *nb)
 {
-    const size_t N = s->b->n_sv - 1; /* candidates: every slot but r */
+    const size_t N = b->n_sv - 1; /* candidates: every slot but r */
     size_t have = 0;
     for (size_t j = N - k; j < N; j++) {
-        size_t t = (size_t)draw(s, j + 1), pick = t;
+        size_t t = (size_t)tsgs__below(seed, TSGS__STREAM_BS3VM, (*rc)++,
+                                       j + 1),
+               pick = t;
         for (size_t q = 0; q < have; q++)
-            if (s->nb[q] == t) {
+            if (nb[q] == t) {
                 pick = j;
                 break;
             }
-        s->nb[have++] = pick;
+        nb[have++] = pick;
     }
     for (size_t q = 0; q < have; q++) /* candidate index -> slot */
-        if (s->nb[q] >= r)
-            s->nb[q]++;
+        if (nb[q] >= r)
+            nb[q]++;
     return have;
+}
+
+size_t tsgs__bs3vm_maintain(tsgs__bs3vm *b, const unsigned char *lab,
+                            int portion, tsgs_budget_rule rule, size_t k,
+                            uint64_t seed, uint64_t *rc,
+                            tsgs__bs3vm_scratch *sc, size_t *used)
+{
+    size_t r = 0;
+    double best = INFINITY;
+    for (size_t j = 0; j < b->n_sv; j++)
+        if (lab[j] == portion && fabs(b->alpha[j]) < best) {
+            best = fabs(b->alpha[j]);
+            r = j;
+        }
+    *used = 0;
+    if (k > b->n_sv - 1)
+        k = b->n_sv - 1;
+    if (rule == TSGS_BUDGET_REMOVE || k == 0 || best == 0.0)
+        return r;
+    k = rule == TSGS_BUDGET_NNP ? nearest(b, r, k, sc->nb, sc->nd)
+                                : random_others(b, r, k, seed, rc, sc->nb);
+    const float *xr = b->x + r * b->d;
+    for (size_t i = 0; i < k; i++) {
+        const float *xi = b->x + sc->nb[i] * b->d;
+        sc->kr[i] = tsgs__bs3vm_kernel(b->kernel, b->sigma, xi, xr, b->d);
+        for (size_t q = 0; q <= i; q++) {
+            double v = tsgs__bs3vm_kernel(b->kernel, b->sigma, xi,
+                                          b->x + sc->nb[q] * b->d, b->d);
+            sc->K[i * k + q] = sc->K[q * k + i] = v;
+        }
+    }
+    if (tsgs__bs3vm_project(sc->K, sc->kr, k) != 0)
+        return r; /* not positive definite: plain removal */
+    for (size_t i = 0; i < k; i++)
+        b->alpha[sc->nb[i]] += b->alpha[r] * sc->kr[i];
+    *used = k;
+    return r;
 }
 
 /* Budget maintenance (section 3.3) of portion `lab`. */
 static void maintain(bs_t *s, int lab)
 {
-    tsgs__bs3vm *b = s->b;
-    size_t r = 0;
-    double best = INFINITY;
-    for (size_t j = 0; j < b->n_sv; j++)
-        if (s->lab[j] == lab && fabs(b->alpha[j]) < best) {
-            best = fabs(b->alpha[j]);
-            r = j;
-        }
-    size_t k = (size_t)s->p.neighbours;
-    if (k > b->n_sv - 1)
-        k = b->n_sv - 1;
-    if (s->p.maintenance != TSGS_BUDGET_REMOVE && k > 0 && best > 0.0) {
-        k = s->p.maintenance == TSGS_BUDGET_NNP ? nearest(s, r, k)
-                                                : random_others(s, r, k);
-        const float *xr = b->x + r * s->d;
-        for (size_t i = 0; i < k; i++) {
-            const float *xi = b->x + s->nb[i] * s->d;
-            s->kr[i] = tsgs__bs3vm_kernel(b->kernel, b->sigma, xi, xr, s->d);
-            for (size_t q = 0; q <= i; q++) {
-                double v = tsgs__bs3vm_kernel(b->kernel, b->sigma, xi,
-                                              b->x + s->nb[q] * s->d, s->d);
-                s->K[i * k + q] = s->K[q * k + i] = v;
-            }
-        }
-        if (tsgs__bs3vm_project(s->K, s->kr, k) == 0)
-            for (size_t i = 0; i < k; i++)
-                b->alpha[s->nb[i]] += b->alpha[r] * s->kr[i];
-    }
+    size_t used;
+    size_t r = tsgs__bs3vm_maintain(s->b, s->lab, lab, s->p.maintenance,
+                                    (size_t)s->p.neighbours, s->p.seed,
+                                    &s->rc, &s->scr, &used);
     remove_sv(s, r);
 }
 
@@ -490,10 +515,7 @@ tsgs_status tsgs__bs3vm_train(const tsgs_dataset *ds, const tsgs_params *params,
     s.nu = s.n - s.nl;
 
     /* resolve this solver's settings; the model records them */
-    if (p->iterations == 0) {
-        double T = ceil(p->passes * (double)s.n);
-        p->iterations = T < 1.0 ? 1 : T > 1e15 ? (long)1e15 : (long)T;
-    }
+    p->iterations = tsgs_train_steps(ds, p);
     if (p->budget_labeled == 0)
         p->budget_labeled = (long)s.nl;
     if (p->budget_unlabeled == 0)
@@ -552,13 +574,13 @@ tsgs_status tsgs__bs3vm_train(const tsgs_dataset *ds, const tsgs_params *params,
     s.inc = malloc(sizeof(double) * s.P);
     s.part = malloc(sizeof(double) * (s.max_chunks ? s.max_chunks : 1) *
                     s.P);
-    s.nb = malloc(sizeof(size_t) * k);
-    s.nd = malloc(sizeof(double) * k);
-    s.K = malloc(sizeof(double) * k * k);
-    s.kr = malloc(sizeof(double) * k);
+    s.scr.nb = malloc(sizeof(size_t) * k);
+    s.scr.nd = malloc(sizeof(double) * k);
+    s.scr.K = malloc(sizeof(double) * k * k);
+    s.scr.kr = malloc(sizeof(double) * k);
     if (!s.lidx || !s.uidx || !s.row || !s.lab || !s.slot || !s.Q ||
-        !s.qrow || !s.S || !s.inc || !s.part || !s.nb || !s.nd || !s.K ||
-        !s.kr) {
+        !s.qrow || !s.S || !s.inc || !s.part || !s.scr.nb || !s.scr.nd ||
+        !s.scr.K || !s.scr.kr) {
         st = TSGS__NOMEM(err);
         goto fail;
     }

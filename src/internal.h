@@ -252,6 +252,8 @@ tsgs_status tsgs__bs3vm_train(const tsgs_dataset *ds, const tsgs_params *p,
                               tsgs_model **out, int *stopped_early,
                               tsgs_error *err);
 void tsgs__bs3vm_free(tsgs__bs3vm *b);
+/* Its steps T when p->iterations is 0: ceil(p->passes * rows). */
+long tsgs__bs3vm_steps(const tsgs_dataset *ds, const tsgs_params *p);
 /* f of n rows X already scaled, rows spread over `threads` threads; each
  * row's sum runs in support-vector order whatever the thread count. */
 void tsgs__bs3vm_decision(const tsgs__bs3vm *b, const float *X, size_t n,
@@ -264,6 +266,21 @@ double tsgs__bs3vm_kernel(tsgs_kernel kernel, double sigma, const float *a,
  * factor) and kr[j] = k(x_j, x_r); c = kr on return. Returns 0, or -1 when
  * K is not positive definite (the caller then falls back to removal). */
 int tsgs__bs3vm_project(double *K, double *kr, size_t k);
+/* Budget maintenance (section 3.3) on the support vectors j of b with
+ * lab[j] == portion: r = the one of smallest |alpha|; NNP / RNP add
+ * alpha_r * c to k others (its nearest, or drawn from counter *rc of the
+ * seed's bs3vm stream), c the projection of Phi(sv_r) on their span,
+ * listed in sc->nb[0 .. *used); REMOVE (or a failed projection) changes
+ * nothing (*used = 0). Returns r, which the caller then removes. sc holds
+ * k entries (K: k * k). */
+typedef struct {
+    size_t *nb;
+    double *nd, *K, *kr;
+} tsgs__bs3vm_scratch;
+size_t tsgs__bs3vm_maintain(tsgs__bs3vm *b, const unsigned char *lab,
+                            int portion, tsgs_budget_rule rule, size_t k,
+                            uint64_t seed, uint64_t *rc,
+                            tsgs__bs3vm_scratch *sc, size_t *used);
 /* Model file section: "support-vectors N", N lines "alpha x_1 ... x_d",
  * "end". Reading continues f after the header (whose last line, number
  * *line, announced n_sv) and is strict: errors name path and line. */

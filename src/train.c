@@ -778,6 +778,8 @@ long tsgs_train_steps(const tsgs_dataset *ds, const tsgs_params *p)
 {
     if (p->iterations > 0)
         return p->iterations;
+    if (p->solver == TSGS_SOLVER_BS3VM) /* one row, one edge a step */
+        return tsgs__bs3vm_steps(ds, p);
     /* Passes over the unlabeled rows of the file, for every solver: DSG and
      * CDSG, which leave those rows out, run as many steps as TSG would, so
      * one config compares them step for step. With no unlabeled rows,
