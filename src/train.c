@@ -35,6 +35,7 @@ typedef struct {
     size_t nl, nu;      /* labeled and unlabeled rows */
     size_t *lidx;       /* labeled row indices (in batch order) */
     size_t *uidx;       /* unlabeled row indices, reshuffled each pass */
+    size_t *ubatch;     /* the rows of the current unlabeled mini-batch */
     float *XL;          /* scaled labeled rows, nl x d */
     double *yl;         /* +1 / -1 */
     double *hl;         /* cached unscaled sums of the labeled rows */
@@ -75,7 +76,7 @@ static void run_free(run_t *r)
     free(r->Pb); free(r->cl); free(r->sl); free(r->cu); free(r->su);
     free(r->dac); free(r->das); free(r->sorted); free(r->gc); free(r->gs);
     free(r->cgc); free(r->cgs); free(r->bcl); free(r->bsl); free(r->fcl);
-    free(r->fsl); free(r->XLb); free(r->gl);
+    free(r->fsl); free(r->XLb); free(r->gl); free(r->ubatch);
 }
 
 /* k-th smallest of v[0..n) (0-based), reordering v: quickselect, O(n). */
@@ -227,16 +228,23 @@ static void shuffle_pass(run_t *r)
 /* Gathers and scales the next unlabeled mini-batch into XU. */
 static void next_unlabeled_batch(run_t *r, const tsgs_model *m)
 {
+    /* Which rows (sequential: a pass may end inside the batch), then their
+     * scaled copies in parallel: each is a cache miss on a large set. */
     for (size_t i = 0; i < r->bu; i++) {
         if (r->upos == r->nu) {
             r->epoch++;
             shuffle_pass(r);
             r->upos = 0;
         }
-        size_t row = r->uidx[r->upos++];
-        tsgs__scaler_apply(&m->scaler, r->ds->x + row * r->d, r->d,
-                           r->XU + i * r->d);
+        r->ubatch[i] = r->uidx[r->upos++];
     }
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(r->threads) schedule(static) \
+    if (r->bu * r->d >= 2048)
+#endif
+    for (size_t i = 0; i < r->bu; i++)
+        tsgs__scaler_apply(&m->scaler, r->ds->x + r->ubatch[i] * r->d, r->d,
+                           r->XU + i * r->d);
 }
 
 /* Picks the labeled mini-batch of step t: the first bl entries of lidx
@@ -273,6 +281,7 @@ static tsgs_status run_setup(run_t *r, tsgs_model *m, tsgs_error *err)
     r->hl = calloc(nl1, sizeof(double));
     r->wl = calloc(nl1, sizeof(double));
     r->XU = malloc(sizeof(float) * bu1 * d);
+    r->ubatch = malloc(sizeof(size_t) * bu1);
     r->gu = malloc(sizeof(double) * bu1);
     r->wu = malloc(sizeof(double) * bu1);
     r->sorted = malloc(sizeof(double) * bu1);
@@ -304,7 +313,7 @@ static tsgs_status run_setup(run_t *r, tsgs_model *m, tsgs_error *err)
         !r->XU || !r->gu || !r->wu || !r->Wb || !r->Pb || !r->cl || !r->sl ||
         !r->bcl || !r->bsl || !r->cu || !r->su || !r->dac || !r->das ||
         !r->sorted || !r->gc || !r->gs || !r->cgc || !r->cgs || !r->XLb ||
-        !r->gl)
+        !r->gl || !r->ubatch)
         return TSGS__NOMEM(err);
     size_t il = 0, iu = 0;
     for (size_t i = 0; i < ds->n; i++) {

@@ -76,7 +76,7 @@ for name in $datasets; do
                 "$train" /tmp/accuracy.model 2>&1)
             acc=$(sed -n 's/^Test accuracy = \([0-9.]*\)%.*/\1/p' <<<"$out")
             errs+=("$(awk -v a="$acc" 'BEGIN {print 1 - a / 100}')")
-            secs+=("$(sed -n 's/.*features, \([0-9.]*\)s; model.*/\1/p' <<<"$out")")
+            secs+=("$(sed -n 's/.*, \([0-9.]*\)s; model.*/\1/p' <<<"$out")")
         done
         stats=$(printf '%s\n' "${errs[@]}" | awk '{s += $1; q += $1 * $1; n++}
             END {m = s / n; v = q / n - m * m; printf "%.4f\t%.4f", m, sqrt(v > 0 ? v : 0)}')

@@ -21,8 +21,8 @@ for n in $sizes; do
             --labeled 200 --max-features "$m" --block-size 64 --test-every 0 \
             "$file" /tmp/memory.model >"$log" 2>&1
         rss=$(sed -n 's/^TIME [0-9.]* \([0-9]*\)$/\1/p' "$log")
-        feats=$(sed -n 's/^trained: \([0-9]*\) random features.*/\1/p' "$log")
-        train_s=$(sed -n 's/.*features, \([0-9.]*\)s; model.*/\1/p' "$log")
+        feats=$(sed -n 's/^trained: \([0-9]*\) .*/\1/p' "$log")
+        train_s=$(sed -n 's/.*, \([0-9.]*\)s; model.*/\1/p' "$log")
         printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$n" "$m" "$feats" "$rss" \
             $(( n * 18 * 4 / 1024 )) "$train_s"
         rm -f "$log"

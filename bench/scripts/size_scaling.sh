@@ -35,8 +35,8 @@ for n in $sizes; do
             --test-every 0 "${extra[@]}" "$file" /tmp/size_scaling.model \
             >"$log" 2>&1 || status=timeout
         read_s=$(sed -n 's/^read .* in \([0-9.]*\)s$/\1/p' "$log")
-        train_s=$(sed -n 's/.*features, \([0-9.]*\)s; model.*/\1/p' "$log")
-        feats=$(sed -n 's/^trained: \([0-9]*\) random features.*/\1/p' "$log")
+        train_s=$(sed -n 's/.*, \([0-9.]*\)s; model.*/\1/p' "$log")
+        feats=$(sed -n 's/^trained: \([0-9]*\) .*/\1/p' "$log")
         steps=$(sed -n 's/^iter [0-9]*\/\([0-9]*\) .*/\1/p' "$log" | tail -1)
         read -r wall rss < <(sed -n 's/^TIME \([0-9.]*\) \([0-9]*\)$/\1 \2/p' "$log")
         [ -n "$train_s" ] || status=${status/ok/failed}

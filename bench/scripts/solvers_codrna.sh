@@ -21,7 +21,7 @@ run() { # solver seed extra...
         --test-every 1000000000 "$@" "$data/cod-rna.txt.xz" /tmp/solvers_codrna.model 2>&1)
     local acc secs
     acc=$(printf '%s\n' "$out" | sed -n 's/^Test accuracy = \([0-9.]*\)%.*/\1/p')
-    secs=$(printf '%s\n' "$out" | sed -n 's/.*features, \([0-9.]*\)s; model.*/\1/p')
+    secs=$(printf '%s\n' "$out" | sed -n 's/.*, \([0-9.]*\)s; model.*/\1/p')
     printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$solver" "$seed" "$(nproc)" "$acc" \
         "$secs" "$*"
 }

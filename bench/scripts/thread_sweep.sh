@@ -17,18 +17,24 @@ printf '# data\tSYNTHETIC SUSY-shaped, %s rows x 18 (tsgs3vm synth); 200 labeled
     "$rows" "$steps" 2236
 printf 'policy\tthreads\tsec_per_step_median\tsec_per_step_min\tspeedup\tefficiency\n'
 cores=$(nproc)
-for policy in compact scatter none; do
-    base=
-    for t in $(seq 1 "$cores"); do
-        times=()
-        for r in $(seq 1 "$runs"); do
+declare -A times
+# Side by side: every run goes through all policies and thread counts, so
+# a slow spell of this shared machine hits them all alike.
+for r in $(seq 1 "$runs"); do
+    for policy in compact scatter none; do
+        for t in $(seq 1 "$cores"); do
             s=$(./build/tsgs3vm train --header no --labeled 200 --threads "$t" \
                 --bind "$policy" --iterations "$steps" --max-features 2236 \
                 --block-size 8 "$file" /tmp/thread_sweep.model 2>&1 |
-                sed -n 's/.*features, \([0-9.]*\)s; model.*/\1/p')
-            times+=("$s")
+                sed -n 's/.*, \([0-9.]*\)s; model.*/\1/p')
+            times[$policy,$t]+="$s "
         done
-        read -r med min < <(printf '%s\n' "${times[@]}" | sort -g |
+    done
+done
+for policy in compact scatter none; do
+    base=
+    for t in $(seq 1 "$cores"); do
+        read -r med min < <(printf '%s\n' ${times[$policy,$t]} | sort -g |
             awk '{v[NR]=$1} END {print v[int((NR+1)/2)], v[1]}')
         per=$(awk -v s="$med" -v n="$steps" 'BEGIN {printf "%.6g", s / n}')
         permin=$(awk -v s="$min" -v n="$steps" 'BEGIN {printf "%.6g", s / n}')

@@ -298,14 +298,15 @@ int cmd_train(int argc, char **argv)
         goto done;
     }
     cli_default_mode(model_path);
+    const char *what = tsgs_model_params(model)->solver == TSGS_SOLVER_BS3VM
+                           ? "support vectors" : "random features";
     if (stopped)
-        fprintf(stderr, "interrupted: %ld random features, %.2fs; model of "
-                        "the iterations done written to %s\n",
-                tsgs_model_feature_count(model), train_s, model_path);
+        fprintf(stderr, "interrupted: %ld %s, %.3fs; model of the "
+                        "iterations done written to %s\n",
+                tsgs_model_feature_count(model), what, train_s, model_path);
     else if (!o.quiet)
-        fprintf(stderr, "trained: %ld random features, %.3fs; model "
-                        "written to %s\n",
-                tsgs_model_feature_count(model), train_s, model_path);
+        fprintf(stderr, "trained: %ld %s, %.3fs; model written to %s\n",
+                tsgs_model_feature_count(model), what, train_s, model_path);
     if (test) {
         size_t nt = tsgs_dataset_rows(test);
         dec = malloc(sizeof(double) * (nt ? nt : 1));
