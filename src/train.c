@@ -245,6 +245,15 @@ static void next_unlabeled_batch(run_t *r, const tsgs_model *m)
     for (size_t i = 0; i < r->bu; i++)
         tsgs__scaler_apply(&m->scaler, r->ds->x + r->ubatch[i] * r->d, r->d,
                            r->XU + i * r->d);
+    /* Ask for the next mini-batch's rows now: their cache misses then
+     * overlap this step's kernel instead of stalling the next gather. */
+    const size_t line = 64 / sizeof(float);
+    for (size_t i = r->upos; i < r->nu && i < r->upos + r->bu; i++) {
+        const float *row = r->ds->x + r->uidx[i] * r->d;
+        for (size_t k = 0; k < r->d; k += line)
+            __builtin_prefetch(row + k);
+        __builtin_prefetch(row + r->d - 1);
+    }
 }
 
 /* Picks the labeled mini-batch of step t: the first bl entries of lidx
