@@ -464,19 +464,6 @@ static double now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static double monitor_acc(const tsgs_model *m, const tsgs_dataset *mon,
-                          int threads)
-{
-    double *dec = malloc(sizeof(double) * (mon->n ? mon->n : 1));
-    if (!dec)
-        return -1.0;
-    double acc = -1.0;
-    if (tsgs_predict(m, mon, threads, dec, NULL) == TSGS_OK)
-        acc = tsgs_accuracy(m, mon, dec, NULL);
-    free(dec);
-    return acc;
-}
-
 static void report(const bs_t *s, const tsgs_model *m,
                    const tsgs_train_hooks *hooks, long t, long T,
                    double elapsed, int measure)
@@ -490,7 +477,7 @@ static void report(const bs_t *s, const tsgs_model *m,
     /* the sums a_j are w_t times t > 0: the signs, so the accuracy, are
      * those of the model */
     pr.monitor_accuracy =
-        measure && hooks->monitor ? monitor_acc(m, hooks->monitor, s->threads)
+        measure && hooks->monitor ? tsgs__monitor_accuracy(m, hooks->monitor, s->threads)
                                   : -1.0;
     hooks->progress(&pr, hooks->user);
 }

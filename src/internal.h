@@ -226,6 +226,11 @@ typedef struct {
 double tsgs__checked_step(double beta2, double beta_g, double g2, double V,
                           double gamma);
 
+/* Accuracy of m on a monitor set during training; < 0 if it could not be
+ * measured (out of memory). */
+double tsgs__monitor_accuracy(const tsgs_model *m, const tsgs_dataset *mon,
+                              int threads);
+
 tsgs_status tsgs__train_ex(const tsgs_dataset *ds, const tsgs_params *params,
                            const tsgs_train_hooks *hooks,
                            const tsgs__train_opts *opt, tsgs_model **out,

@@ -347,25 +347,36 @@ static tsgs_status run_setup(run_t *r, tsgs_model *m, tsgs_error *err)
     return TSGS_OK;
 }
 
+/* out[i] (+)= sum_j wc[j] cv[i][j] + ws[j] sv[i][j] for n rows of a
+ * feature matrix with the given row stride (sv, ws NULL for COS): the FRS
+ * decision values and the update of the cached labeled sums. Each row on
+ * one thread, so the sums do not depend on the thread count. */
+static void weighted_rows(const run_t *r, size_t n, long ncols,
+                          const double *wc, const double *ws, const float *cv,
+                          const float *sv, size_t stride, int accumulate,
+                          double *out)
+{
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(r->threads) schedule(static) \
+    if (n * (size_t)ncols > 65536)
+#endif
+    for (size_t i = 0; i < n; i++) {
+        double s = 0.0;
+        for (long j = 0; j < ncols; j++) {
+            s += wc[j] * cv[i * stride + (size_t)j];
+            if (sv)
+                s += ws[j] * sv[i * stride + (size_t)j];
+        }
+        out[i] = accumulate ? out[i] + s : s;
+    }
+}
+
 /* Unscaled sums of FRS features: out[i] = sum_j a_j phi_j(x_i). */
 static void feature_sums(const run_t *r, const tsgs_model *m, const float *cv,
                          const float *sv, size_t n, double *out)
 {
-    const long D = r->frs_dirs;
-    const size_t W = (size_t)r->frs_groups * TSGS__LANES;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(r->threads) schedule(static) \
-    if (n * (size_t)D > 65536)
-#endif
-    for (size_t i = 0; i < n; i++) {
-        double s = 0.0;
-        for (long j = 0; j < D; j++) {
-            s += m->ac[j] * cv[i * W + (size_t)j];
-            if (sv)
-                s += m->as[j] * sv[i * W + (size_t)j];
-        }
-        out[i] = s;
-    }
+    weighted_rows(r, n, r->frs_dirs, m->ac, m->as, cv, sv,
+                  (size_t)r->frs_groups * TSGS__LANES, 0, out);
 }
 
 /* Decision values of the unlabeled mini-batch (gu, without bias) with the
@@ -545,20 +556,9 @@ static void apply_step(run_t *r, tsgs_model *m, long b, long dirs,
         if (pair)
             m->as[b * dirs + j] += r->das[j];
     }
-    const size_t ncached = r->lcache ? r->nl : 0;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(r->threads) schedule(static) \
-    if (ncached * (size_t)dirs > 65536)
-#endif
-    for (size_t i = 0; i < ncached; i++) {
-        double s = 0.0;
-        for (long j = 0; j < dirs; j++) {
-            s += r->dac[j] * cl[i * wl_stride + (size_t)j];
-            if (pair)
-                s += r->das[j] * sl[i * wl_stride + (size_t)j];
-        }
-        r->hl[i] += s;
-    }
+    if (r->lcache)
+        weighted_rows(r, r->nl, dirs, r->dac, r->das, cl, pair ? sl : NULL,
+                      wl_stride, 1, r->hl);
     if (m->scale < r->opt.scale_floor) {
         double s = m->scale;
         tsgs__model_fold_scale(m);
@@ -779,8 +779,8 @@ done:
     return st;
 }
 
-static double monitor_accuracy(const tsgs_model *m, const tsgs_dataset *mon,
-                               int threads)
+double tsgs__monitor_accuracy(const tsgs_model *m, const tsgs_dataset *mon,
+                              int threads)
 {
     double *dec = malloc(sizeof(double) * (mon->n ? mon->n : 1));
     if (!dec)
@@ -976,7 +976,7 @@ tsgs_status tsgs__train_ex(const tsgs_dataset *ds, const tsgs_params *params,
             pr.features = tsgs_model_feature_count(m);
             double t_mon = now_s();
             pr.monitor_accuracy =
-                measure ? monitor_accuracy(m, hooks->monitor, r.threads)
+                measure ? tsgs__monitor_accuracy(m, hooks->monitor, r.threads)
                         : -1.0;
             monitor_s += now_s() - t_mon;
             if (hooks->progress)
@@ -1001,7 +1001,7 @@ tsgs_status tsgs__train_ex(const tsgs_dataset *ds, const tsgs_params *params,
                         (busy > 0 ? busy : 1e-9);
         pr.features = tsgs_model_feature_count(m);
         pr.monitor_accuracy =
-            hooks->monitor ? monitor_accuracy(m, hooks->monitor, r.threads)
+            hooks->monitor ? tsgs__monitor_accuracy(m, hooks->monitor, r.threads)
                            : -1.0;
         hooks->progress(&pr, hooks->user);
     }
