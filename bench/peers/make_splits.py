@@ -10,7 +10,8 @@ seed, writes into OUT_DIR, all in LIBSVM format with labels -1/+1:
                      carry the label --marker (default 0) instead of their own
                      (read by tsgs3vm with --unlabeled-label MARKER)
   test.svm           the test rows (from --test, or a stratified hold-out of
-                     --test-fraction of the training file chosen by the seed)
+                     --test-rows rows, else --test-fraction, of the training
+                     file chosen by the seed)
   split.json         counts, label mapping, scaling, the labeled row indices
 
 Scaling (--scale): zscore (default) fits mean and standard deviation on all
@@ -158,6 +159,8 @@ def main():
     ap.add_argument("train", help="training file (all labels)")
     ap.add_argument("--test", help="test file; without it a hold-out of the training file")
     ap.add_argument("--test-fraction", type=float, default=0.3)
+    ap.add_argument("--test-rows", type=int, default=0,
+                    help="hold out this many rows (stratified, seeded); overrides --test-fraction")
     ap.add_argument("--labeled", type=int, default=200, help="labeled rows n_l (stratified)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--scale", choices=["zscore", "none"], default="zscore")
@@ -178,7 +181,8 @@ def main():
         Xtr = np.pad(Xtr, ((0, 0), (0, d - Xtr.shape[1])))
         Xte = np.pad(Xte, ((0, 0), (0, d - Xte.shape[1])))
     else:
-        te = stratified_pick(ytr_raw, int(round(a.test_fraction * len(ytr_raw))), rng)
+        n_te = a.test_rows if a.test_rows > 0 else int(round(a.test_fraction * len(ytr_raw)))
+        te = stratified_pick(ytr_raw, n_te, rng)
         mask = np.ones(len(ytr_raw), bool)
         mask[te] = False
         Xte, yte_raw = Xtr[te], ytr_raw[te]

@@ -139,7 +139,7 @@ def header_lines(a, sigma, ncomp):
     commit = a.tool_commit or (sh(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"])
                                + (" (working tree differs in src/include)" if dirty else ""))
     lines = [
-        f"dataset: {a.dataset} train={a.train} test={a.test or f'hold-out {a.test_fraction}'}",
+        f"dataset: {a.dataset} train={a.train} test={a.test or (f'seeded stratified hold-out of {a.test_rows} rows' if a.test_rows else f'hold-out {a.test_fraction}')}",
         f"date: {time.strftime('%Y-%m-%d %H:%M:%S %Z')}",
         f"machine: {cpu}; cores: {os.cpu_count()}; NUMA nodes: {nodes}; "
         f"kernel: {platform.release()}",
@@ -172,6 +172,8 @@ def main():
     ap.add_argument("--train", required=True)
     ap.add_argument("--test")
     ap.add_argument("--test-fraction", type=float, default=0.3)
+    ap.add_argument("--test-rows", type=int, default=0,
+                    help="without --test: hold out this many rows (overrides --test-fraction)")
     ap.add_argument("--format", default="auto")
     ap.add_argument("--label-column", default="1")
     ap.add_argument("--skip-columns", default="0")
@@ -249,7 +251,8 @@ def main():
                      "--labeled", str(a.labeled), "--scale", a.scale, "--marker", a.marker,
                      "--format", a.format, "--label-column", a.label_column,
                      "--skip-columns", a.skip_columns, "--header", a.header,
-                     "--test-fraction", str(a.test_fraction), "--out", wd]
+                     "--test-fraction", str(a.test_fraction),
+                     "--test-rows", str(a.test_rows), "--out", wd]
         if a.test:
             split_cmd += ["--test", a.test]
         subprocess.run(split_cmd, check=True)
