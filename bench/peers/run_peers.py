@@ -210,6 +210,8 @@ def main():
     ap.add_argument("--work", default=os.path.join(os.environ.get("TMPDIR", "/tmp"),
                                                    "tsgs3vm-peers"))
     ap.add_argument("--out", help="default: bench/results/peers/DATASET.tsv")
+    ap.add_argument("--keep-splits", action="store_true",
+                    help="reuse a seed's split files when --work already holds them")
     ap.add_argument("--append", action="store_true",
                     help="add rows to an existing results file (no new header)")
     a = ap.parse_args()
@@ -255,7 +257,8 @@ def main():
                      "--test-rows", str(a.test_rows), "--out", wd]
         if a.test:
             split_cmd += ["--test", a.test]
-        subprocess.run(split_cmd, check=True)
+        if not (a.keep_splits and os.path.exists(os.path.join(wd, "split.json"))):
+            subprocess.run(split_cmd, check=True)
         info = json.load(open(os.path.join(wd, "split.json")))
         f_all, f_lab, f_msk, f_test = (os.path.join(wd, n) for n in (
             "train_all.svm", "train_labeled.svm", "train_masked.svm", "test.svm"))
