@@ -16,9 +16,11 @@ log10 C and log10 sigma in [-3, 3] (7 x 7), then the step size:
   the config searches found) in the 7 x 7 grid; then eta in c x {1/50, 1/5, 2}
   and, for the semi-supervised solvers, c-star in {C * n_l / n_u, c}.
 - tsg and dsg get their own search; cdsg takes dsg's values and frs tsg's C
-  and sigma (the same objectives) and searches only the last step; bs3vm takes
-  tsg's values without a search (one fit takes minutes on cod-rna) and runs
-  one pass with a budget of --bs3vm-budget unlabeled support vectors.
+  and sigma (the same objectives) and searches only the last step. bs3vm
+  (learning rate 1/t, no eta) gets its own 7 x 7 search, then c-prime in
+  c x {1/10, 1, 10}; it runs one pass with a budget of --bs3vm-budget
+  unlabeled support vectors (its default, 0.2 n_u, takes minutes a fit on
+  cod-rna).
 - The external peers share one sigma (gamma): the best of an untimed
   svm-train -v 5 over the same 7 x 7 grid on the seed-1 labels; at each seed
   LIBSVM chooses C again by CV (timed), and the scikit-learn methods take the
@@ -106,7 +108,8 @@ def dataset(work, name):
         return (os.path.join(D, "higgs/higgs.csv.xz"), None, 2000, csv("last", "0", "yes"),
                 name)
     if name == "susy":
-        return (os.path.join(D, "susy/SUSY_test.csv.xz"), None, 2000, csv("2", "1", "yes"),
+        # make_splits.py counts the label column after the skipped ones
+        return (os.path.join(D, "susy/SUSY_test.csv.xz"), None, 2000, csv("1", "1", "yes"),
                 name)
     if name == "susy_lowlevel8_zscore":
         tr, te = prepared(work, name)
@@ -145,11 +148,17 @@ def fmt(x):
     return f"{x:.6g}"
 
 
+def bs3vm_options(a):
+    return ["--passes", "1", "--budget-unlabeled", str(a.bs3vm_budget)]
+
+
 def search_ours(a, masked, conf, solver, n_l, fixed=None):
-    """Our CV protocol; returns (options dict, cv accuracy, fits)."""
+    """Our CV protocol; returns (options dict, cv accuracy)."""
     base = [a.tool, "cv", "-q", "-c", conf, "--format", "libsvm", "--scale", "none",
             "--unlabeled-label", "0", "--solver", solver,
             "--threads", str(os.cpu_count())]  # untimed: all cores
+    if solver == "bs3vm":
+        base += bs3vm_options(a)
     if fixed is None:
         rows = []
         for c_lib in GRID:
@@ -162,6 +171,11 @@ def search_ours(a, masked, conf, solver, n_l, fixed=None):
         c, sigma = float(point["c"]), float(point["sigma"])
     else:
         c, sigma = fixed
+    if solver == "bs3vm":
+        grid = ["--grid", "c-prime=" + ",".join(fmt(c * f) for f in (0.1, 1, 10))]
+        out = run(base + ["--c", fmt(c), "--sigma", fmt(sigma)] + grid + [masked])
+        point, acc = best(cv_rows(out))
+        return {"c": fmt(c), "sigma": fmt(sigma), "c-prime": point["c-prime"]}, acc
     etas = sorted({fmt(max(2.0, c * f)) for f in (1 / 50, 1 / 5, 2)}, key=float)
     grid = ["--grid", "eta=" + ",".join(etas)]
     if solver not in ("dsg", "cdsg"):
@@ -242,7 +256,7 @@ def main():
         chosen = {}
         solvers = [s for s in a.solvers.split(",") if s]
         for s in solvers:
-            if s in ("tsg", "dsg"):
+            if s in ("tsg", "dsg", "bs3vm"):
                 chosen[s] = search_ours(a, masked, conf, s, n_l)
         for s in solvers:
             if s == "cdsg":
@@ -253,9 +267,6 @@ def main():
                 o = chosen.get("tsg") or search_ours(a, masked, conf, "tsg", n_l)
                 chosen[s] = search_ours(a, masked, conf, "frs", n_l,
                                         (float(o[0]["c"]), float(o[0]["sigma"])))
-            elif s == "bs3vm":
-                o = chosen.get("tsg") or search_ours(a, masked, conf, "tsg", n_l)
-                chosen[s] = (dict(o[0]), None)
         gamma, c_lib, acc_lib = search_libsvm(os.path.join(s1, "train_labeled.svm"))
         print(f"{name}: CV chose {json.dumps({k: v[0] for k, v in chosen.items()})}; "
               f"peers gamma={fmt(gamma)} (LIBSVM CV {acc_lib}% at C={fmt(c_lib)})", flush=True)
@@ -270,21 +281,25 @@ def main():
                   "--ceiling-seeds", "1", "--knn-unlabeled", str(a.knn_unlabeled)] + rd
         common += ["--test", test] if test else ["--test-rows", str(test_rows)]
         # run_peers.py's work folder is WORK/DATASET/seedN, the same as ours
-        subprocess.run(common + ["--methods", a.peers], check=True)
+        if a.peers:
+            subprocess.run(common + ["--methods", a.peers], check=True)
         for s in solvers:
             o = chosen[s][0]
-            extra = ["--format", "libsvm"] + [x for k in ("c", "sigma", "eta", "c-star")
-                                              for x in (f"--{k}", o[k])]
+            extra = ["--format", "libsvm"] + [x for k, v in o.items() for x in (f"--{k}", v)]
             if s == "bs3vm":
-                extra += ["--passes", "1", "--budget-unlabeled", str(a.bs3vm_budget)]
+                extra += bs3vm_options(a)
             subprocess.run(common + ["--methods", "tsgs3vm", "--solvers", s, "--append",
                                      "--tool-args", " ".join(extra)], check=True)
-        with open(os.path.join(runs_dir, name + ".cv.json"), "w") as f:
-            json.dump({"tsgs3vm": {k: {"options": v[0], "cv_accuracy": v[1]}
-                                   for k, v in chosen.items()},
-                       "peers": {"gamma": gamma, "libsvm_cv_c": c_lib,
-                                 "libsvm_cv_accuracy": acc_lib},
-                       "seconds": round(time.time() - t0, 1)}, f, indent=1)
+        # merged with an earlier record, so a rerun of some solvers keeps the rest
+        cvj = os.path.join(runs_dir, name + ".cv.json")
+        rec = json.load(open(cvj)) if os.path.exists(cvj) else {"tsgs3vm": {}}
+        rec["tsgs3vm"].update({k: {"options": v[0], "cv_accuracy": v[1]}
+                               for k, v in chosen.items()})
+        rec["peers"] = {"gamma": gamma, "libsvm_cv_c": c_lib, "libsvm_cv_accuracy": acc_lib}
+        rec.setdefault("seconds", {})[",".join(solvers + ([a.peers] if a.peers else []))] = \
+            round(time.time() - t0, 1)
+        with open(cvj, "w") as f:
+            json.dump(rec, f, indent=1)
             f.write("\n")
 
     write_summary(a, runs_dir)
