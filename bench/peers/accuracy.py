@@ -232,7 +232,11 @@ def main():
     ap.add_argument("--results", default=os.path.join(ROOT, "bench", "results"))
     ap.add_argument("--only-summary", action="store_true",
                     help="rewrite accuracy.tsv from the existing run files")
+    ap.add_argument("--markdown", action="store_true",
+                    help="print accuracy.tsv as README's table (datasets x methods)")
     a = ap.parse_args()
+    if a.markdown:
+        return print_markdown(os.path.join(a.results, "accuracy.tsv"))
     names = [n for n in a.datasets.split(",") if n]
     seeds = ",".join(str(s) for s in range(1, a.trials + 1))
     runs_dir = os.path.join(a.results, "accuracy")
@@ -336,6 +340,31 @@ def write_summary(a, runs_dir):
     with open(out, "w") as f:
         f.write("\n".join(lines) + "\n")
     print("\n".join(l for l in lines if not l.startswith("#")))
+
+
+def print_markdown(path):
+    """Test error mean +- sd per dataset (rows) and method (columns)."""
+    cells, methods, datasets = {}, [], []
+    with open(path) as f:
+        for l in f:
+            if l.startswith("#") or l.startswith("dataset\t"):
+                continue
+            v = l.rstrip("\n").split("\t")
+            # one column per method, whatever subsample it ran on
+            m = re.sub(r"_sub\d+u$", "", v[1]).replace(" (ceiling)", "")
+            if m not in methods:
+                methods.append(m)
+            if v[0] not in datasets:
+                datasets.append(v[0])
+            cells[v[0], m] = (f"{float(v[4]):.1f} ± {float(v[5]):.1f}" if int(v[3]) > 1
+                              else f"{float(v[4]):.1f}") if int(v[2]) else "—"
+    short = {"libsvm_labeled": "LIBSVM (200 labels)", "libsvm_all": "LIBSVM all labels (ceiling, 1 run)",
+             "sklearn_rff_sgd": "RFF+SGD", "sklearn_selftrain_svc": "SelfTraining(SVC)",
+             "sklearn_labelspread_knn": "LabelSpreading(knn)"}
+    print("| dataset | " + " | ".join(short.get(m, m.replace("tsgs3vm_", "")) for m in methods) + " |")
+    print("|---" * (len(methods) + 1) + "|")
+    for d in datasets:
+        print(f"| {d} | " + " | ".join(cells.get((d, m), "") for m in methods) + " |")
 
 
 if __name__ == "__main__":
