@@ -10,6 +10,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # pivot: one row per dataset; per method two columns, mean and sd ("-" = none)
 awk -F'\t' -v d="$tmp" '!/^#/ && $1 != "dataset" {
+        sub(/_sub[0-9]+u$/, "", $2)  # one bar colour per method, whatever its subsample
         if (!($1 in seen)) { seen[$1] = 1; ds[++nd] = $1 }
         if (!($2 in known)) { known[$2] = 1; ms[++nm] = $2 }
         mean[$1, $2] = ($3 > 0) ? $5 : "-"; sd[$1, $2] = ($3 > 0) ? $6 : "-" }
@@ -38,6 +39,7 @@ set ylabel 'test error, % (mean and sd over the trials)'
 set title 'Accuracy, 200 labeled rows, every method on the same splits ($machine)'
 set key outside right top
 set grid ytics
+set xtics rotate by -20
 set yrange [0:*]
 plot for [j=1:$n] '$tmp/table' using (column(2*j)):(column(2*j+1)):xtic(1) \
     title system(sprintf("sed -n %dp '$tmp/methods'", j))
