@@ -160,8 +160,12 @@ typedef enum {
     TSGS_SOLVER_DSG,     /* supervised doubly stochastic gradients */
     TSGS_SOLVER_FRS,     /* FRS3VM: SGD over one fixed set of features */
     TSGS_SOLVER_CDSG,    /* DSG reusing old blocks by the checking rule */
-    TSGS_SOLVER_BS3VM    /* peer: budgeted semi-supervised SVM (Le et al.,
+    TSGS_SOLVER_BS3VM,   /* peer: budgeted semi-supervised SVM (Le et al.,
                             UAI 2016), kernel SGD on support vectors */
+    TSGS_SOLVER_SAFE     /* the default: C and sigma chosen by CV on the
+                            labeled rows, the supervised SVM, an annealed
+                            semi-supervised path from it, and the path's
+                            solution kept only where CV says it helps */
 } tsgs_solver;
 
 /* BS3VM: what happens to the support vector of smallest |alpha| in a
@@ -184,9 +188,14 @@ typedef enum {
 typedef struct {
     tsgs_solver solver;
     tsgs_kernel kernel;
-    double sigma;            /* kernel width; 0: 1 / (2 total variance) */
+    double sigma;            /* kernel parameter gamma of exp(-gamma |x-x'|^2);
+                                0: safe chooses it by CV around 1 / median
+                                squared distance, the others use
+                                1 / (2 total variance) */
     tsgs_feature_map feature_map;
-    double c;                /* weight of the labeled hinge loss */
+    double c;                /* weight of the labeled hinge loss (mean over
+                                the labeled rows); 0: safe chooses it by CV,
+                                the other solvers use 1000 */
     double c_star;           /* unlabeled weight; < 0: C * n_l / n_u */
     tsgs_uloss uloss;
     double ramp_s;           /* s of the ramp loss, s < 1 */
@@ -210,6 +219,8 @@ typedef struct {
     uint64_t seed;
     int threads;             /* 0: OMP_NUM_THREADS, else one per core */
     tsgs_bind bind;
+    long unlabeled_sample;   /* safe: unlabeled rows its semi-supervised
+                                phase sees (a seeded sample); 0: all */
     /* bs3vm only (iterations 0: T = passes * n steps; kernel and sigma as
      * above; C weighs the labeled hinge loss): */
     long budget_labeled;     /* B_l support vectors from labeled rows;
@@ -248,6 +259,7 @@ typedef struct {
     double rows_per_s;          /* unlabeled + labeled rows per second */
     long features;              /* features in the model now */
     double monitor_accuracy;    /* on the monitor set; < 0 if not measured */
+    const char *stage;          /* safe: the stage just finished, else NULL */
 } tsgs_progress;
 
 typedef struct {
@@ -298,6 +310,10 @@ double tsgs_model_label(const tsgs_model *m, double decision);
 size_t tsgs_model_features_in(const tsgs_model *m);  /* input dimension */
 long tsgs_model_feature_count(const tsgs_model *m);  /* random features */
 const tsgs_params *tsgs_model_params(const tsgs_model *m);
+/* What training chose, in words (safe: the kernel parameter and C picked,
+ * and which candidate was kept and why); "" when there is nothing to say.
+ * Not saved in model files. */
+const char *tsgs_model_note(const tsgs_model *m);
 
 /* Text model files: a versioned key-value header, then the coefficients at
  * full precision. Saving writes a temporary file and renames it. */

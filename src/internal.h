@@ -87,7 +87,9 @@ enum {
     TSGS__STREAM_REUSE,     /* which old block a budgeted step updates */
     TSGS__STREAM_CV,        /* cross-validation folds */
     TSGS__STREAM_CHECK,     /* the checking rule's candidate blocks */
-    TSGS__STREAM_BS3VM      /* bs3vm: rows, edges and RNP neighbours */
+    TSGS__STREAM_BS3VM,     /* bs3vm: rows, edges and RNP neighbours */
+    TSGS__STREAM_DUAL,      /* dual coordinate descent's visiting order */
+    TSGS__STREAM_SAFE       /* safe solver: samples and selection folds */
 };
 
 tsgs__u32x4 tsgs__philox(uint64_t seed, uint32_t c0, uint32_t c1, uint32_t c2,
@@ -191,6 +193,7 @@ struct tsgs_model {
     long cached_dirs, cap_cached_dirs;
     int cache_enabled;
     struct tsgs__bs3vm *bs3vm; /* bs3vm: its support vectors, else NULL */
+    char note[256];     /* what training chose, in words (not saved) */
 };
 
 /* An empty model for d inputs with room for cap_blocks blocks. */

@@ -215,6 +215,8 @@ const tsgs_params *tsgs_model_params(const tsgs_model *m)
     return &m->params;
 }
 
+const char *tsgs_model_note(const tsgs_model *m) { return m->note; }
+
 double tsgs_accuracy(const tsgs_model *m, const tsgs_dataset *ds,
                      const double *decision, size_t *n_labeled)
 {

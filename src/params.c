@@ -12,11 +12,11 @@ tsgs_params tsgs_params_default(void)
 {
     tsgs_params p;
     memset(&p, 0, sizeof p);
-    p.solver = TSGS_SOLVER_TSG;
+    p.solver = TSGS_SOLVER_SAFE;
     p.kernel = TSGS_KERNEL_RBF;
     p.sigma = 0.0;
     p.feature_map = TSGS_FEATURES_PAIR;
-    p.c = 1000.0;
+    p.c = 0.0;
     p.c_star = -1.0;
     p.uloss = TSGS_ULOSS_SSHG;
     p.ramp_s = -0.3;
@@ -40,6 +40,7 @@ tsgs_params tsgs_params_default(void)
     p.seed = 1;
     p.threads = 0;
     p.bind = TSGS_BIND_AUTO;
+    p.unlabeled_sample = 2000;
     p.budget_labeled = 100;
     p.budget_unlabeled = 0;
     p.maintenance = TSGS_BUDGET_REMOVE;
@@ -62,7 +63,7 @@ typedef struct {
 } entry_t;
 
 static const char *const solver_names[] = {"tsg", "dsg", "frs", "cdsg",
-                                           "bs3vm", NULL};
+                                           "bs3vm", "safe", NULL};
 static const char *const maintenance_names[] = {"remove", "nnp", "rnp",
                                                 NULL};
 static const char *const reuse_names[] = {"uniform", "check", NULL};
@@ -82,15 +83,19 @@ static const entry_t table[] = {
     {"solver", K_ENUM, OFF(solver), 0, 0, solver_names,
      "tsg: TSGS3VM; dsg: supervised DSG (labeled rows only); frs: SGD on "
      "one fixed set of features; cdsg: DSG with the checking reuse rule; "
-     "bs3vm: budgeted semi-supervised kernel SVM (Le et al. 2016)"},
+     "bs3vm: budgeted semi-supervised kernel SVM (Le et al. 2016); safe "
+     "(default): C and gamma by CV on the labeled rows, the supervised SVM, "
+     "an annealed semi-supervised path, kept only where CV says it helps"},
     {"kernel", K_ENUM, OFF(kernel), 0, 0, kernel_names,
      "rbf exp(-sigma |x-x'|^2) or laplacian exp(-sigma |x-x'|_1)"},
     {"sigma", K_DOUBLE, OFF(sigma), 0, BIG, NULL,
-     "kernel width; 0: 1 / (2 * total variance of the scaled rows)"},
+     "kernel parameter gamma of exp(-gamma |x-x'|^2) (LIBSVM's -g); 0: safe "
+     "picks it by CV, other solvers 1 / (2 * total variance)"},
     {"feature-map", K_ENUM, OFF(feature_map), 0, 0, fmap_names,
      "pair: cos and sin of w.x (lower variance); cos: sqrt(2) cos(w.x + b)"},
-    {"c", K_DOUBLE, OFF(c), 1e-300, BIG, NULL,
-     "weight C of the labeled hinge loss (mean over the mini-batch)"},
+    {"c", K_DOUBLE, OFF(c), 0, BIG, NULL,
+     "weight C of the labeled hinge loss (mean over the labeled rows, so "
+     "LIBSVM's C times n_l); 0: safe picks it by CV, other solvers 1000"},
     {"c-star", K_DOUBLE, OFF(c_star), -1, BIG, NULL,
      "weight C* of the unlabeled loss; -1: C * n_l / n_u"},
     {"uloss", K_ENUM, OFF(uloss), 0, 0, uloss_names,
@@ -118,7 +123,7 @@ static const entry_t table[] = {
     {"block-size", K_LONG, OFF(block_size), 1, 1e6, NULL,
      "random features r added per step (even for pair)"},
     {"max-features", K_LONG, OFF(max_features), -1, 1e12, NULL,
-     "feature budget M; -1: ceil(sqrt(n)); 0: no budget"},
+     "feature budget M; -1: safe 1024, others ceil(sqrt(n)); 0: no budget"},
     {"reuse", K_ENUM, OFF(reuse), 0, 0, reuse_names,
      "once the budget is full, update an old block chosen uniformly (UDSG) "
      "or by the checking rule (CDSG)"},
@@ -140,6 +145,9 @@ static const entry_t table[] = {
      "threads; 0: OMP_NUM_THREADS, else one per core"},
     {"bind", K_ENUM, OFF(bind), 0, 0, bind_names,
      "thread pinning: auto, compact, scatter, none"},
+    {"unlabeled-sample", K_LONG, OFF(unlabeled_sample), 0, 1e12, NULL,
+     "safe: unlabeled rows (a seeded sample) its semi-supervised phase "
+     "uses; 0: all"},
     {"budget-labeled", K_LONG, OFF(budget_labeled), 0, 1e12, NULL,
      "bs3vm: budget B_l of labeled support vectors; 0: every labeled row"},
     {"budget-unlabeled", K_LONG, OFF(budget_unlabeled), 0, 1e12, NULL,

@@ -10,6 +10,8 @@
  * scale. */
 #include "internal.h"
 
+#include "safe.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -798,6 +800,8 @@ long tsgs_train_steps(const tsgs_dataset *ds, const tsgs_params *p)
         return p->iterations;
     if (p->solver == TSGS_SOLVER_BS3VM) /* one row, one edge a step */
         return tsgs__bs3vm_steps(ds, p);
+    if (p->solver == TSGS_SOLVER_SAFE) /* stages, not steps */
+        return TSGS__SAFE_STAGES;
     /* Passes over the unlabeled rows of the file, for every solver: DSG and
      * CDSG, which leave those rows out, run as many steps as TSG would, so
      * one config compares them step for step. With no unlabeled rows,
@@ -864,6 +868,11 @@ tsgs_status tsgs__train_ex(const tsgs_dataset *ds, const tsgs_params *params,
     tsgs__scaler scaler;
     if ((st = tsgs__scaler_fit(ds, p->scale, &scaler, err)) != TSGS_OK)
         return st;
+    if (p->solver == TSGS_SOLVER_SAFE) /* the default pipeline, safe.c */
+        return tsgs__safe_train(ds, p, &scaler, neg, pos, npos, hooks, out,
+                                stopped_early, err);
+    if (p->c <= 0.0) /* only safe chooses C itself */
+        p->c = 1000.0;
     if (p->sigma <= 0.0 &&
         (st = auto_sigma(ds, &scaler, &p->sigma, err)) != TSGS_OK) {
         tsgs__scaler_clear(&scaler);

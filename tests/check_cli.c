@@ -657,7 +657,7 @@ static int contains_file(const char *path, const char *what)
 START_TEST(interrupt_saves_model)
 {
     const char *model = tmp("m.model");
-    pid_t pid = start("train", "--iterations", "100000000",
+    pid_t pid = start("train", "--solver", "tsg", "--iterations", "100000000",
                       DATA "train.svm", model, NULL);
     /* wait for the first progress line: training has started */
     struct timespec nap = {0, 20 * 1000 * 1000};

@@ -11,6 +11,16 @@
 #include "fixtures.h"
 #include "internal.h"
 
+/* The stochastic solvers' settings: the library's defaults run the safe
+ * solver (check_safe.c), which chooses C itself. */
+static tsgs_params tsg_defaults(void)
+{
+    tsgs_params p = tsgs_params_default();
+    p.solver = TSGS_SOLVER_TSG;
+    p.c = 1000.0;
+    return p;
+}
+
 static double *decisions(const tsgs_model *m, const tsgs_dataset *ds, int threads)
 {
     double *d = malloc(sizeof(double) * tsgs_dataset_rows(ds));
@@ -31,7 +41,7 @@ static double agreement(const double *dec, const double *truth, size_t from, siz
 START_TEST(one_and_two_threads_identical)
 {
     tsgs_dataset *ds = fixture_blobs(3000, 10, 1.0, 0.5, 50, 25, 7, NULL);
-    tsgs_params p = tsgs_params_default();
+    tsgs_params p = tsg_defaults();
     p.max_features = 600; /* enough work per step to go parallel */
     p.block_size = 40;
     tsgs_model *m1 = NULL, *m2 = NULL;
@@ -59,7 +69,7 @@ END_TEST
 START_TEST(lazy_scale_equals_explicit_decay)
 {
     tsgs_dataset *ds = fixture_moons(2000, 40, 0.1, 3, NULL);
-    tsgs_params p = tsgs_params_default();
+    tsgs_params p = tsg_defaults();
     p.eta = 20;
     p.iterations = 300;
     p.max_features = 200;
@@ -91,7 +101,7 @@ END_TEST
 START_TEST(long_run_renormalises)
 {
     tsgs_dataset *ds = fixture_blobs(1000, 3, 3.0, 0.5, 40, 20, 5, NULL);
-    tsgs_params p = tsgs_params_default();
+    tsgs_params p = tsg_defaults();
     p.eta = 2; /* gamma = 0.5: the scale halves every step */
     p.iterations = 1200; /* 0.5^1200 = 1e-361 */
     p.max_features = 64;
@@ -117,7 +127,7 @@ static double positive_share(int balance, double *acc)
     double *truth;
     const size_t n = 4000, nl = 20;
     tsgs_dataset *ds = fixture_blobs(n, 4, 1.6, 0.5, nl, 4, 11, &truth);
-    tsgs_params p = tsgs_params_default();
+    tsgs_params p = tsg_defaults();
     p.c_star = 5.0 * p.c;
     p.passes = 3;
     p.balance = balance;
@@ -151,7 +161,7 @@ END_TEST
 START_TEST(feature_budget)
 {
     tsgs_dataset *ds = fixture_blobs(2500, 3, 2.0, 0.5, 30, 15, 2, NULL);
-    tsgs_params p = tsgs_params_default();
+    tsgs_params p = tsg_defaults();
     p.iterations = 100;
     tsgs_model *m;
     ck_assert_int_eq(tsgs_train(ds, &p, NULL, &m, NULL, NULL), TSGS_OK);
@@ -171,7 +181,7 @@ END_TEST
 START_TEST(regenerated_features_same_model)
 {
     tsgs_dataset *ds = fixture_blobs(2000, 6, 2.0, 0.5, 30, 15, 4, NULL);
-    tsgs_params p = tsgs_params_default();
+    tsgs_params p = tsg_defaults();
     tsgs_model *m1, *m2;
     ck_assert_int_eq(tsgs_train(ds, &p, NULL, &m1, NULL, NULL), TSGS_OK);
     p.cache_mb = 0;
@@ -194,7 +204,7 @@ static int stop_after_ten(void *user)
 START_TEST(early_stop_returns_partial_model)
 {
     tsgs_dataset *ds = fixture_blobs(3000, 3, 2.0, 0.5, 30, 15, 2, NULL);
-    tsgs_params p = tsgs_params_default();
+    tsgs_params p = tsg_defaults();
     p.max_features = 0;
     tsgs_train_hooks h;
     memset(&h, 0, sizeof h);
@@ -214,7 +224,7 @@ START_TEST(bad_training_data)
 {
     tsgs_error err;
     tsgs_model *m = NULL;
-    tsgs_params p = tsgs_params_default();
+    tsgs_params p = tsg_defaults();
     float x[6] = {1, 2, 3, 4, 5, 6};
     double one_class[3] = {1, 1, TSGS_UNLABELED};
     double three[3] = {1, 2, 3};
@@ -258,7 +268,7 @@ START_TEST(codrna_200_labels_accuracy)
     ro.min_features = tsgs_dataset_features(train);
     ck_assert_int_eq(tsgs_dataset_read("data/real/cod-rna.t.xz", &ro, &test, &err), TSGS_OK);
     ck_assert_int_eq(tsgs_dataset_keep_labels(train, 200, 1, &err), TSGS_OK);
-    tsgs_params p = tsgs_params_default();
+    tsgs_params p = tsg_defaults();
     ck_assert_int_eq(tsgs_config_read("../configs/cod-rna.conf", set_param, &p, &err), TSGS_OK);
     tsgs_model *m, *sup;
     ck_assert_int_eq(tsgs_train(train, &p, NULL, &m, NULL, &err), TSGS_OK);
@@ -322,7 +332,7 @@ START_TEST(cdsg_reuses_blocks)
 {
     double *truth;
     tsgs_dataset *ds = fixture_blobs(600, 4, 2.0, 0.5, 600, 300, 13, &truth);
-    tsgs_params p = tsgs_params_default();
+    tsgs_params p = tsg_defaults();
     p.solver = TSGS_SOLVER_DSG;
     p.iterations = 300;
     p.batch_labeled = 64;
@@ -355,7 +365,7 @@ START_TEST(frs_first_step_is_projected_gradient)
     /* loop index 0: PAIR features, 1: COS features (phi = sqrt(2) cos) */
     const int cosmap = _i;
     tsgs_dataset *ds = fixture_blobs(300, 3, 2.0, 0.5, 300, 150, 3, NULL);
-    tsgs_params p = tsgs_params_default();
+    tsgs_params p = tsg_defaults();
     p.solver = TSGS_SOLVER_FRS;
     p.feature_map = cosmap ? TSGS_FEATURES_COS : TSGS_FEATURES_PAIR;
     p.iterations = 1;
@@ -404,7 +414,7 @@ START_TEST(frs_learns_and_is_thread_independent)
 {
     double *truth;
     tsgs_dataset *ds = fixture_blobs(3000, 5, 2.0, 0.5, 40, 20, 17, &truth);
-    tsgs_params p = tsgs_params_default();
+    tsgs_params p = tsg_defaults();
     p.solver = TSGS_SOLVER_FRS;
     p.max_features = 256;
     p.passes = 2;
@@ -430,7 +440,7 @@ END_TEST
 START_TEST(labeled_cache_or_not_same_model)
 {
     tsgs_dataset *ds = fixture_blobs(3000, 5, 1.5, 0.5, 3000, 1500, 8, NULL);
-    tsgs_params p = tsgs_params_default();
+    tsgs_params p = tsg_defaults();
     p.solver = TSGS_SOLVER_DSG;
     p.iterations = 200;
     p.max_features = 128;

@@ -51,6 +51,12 @@ static void on_progress(const tsgs_progress *pr, void *user)
     progress_state *ps = user;
     if (ps->quiet)
         return;
+    if (pr->stage) { /* safe: a stage ended */
+        fprintf(stderr, "%sstage %ld/%ld: %s done, elapsed %.1fs\n",
+                ps->tty ? "\r\033[K" : "", pr->iteration, pr->iterations,
+                pr->stage, pr->elapsed_s);
+        return;
+    }
     double now = wall();
     int last = pr->iteration == pr->iterations;
     int measured = pr->monitor_accuracy >= 0.0;
@@ -307,6 +313,8 @@ int cmd_train(int argc, char **argv)
     else if (!o.quiet)
         fprintf(stderr, "trained: %ld %s, %.3fs; model written to %s\n",
                 tsgs_model_feature_count(model), what, train_s, model_path);
+    if (!o.quiet && tsgs_model_note(model)[0])
+        fprintf(stderr, "%s\n", tsgs_model_note(model));
     if (test) {
         size_t nt = tsgs_dataset_rows(test);
         dec = malloc(sizeof(double) * (nt ? nt : 1));

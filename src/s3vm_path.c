@@ -1,0 +1,248 @@
+/* The semi-supervised phase of the safe solver. On explicit feature rows
+ * phi (a random-feature map), with f(x) = w . phi(x) + b:
+ *
+ *   J_T(w, b) = 1/2 |w|^2 + sum_L c_i h(y_i f(x_i)) + sum_U c_i u_T(f(x_i))
+ *
+ * h the hinge (smoothed so that L-BFGS sees a gradient), u_T a soft
+ * minimum of the two hinges h(r) and h(-r) at temperature T: nearly the
+ * convex mean of the two when T is large, the non-convex symmetric hinge
+ * as T -> 0. Lowering T in steps, each solve starting from the last,
+ * follows a continuation path instead of falling into the nearest local
+ * minimum (deterministic annealing). The balance constraint holds the
+ * mean unlabeled output at 2p - 1 by eliminating the bias:
+ * b = target - w . mean_U phi, so no step can move every unlabeled row to
+ * one class. */
+#include "s3vm_path.h"
+
+#include "lbfgs.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Width of the quadratic piece that smooths the hinge's kink. */
+#define HINGE_SMOOTH 0.2
+
+double tsgs__smooth_hinge(double z, double *dz)
+{
+    const double h = HINGE_SMOOTH;
+    if (z >= 1.0) {
+        *dz = 0.0;
+        return 0.0;
+    }
+    if (z <= 1.0 - h) {
+        *dz = -1.0;
+        return 1.0 - z - 0.5 * h;
+    }
+    double e = 1.0 - z;
+    *dz = -e / h;
+    return 0.5 * e * e / h;
+}
+
+double tsgs__softmin_loss(double r, double T, double *dr)
+{
+    double da, db;
+    double a = tsgs__smooth_hinge(r, &da);  /* as if the label were +1 */
+    double b = tsgs__smooth_hinge(-r, &db); /* as if it were -1 */
+    db = -db;
+    double lo = a < b ? a : b;
+    double ea = exp(-(a - lo) / T), eb = exp(-(b - lo) / T);
+    double z = ea + eb;
+    *dr = (ea * da + eb * db) / z;
+    /* + T log 2: the same gradient, but no offset of size C n_u T that
+     * would swamp L-BFGS's relative stopping test at high T */
+    return lo - T * log(0.5 * z);
+}
+
+double tsgs__s3vm_balance_bias(const tsgs__s3vm_problem *pb, const double *w)
+{
+    double s = 0.0;
+    for (size_t j = 0; j < pb->D; j++)
+        s += w[j] * pb->mphi[j];
+    return pb->target - s;
+}
+
+/* One binary, the widest vector unit of the machine it runs on. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
+    !defined(__SANITIZE_THREAD__)
+#define CLONES \
+    __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", \
+                                 "default")))
+#else
+#define CLONES
+#endif
+
+#define LANES 16
+
+/* x . w over D floats: 16 float partial sums (one vector), then a double
+ * sum; the lanes keep their order, so no reassociation is needed. */
+CLONES static double dot_f(const float *x, const float *w, size_t D)
+{
+    float acc[LANES] = {0};
+    size_t j = 0;
+    for (; j + LANES <= D; j += LANES)
+        for (int l = 0; l < LANES; l++)
+            acc[l] += x[j + l] * w[j + l];
+    double s = 0.0;
+    for (int l = 0; l < LANES; l++)
+        s += acc[l];
+    for (; j < D; j++)
+        s += (double)x[j] * w[j];
+    return s;
+}
+
+CLONES static void axpy_f(float a, const float *x, float *y, size_t n)
+{
+    for (size_t j = 0; j < n; j++)
+        y[j] += a * x[j];
+}
+
+/* z[i] = Phi[i] . w for rows with a weight; each row on one thread. */
+static void forward(const tsgs__s3vm_problem *pb, const float *wf, double *z)
+{
+    const size_t D = pb->D;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(pb->threads) schedule(static) \
+    if (pb->n * D > 200000)
+#endif
+    for (size_t i = 0; i < pb->n; i++)
+        z[i] = pb->cw[i] == 0.0 ? 0.0 : dot_f(pb->Phi + i * D, wf, D);
+}
+
+/* g[j] += sum_i v[i] Phi[i][j]: columns split over threads, rows summed
+ * in order (in float over ROW_BLOCK rows, then in double), so the result
+ * does not depend on the thread count. */
+#define COL_CHUNK 256
+#define ROW_BLOCK 128
+static void backward(const tsgs__s3vm_problem *pb, const double *v, double *g)
+{
+    const size_t D = pb->D;
+    const long chunks = (long)((D + COL_CHUNK - 1) / COL_CHUNK);
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(pb->threads) schedule(static) \
+    if (pb->n * D > 200000)
+#endif
+    for (long c = 0; c < chunks; c++) {
+        size_t j0 = (size_t)c * COL_CHUNK;
+        size_t w = j0 + COL_CHUNK < D ? COL_CHUNK : D - j0;
+        float acc[COL_CHUNK];
+        for (size_t i0 = 0; i0 < pb->n; i0 += ROW_BLOCK) {
+            size_t i1 = i0 + ROW_BLOCK < pb->n ? i0 + ROW_BLOCK : pb->n;
+            memset(acc, 0, sizeof acc);
+            for (size_t i = i0; i < i1; i++)
+                if (v[i] != 0.0)
+                    axpy_f((float)v[i], pb->Phi + i * D + j0, acc, w);
+            for (size_t j = 0; j < w; j++)
+                g[j0 + j] += acc[j];
+        }
+    }
+}
+
+typedef struct {
+    const tsgs__s3vm_problem *pb;
+    double T;
+    double *z, *v; /* n scratch each */
+    float *wf;     /* D: w as floats */
+} eval_t;
+
+static double objective(const tsgs__s3vm_problem *pb, double T,
+                        const double *w, double b, double *gw, double *gb,
+                        double *z, double *v, float *wf)
+{
+    const size_t D = pb->D;
+    for (size_t j = 0; j < D; j++)
+        wf[j] = (float)w[j];
+    forward(pb, wf, z);
+    double bias = pb->balance ? tsgs__s3vm_balance_bias(pb, w) : b;
+    double loss = 0.0, vsum = 0.0;
+    for (size_t i = 0; i < pb->n; i++) {
+        v[i] = 0.0;
+        if (pb->cw[i] == 0.0)
+            continue;
+        double f = z[i] + bias, d;
+        if (pb->y[i] != 0.0) {
+            loss += pb->cw[i] * tsgs__smooth_hinge(pb->y[i] * f, &d);
+            v[i] = pb->cw[i] * pb->y[i] * d;
+        } else {
+            loss += pb->cw[i] * tsgs__softmin_loss(f, T, &d);
+            v[i] = pb->cw[i] * d;
+        }
+        vsum += v[i];
+    }
+    double reg = 0.0;
+    for (size_t j = 0; j < D; j++) {
+        reg += w[j] * w[j];
+        gw[j] = w[j];
+    }
+    backward(pb, v, gw);
+    if (pb->balance) { /* d bias / d w = -mphi */
+        for (size_t j = 0; j < D; j++)
+            gw[j] -= vsum * pb->mphi[j];
+        *gb = 0.0;
+    } else {
+        *gb = vsum;
+    }
+    return 0.5 * reg + loss;
+}
+
+double tsgs__s3vm_objective(const tsgs__s3vm_problem *pb, double T,
+                            const double *w, double b, double *gw,
+                            double *gb)
+{
+    double *z = malloc(sizeof(double) * (pb->n ? pb->n : 1));
+    double *v = malloc(sizeof(double) * (pb->n ? pb->n : 1));
+    float *wf = malloc(sizeof(float) * (pb->D ? pb->D : 1));
+    double f = NAN;
+    if (z && v && wf)
+        f = objective(pb, T, w, b, gw, gb, z, v, wf);
+    free(z);
+    free(v);
+    free(wf);
+    return f;
+}
+
+/* The L-BFGS objective over x = (w, b): b is the last entry. */
+static double lbfgs_fn(const double *x, double *grad, void *user)
+{
+    eval_t *e = user;
+    const size_t D = e->pb->D;
+    return objective(e->pb, e->T, x, x[D], grad, grad + D, e->z, e->v,
+                     e->wf);
+}
+
+tsgs_status tsgs__s3vm_anneal(const tsgs__s3vm_problem *pb,
+                              const double *temps, int ntemps, long iters,
+                              double *w, double *b, double *cand_w,
+                              double *cand_b, tsgs_error *err)
+{
+    const size_t D = pb->D;
+    double *x = malloc(sizeof(double) * (D + 1));
+    eval_t e = {pb, 1.0, malloc(sizeof(double) * (pb->n ? pb->n : 1)),
+                malloc(sizeof(double) * (pb->n ? pb->n : 1)),
+                malloc(sizeof(float) * (D ? D : 1))};
+    tsgs_status st = TSGS_OK;
+    if (!x || !e.z || !e.v || !e.wf) {
+        st = TSGS__NOMEM(err);
+        goto done;
+    }
+    memcpy(x, w, sizeof(double) * D);
+    x[D] = pb->balance ? 0.0 : *b;
+    tsgs__lbfgs_opts lo = {10, iters, 1e-7};
+    for (int k = 0; k < ntemps; k++) {
+        e.T = temps[k];
+        if (tsgs__lbfgs(D + 1, x, lbfgs_fn, &e, &lo) < 0) {
+            st = TSGS__NOMEM(err);
+            goto done;
+        }
+        memcpy(cand_w + (size_t)k * D, x, sizeof(double) * D);
+        cand_b[k] = pb->balance ? tsgs__s3vm_balance_bias(pb, x) : x[D];
+    }
+    memcpy(w, x, sizeof(double) * D);
+    *b = pb->balance ? tsgs__s3vm_balance_bias(pb, x) : x[D];
+done:
+    free(x);
+    free(e.z);
+    free(e.v);
+    free(e.wf);
+    return st;
+}

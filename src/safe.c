@@ -1,0 +1,772 @@
+/* The safe solver: what a user gets with no settings. Four stages, each on
+ * the random-feature model the rest of the library predicts with:
+ *
+ * 1. model selection on the labeled rows: C and sigma on a grid around
+ *    sigma0 = 1 / median squared distance, scored by stratified k-fold CV
+ *    repeated GRID_REPEATS times and smoothed over the grid (one CV on
+ *    a few hundred labels is too noisy to pick from);
+ * 2. the supervised SVM at the chosen point (svm_dual.c);
+ * 3. the semi-supervised path from that solution (s3vm_path.c): the
+ *    annealed S3VM objective at falling temperatures, under a balance
+ *    constraint, over a seeded sample of the unlabeled rows; each
+ *    temperature's solution is a candidate;
+ * 4. safe selection: a fresh CV on the labeled rows reruns stages 2-3 per
+ *    fold (the unlabeled rows fixed) and keeps the most annealed candidate
+ *    that does at least as well as the supervised one, else the supervised
+ *    one, so the unlabeled rows can only be used where they do not hurt
+ *    (the idea of S4VM: never clearly worse than the supervised SVM). */
+#include "safe.h"
+
+#include "s3vm_path.h"
+#include "svm_dual.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define GRID_REPEATS 3     /* CV repeats averaged per grid point */
+#define GRID_ROWS 2000     /* labeled rows the grid sees at most */
+#define MEDIAN_ROWS 1000   /* rows the median distance is taken over */
+#define DEFAULT_FEATURES 1024
+#define FOLDS 5
+#define LBFGS_ITERS 50     /* per temperature */
+#define DUAL_EPOCHS 1000
+#define GRID_EPOCHS 200    /* the grid's fits only rank grid points */
+#define DUAL_TOL 1e-3
+
+/* sigma multipliers 2^-8, 2^-6, ..., 2^4 and LIBSVM's C 2^-5 ... 2^15 */
+static const double SIGMA_LOG2[] = {-8, -6, -4, -2, 0, 2, 4};
+static const double C_LOG2[] = {-5, -3, -1, 1, 3, 5, 7, 9, 11, 13, 15};
+#define N_SIGMA (sizeof SIGMA_LOG2 / sizeof SIGMA_LOG2[0])
+#define N_C (sizeof C_LOG2 / sizeof C_LOG2[0])
+static const double TEMPS[] = {10, 3, 1, 0.3, 0.1};
+#define N_TEMPS ((int)(sizeof TEMPS / sizeof TEMPS[0]))
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Everything the stages share. */
+typedef struct {
+    const tsgs_dataset *ds;
+    tsgs_params p;
+    const tsgs__scaler *scaler;
+    const tsgs_train_hooks *hooks;
+    int threads;
+    double t_start;
+    size_t d;
+    size_t nl, nw;     /* labeled rows, unlabeled rows in the sample */
+    float *XL, *XW;    /* their scaled rows */
+    double *yl;        /* +1 / -1 */
+    double pos_share;  /* of the labeled rows */
+    double pos_label;  /* the raw label of class +1 */
+    double balance_ratio; /* positive share the balance holds */
+    double grid_cv;    /* smoothed CV accuracy of the chosen point */
+    size_t ndirs, D;   /* directions, features */
+    tsgs__fspec fs;
+    double c_lib;      /* chosen per-row hinge weight (LIBSVM's C) */
+    double c_unl;      /* per-row unlabeled weight */
+    float *Phi;        /* (nl + nw) x D features at the chosen sigma */
+    double *mphi;      /* mean feature row of the unlabeled sample */
+    char note[256];
+} safe_t;
+
+static void safe_free(safe_t *s)
+{
+    free(s->XL);
+    free(s->XW);
+    free(s->yl);
+    free(s->Phi);
+    free(s->mphi);
+}
+
+static int should_stop(const safe_t *s)
+{
+    const tsgs_train_hooks *h = s->hooks;
+    return h && h->should_stop && h->should_stop(h->user);
+}
+
+static void report(const safe_t *s, long stage, const char *what)
+{
+    const tsgs_train_hooks *h = s->hooks;
+    if (!h || !h->progress)
+        return;
+    tsgs_progress pr;
+    memset(&pr, 0, sizeof pr);
+    pr.iteration = stage;
+    pr.iterations = TSGS__SAFE_STAGES;
+    pr.elapsed_s = now_s() - s->t_start;
+    pr.rows_per_s = (double)(s->nl + s->nw) * (double)stage /
+                    (pr.elapsed_s > 0 ? pr.elapsed_s : 1e-9);
+    pr.features = (long)s->D;
+    pr.monitor_accuracy = -1.0;
+    pr.stage = what;
+    h->progress(&pr, h->user);
+}
+
+/* A seeded shuffle of idx[0..n). */
+static void shuffle(size_t *idx, size_t n, uint64_t seed, uint64_t tag)
+{
+    for (size_t i = n; i > 1; i--) {
+        size_t j = (size_t)tsgs__below(seed, TSGS__STREAM_SAFE,
+                                       (tag << 40) ^ i, i);
+        size_t t = idx[i - 1];
+        idx[i - 1] = idx[j];
+        idx[j] = t;
+    }
+}
+
+/* Stratified folds of n labeled rows: per class a seeded shuffle dealt
+ * round-robin, the deal continuing across classes. */
+static void stratified_folds(const double *y, size_t n, int k, uint64_t seed,
+                             uint64_t tag, size_t *scratch, int *fold)
+{
+    int next = 0;
+    for (int c = 0; c < 2; c++) {
+        double label = c ? 1.0 : -1.0;
+        size_t m = 0;
+        for (size_t i = 0; i < n; i++)
+            if (y[i] == label)
+                scratch[m++] = i;
+        shuffle(scratch, m, seed, tag * 2 + (uint64_t)c);
+        for (size_t i = 0; i < m; i++) {
+            fold[scratch[i]] = next;
+            next = (next + 1) % k;
+        }
+    }
+}
+
+/* ---------------------------------------------------------- the data */
+
+static tsgs_status gather_rows(safe_t *s, tsgs_error *err)
+{
+    const tsgs_dataset *ds = s->ds;
+    const size_t d = s->d;
+    size_t nu = ds->n - s->nl;
+    size_t cap = s->p.unlabeled_sample > 0 ? (size_t)s->p.unlabeled_sample
+                                           : nu;
+    s->nw = nu < cap ? nu : cap;
+    s->XL = malloc(sizeof(float) * (s->nl ? s->nl : 1) * d);
+    s->yl = malloc(sizeof(double) * (s->nl ? s->nl : 1));
+    s->XW = malloc(sizeof(float) * (s->nw ? s->nw : 1) * d);
+    size_t *uidx = malloc(sizeof(size_t) * (nu ? nu : 1));
+    if (!s->XL || !s->yl || !s->XW || !uidx) {
+        free(uidx);
+        return TSGS__NOMEM(err);
+    }
+    size_t il = 0, iu = 0, npos = 0;
+    for (size_t i = 0; i < ds->n; i++) {
+        if (isnan(ds->y[i])) {
+            uidx[iu++] = i;
+            continue;
+        }
+        tsgs__scaler_apply(s->scaler, ds->x + i * d, d, s->XL + il * d);
+        s->yl[il] = ds->y[i] == s->pos_label ? 1.0 : -1.0;
+        npos += s->yl[il] > 0;
+        il++;
+    }
+    /* a seeded sample of the unlabeled rows, kept in file order */
+    if (s->nw < nu) {
+        shuffle(uidx, nu, s->p.seed, 1);
+        size_t *cmp = uidx;
+        /* sort the first nw indices: insertion-free counting by marks */
+        unsigned char *mark = calloc(ds->n, 1);
+        if (!mark) {
+            free(uidx);
+            return TSGS__NOMEM(err);
+        }
+        for (size_t i = 0; i < s->nw; i++)
+            mark[cmp[i]] = 1;
+        size_t k = 0;
+        for (size_t i = 0; i < ds->n; i++)
+            if (mark[i])
+                uidx[k++] = i;
+        free(mark);
+    }
+    for (size_t i = 0; i < s->nw; i++)
+        tsgs__scaler_apply(s->scaler, ds->x + uidx[i] * d, d, s->XW + i * d);
+    free(uidx);
+    s->pos_share = (double)npos / (double)s->nl;
+    return TSGS_OK;
+}
+
+static double sqdist(const float *a, const float *b, size_t d)
+{
+    double s = 0.0;
+    for (size_t k = 0; k < d; k++) {
+        double t = (double)a[k] - (double)b[k];
+        s += t * t;
+    }
+    return s;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* sigma0 = 1 / the median squared distance between rows of a seeded
+ * sample of labeled and unlabeled rows: the kernel's scale then matches
+ * the data's, whatever its units or dimension. */
+static tsgs_status median_sigma(const safe_t *s, double *sigma,
+                                tsgs_error *err)
+{
+    size_t n = s->nl + s->nw;
+    size_t m = n < MEDIAN_ROWS ? n : MEDIAN_ROWS;
+    size_t *idx = malloc(sizeof(size_t) * (n ? n : 1));
+    size_t npairs = m * (m - 1) / 2;
+    double *dist = malloc(sizeof(double) * (npairs ? npairs : 1));
+    if (!idx || !dist) {
+        free(idx);
+        free(dist);
+        return TSGS__NOMEM(err);
+    }
+    for (size_t i = 0; i < n; i++)
+        idx[i] = i;
+    shuffle(idx, n, s->p.seed, 2);
+    size_t k = 0;
+    for (size_t a = 0; a < m; a++) {
+        const float *xa = idx[a] < s->nl ? s->XL + idx[a] * s->d
+                                         : s->XW + (idx[a] - s->nl) * s->d;
+        for (size_t b = a + 1; b < m; b++) {
+            const float *xb = idx[b] < s->nl
+                                  ? s->XL + idx[b] * s->d
+                                  : s->XW + (idx[b] - s->nl) * s->d;
+            double t = sqdist(xa, xb, s->d);
+            if (t > 0.0)
+                dist[k++] = t;
+        }
+    }
+    double med = 0.0;
+    if (k > 0) {
+        qsort(dist, k, sizeof(double), cmp_double);
+        med = k % 2 ? dist[k / 2] : 0.5 * (dist[k / 2 - 1] + dist[k / 2]);
+    }
+    free(idx);
+    free(dist);
+    /* identical rows everywhere: LIBSVM's 1 / d */
+    *sigma = med > 0.0 ? 1.0 / med : 1.0 / (double)s->d;
+    return TSGS_OK;
+}
+
+/* ----------------------------------------------------- feature rows */
+
+/* The feature rows of X (n x d) under fs's first ndirs directions, scaled
+ * so that phi(x) . phi(x') estimates k(x, x'): PAIR [cos | sin] / sqrt(m),
+ * COS sqrt(2) cos / sqrt(m), m the directions. out: n x D floats. */
+static tsgs_status feature_rows(const tsgs__fspec *fs, size_t ndirs,
+                                const float *X, size_t n, int threads,
+                                float *out, tsgs_error *err)
+{
+    const long ngroups = (long)((ndirs + TSGS__LANES - 1) / TSGS__LANES);
+    const size_t W = (size_t)ngroups * TSGS__LANES;
+    const int pair = fs->map == TSGS_FEATURES_PAIR;
+    const size_t D = pair ? 2 * ndirs : ndirs;
+    const size_t chunk = 1024; /* rows per kernel call: bounded scratch */
+    float *panel = malloc(sizeof(float) * W * fs->d);
+    float *phase = malloc(sizeof(float) * W);
+    float *cv = malloc(sizeof(float) * W * chunk);
+    float *sv = malloc(sizeof(float) * W * chunk);
+    if (!panel || !phase || !cv || !sv) {
+        free(panel); free(phase); free(cv); free(sv);
+        return TSGS__NOMEM(err);
+    }
+    tsgs__pack_directions(fs, 0, (long)ndirs, panel, phase);
+    const float k = (float)((pair ? 1.0 : sqrt(2.0)) / sqrt((double)ndirs));
+    for (size_t i0 = 0; i0 < n; i0 += chunk) {
+        size_t m = n - i0 < chunk ? n - i0 : chunk;
+        tsgs__eval_features(fs->d, panel, phase, ngroups, X + i0 * fs->d, m,
+                            threads, cv, pair ? sv : NULL);
+        for (size_t i = 0; i < m; i++) {
+            float *o = out + (i0 + i) * D;
+            for (size_t j = 0; j < ndirs; j++) {
+                o[j] = k * cv[i * W + j];
+                if (pair)
+                    o[ndirs + j] = k * sv[i * W + j];
+            }
+        }
+    }
+    free(panel); free(phase); free(cv); free(sv);
+    return TSGS_OK;
+}
+
+/* ------------------------------------------- stage 1: model selection */
+
+/* Smoothed score of grid point (a, b): the mean over its 3 x 3
+ * neighbourhood inside the grid. */
+static double smoothed(const double *score, int na, int nb, int a, int b)
+{
+    double s = 0.0;
+    int k = 0;
+    for (int i = a - 1; i <= a + 1; i++)
+        for (int j = b - 1; j <= b + 1; j++)
+            if (i >= 0 && i < na && j >= 0 && j < nb) {
+                s += score[i * nb + j];
+                k++;
+            }
+    return s / k;
+}
+
+/* CV accuracy of every (sigma, C) grid point on up to GRID_ROWS labeled
+ * rows, with the exact kernel (random features match it closely at the
+ * feature count used, and a Gram matrix costs O(n^2 d), not O(n^2 D)).
+ * Writes the chosen sigma and per-row C. */
+static tsgs_status select_grid(safe_t *s, double sigma0, tsgs_error *err)
+{
+    const int fixed_sigma = s->p.sigma > 0.0, fixed_c = s->p.c > 0.0;
+    const int na = fixed_sigma ? 1 : (int)N_SIGMA;
+    const int nb = fixed_c ? 1 : (int)N_C;
+    double sigmas[N_SIGMA], cs[N_C];
+    for (int a = 0; a < na; a++)
+        sigmas[a] = fixed_sigma ? s->p.sigma : sigma0 * exp2(SIGMA_LOG2[a]);
+    for (int b = 0; b < nb; b++)
+        cs[b] = fixed_c ? s->p.c / (double)s->nl : exp2(C_LOG2[b]);
+    if (na == 1 && nb == 1) {
+        s->fs.sigma = sigmas[0];
+        s->c_lib = cs[0];
+        return TSGS_OK;
+    }
+    /* the rows the grid sees: all labeled rows, or a seeded sample */
+    size_t n = s->nl < GRID_ROWS ? s->nl : GRID_ROWS;
+    size_t *rows = malloc(sizeof(size_t) * s->nl);
+    double *dist = malloc(sizeof(double) * n * n);
+    double *score = calloc((size_t)na * (size_t)nb, sizeof(double));
+    if (!rows || !dist || !score) {
+        free(rows); free(dist); free(score);
+        return TSGS__NOMEM(err);
+    }
+    for (size_t i = 0; i < s->nl; i++)
+        rows[i] = i;
+    if (n < s->nl)
+        shuffle(rows, s->nl, s->p.seed, 3);
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i; j < n; j++)
+            dist[i * n + j] = dist[j * n + i] =
+                sqdist(s->XL + rows[i] * s->d, s->XL + rows[j] * s->d, s->d);
+    const int k = n < FOLDS ? (int)n : FOLDS;
+    const int ntasks = na * GRID_REPEATS;
+    tsgs_status st = TSGS_OK;
+    /* one task per (sigma, repeat): its Gram matrix, its folds, and the C
+     * path in each fold, warm-started from the previous C */
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(s->threads) schedule(dynamic, 1)
+#endif
+    for (int task = 0; task < ntasks; task++) {
+        const int a = task / GRID_REPEATS, rep = task % GRID_REPEATS;
+        float *K = malloc(sizeof(float) * n * n);
+        float *Q = malloc(sizeof(float) * n * n);
+        double *y = malloc(sizeof(double) * n);
+        double *alpha = malloc(sizeof(double) * n);
+        size_t *tr = malloc(sizeof(size_t) * n);
+        size_t *scr = malloc(sizeof(size_t) * n);
+        int *fold = malloc(sizeof(int) * n);
+        double right[N_C] = {0};
+        tsgs_error e;
+        int ok = K && Q && y && alpha && tr && scr && fold;
+        if (ok) {
+            for (size_t i = 0; i < n; i++) {
+                y[i] = s->yl[rows[i]];
+                for (size_t j = 0; j < n; j++)
+                    K[i * n + j] =
+                        (float)(exp(-sigmas[a] * dist[i * n + j]) + 1.0);
+            }
+            stratified_folds(y, n, k, s->p.seed, 16 + (uint64_t)rep, scr,
+                             fold);
+        }
+        for (int f = 0; ok && f < k; f++) {
+            size_t ntr = 0;
+            for (size_t i = 0; i < n; i++)
+                if (fold[i] != f)
+                    tr[ntr++] = i;
+            for (size_t i = 0; i < ntr; i++)
+                for (size_t j = 0; j < ntr; j++)
+                    Q[i * ntr + j] = (float)(y[tr[i]] * y[tr[j]]) *
+                                     K[tr[i] * n + tr[j]];
+            memset(alpha, 0, sizeof(double) * n);
+            for (int b = 0; ok && b < nb; b++) {
+                tsgs__dual_opts o = {GRID_EPOCHS, DUAL_TOL,
+                                     s->p.seed + (uint64_t)task};
+                ok = tsgs__svm_dual_gram(Q, ntr, cs[b], &o, alpha, &e) ==
+                     TSGS_OK;
+                for (size_t i = 0; ok && i < n; i++) {
+                    if (fold[i] != f)
+                        continue;
+                    double g = 0.0;
+                    for (size_t j = 0; j < ntr; j++)
+                        g += alpha[j] * y[tr[j]] * (double)K[i * n + tr[j]];
+                    right[b] += (g > 0.0 ? 1.0 : -1.0) == y[i];
+                }
+            }
+        }
+#ifdef _OPENMP
+#pragma omp critical(safe_grid)
+#endif
+        {
+            if (!ok)
+                st = TSGS_ERR_NOMEM;
+            for (int b = 0; b < nb; b++) /* whole counts: any order */
+                score[a * nb + b] += right[b];
+        }
+        free(K); free(Q); free(y); free(alpha); free(tr); free(scr);
+        free(fold);
+    }
+    if (st != TSGS_OK)
+        st = TSGS__NOMEM(err);
+    if (st == TSGS_OK) {
+        /* best smoothed score; ties to the sigma nearest sigma0, then the
+         * largest C (a small C ties by predicting one class) */
+        int best_a = -1, best_b = -1;
+        double best = -1.0;
+        for (int a = 0; a < na; a++)
+            for (int b = 0; b < nb; b++) {
+                double v = smoothed(score, na, nb, a, b);
+                double eps = 1e-9 * (best > 1.0 ? best : 1.0);
+                int take = best_a < 0 || v > best + eps;
+                if (!take && fabs(v - best) <= eps) {
+                    double da = fixed_sigma ? 0 : fabs(SIGMA_LOG2[a]);
+                    double db = fixed_sigma ? 0 : fabs(SIGMA_LOG2[best_a]);
+                    take = da < db || (da == db && b > best_b);
+                }
+                if (take) {
+                    best = v > best ? v : best;
+                    best_a = a;
+                    best_b = b;
+                }
+            }
+        s->fs.sigma = sigmas[best_a];
+        s->c_lib = cs[best_b];
+        s->grid_cv = smoothed(score, na, nb, best_a, best_b) /
+                     ((double)GRID_REPEATS * (double)n);
+    }
+    free(rows);
+    free(dist);
+    free(score);
+    return st;
+}
+
+/* ------------------------------------ stages 2 and 3: one fit's path */
+
+/* Labeled rows above this are too many for the semi-supervised phase's
+ * repeated full passes; with that many labels it rarely pays anyway. */
+#define SEMI_LABELED_MAX 5000
+
+/* The supervised SVM on the labeled rows whose fold is not `hold` (every
+ * row when fold is NULL), then, when there is an unlabeled sample, the
+ * annealed path from it. cand_w gets 1 + N_TEMPS weight vectors (the
+ * supervised one first), cand_b their biases. */
+static tsgs_status fit_path(const safe_t *s, const int *fold, int hold,
+                            int threads, int semi, double *cand_w,
+                            double *cand_b, tsgs_error *err)
+{
+    const size_t D = s->D, nl = s->nl;
+    size_t ntr = 0;
+    for (size_t i = 0; i < nl; i++)
+        ntr += !fold || fold[i] != hold;
+    float *Ptr = NULL;
+    double *ytr = malloc(sizeof(double) * (ntr ? ntr : 1));
+    double *y = NULL, *cw = NULL;
+    tsgs_status st = TSGS_OK;
+    if (!ytr) {
+        st = TSGS__NOMEM(err);
+        goto done;
+    }
+    const float *P = s->Phi;
+    if (fold) { /* the training rows' features, contiguous */
+        Ptr = malloc(sizeof(float) * (ntr ? ntr : 1) * D);
+        if (!Ptr) {
+            st = TSGS__NOMEM(err);
+            goto done;
+        }
+        P = Ptr;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < nl; i++)
+        if (!fold || fold[i] != hold) {
+            if (fold)
+                memcpy(Ptr + k * D, s->Phi + i * D, sizeof(float) * D);
+            ytr[k++] = s->yl[i];
+        }
+    tsgs__dual_opts o = {DUAL_EPOCHS, DUAL_TOL, s->p.seed};
+    if ((st = tsgs__svm_dual_features(P, D, ytr, ntr, s->c_lib, &o, cand_w,
+                                      &cand_b[0], err)) != TSGS_OK)
+        goto done;
+    if (!semi)
+        goto done;
+    const size_t n = nl + s->nw;
+    y = malloc(sizeof(double) * n);
+    cw = malloc(sizeof(double) * n);
+    if (!y || !cw) {
+        st = TSGS__NOMEM(err);
+        goto done;
+    }
+    for (size_t i = 0; i < n; i++) {
+        int labeled = i < nl;
+        y[i] = labeled ? s->yl[i] : 0.0;
+        cw[i] = !labeled ? s->c_unl
+                : fold && fold[i] == hold ? 0.0 : s->c_lib;
+    }
+    tsgs__s3vm_problem pb = {n, D, s->Phi, y, cw, s->mphi, s->p.balance,
+                             2.0 * s->balance_ratio - 1.0, threads};
+    double *w = cand_w + D, b = cand_b[0];
+    memcpy(w, cand_w, sizeof(double) * D);
+    st = tsgs__s3vm_anneal(&pb, TEMPS, N_TEMPS, LBFGS_ITERS, w, &b, cand_w + D,
+                           cand_b + 1, err);
+done:
+    free(Ptr);
+    free(ytr);
+    free(y);
+    free(cw);
+    return st;
+}
+
+/* ------------------------------------------- stage 4: safe selection */
+
+/* CV accuracy of each of the 1 + N_TEMPS candidates, by refitting the
+ * path with each fold's labels held out; returns the candidate kept. */
+static tsgs_status select_candidate(safe_t *s, double *acc, int *kept,
+                                    tsgs_error *err)
+{
+    const size_t nl = s->nl, D = s->D;
+    const int k = nl < FOLDS ? (int)nl : FOLDS;
+    const int nc = 1 + N_TEMPS;
+    int *fold = malloc(sizeof(int) * nl);
+    size_t *scr = malloc(sizeof(size_t) * nl);
+    size_t *right = calloc((size_t)nc, sizeof(size_t));
+    tsgs_status st = TSGS_OK;
+    if (!fold || !scr || !right) {
+        st = TSGS__NOMEM(err);
+        goto done;
+    }
+    stratified_folds(s->yl, nl, k, s->p.seed, 99, scr, fold);
+    /* folds side by side, one thread each, when there are threads to
+     * spare; else one after another with all threads */
+    const int outer = s->threads > 1 ? s->threads : 1;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(outer) schedule(dynamic, 1)
+#endif
+    for (int f = 0; f < k; f++) {
+        double *cw_ = malloc(sizeof(double) * D * (size_t)nc);
+        double cb[1 + N_TEMPS];
+        tsgs_error e;
+        tsgs_status fs = cw_ ? fit_path(s, fold, f, 1, 1, cw_, cb, &e)
+                             : TSGS_ERR_NOMEM;
+        if (fs == TSGS_OK) {
+            size_t r[1 + N_TEMPS] = {0};
+            for (size_t i = 0; i < nl; i++) {
+                if (fold[i] != f)
+                    continue;
+                const float *x = s->Phi + i * D;
+                for (int c = 0; c < nc; c++) {
+                    const double *w = cw_ + (size_t)c * D;
+                    double g = cb[c];
+                    for (size_t j = 0; j < D; j++)
+                        g += w[j] * x[j];
+                    r[c] += (g > 0.0 ? 1.0 : -1.0) == s->yl[i];
+                }
+            }
+#ifdef _OPENMP
+#pragma omp critical(safe_select)
+#endif
+            for (int c = 0; c < nc; c++)
+                right[c] += r[c];
+        } else {
+#ifdef _OPENMP
+#pragma omp critical(safe_select)
+#endif
+            st = fs == TSGS_ERR_NOMEM ? TSGS__NOMEM(err) : fs;
+        }
+        free(cw_);
+    }
+    if (st != TSGS_OK)
+        goto done;
+    /* the most annealed candidate at least as good as the supervised one */
+    *kept = 0;
+    for (int c = 0; c < nc; c++) {
+        acc[c] = (double)right[c] / (double)nl;
+        if (c > 0 && right[c] >= right[0])
+            *kept = c;
+    }
+done:
+    free(fold);
+    free(scr);
+    free(right);
+    return st;
+}
+
+/* ------------------------------------------------------- the model */
+
+static tsgs_status make_model(const safe_t *s, const double *w, double b,
+                              int semi, double neg, double pos,
+                              tsgs__scaler *scaler, tsgs_model **out,
+                              tsgs_error *err)
+{
+    tsgs_params q = s->p;
+    q.sigma = s->fs.sigma;
+    q.c = s->c_lib * (double)s->nl;                 /* mean-loss weight */
+    q.c_star = semi ? s->c_unl * (double)s->nw : 0.0; /* likewise */
+    q.max_features = (long)s->D;
+    q.balance_ratio = s->balance_ratio;
+    tsgs_model *m = NULL;
+    const long nblocks = (long)s->ndirs / s->fs.dirs;
+    tsgs_status st = tsgs__model_new(&q, s->d, nblocks, &m, err);
+    if (st != TSGS_OK)
+        return st;
+    for (long i = 0; i < nblocks; i++)
+        if ((st = tsgs__model_add_block(m, err)) != TSGS_OK)
+            goto fail;
+    const int pair = s->fs.map == TSGS_FEATURES_PAIR;
+    const double k = 1.0 / sqrt((double)s->ndirs);
+    for (size_t g = 0; g < s->ndirs; g++) {
+        m->ac[g] = k * w[g];
+        if (pair)
+            m->as[g] = k * w[s->ndirs + g];
+    }
+    m->bias = b;
+    m->label_neg = neg;
+    m->label_pos = pos;
+    if ((st = tsgs__model_cache_sync(m, err)) != TSGS_OK)
+        goto fail;
+    m->scaler = *scaler; /* the model owns it from here */
+    memset(scaler, 0, sizeof *scaler);
+    snprintf(m->note, sizeof m->note, "%s", s->note);
+    *out = m;
+    return TSGS_OK;
+fail:
+    tsgs_model_free(m);
+    return st;
+}
+
+/* ---------------------------------------------------------- the run */
+
+tsgs_status tsgs__safe_train(const tsgs_dataset *ds, const tsgs_params *p,
+                             tsgs__scaler *scaler, double neg, double pos,
+                             size_t npos, const tsgs_train_hooks *hooks,
+                             tsgs_model **out, int *stopped_early,
+                             tsgs_error *err)
+{
+    safe_t s;
+    memset(&s, 0, sizeof s);
+    s.ds = ds;
+    s.p = *p;
+    s.scaler = scaler;
+    s.hooks = hooks;
+    s.threads = tsgs__threads_resolve(p->threads);
+    s.t_start = now_s();
+    s.d = ds->d;
+    s.nl = tsgs_dataset_labeled_count(ds);
+    s.pos_label = pos;
+    double *cand_w = NULL, cand_b[1 + N_TEMPS], acc[1 + N_TEMPS];
+    tsgs_model *m = NULL;
+    int stopped = 0;
+    tsgs_status st = gather_rows(&s, err);
+    if (st != TSGS_OK)
+        goto done;
+    (void)npos;
+    s.balance_ratio = p->balance_ratio >= 0.0 ? p->balance_ratio
+                                              : s.pos_share;
+    /* the features: a fixed count, rounded to whole blocks */
+    s.fs.kernel = p->kernel;
+    s.fs.map = p->feature_map;
+    s.fs.d = s.d;
+    s.fs.seed = p->seed;
+    s.fs.block_size = p->block_size;
+    s.fs.dirs = p->feature_map == TSGS_FEATURES_PAIR ? p->block_size / 2
+                                                     : p->block_size;
+    long want = p->max_features > 0 ? p->max_features : DEFAULT_FEATURES;
+    long dirs = p->feature_map == TSGS_FEATURES_PAIR ? (want + 1) / 2 : want;
+    s.ndirs = (size_t)((dirs + s.fs.dirs - 1) / s.fs.dirs * s.fs.dirs);
+    s.D = p->feature_map == TSGS_FEATURES_PAIR ? 2 * s.ndirs : s.ndirs;
+
+    double sigma0 = p->sigma;
+    if (sigma0 <= 0.0 && (st = median_sigma(&s, &sigma0, err)) != TSGS_OK)
+        goto done;
+    if ((st = select_grid(&s, sigma0, err)) != TSGS_OK)
+        goto done;
+    report(&s, 1, "model selection");
+    stopped = should_stop(&s);
+
+    const int semi = s.nw > 0 && s.nl <= SEMI_LABELED_MAX && !stopped;
+    const size_t nrows = s.nl + (semi ? s.nw : 0);
+    s.Phi = malloc(sizeof(float) * nrows * s.D);
+    s.mphi = calloc(s.D, sizeof(double));
+    cand_w = malloc(sizeof(double) * s.D * (1 + N_TEMPS));
+    if (!s.Phi || !s.mphi || !cand_w) {
+        st = TSGS__NOMEM(err);
+        goto done;
+    }
+    if ((st = feature_rows(&s.fs, s.ndirs, s.XL, s.nl, s.threads, s.Phi,
+                           err)) != TSGS_OK)
+        goto done;
+    if (semi) {
+        float *PW = s.Phi + s.nl * s.D;
+        if ((st = feature_rows(&s.fs, s.ndirs, s.XW, s.nw, s.threads, PW,
+                               err)) != TSGS_OK)
+            goto done;
+        for (size_t i = 0; i < s.nw; i++)
+            for (size_t j = 0; j < s.D; j++)
+                s.mphi[j] += PW[i * s.D + j];
+        for (size_t j = 0; j < s.D; j++)
+            s.mphi[j] /= (double)s.nw;
+        /* per unlabeled row: C* as a mean weight, or as much as a labeled
+         * row (the transductive SVM's C* = C) */
+        s.c_unl = p->c_star >= 0.0 ? p->c_star / (double)s.nw : s.c_lib;
+    }
+    if ((st = fit_path(&s, NULL, 0, s.threads, semi, cand_w, cand_b, err)))
+        goto done;
+    report(&s, 2, semi ? "semi-supervised path" : "supervised fit");
+    stopped = stopped || should_stop(&s);
+
+    int kept = 0;
+    const char *how = "supervised (no unlabeled rows)";
+    if (semi && !stopped) {
+        if ((st = select_candidate(&s, acc, &kept, err)) != TSGS_OK)
+            goto done;
+        how = kept ? "annealed" : "supervised (the unlabeled rows did not "
+                                  "help in CV)";
+    } else if (s.nw > 0 && s.nl > SEMI_LABELED_MAX) {
+        how = "supervised (too many labeled rows for the semi-supervised "
+              "phase)";
+    } else if (stopped) {
+        how = "supervised (interrupted)";
+    }
+    report(&s, 3, "safe selection");
+    int n = snprintf(s.note, sizeof s.note,
+                     "safe: sigma %.4g, C %.4g (per row), grid CV %.1f%%; "
+                     "kept %s",
+                     s.fs.sigma, s.c_lib, 100.0 * s.grid_cv, how);
+    if (kept && n > 0 && (size_t)n < sizeof s.note)
+        snprintf(s.note + n, sizeof s.note - (size_t)n,
+                 " T = %g (CV %.1f%% vs supervised %.1f%%)", TEMPS[kept - 1],
+                 100.0 * acc[kept], 100.0 * acc[0]);
+    st = make_model(&s, cand_w + (size_t)kept * s.D, cand_b[kept],
+                    kept > 0, neg, pos, scaler, &m, err);
+    if (st != TSGS_OK)
+        goto done;
+    if (hooks && hooks->progress) {
+        tsgs_progress pr;
+        memset(&pr, 0, sizeof pr);
+        pr.iteration = pr.iterations = TSGS__SAFE_STAGES;
+        pr.elapsed_s = now_s() - s.t_start;
+        pr.features = (long)s.D;
+        pr.monitor_accuracy =
+            hooks->monitor ? tsgs__monitor_accuracy(m, hooks->monitor,
+                                                    s.threads)
+                           : -1.0;
+        hooks->progress(&pr, hooks->user);
+    }
+    if (stopped_early)
+        *stopped_early = stopped;
+    *out = m;
+done:
+    if (st != TSGS_OK)
+        tsgs__scaler_clear(scaler);
+    free(cand_w);
+    safe_free(&s);
+    return st;
+}

@@ -1,0 +1,169 @@
+/* The exact hinge-loss SVM on few rows, by dual coordinate descent (Hsieh
+ * et al., ICML 2008, LIBLINEAR's L1-loss dual solver):
+ *
+ *   min_alpha 1/2 alpha' Q alpha - sum alpha,  0 <= alpha_i <= C,
+ *   Q_ij = y_i y_j (k(x_i, x_j) + 1),
+ *
+ * the "+ 1" being a bias learned as the weight of a constant feature.
+ * Two forms: on a precomputed Gram matrix (model selection on the labeled
+ * rows: n_l is small, so an epoch is O(n^2) with no feature dimension in
+ * it) and on explicit feature rows (many labeled rows: an epoch is
+ * O(n D)). Both visit coordinates in a seeded order, so the result is a
+ * pure function of the input. */
+#include "svm_dual.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A seeded permutation of 0..n-1 for epoch `epoch`: one counter-based
+ * draw seeds a splitmix64 stream, cheap enough to run every epoch. */
+static void permute(size_t *perm, size_t n, uint64_t seed, long epoch)
+{
+    uint64_t x = tsgs__below(seed, TSGS__STREAM_DUAL, (uint64_t)epoch,
+                             UINT64_MAX);
+    for (size_t i = 0; i < n; i++)
+        perm[i] = i;
+    for (size_t i = n; i > 1; i--) {
+        x += 0x9e3779b97f4a7c15ULL;
+        uint64_t z = x;
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+        z ^= z >> 31;
+        size_t j = (size_t)(z % i);
+        size_t t = perm[i - 1];
+        perm[i - 1] = perm[j];
+        perm[j] = t;
+    }
+}
+
+/* One binary, the widest vector unit of the machine it runs on. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
+    !defined(__SANITIZE_THREAD__)
+#define CLONES \
+    __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", \
+                                 "default")))
+#else
+#define CLONES
+#endif
+
+/* g += a * q over n entries: the inner loop of every coordinate step. */
+CLONES static void axpy_fd(double a, const float *q, double *g, size_t n)
+{
+    for (size_t j = 0; j < n; j++)
+        g[j] += a * (double)q[j];
+}
+
+/* The projected gradient of coordinate i: zero where the bound holds it. */
+static double projected(double g, double a, double C)
+{
+    if (a <= 0.0)
+        return g < 0.0 ? g : 0.0;
+    if (a >= C)
+        return g > 0.0 ? g : 0.0;
+    return g;
+}
+
+tsgs_status tsgs__svm_dual_gram(const float *Q, size_t n, double C,
+                                const tsgs__dual_opts *opt, double *alpha,
+                                tsgs_error *err)
+{
+    double *grad = malloc(sizeof(double) * (n ? n : 1));
+    size_t *perm = malloc(sizeof(size_t) * (n ? n : 1));
+    if (!grad || !perm) {
+        free(grad);
+        free(perm);
+        return TSGS__NOMEM(err);
+    }
+    /* clip a warm start into the box of this C, then grad = Q alpha - 1 */
+    for (size_t i = 0; i < n; i++) {
+        alpha[i] = alpha[i] < 0.0 ? 0.0 : alpha[i] > C ? C : alpha[i];
+        grad[i] = -1.0;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (alpha[i] != 0.0)
+            for (size_t j = 0; j < n; j++)
+                grad[j] += alpha[i] * (double)Q[i * n + j];
+    for (long epoch = 0; epoch < opt->max_epochs; epoch++) {
+        permute(perm, n, opt->seed, epoch);
+        double pg_max = -INFINITY, pg_min = INFINITY;
+        for (size_t k = 0; k < n; k++) {
+            size_t i = perm[k];
+            const float *Qi = Q + i * n;
+            double qii = (double)Qi[i];
+            double pg = projected(grad[i], alpha[i], C);
+            pg_max = pg > pg_max ? pg : pg_max;
+            pg_min = pg < pg_min ? pg : pg_min;
+            if (pg == 0.0 || qii <= 0.0)
+                continue;
+            double a = alpha[i] - grad[i] / qii;
+            a = a < 0.0 ? 0.0 : a > C ? C : a;
+            double delta = a - alpha[i];
+            if (delta == 0.0)
+                continue;
+            alpha[i] = a;
+            axpy_fd(delta, Qi, grad, n);
+        }
+        if (pg_max - pg_min < opt->tol)
+            break;
+    }
+    free(grad);
+    free(perm);
+    return TSGS_OK;
+}
+
+tsgs_status tsgs__svm_dual_features(const float *Phi, size_t D,
+                                    const double *y, size_t n, double C,
+                                    const tsgs__dual_opts *opt, double *w,
+                                    double *bias, tsgs_error *err)
+{
+    double *alpha = calloc(n ? n : 1, sizeof(double));
+    double *qii = malloc(sizeof(double) * (n ? n : 1));
+    size_t *perm = malloc(sizeof(size_t) * (n ? n : 1));
+    if (!alpha || !qii || !perm) {
+        free(alpha);
+        free(qii);
+        free(perm);
+        return TSGS__NOMEM(err);
+    }
+    memset(w, 0, sizeof(double) * D);
+    double b = 0.0; /* the constant feature's weight */
+    for (size_t i = 0; i < n; i++) {
+        const float *x = Phi + i * D;
+        double s = 1.0;
+        for (size_t k = 0; k < D; k++)
+            s += (double)x[k] * x[k];
+        qii[i] = s;
+    }
+    for (long epoch = 0; epoch < opt->max_epochs; epoch++) {
+        permute(perm, n, opt->seed, epoch);
+        double pg_max = -INFINITY, pg_min = INFINITY;
+        for (size_t k = 0; k < n; k++) {
+            size_t i = perm[k];
+            const float *x = Phi + i * D;
+            double f = b;
+            for (size_t j = 0; j < D; j++)
+                f += w[j] * x[j];
+            double g = y[i] * f - 1.0;
+            double pg = projected(g, alpha[i], C);
+            pg_max = pg > pg_max ? pg : pg_max;
+            pg_min = pg < pg_min ? pg : pg_min;
+            if (pg == 0.0)
+                continue;
+            double a = alpha[i] - g / qii[i];
+            a = a < 0.0 ? 0.0 : a > C ? C : a;
+            double delta = (a - alpha[i]) * y[i];
+            alpha[i] = a;
+            for (size_t j = 0; j < D; j++)
+                w[j] += delta * x[j];
+            b += delta;
+        }
+        if (pg_max - pg_min < opt->tol)
+            break;
+    }
+    *bias = b;
+    free(alpha);
+    free(qii);
+    free(perm);
+    return TSGS_OK;
+}

@@ -1,0 +1,30 @@
+/* svm_dual.c: the exact hinge-loss SVM with a bias, by dual coordinate
+ * descent, for the supervised part of the safe solver. */
+#ifndef TSGS_SVM_DUAL_H
+#define TSGS_SVM_DUAL_H
+
+#include "internal.h"
+
+typedef struct {
+    long max_epochs; /* passes over the coordinates at most */
+    double tol;      /* stop when the projected gradients span less */
+    uint64_t seed;   /* the order coordinates are visited in */
+} tsgs__dual_opts;
+
+/* Trains on n rows given by Q (n x n, row-major): Q_ij = y_i y_j (k(x_i,
+ * x_j) + 1), the "+ 1" the bias's constant feature, y_i = +1 / -1; C is
+ * the weight of the SUM of hinge losses (LIBSVM's C). alpha[0..n) is a
+ * warm start on entry (clipped to [0, C]) and the solution on return:
+ * f(x) = sum_j alpha_j y_j (k(x, x_j) + 1). */
+tsgs_status tsgs__svm_dual_gram(const float *Q, size_t n, double C,
+                                const tsgs__dual_opts *opt, double *alpha,
+                                tsgs_error *err);
+
+/* The same SVM on explicit feature rows Phi (n x D floats): w (D doubles)
+ * and *bias get f(x) = w . phi(x) + bias. */
+tsgs_status tsgs__svm_dual_features(const float *Phi, size_t D,
+                                    const double *y, size_t n, double C,
+                                    const tsgs__dual_opts *opt, double *w,
+                                    double *bias, tsgs_error *err);
+
+#endif
