@@ -44,8 +44,7 @@ $(B)/%.o: %.c
 
 # The prediction kernel is the hot loop: let the compiler unroll it.
 $(B)/src/kernel.o: HOT_FLAGS := -O3 -ffp-contract=fast -Wno-psabi
-$(B)/src/s3vm_path.o: HOT_FLAGS := -O3 -ffp-contract=fast -Wno-psabi
-$(B)/src/svm_dual.o: HOT_FLAGS := -O3 -ffp-contract=fast -Wno-psabi
+$(B)/src/dense.o: HOT_FLAGS := -O3 -ffp-contract=fast -Wno-psabi
 
 $(LIBA): $(LIB_OBJ)
 	@rm -f $@

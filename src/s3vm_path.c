@@ -14,6 +14,7 @@
  * one class. */
 #include "s3vm_path.h"
 
+#include "dense.h"
 #include "lbfgs.h"
 
 #include <math.h>
@@ -62,41 +63,6 @@ double tsgs__s3vm_balance_bias(const tsgs__s3vm_problem *pb, const double *w)
     return pb->target - s;
 }
 
-/* One binary, the widest vector unit of the machine it runs on. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
-    !defined(__SANITIZE_THREAD__)
-#define CLONES \
-    __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", \
-                                 "default")))
-#else
-#define CLONES
-#endif
-
-#define LANES 16
-
-/* x . w over D floats: 16 float partial sums (one vector), then a double
- * sum; the lanes keep their order, so no reassociation is needed. */
-CLONES static double dot_f(const float *x, const float *w, size_t D)
-{
-    float acc[LANES] = {0};
-    size_t j = 0;
-    for (; j + LANES <= D; j += LANES)
-        for (int l = 0; l < LANES; l++)
-            acc[l] += x[j + l] * w[j + l];
-    double s = 0.0;
-    for (int l = 0; l < LANES; l++)
-        s += acc[l];
-    for (; j < D; j++)
-        s += (double)x[j] * w[j];
-    return s;
-}
-
-CLONES static void axpy_f(float a, const float *x, float *y, size_t n)
-{
-    for (size_t j = 0; j < n; j++)
-        y[j] += a * x[j];
-}
-
 /* z[i] = Phi[i] . w for rows with a weight; each row on one thread. */
 static void forward(const tsgs__s3vm_problem *pb, const float *wf, double *z)
 {
@@ -106,7 +72,7 @@ static void forward(const tsgs__s3vm_problem *pb, const float *wf, double *z)
     if (pb->n * D > 200000)
 #endif
     for (size_t i = 0; i < pb->n; i++)
-        z[i] = pb->cw[i] == 0.0 ? 0.0 : dot_f(pb->Phi + i * D, wf, D);
+        z[i] = pb->cw[i] == 0.0 ? 0.0 : tsgs__dot_f(pb->Phi + i * D, wf, D);
 }
 
 /* g[j] += sum_i v[i] Phi[i][j]: columns split over threads, rows summed
@@ -129,9 +95,25 @@ static void backward(const tsgs__s3vm_problem *pb, const double *v, double *g)
         for (size_t i0 = 0; i0 < pb->n; i0 += ROW_BLOCK) {
             size_t i1 = i0 + ROW_BLOCK < pb->n ? i0 + ROW_BLOCK : pb->n;
             memset(acc, 0, sizeof acc);
-            for (size_t i = i0; i < i1; i++)
-                if (v[i] != 0.0)
-                    axpy_f((float)v[i], pb->Phi + i * D + j0, acc, w);
+            /* rows with a nonzero weight, four at a time */
+            size_t row[4];
+            float a[4];
+            int k = 0;
+            for (size_t i = i0; i < i1; i++) {
+                if (v[i] == 0.0)
+                    continue;
+                row[k] = i;
+                a[k++] = (float)v[i];
+                if (k == 4) {
+                    tsgs__axpy4_f(a, pb->Phi + row[0] * D + j0,
+                                  pb->Phi + row[1] * D + j0,
+                                  pb->Phi + row[2] * D + j0,
+                                  pb->Phi + row[3] * D + j0, acc, w);
+                    k = 0;
+                }
+            }
+            for (int q = 0; q < k; q++)
+                tsgs__axpy_f(a[q], pb->Phi + row[q] * D + j0, acc, w);
             for (size_t j = 0; j < w; j++)
                 g[j0 + j] += acc[j];
         }

@@ -17,6 +17,7 @@
  *    (the idea of S4VM: never clearly worse than the supervised SVM). */
 #include "safe.h"
 
+#include "dense.h"
 #include "s3vm_path.h"
 #include "svm_dual.h"
 
@@ -27,7 +28,7 @@
 #include <time.h>
 
 #define GRID_REPEATS 3     /* CV repeats averaged per grid point */
-#define GRID_ROWS 2000     /* labeled rows the grid sees at most */
+#define GRID_ROWS 1000     /* labeled rows the grid sees at most */
 #define MEDIAN_ROWS 1000   /* rows the median distance is taken over */
 #define DEFAULT_FEATURES 1024
 #define FOLDS 5
@@ -314,9 +315,10 @@ static double smoothed(const double *score, int na, int nb, int a, int b)
 }
 
 /* CV accuracy of every (sigma, C) grid point on up to GRID_ROWS labeled
- * rows, with the exact kernel (random features match it closely at the
- * feature count used, and a Gram matrix costs O(n^2 d), not O(n^2 D)).
- * Writes the chosen sigma and per-row C. */
+ * rows, with the Gram matrix of the same random features the model will
+ * use (the exact kernel would rank wide kernels that the features cannot
+ * reproduce: their kernel values differ by less than the features'
+ * error). Writes the chosen sigma and per-row C. */
 static tsgs_status select_grid(safe_t *s, double sigma0, tsgs_error *err)
 {
     const int fixed_sigma = s->p.sigma > 0.0, fixed_c = s->p.c > 0.0;
@@ -335,20 +337,50 @@ static tsgs_status select_grid(safe_t *s, double sigma0, tsgs_error *err)
     /* the rows the grid sees: all labeled rows, or a seeded sample */
     size_t n = s->nl < GRID_ROWS ? s->nl : GRID_ROWS;
     size_t *rows = malloc(sizeof(size_t) * s->nl);
-    double *dist = malloc(sizeof(double) * n * n);
+    float *Ks = malloc(sizeof(float) * (size_t)na * n * n);
     double *score = calloc((size_t)na * (size_t)nb, sizeof(double));
-    if (!rows || !dist || !score) {
-        free(rows); free(dist); free(score);
+    if (!rows || !Ks || !score) {
+        free(rows); free(Ks); free(score);
         return TSGS__NOMEM(err);
     }
     for (size_t i = 0; i < s->nl; i++)
         rows[i] = i;
     if (n < s->nl)
         shuffle(rows, s->nl, s->p.seed, 3);
+    /* the Gram matrix + 1 of the grid rows at each sigma */
+    float *Xg = malloc(sizeof(float) * n * s->d);
+    if (!Xg) {
+        free(rows); free(score); free(Ks);
+        return TSGS__NOMEM(err);
+    }
     for (size_t i = 0; i < n; i++)
-        for (size_t j = i; j < n; j++)
-            dist[i * n + j] = dist[j * n + i] =
-                sqdist(s->XL + rows[i] * s->d, s->XL + rows[j] * s->d, s->d);
+        memcpy(Xg + i * s->d, s->XL + rows[i] * s->d, sizeof(float) * s->d);
+    int gram_ok = 1;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(s->threads) schedule(dynamic, 1)
+#endif
+    for (int a = 0; a < na; a++) {
+        tsgs__fspec fs = s->fs;
+        fs.sigma = sigmas[a];
+        float *Phi = malloc(sizeof(float) * n * s->D);
+        float *K = Ks + (size_t)a * n * n;
+        tsgs_error e;
+        if (!Phi || feature_rows(&fs, s->ndirs, Xg, n, 1, Phi, &e)) {
+            gram_ok = 0;
+        } else {
+            for (size_t i = 0; i < n; i++)
+                for (size_t j = i; j < n; j++)
+                    K[i * n + j] = K[j * n + i] =
+                        (float)(tsgs__dot_f(Phi + i * s->D, Phi + j * s->D,
+                                            s->D) + 1.0);
+        }
+        free(Phi);
+    }
+    free(Xg);
+    if (!gram_ok) {
+        free(rows); free(score); free(Ks);
+        return TSGS__NOMEM(err);
+    }
     const int k = n < FOLDS ? (int)n : FOLDS;
     const int ntasks = na * GRID_REPEATS;
     tsgs_status st = TSGS_OK;
@@ -359,7 +391,7 @@ static tsgs_status select_grid(safe_t *s, double sigma0, tsgs_error *err)
 #endif
     for (int task = 0; task < ntasks; task++) {
         const int a = task / GRID_REPEATS, rep = task % GRID_REPEATS;
-        float *K = malloc(sizeof(float) * n * n);
+        const float *K = Ks + (size_t)a * n * n;
         float *Q = malloc(sizeof(float) * n * n);
         double *y = malloc(sizeof(double) * n);
         double *alpha = malloc(sizeof(double) * n);
@@ -368,14 +400,10 @@ static tsgs_status select_grid(safe_t *s, double sigma0, tsgs_error *err)
         int *fold = malloc(sizeof(int) * n);
         double right[N_C] = {0};
         tsgs_error e;
-        int ok = K && Q && y && alpha && tr && scr && fold;
+        int ok = Q && y && alpha && tr && scr && fold;
         if (ok) {
-            for (size_t i = 0; i < n; i++) {
+            for (size_t i = 0; i < n; i++)
                 y[i] = s->yl[rows[i]];
-                for (size_t j = 0; j < n; j++)
-                    K[i * n + j] =
-                        (float)(exp(-sigmas[a] * dist[i * n + j]) + 1.0);
-            }
             stratified_folds(y, n, k, s->p.seed, 16 + (uint64_t)rep, scr,
                              fold);
         }
@@ -413,7 +441,7 @@ static tsgs_status select_grid(safe_t *s, double sigma0, tsgs_error *err)
             for (int b = 0; b < nb; b++) /* whole counts: any order */
                 score[a * nb + b] += right[b];
         }
-        free(K); free(Q); free(y); free(alpha); free(tr); free(scr);
+        free(Q); free(y); free(alpha); free(tr); free(scr);
         free(fold);
     }
     if (st != TSGS_OK)
@@ -445,7 +473,7 @@ static tsgs_status select_grid(safe_t *s, double sigma0, tsgs_error *err)
                      ((double)GRID_REPEATS * (double)n);
     }
     free(rows);
-    free(dist);
+    free(Ks);
     free(score);
     return st;
 }

@@ -12,6 +12,8 @@
  * pure function of the input. */
 #include "svm_dual.h"
 
+#include "dense.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,23 +37,6 @@ static void permute(size_t *perm, size_t n, uint64_t seed, long epoch)
         perm[i - 1] = perm[j];
         perm[j] = t;
     }
-}
-
-/* One binary, the widest vector unit of the machine it runs on. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
-    !defined(__SANITIZE_THREAD__)
-#define CLONES \
-    __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", \
-                                 "default")))
-#else
-#define CLONES
-#endif
-
-/* g += a * q over n entries: the inner loop of every coordinate step. */
-CLONES static void axpy_fd(double a, const float *q, double *g, size_t n)
-{
-    for (size_t j = 0; j < n; j++)
-        g[j] += a * (double)q[j];
 }
 
 /* The projected gradient of coordinate i: zero where the bound holds it. */
@@ -102,7 +87,7 @@ tsgs_status tsgs__svm_dual_gram(const float *Q, size_t n, double C,
             if (delta == 0.0)
                 continue;
             alpha[i] = a;
-            axpy_fd(delta, Qi, grad, n);
+            tsgs__axpy_fd(delta, Qi, grad, n);
         }
         if (pg_max - pg_min < opt->tol)
             break;
@@ -130,10 +115,7 @@ tsgs_status tsgs__svm_dual_features(const float *Phi, size_t D,
     double b = 0.0; /* the constant feature's weight */
     for (size_t i = 0; i < n; i++) {
         const float *x = Phi + i * D;
-        double s = 1.0;
-        for (size_t k = 0; k < D; k++)
-            s += (double)x[k] * x[k];
-        qii[i] = s;
+        qii[i] = 1.0 + tsgs__dot_f(x, x, D);
     }
     for (long epoch = 0; epoch < opt->max_epochs; epoch++) {
         permute(perm, n, opt->seed, epoch);
@@ -141,9 +123,7 @@ tsgs_status tsgs__svm_dual_features(const float *Phi, size_t D,
         for (size_t k = 0; k < n; k++) {
             size_t i = perm[k];
             const float *x = Phi + i * D;
-            double f = b;
-            for (size_t j = 0; j < D; j++)
-                f += w[j] * x[j];
+            double f = b + tsgs__dot_fd(x, w, D);
             double g = y[i] * f - 1.0;
             double pg = projected(g, alpha[i], C);
             pg_max = pg > pg_max ? pg : pg_max;
@@ -154,8 +134,7 @@ tsgs_status tsgs__svm_dual_features(const float *Phi, size_t D,
             a = a < 0.0 ? 0.0 : a > C ? C : a;
             double delta = (a - alpha[i]) * y[i];
             alpha[i] = a;
-            for (size_t j = 0; j < D; j++)
-                w[j] += delta * x[j];
+            tsgs__axpy_fd(delta, x, w, D);
             b += delta;
         }
         if (pg_max - pg_min < opt->tol)
