@@ -553,12 +553,18 @@ done:
     return st;
 }
 
-/* ------------------------------------------- stage 4: safe selection */
+/* ------------------------------ stages 3 and 4: paths and selection */
 
-/* CV accuracy of each of the 1 + N_TEMPS candidates, by refitting the
- * path with each fold's labels held out; returns the candidate kept. */
-static tsgs_status select_candidate(safe_t *s, double *acc, int *kept,
-                                    tsgs_error *err)
+/* The path on every labeled row (into cand_w, cand_b) and, side by side
+ * with it, the path of each CV fold with that fold's labels held out;
+ * acc gets each candidate's CV accuracy and *kept the candidate kept: the
+ * most annealed one at least as accurate as the supervised one. Each path
+ * runs on one thread: a path's steps are too short to share (a parallel
+ * region per step costs more than it saves, and a lot more when the
+ * machine is busy), and there are k + 1 paths to spread. */
+static tsgs_status paths_and_selection(safe_t *s, double *cand_w,
+                                       double *cand_b, double *acc,
+                                       int *kept, tsgs_error *err)
 {
     const size_t nl = s->nl, D = s->D;
     const int k = nl < FOLDS ? (int)nl : FOLDS;
@@ -572,48 +578,47 @@ static tsgs_status select_candidate(safe_t *s, double *acc, int *kept,
         goto done;
     }
     stratified_folds(s->yl, nl, k, s->p.seed, 99, scr, fold);
-    /* folds side by side, one thread each, when there are threads to
-     * spare; else one after another with all threads */
-    const int outer = s->threads > 1 ? s->threads : 1;
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(outer) schedule(dynamic, 1)
+#pragma omp parallel for num_threads(s->threads) schedule(dynamic, 1)
 #endif
-    for (int f = 0; f < k; f++) {
-        double *cw_ = malloc(sizeof(double) * D * (size_t)nc);
-        double cb[1 + N_TEMPS];
+    for (int f = k; f >= 0; f--) { /* f == k: the path on every row */
+        const int full = f == k;
+        double *cw_ = full ? cand_w : malloc(sizeof(double) * D * (size_t)nc);
+        double cb_[1 + N_TEMPS], *cb = full ? cand_b : cb_;
         tsgs_error e;
-        tsgs_status fs = cw_ ? fit_path(s, fold, f, 1, 1, cw_, cb, &e)
+        tsgs_status fs = cw_ ? fit_path(s, full ? NULL : fold, f, 1, 1, cw_,
+                                        cb, &e)
                              : TSGS_ERR_NOMEM;
-        if (fs == TSGS_OK) {
-            size_t r[1 + N_TEMPS] = {0};
-            for (size_t i = 0; i < nl; i++) {
-                if (fold[i] != f)
-                    continue;
-                const float *x = s->Phi + i * D;
-                for (int c = 0; c < nc; c++) {
-                    const double *w = cw_ + (size_t)c * D;
-                    double g = cb[c];
-                    for (size_t j = 0; j < D; j++)
-                        g += w[j] * x[j];
-                    r[c] += (g > 0.0 ? 1.0 : -1.0) == s->yl[i];
-                }
+        size_t r[1 + N_TEMPS] = {0};
+        for (size_t i = 0; fs == TSGS_OK && !full && i < nl; i++) {
+            if (fold[i] != f)
+                continue;
+            const float *x = s->Phi + i * D;
+            for (int c = 0; c < nc; c++) {
+                double g = cb[c] + tsgs__dot_fd(x, cw_ + (size_t)c * D, D);
+                r[c] += (g > 0.0 ? 1.0 : -1.0) == s->yl[i];
             }
-#ifdef _OPENMP
-#pragma omp critical(safe_select)
-#endif
-            for (int c = 0; c < nc; c++)
-                right[c] += r[c];
-        } else {
-#ifdef _OPENMP
-#pragma omp critical(safe_select)
-#endif
-            st = fs == TSGS_ERR_NOMEM ? TSGS__NOMEM(err) : fs;
         }
-        free(cw_);
+#ifdef _OPENMP
+#pragma omp critical(safe_select)
+#endif
+        {
+            if (fs != TSGS_OK)
+                st = TSGS_ERR_NOMEM;
+            for (int c = 0; c < nc; c++) /* whole counts: any order */
+                right[c] += r[c];
+        }
+        if (!full)
+            free(cw_);
     }
-    if (st != TSGS_OK)
+    if (st != TSGS_OK) {
+        st = TSGS__NOMEM(err);
         goto done;
-    /* the most annealed candidate at least as good as the supervised one */
+    }
+    /* the most annealed candidate with at least as many held-out rows
+     * right as the supervised one (ties go to the path: on few labels CV
+     * accuracies often tie, and the held-out hinge loss, tried as a
+     * tie-break, rejected paths that helped as often as ones that hurt) */
     *kept = 0;
     for (int c = 0; c < nc; c++) {
         acc[c] = (double)right[c] / (double)nl;
@@ -745,25 +750,26 @@ tsgs_status tsgs__safe_train(const tsgs_dataset *ds, const tsgs_params *p,
          * row (the transductive SVM's C* = C) */
         s.c_unl = p->c_star >= 0.0 ? p->c_star / (double)s.nw : s.c_lib;
     }
-    if ((st = fit_path(&s, NULL, 0, s.threads, semi, cand_w, cand_b, err)))
-        goto done;
-    report(&s, 2, semi ? "semi-supervised path" : "supervised fit");
-    stopped = stopped || should_stop(&s);
-
     int kept = 0;
     const char *how = "supervised (no unlabeled rows)";
-    if (semi && !stopped) {
-        if ((st = select_candidate(&s, acc, &kept, err)) != TSGS_OK)
+    if (semi) {
+        if ((st = paths_and_selection(&s, cand_w, cand_b, acc, &kept,
+                                      err)) != TSGS_OK)
             goto done;
         how = kept ? "annealed" : "supervised (the unlabeled rows did not "
                                   "help in CV)";
-    } else if (s.nw > 0 && s.nl > SEMI_LABELED_MAX) {
-        how = "supervised (too many labeled rows for the semi-supervised "
-              "phase)";
-    } else if (stopped) {
-        how = "supervised (interrupted)";
+    } else {
+        if ((st = fit_path(&s, NULL, 0, 1, 0, cand_w, cand_b, err)))
+            goto done;
+        if (s.nw > 0 && s.nl > SEMI_LABELED_MAX)
+            how = "supervised (too many labeled rows for the "
+                  "semi-supervised phase)";
+        else if (stopped)
+            how = "supervised (interrupted)";
     }
-    report(&s, 3, "safe selection");
+    report(&s, 2, semi ? "semi-supervised paths and safe selection"
+                       : "supervised fit");
+    stopped = stopped || should_stop(&s);
     int n = snprintf(s.note, sizeof s.note,
                      "safe: sigma %.4g, C %.4g (per row), grid CV %.1f%%; "
                      "kept %s",

@@ -7,8 +7,9 @@
 
 #include "internal.h"
 
-/* Progress stages reported: selection, path, safe selection, done. */
-#define TSGS__SAFE_STAGES 4
+/* Progress stages reported: model selection, the paths and the safe
+ * selection, done. */
+#define TSGS__SAFE_STAGES 3
 
 /* Trains on ds (checked: finite, two classes neg < pos, npos rows of pos)
  * with p; takes the fitted scaler (the model owns it on success). */

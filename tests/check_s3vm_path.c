@@ -1,0 +1,151 @@
+/* The semi-supervised phase's maths: the smoothed hinge and the annealed
+ * loss against finite differences and their limits, the objective's
+ * gradient against finite differences (balanced and free bias), and the
+ * balance constraint holding along the path. */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "internal.h"
+#include "s3vm_path.h"
+
+START_TEST(smooth_hinge_and_softmin_derivatives)
+{
+    const double h = 1e-6;
+    const double temps[] = {10, 1, 0.1};
+    for (double r = -2.5; r <= 2.5; r += 0.0137) {
+        double d, dp, dm;
+        tsgs__smooth_hinge(r, &d);
+        double fd = (tsgs__smooth_hinge(r + h, &dp) -
+                     tsgs__smooth_hinge(r - h, &dm)) / (2 * h);
+        ck_assert_double_eq_tol(d, fd, 1e-5);
+        for (int t = 0; t < 3; t++) {
+            tsgs__softmin_loss(r, temps[t], &d);
+            fd = (tsgs__softmin_loss(r + h, temps[t], &dp) -
+                  tsgs__softmin_loss(r - h, temps[t], &dm)) / (2 * h);
+            ck_assert_double_eq_tol(d, fd, 1e-5);
+        }
+    }
+}
+END_TEST
+
+/* Symmetric, pushes away from 0, and tends to min(h(r), h(-r)) as T
+ * falls: the symmetric hinge 1 - |r| away from the smoothing. */
+START_TEST(softmin_limits)
+{
+    for (double r = 0.05; r <= 2.0; r += 0.05) {
+        double dp, dm;
+        ck_assert_double_eq_tol(tsgs__softmin_loss(r, 0.3, &dp),
+                                tsgs__softmin_loss(-r, 0.3, &dm), 1e-12);
+        ck_assert_double_eq_tol(dp, -dm, 1e-12);
+        if (r < 1.0)
+            ck_assert_double_lt(dp, 0.0); /* descent moves r up, away */
+        double lim = tsgs__softmin_loss(r, 1e-4, &dp);
+        if (r < 0.75)
+            ck_assert_double_eq_tol(lim, 1.0 - r - 0.1, 1e-3);
+        if (r > 1.0)
+            ck_assert_double_eq_tol(lim, 0.0, 1e-3);
+    }
+}
+END_TEST
+
+typedef struct {
+    size_t n, D;
+    float *Phi;
+    double *y, *cw, *mphi;
+} prob_t;
+
+static void make_problem(prob_t *p, size_t nl, size_t nu, size_t D)
+{
+    p->n = nl + nu;
+    p->D = D;
+    p->Phi = malloc(sizeof(float) * p->n * D);
+    p->y = malloc(sizeof(double) * p->n);
+    p->cw = malloc(sizeof(double) * p->n);
+    p->mphi = calloc(D, sizeof(double));
+    for (size_t i = 0; i < p->n; i++) {
+        for (size_t j = 0; j < D; j++)
+            p->Phi[i * D + j] = (float)sin(1.3 * (double)i + 0.7 * (double)j * j);
+        p->y[i] = i < nl ? (i % 2 ? 1.0 : -1.0) : 0.0;
+        p->cw[i] = i < nl ? 2.0 : 0.7;
+        if (i >= nl)
+            for (size_t j = 0; j < D; j++)
+                p->mphi[j] += p->Phi[i * D + j] / (double)nu;
+    }
+}
+
+static void free_problem(prob_t *p)
+{
+    free(p->Phi); free(p->y); free(p->cw); free(p->mphi);
+}
+
+START_TEST(objective_gradient_matches_finite_differences)
+{
+    prob_t q;
+    make_problem(&q, 12, 30, 7);
+    for (int balance = 0; balance <= 1; balance++) {
+        tsgs__s3vm_problem pb = {q.n, q.D, q.Phi, q.y, q.cw, q.mphi, balance,
+                                 0.2, 1};
+        double w[7], g[7], gp[7], gb, gbp;
+        for (int j = 0; j < 7; j++)
+            w[j] = 0.3 * cos(j + 0.5);
+        double b = 0.1, T = 0.7, h = 1e-5;
+        tsgs__s3vm_objective(&pb, T, w, b, g, &gb);
+        for (int j = 0; j < 7; j++) {
+            double s = w[j];
+            w[j] = s + h;
+            double fp = tsgs__s3vm_objective(&pb, T, w, b, gp, &gbp);
+            w[j] = s - h;
+            double fm = tsgs__s3vm_objective(&pb, T, w, b, gp, &gbp);
+            w[j] = s;
+            /* float feature rows: the tolerance of their rounding */
+            ck_assert_double_eq_tol(g[j], (fp - fm) / (2 * h), 2e-3);
+        }
+        if (!balance) {
+            double fp = tsgs__s3vm_objective(&pb, T, w, b + h, gp, &gbp);
+            double fm = tsgs__s3vm_objective(&pb, T, w, b - h, gp, &gbp);
+            ck_assert_double_eq_tol(gb, (fp - fm) / (2 * h), 2e-3);
+        }
+    }
+    free_problem(&q);
+}
+END_TEST
+
+/* Under balance every candidate's mean unlabeled output is the target;
+ * each temperature's solve does not raise its own objective. */
+START_TEST(balance_holds_along_the_path)
+{
+    prob_t q;
+    make_problem(&q, 10, 60, 9);
+    tsgs__s3vm_problem pb = {q.n, q.D, q.Phi, q.y, q.cw, q.mphi, 1, -0.4, 1};
+    const double temps[] = {3, 1, 0.3};
+    double w[9] = {0}, b = 0.0, cw[27], cb[3], g[9], gb;
+    double start = tsgs__s3vm_objective(&pb, 3, w, b, g, &gb);
+    ck_assert_int_eq(tsgs__s3vm_anneal(&pb, temps, 3, 50, w, &b, cw, cb, NULL),
+                     TSGS_OK);
+    ck_assert_double_le(tsgs__s3vm_objective(&pb, 3, cw, cb[0], g, &gb), start);
+    for (int k = 0; k < 3; k++) {
+        double mean = 0.0;
+        for (size_t i = 10; i < q.n; i++) {
+            double f = cb[k];
+            for (size_t j = 0; j < 9; j++)
+                f += cw[k * 9 + j] * q.Phi[i * 9 + j];
+            mean += f / 60.0;
+        }
+        ck_assert_double_eq_tol(mean, -0.4, 1e-5);
+    }
+    free_problem(&q);
+}
+END_TEST
+
+Suite *s3vm_path_suite(void)
+{
+    Suite *s = suite_create("s3vm_path");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, smooth_hinge_and_softmin_derivatives);
+    tcase_add_test(tc, softmin_limits);
+    tcase_add_test(tc, objective_gradient_matches_finite_differences);
+    tcase_add_test(tc, balance_holds_along_the_path);
+    suite_add_tcase(s, tc);
+    return s;
+}

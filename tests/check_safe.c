@@ -1,0 +1,263 @@
+/* The safe solver (the default): it finds clusters where they are, keeps
+ * the supervised solution where the unlabeled rows mislead, the same
+ * model on 1 and 2 threads, model files round-trip, early stops, and
+ * awkward label sets (one row in a class, no unlabeled rows). */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fixtures.h"
+#include "internal.h"
+
+static double accuracy_on(const tsgs_model *m, const tsgs_dataset *ds,
+                          const double *truth, size_t from)
+{
+    size_t n = tsgs_dataset_rows(ds), ok = 0;
+    double *dec = malloc(sizeof(double) * n);
+    ck_assert_int_eq(tsgs_predict(m, ds, 1, dec, NULL), TSGS_OK);
+    for (size_t i = from; i < n; i++)
+        ok += (dec[i] > 0) == (truth[i] > 0);
+    free(dec);
+    return (double)ok / (double)(n - from);
+}
+
+/* The same rows with the unlabeled ones dropped: the supervised SVM. */
+static tsgs_dataset *labeled_only(const tsgs_dataset *ds)
+{
+    size_t n = tsgs_dataset_labeled_count(ds), d = tsgs_dataset_features(ds);
+    float *x = malloc(sizeof(float) * n * d);
+    double *y = malloc(sizeof(double) * n);
+    size_t k = 0;
+    for (size_t i = 0; i < tsgs_dataset_rows(ds); i++)
+        if (!tsgs_is_unlabeled(tsgs_dataset_label(ds, i))) {
+            memcpy(x + k * d, tsgs_dataset_row(ds, i), sizeof(float) * d);
+            y[k++] = tsgs_dataset_label(ds, i);
+        }
+    tsgs_dataset *out = NULL;
+    ck_assert_int_eq(tsgs_dataset_from_dense(n, d, x, y, &out, NULL), TSGS_OK);
+    free(x);
+    free(y);
+    return out;
+}
+
+/* SYNTHETIC two moons, 10 labels: the unlabeled rows' gap is the
+ * boundary. Over seeds, the unlabeled rows help on average, and never by
+ * much the other way; 10 labels make any one seed a lottery (CV on 10
+ * rows picks sigma noisily), so single seeds are not asserted. */
+START_TEST(moons_unlabeled_rows_help)
+{
+    double sum_semi = 0.0, sum_sup = 0.0;
+    const int seeds = 6;
+    for (int seed = 1; seed <= seeds; seed++) {
+        double *truth = NULL;
+        tsgs_dataset *ds = fixture_moons(1010, 10, 0.1, (unsigned)seed, &truth);
+        tsgs_dataset *lab = labeled_only(ds);
+        tsgs_params p = tsgs_params_default();
+        tsgs_model *semi = NULL, *sup = NULL;
+        ck_assert_int_eq(tsgs_train(ds, &p, NULL, &semi, NULL, NULL), TSGS_OK);
+        ck_assert_int_eq(tsgs_train(lab, &p, NULL, &sup, NULL, NULL), TSGS_OK);
+        double a_semi = accuracy_on(semi, ds, truth, 10);
+        double a_sup = accuracy_on(sup, ds, truth, 10);
+        ck_assert_msg(a_semi >= a_sup - 0.03, "seed %d: semi %g, supervised "
+                      "%g (%s)", seed, a_semi, a_sup, tsgs_model_note(semi));
+        ck_assert_ptr_nonnull(strstr(tsgs_model_note(sup), "no unlabeled rows"));
+        sum_semi += a_semi;
+        sum_sup += a_sup;
+        tsgs_model_free(semi);
+        tsgs_model_free(sup);
+        tsgs_dataset_free(lab);
+        tsgs_dataset_free(ds);
+        free(truth);
+    }
+    ck_assert_msg(sum_semi / seeds >= sum_sup / seeds + 0.01,
+                  "mean semi %g, supervised %g", sum_semi / seeds,
+                  sum_sup / seeds);
+}
+END_TEST
+
+/* SYNTHETIC: two blobs side by side along x1 with a wide gap between
+ * them; the label is x2 > -0.84 in the left blob (80% positive) and
+ * x2 > 0.84 in the right one (20% positive), so the boundary crosses
+ * both blobs where they are dense. The cluster assumption is false: a
+ * path that follows the gap scores about 80%, the supervised SVM about
+ * 97%, and CV on the labeled rows can see the difference. */
+static tsgs_dataset *misleading_gap(size_t n, size_t nl, unsigned seed,
+                                    double **truth)
+{
+    float *x = malloc(sizeof(float) * n * 2);
+    double *y = malloc(sizeof(double) * n), *t = malloc(sizeof(double) * n);
+    for (size_t i = 0; i < n; i++) {
+        double z0, z1;
+        tsgs__normal_pair(tsgs__philox(seed, (uint32_t)i, 0, 0, 77), &z0, &z1);
+        int left = i % 2 == 0;
+        x[2 * i] = (float)((left ? -4.0 : 4.0) + 0.5 * z0);
+        x[2 * i + 1] = (float)z1;
+        t[i] = z1 > (left ? -0.84 : 0.84) ? 1.0 : -1.0;
+        y[i] = i < nl ? t[i] : TSGS_UNLABELED;
+    }
+    tsgs_dataset *ds = NULL;
+    ck_assert_int_eq(tsgs_dataset_from_dense(n, 2, x, y, &ds, NULL), TSGS_OK);
+    free(x);
+    free(y);
+    *truth = t;
+    return ds;
+}
+
+START_TEST(misleading_unlabeled_rows_do_not_hurt)
+{
+    double sum_safe = 0.0, sum_sup = 0.0;
+    const int seeds = 8;
+    for (int seed = 1; seed <= seeds; seed++) {
+        double *truth = NULL;
+        tsgs_dataset *ds = misleading_gap(1040, 40, (unsigned)seed, &truth);
+        tsgs_dataset *lab = labeled_only(ds);
+        tsgs_params p = tsgs_params_default();
+        tsgs_model *safe = NULL, *sup = NULL;
+        ck_assert_int_eq(tsgs_train(ds, &p, NULL, &safe, NULL, NULL), TSGS_OK);
+        ck_assert_int_eq(tsgs_train(lab, &p, NULL, &sup, NULL, NULL), TSGS_OK);
+        double a_safe = accuracy_on(safe, ds, truth, 40);
+        double a_sup = accuracy_on(sup, ds, truth, 40);
+        ck_assert_msg(a_sup > 0.9, "seed %d: supervised %g", seed, a_sup);
+        ck_assert_msg(a_safe >= a_sup - 0.02, "seed %d: safe %g, supervised "
+                      "%g (%s)", seed, a_safe, a_sup, tsgs_model_note(safe));
+        sum_safe += a_safe;
+        sum_sup += a_sup;
+        tsgs_model_free(safe);
+        tsgs_model_free(sup);
+        tsgs_dataset_free(lab);
+        tsgs_dataset_free(ds);
+        free(truth);
+    }
+    ck_assert_msg(sum_safe >= sum_sup - 0.005 * seeds, "mean safe %g, "
+                  "supervised %g", sum_safe / seeds, sum_sup / seeds);
+}
+END_TEST
+
+START_TEST(one_and_two_threads_identical)
+{
+    tsgs_dataset *ds = fixture_blobs(600, 5, 1.5, 0.5, 60, 30, 9, NULL);
+    tsgs_params p = tsgs_params_default();
+    tsgs_model *m1 = NULL, *m2 = NULL;
+    p.threads = 1;
+    ck_assert_int_eq(tsgs_train(ds, &p, NULL, &m1, NULL, NULL), TSGS_OK);
+    p.threads = 2;
+    ck_assert_int_eq(tsgs_train(ds, &p, NULL, &m2, NULL, NULL), TSGS_OK);
+    ck_assert_int_eq(m1->nblocks, m2->nblocks);
+    ck_assert(m1->params.sigma == m2->params.sigma && m1->params.c == m2->params.c);
+    ck_assert_int_eq(memcmp(m1->ac, m2->ac, sizeof(double) * (size_t)tsgs__model_dirs(m1)), 0);
+    ck_assert_int_eq(memcmp(m1->as, m2->as, sizeof(double) * (size_t)tsgs__model_dirs(m1)), 0);
+    ck_assert(m1->bias == m2->bias);
+    ck_assert_str_eq(tsgs_model_note(m1), tsgs_model_note(m2));
+    tsgs_model_free(m1);
+    tsgs_model_free(m2);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
+START_TEST(model_file_round_trip)
+{
+    tsgs_dataset *ds = fixture_blobs(400, 3, 2.0, 0.4, 40, 16, 4, NULL);
+    tsgs_params p = tsgs_params_default();
+    p.seed = 17;
+    tsgs_model *m = NULL, *back = NULL;
+    ck_assert_int_eq(tsgs_train(ds, &p, NULL, &m, NULL, NULL), TSGS_OK);
+    char path[] = "/tmp/tsgs-safe-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    ck_assert_int_eq(tsgs_model_save(m, path, NULL), TSGS_OK);
+    ck_assert_int_eq(tsgs_model_load(path, &back, NULL), TSGS_OK);
+    remove(path);
+    ck_assert_int_eq(tsgs_model_params(back)->solver, TSGS_SOLVER_SAFE);
+    size_t n = tsgs_dataset_rows(ds);
+    double *a = malloc(sizeof(double) * n), *b = malloc(sizeof(double) * n);
+    ck_assert_int_eq(tsgs_predict(m, ds, 1, a, NULL), TSGS_OK);
+    ck_assert_int_eq(tsgs_predict(back, ds, 1, b, NULL), TSGS_OK);
+    for (size_t i = 0; i < n; i++)
+        ck_assert_double_eq_tol(a[i], b[i], 1e-9 * (1.0 + fabs(a[i])));
+    free(a);
+    free(b);
+    tsgs_model_free(m);
+    tsgs_model_free(back);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
+static int stop_now(void *user)
+{
+    (void)user;
+    return 1;
+}
+
+/* A stop asked for during model selection still returns a usable model:
+ * the supervised SVM at the best grid point. */
+START_TEST(early_stop_returns_supervised_model)
+{
+    double *truth = NULL;
+    tsgs_dataset *ds = fixture_blobs(500, 4, 3.0, 0.5, 50, 25, 2, &truth);
+    tsgs_params p = tsgs_params_default();
+    tsgs_train_hooks h;
+    memset(&h, 0, sizeof h);
+    h.should_stop = stop_now;
+    tsgs_model *m = NULL;
+    int stopped = 0;
+    ck_assert_int_eq(tsgs_train(ds, &p, &h, &m, &stopped, NULL), TSGS_OK);
+    ck_assert_int_eq(stopped, 1);
+    ck_assert_ptr_nonnull(strstr(tsgs_model_note(m), "interrupted"));
+    ck_assert_double_gt(accuracy_on(m, ds, truth, 50), 0.9);
+    tsgs_model_free(m);
+    tsgs_dataset_free(ds);
+    free(truth);
+}
+END_TEST
+
+/* One labeled row in a class, and three labeled rows in all: training
+ * still works (folds are dealt per class; no fold is left empty). */
+START_TEST(tiny_and_one_row_classes)
+{
+    tsgs_dataset *ds = fixture_blobs(300, 2, 4.0, 0.5, 12, 1, 6, NULL);
+    tsgs_params p = tsgs_params_default();
+    tsgs_model *m = NULL;
+    ck_assert_int_eq(tsgs_train(ds, &p, NULL, &m, NULL, NULL), TSGS_OK);
+    tsgs_model_free(m);
+    tsgs_dataset *ds3 = fixture_blobs(200, 2, 4.0, 0.5, 3, 2, 6, NULL);
+    ck_assert_int_eq(tsgs_train(ds3, &p, NULL, &m, NULL, NULL), TSGS_OK);
+    tsgs_model_free(m);
+    tsgs_dataset_free(ds);
+    tsgs_dataset_free(ds3);
+}
+END_TEST
+
+/* Given C and sigma, there is no grid: the model records them. */
+START_TEST(given_c_and_sigma_are_used)
+{
+    tsgs_dataset *ds = fixture_blobs(300, 3, 2.0, 0.5, 30, 15, 8, NULL);
+    tsgs_params p = tsgs_params_default();
+    p.c = 45.0;
+    p.sigma = 0.25;
+    tsgs_model *m = NULL;
+    ck_assert_int_eq(tsgs_train(ds, &p, NULL, &m, NULL, NULL), TSGS_OK);
+    ck_assert_double_eq(tsgs_model_params(m)->sigma, 0.25);
+    ck_assert_double_eq_tol(tsgs_model_params(m)->c, 45.0, 1e-9);
+    tsgs_model_free(m);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
+Suite *safe_suite(void)
+{
+    Suite *s = suite_create("safe");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, moons_unlabeled_rows_help);
+    tcase_add_test(tc, misleading_unlabeled_rows_do_not_hurt);
+    tcase_add_test(tc, one_and_two_threads_identical);
+    tcase_add_test(tc, model_file_round_trip);
+    tcase_add_test(tc, early_stop_returns_supervised_model);
+    tcase_add_test(tc, tiny_and_one_row_classes);
+    tcase_add_test(tc, given_c_and_sigma_are_used);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -1,0 +1,158 @@
+/* The exact SVM by dual coordinate descent: the KKT conditions hold at the
+ * solution, and the Gram and the feature-row forms give the same
+ * decision function. */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "dense.h"
+#include "internal.h"
+#include "svm_dual.h"
+
+/* n rows of D features, labels by a noisy linear rule. */
+static void make_rows(size_t n, size_t D, unsigned seed, float *Phi, double *y)
+{
+    for (size_t i = 0; i < n; i++) {
+        double s = 0.0;
+        for (size_t j = 0; j < D; j++) {
+            double z0, z1;
+            tsgs__normal_pair(tsgs__philox(seed, (uint32_t)i, (uint32_t)j, 0, 7),
+                              &z0, &z1);
+            Phi[i * D + j] = (float)z0;
+            s += (j % 3 == 0 ? 1.0 : -0.5) * z0;
+        }
+        double z0, z1;
+        tsgs__normal_pair(tsgs__philox(seed, (uint32_t)i, 0, 1, 8), &z0, &z1);
+        y[i] = s + 0.8 * z0 > 0.3 ? 1.0 : -1.0;
+    }
+}
+
+START_TEST(gram_solution_meets_kkt)
+{
+    const size_t n = 60, D = 5;
+    const double C = 2.0;
+    float Phi[60 * 5], Q[60 * 60];
+    double y[60], alpha[60] = {0};
+    make_rows(n, D, 3, Phi, y);
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < n; j++)
+            Q[i * n + j] = (float)(y[i] * y[j] *
+                                   (tsgs__dot_f(Phi + i * D, Phi + j * D, D) + 1.0));
+    tsgs__dual_opts o = {10000, 1e-6, 1};
+    ck_assert_int_eq(tsgs__svm_dual_gram(Q, n, C, &o, alpha, NULL), TSGS_OK);
+    int free_sv = 0;
+    for (size_t i = 0; i < n; i++) {
+        /* y_i f(x_i) = (Q alpha)_i */
+        double m = 0.0;
+        for (size_t j = 0; j < n; j++)
+            m += Q[i * n + j] * alpha[j];
+        ck_assert(alpha[i] >= 0.0 && alpha[i] <= C);
+        if (alpha[i] == 0.0)
+            ck_assert_msg(m >= 1.0 - 1e-4, "row %zu: margin %g at alpha 0", i, m);
+        else if (alpha[i] == C)
+            ck_assert_msg(m <= 1.0 + 1e-4, "row %zu: margin %g at alpha C", i, m);
+        else {
+            ck_assert_double_eq_tol(m, 1.0, 1e-4);
+            free_sv++;
+        }
+    }
+    ck_assert_int_gt(free_sv, 0);
+}
+END_TEST
+
+/* A warm start from another C's solution reaches the same optimum. */
+START_TEST(warm_start_same_optimum)
+{
+    const size_t n = 50, D = 4;
+    float Phi[50 * 4], Q[50 * 50];
+    double y[50], a1[50] = {0}, a2[50] = {0};
+    make_rows(n, D, 5, Phi, y);
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < n; j++)
+            Q[i * n + j] = (float)(y[i] * y[j] *
+                                   (tsgs__dot_f(Phi + i * D, Phi + j * D, D) + 1.0));
+    tsgs__dual_opts o = {20000, 1e-7, 2};
+    ck_assert_int_eq(tsgs__svm_dual_gram(Q, n, 0.1, &o, a2, NULL), TSGS_OK);
+    ck_assert_int_eq(tsgs__svm_dual_gram(Q, n, 4.0, &o, a2, NULL), TSGS_OK);
+    ck_assert_int_eq(tsgs__svm_dual_gram(Q, n, 4.0, &o, a1, NULL), TSGS_OK);
+    /* compare decision values on the rows (alpha need not be unique) */
+    for (size_t i = 0; i < n; i++) {
+        double f1 = 0, f2 = 0;
+        for (size_t j = 0; j < n; j++) {
+            f1 += Q[i * n + j] * a1[j];
+            f2 += Q[i * n + j] * a2[j];
+        }
+        ck_assert_double_eq_tol(f1, f2, 2e-3);
+    }
+}
+END_TEST
+
+/* The feature-row solver finds the decision function of the Gram one. */
+START_TEST(feature_form_matches_gram_form)
+{
+    const size_t n = 80, D = 6;
+    const double C = 1.5;
+    float *Phi = malloc(sizeof(float) * n * D), *Q = malloc(sizeof(float) * n * n);
+    double y[80], alpha[80] = {0}, w[6], b;
+    make_rows(n, D, 11, Phi, y);
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < n; j++)
+            Q[i * n + j] = (float)(y[i] * y[j] *
+                                   (tsgs__dot_f(Phi + i * D, Phi + j * D, D) + 1.0));
+    tsgs__dual_opts o = {20000, 1e-7, 4};
+    ck_assert_int_eq(tsgs__svm_dual_gram(Q, n, C, &o, alpha, NULL), TSGS_OK);
+    ck_assert_int_eq(tsgs__svm_dual_features(Phi, D, y, n, C, &o, w, &b, NULL),
+                     TSGS_OK);
+    for (size_t i = 0; i < n; i++) {
+        double fg = 0.0;
+        for (size_t j = 0; j < n; j++)
+            fg += alpha[j] * y[j] *
+                  (tsgs__dot_f(Phi + i * D, Phi + j * D, D) + 1.0);
+        double ff = b + tsgs__dot_fd(Phi + i * D, w, D);
+        ck_assert_double_eq_tol(fg, ff, 2e-3);
+    }
+    free(Phi);
+    free(Q);
+}
+END_TEST
+
+/* The dense loops against plain sums. */
+START_TEST(dense_loops_match_plain_sums)
+{
+    float x[37], w[37], y4[37], y1[37];
+    double wd[37], yd[37];
+    for (int j = 0; j < 37; j++) {
+        x[j] = (float)sin(j + 1.0);
+        w[j] = (float)cos(2.0 * j);
+        wd[j] = w[j];
+        y4[j] = y1[j] = (float)(0.1 * j);
+        yd[j] = 0.1 * j;
+    }
+    double s = 0.0;
+    for (int j = 0; j < 37; j++)
+        s += (double)x[j] * w[j];
+    ck_assert_double_eq_tol(tsgs__dot_f(x, w, 37), s, 1e-5);
+    ck_assert_double_eq_tol(tsgs__dot_fd(x, wd, 37), s, 1e-12);
+    float a[4] = {0.5f, -1.0f, 2.0f, 0.25f};
+    tsgs__axpy4_f(a, x, w, x, w, y4, 37);
+    for (int q = 0; q < 4; q++)
+        tsgs__axpy_f(a[q], q % 2 ? w : x, y1, 37);
+    tsgs__axpy_fd(3.0, x, yd, 37);
+    for (int j = 0; j < 37; j++) {
+        ck_assert_float_eq_tol(y4[j], y1[j], 1e-5);
+        ck_assert_double_eq_tol(yd[j], 0.1 * j + 3.0 * x[j], 1e-12);
+    }
+}
+END_TEST
+
+Suite *svm_dual_suite(void)
+{
+    Suite *s = suite_create("svm_dual");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, gram_solution_meets_kkt);
+    tcase_add_test(tc, warm_start_same_optimum);
+    tcase_add_test(tc, feature_form_matches_gram_form);
+    tcase_add_test(tc, dense_loops_match_plain_sums);
+    suite_add_tcase(s, tc);
+    return s;
+}
