@@ -118,6 +118,13 @@ tsgs_status tsgs_dataset_append_unlabeled(tsgs_dataset *dst,
                                           const tsgs_dataset *src,
                                           tsgs_error *err);
 
+/* Drops every feature past the first d_keep (a test file with feature
+ * indices a model never saw: LIBSVM ignores them). *dropped (if not NULL)
+ * gets the number of nonzero values dropped. Nothing to do when the rows
+ * have d_keep features or fewer. */
+tsgs_status tsgs_dataset_drop_features(tsgs_dataset *ds, size_t d_keep,
+                                       size_t *dropped, tsgs_error *err);
+
 /* Keeps the labels of n_keep labeled rows, chosen per class in proportion
  * (stratified) by a seeded shuffle, and marks the rest unlabeled. */
 tsgs_status tsgs_dataset_keep_labels(tsgs_dataset *ds, size_t n_keep,

@@ -101,6 +101,29 @@ size_t tsgs_dataset_labeled_count(const tsgs_dataset *ds)
 
 int tsgs_is_unlabeled(double label) { return isnan(label); }
 
+tsgs_status tsgs_dataset_drop_features(tsgs_dataset *ds, size_t d_keep,
+                                       size_t *dropped, tsgs_error *err)
+{
+    if (!ds)
+        return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
+                          "tsgs_dataset_drop_features: NULL dataset");
+    size_t nz = 0;
+    if (d_keep < ds->d) {
+        /* row i moves to i * d_keep: never past its own start, so an
+         * in-place forward copy is safe */
+        for (size_t i = 0; i < ds->n; i++) {
+            const float *row = ds->x + i * ds->d;
+            for (size_t k = d_keep; k < ds->d; k++)
+                nz += row[k] != 0.0f;
+            memmove(ds->x + i * d_keep, row, sizeof(float) * d_keep);
+        }
+        ds->d = d_keep;
+    }
+    if (dropped)
+        *dropped = nz;
+    return TSGS_OK;
+}
+
 tsgs_status tsgs_dataset_append_unlabeled(tsgs_dataset *dst,
                                           const tsgs_dataset *src,
                                           tsgs_error *err)

@@ -291,6 +291,29 @@ START_TEST(keep_labels_rejects_bad_counts)
 }
 END_TEST
 
+/* Features past d_keep go (a test file with indices the model never saw):
+ * the rows keep their first d_keep values; nonzeros dropped are counted. */
+START_TEST(drop_features_keeps_prefix)
+{
+    const float x[] = {1, 2, 3, 0,  5, 6, 0, 0,  9, 10, 11, 12};
+    const double y[] = {1, -1, 1};
+    tsgs_dataset *ds = NULL;
+    ck_assert_int_eq(tsgs_dataset_from_dense(3, 4, x, y, &ds, NULL), TSGS_OK);
+    size_t dropped = 99;
+    ck_assert_int_eq(tsgs_dataset_drop_features(ds, 2, &dropped, NULL), TSGS_OK);
+    ck_assert_uint_eq(tsgs_dataset_features(ds), 2);
+    ck_assert_uint_eq(dropped, 3);
+    for (size_t i = 0; i < 3; i++)
+        for (size_t k = 0; k < 2; k++)
+            ck_assert_float_eq(tsgs_dataset_row(ds, i)[k], x[i * 4 + k]);
+    ck_assert_int_eq(tsgs_dataset_drop_features(ds, 5, &dropped, NULL), TSGS_OK);
+    ck_assert_uint_eq(tsgs_dataset_features(ds), 2);
+    ck_assert_uint_eq(dropped, 0);
+    ck_assert_int_eq(tsgs_dataset_drop_features(NULL, 1, NULL, NULL), TSGS_ERR_PARAM);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
 Suite *dataset_suite(void)
 {
     Suite *s = suite_create("dataset");
@@ -308,6 +331,7 @@ Suite *dataset_suite(void)
     tcase_add_test(tc, keep_labels_deterministic_by_seed);
     tcase_add_test(tc, keep_labels_at_least_one_per_class);
     tcase_add_test(tc, keep_labels_rejects_bad_counts);
+    tcase_add_test(tc, drop_features_keeps_prefix);
     suite_add_tcase(s, tc);
     return s;
 }

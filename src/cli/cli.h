@@ -33,6 +33,10 @@ int cli_parse(cli_opts *o, int argc, char **argv, const char *const *allowed);
 int cli_read(const cli_opts *o, const char *path, tsgs_dataset **out);
 
 void cli_error(const tsgs_error *err);
+/* A test file with more features than the model: drops the extra ones
+ * with a warning naming the file and the count (LIBSVM ignores feature
+ * indices a model never saw). Returns nonzero on error (printed). */
+int cli_drop_unseen(const char *path, tsgs_dataset *ds, size_t d_model);
 
 /* Counts the labeled rows of ds (*n_labeled), those whose label is neither
  * of the model's two labels (*n_foreign, e.g. 0/1 against -1/+1), and

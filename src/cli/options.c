@@ -303,6 +303,23 @@ int cli_read(const cli_opts *o, const char *path, tsgs_dataset **out)
     return 0;
 }
 
+int cli_drop_unseen(const char *path, tsgs_dataset *ds, size_t d_model)
+{
+    size_t d = tsgs_dataset_features(ds), dropped = 0;
+    if (d <= d_model)
+        return 0;
+    tsgs_error err;
+    if (tsgs_dataset_drop_features(ds, d_model, &dropped, &err) != TSGS_OK) {
+        cli_error(&err);
+        return 1;
+    }
+    fprintf(stderr, "warning: %s: features %zu..%zu are not in the model "
+                    "(trained on %zu); their %zu nonzero values are ignored, "
+                    "as LIBSVM does\n",
+            path, d_model + 1, d, d_model, dropped);
+    return 0;
+}
+
 void cli_print_param_help(const tsgs_params *p)
 {
     char value[64];

@@ -135,6 +135,8 @@ int cmd_predict(int argc, char **argv)
     o.read.min_features = tsgs_model_features_in(model);
     if (cli_read(&o, o.positional[1], &test))
         goto done;
+    if (cli_drop_unseen(o.positional[1], test, tsgs_model_features_in(model)))
+        goto done;
     if (tsgs_dataset_features(test) != tsgs_model_features_in(model)) {
         fprintf(stderr, "ERROR: %s: %zu features per row, but the model "
                         "was trained on %zu\n",
