@@ -105,27 +105,49 @@ tsgs_status tsgs__svm_dual_features(const float *Phi, size_t D,
     double *alpha = calloc(n ? n : 1, sizeof(double));
     double *qii = malloc(sizeof(double) * (n ? n : 1));
     size_t *perm = malloc(sizeof(size_t) * (n ? n : 1));
-    if (!alpha || !qii || !perm) {
+    size_t *active = malloc(sizeof(size_t) * (n ? n : 1));
+    if (!alpha || !qii || !perm || !active) {
         free(alpha);
         free(qii);
         free(perm);
+        free(active);
         return TSGS__NOMEM(err);
     }
     memset(w, 0, sizeof(double) * D);
     double b = 0.0; /* the constant feature's weight */
     for (size_t i = 0; i < n; i++) {
-        const float *x = Phi + i * D;
-        qii[i] = 1.0 + tsgs__dot_f(x, x, D);
+        active[i] = i;
+        qii[i] = 1.0 + tsgs__dot_f(Phi + i * D, Phi + i * D, D);
     }
+    /* Shrinking (as LIBLINEAR): a coordinate at a bound whose gradient
+     * points out of the box by more than the last epoch's spread is left
+     * out until the active ones converge; then every coordinate is
+     * checked again before stopping. */
+    size_t na = n;
+    double pg_max_old = INFINITY, pg_min_old = -INFINITY;
     for (long epoch = 0; epoch < opt->max_epochs; epoch++) {
-        permute(perm, n, opt->seed, epoch);
+        permute(perm, na, opt->seed, epoch);
         double pg_max = -INFINITY, pg_min = INFINITY;
-        for (size_t k = 0; k < n; k++) {
-            size_t i = perm[k];
+        for (size_t k = 0; k < na; k++) {
+            size_t slot = perm[k], i = active[slot];
             const float *x = Phi + i * D;
-            double f = b + tsgs__dot_fd(x, w, D);
-            double g = y[i] * f - 1.0;
-            double pg = projected(g, alpha[i], C);
+            double g = y[i] * (b + tsgs__dot_fd(x, w, D)) - 1.0;
+            double pg = 0.0;
+            if (alpha[i] <= 0.0) {
+                if (g > pg_max_old) {
+                    active[slot] = SIZE_MAX; /* shrunk */
+                    continue;
+                }
+                pg = g < 0.0 ? g : 0.0;
+            } else if (alpha[i] >= C) {
+                if (g < pg_min_old) {
+                    active[slot] = SIZE_MAX;
+                    continue;
+                }
+                pg = g > 0.0 ? g : 0.0;
+            } else {
+                pg = g;
+            }
             pg_max = pg > pg_max ? pg : pg_max;
             pg_min = pg < pg_min ? pg : pg_min;
             if (pg == 0.0)
@@ -137,12 +159,28 @@ tsgs_status tsgs__svm_dual_features(const float *Phi, size_t D,
             tsgs__axpy_fd(delta, x, w, D);
             b += delta;
         }
-        if (pg_max - pg_min < opt->tol)
-            break;
+        size_t keep = 0; /* compact the active list, order kept */
+        for (size_t k = 0; k < na; k++)
+            if (active[k] != SIZE_MAX)
+                active[keep++] = active[k];
+        na = keep;
+        if (pg_max - pg_min < opt->tol || na == 0) {
+            if (na == n)
+                break; /* converged on every coordinate */
+            na = n;    /* check them all again */
+            for (size_t i = 0; i < n; i++)
+                active[i] = i;
+            pg_max_old = INFINITY;
+            pg_min_old = -INFINITY;
+            continue;
+        }
+        pg_max_old = pg_max > 0.0 ? pg_max : INFINITY;
+        pg_min_old = pg_min < 0.0 ? pg_min : -INFINITY;
     }
     *bias = b;
     free(alpha);
     free(qii);
     free(perm);
+    free(active);
     return TSGS_OK;
 }
