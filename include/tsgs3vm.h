@@ -343,12 +343,14 @@ typedef enum {
 
 /* k-fold cross-validation of `npoints` parameter sets on the labeled rows
  * of ds: the labeled rows are split into `folds` stratified folds (seeded
- * by `seed`); each fit trains on every row with one fold's labels hidden
- * (those rows join the unlabeled ones, as in a transductive run) and is
- * scored by its accuracy on that fold. mean[i] and sd[i] get point i's
- * mean accuracy and its standard deviation over the folds. `done`, if not
- * NULL, is called once per finished point (from the calling thread). The
- * result does not depend on `parallel` or `threads`. */
+ * by `seed`; folds = the labeled rows is leave-one-out); each fit trains
+ * on every row outside one fold (labeled and unlabeled; the fold's rows
+ * are left out, not added to the unlabeled ones) and is scored by its
+ * accuracy on that fold. A fold whose training rows hold one class
+ * predicts that class. mean[i] and sd[i] get point i's mean accuracy and
+ * its standard deviation over the folds. `done`, if not NULL, is called
+ * once per point at the end (from the calling thread). The result does
+ * not depend on `parallel` or `threads`. */
 tsgs_status tsgs_cv(const tsgs_dataset *ds, const tsgs_params *points,
                     size_t npoints, int folds, uint64_t seed, int threads,
                     tsgs_cv_parallel parallel, double *mean, double *sd,

@@ -42,53 +42,82 @@ static tsgs_status assign_folds(const tsgs_dataset *ds, int folds,
     return TSGS_OK;
 }
 
-/* One fit: train with fold f's labels hidden, score on fold f. */
-static tsgs_status fit_fold(const tsgs_dataset *ds, const int *fold, int f,
-                            const tsgs_params *p, int threads, tsgs_bind bind,
-                            double *acc, tsgs_error *err)
+/* Fold f's split: the training rows (every row not in fold f, labeled or
+ * not; the held-out rows are left out, not added to the unlabeled ones,
+ * so the fit never sees them) and the held-out labeled rows. */
+static tsgs_status split_fold(const tsgs_dataset *ds, const int *fold, int f,
+                              tsgs_dataset **train, tsgs_dataset **held,
+                              tsgs_error *err)
 {
-    tsgs_status st = TSGS_OK;
     size_t nf = 0;
     for (size_t i = 0; i < ds->n; i++)
         nf += fold[i] == f;
-    double *y = malloc(sizeof(double) * (ds->n ? ds->n : 1));
-    float *hx = malloc(sizeof(float) * (nf ? nf : 1) * (ds->d ? ds->d : 1));
-    double *hy = malloc(sizeof(double) * (nf ? nf : 1));
-    double *dec = malloc(sizeof(double) * (nf ? nf : 1));
-    tsgs_dataset *held = NULL;
+    tsgs_status st;
+    if ((st = tsgs__dataset_new(ds->d, ds->n - nf, train, err)) != TSGS_OK)
+        return st;
+    if ((st = tsgs__dataset_new(ds->d, nf, held, err)) != TSGS_OK) {
+        tsgs_dataset_free(*train);
+        return st;
+    }
+    for (size_t i = 0; i < ds->n; i++) {
+        tsgs_dataset *to = fold[i] == f ? *held : *train;
+        memcpy(to->x + to->n * ds->d, ds->x + i * ds->d,
+               sizeof(float) * ds->d);
+        to->y[to->n++] = ds->y[i];
+    }
+    return TSGS_OK;
+}
+
+/* The one label of a training split whose labeled rows are all of one
+ * class (a class with fewer labeled rows than folds, or leave-one-out on
+ * a class of one), else NaN. */
+static double single_class(const tsgs_dataset *train)
+{
+    double first = NAN;
+    for (size_t i = 0; i < train->n; i++) {
+        double y = train->y[i];
+        if (isnan(y))
+            continue;
+        if (isnan(first))
+            first = y;
+        else if (y != first)
+            return NAN;
+    }
+    return first;
+}
+
+/* One fit: train on the split's training rows, score on its held-out
+ * rows. A split with one class predicts that class, as LIBSVM does. */
+static tsgs_status fit_fold(const tsgs_dataset *train,
+                            const tsgs_dataset *held, const tsgs_params *p,
+                            int threads, tsgs_bind bind, double *acc,
+                            tsgs_error *err)
+{
+    double only = single_class(train);
+    if (!isnan(only)) {
+        size_t right = 0;
+        for (size_t i = 0; i < held->n; i++)
+            right += held->y[i] == only;
+        *acc = held->n ? (double)right / (double)held->n : 0.0;
+        return TSGS_OK;
+    }
     tsgs_model *m = NULL;
-    if (!y || !hx || !hy || !dec) {
+    double *dec = malloc(sizeof(double) * (held->n ? held->n : 1));
+    tsgs_status st = TSGS_OK;
+    if (!dec) {
         st = TSGS__NOMEM(err);
         goto done;
     }
-    size_t k = 0;
-    for (size_t i = 0; i < ds->n; i++) {
-        y[i] = fold[i] == f ? NAN : ds->y[i];
-        if (fold[i] == f) {
-            memcpy(hx + k * ds->d, ds->x + i * ds->d, sizeof(float) * ds->d);
-            hy[k++] = ds->y[i];
-        }
-    }
-    /* A view of the rows with this fold's labels hidden: the features are
-     * borrowed, not copied (millions of rows). */
-    tsgs_dataset view = *ds;
-    view.y = y;
     tsgs_params q = *p;
     q.threads = threads;
     q.bind = bind;
-    if ((st = tsgs_train(&view, &q, NULL, &m, NULL, err)) != TSGS_OK)
-        goto done;
-    if ((st = tsgs_dataset_from_dense(nf, ds->d, hx, hy, &held, err)))
+    if ((st = tsgs_train(train, &q, NULL, &m, NULL, err)) != TSGS_OK)
         goto done;
     if ((st = tsgs_predict(m, held, threads, dec, err)) != TSGS_OK)
         goto done;
     *acc = tsgs_accuracy(m, held, dec, NULL);
 done:
-    free(y);
-    free(hx);
-    free(hy);
     free(dec);
-    tsgs_dataset_free(held);
     tsgs_model_free(m);
     return st;
 }
@@ -127,48 +156,43 @@ tsgs_status tsgs_cv(const tsgs_dataset *ds, const tsgs_params *points,
     }
     if ((st = assign_folds(ds, folds, seed, fold, err)) != TSGS_OK)
         goto out;
-    const long nfits = (long)npoints * folds;
-    if (parallel == TSGS_CV_PARALLEL_GRID && nt > 1) {
-        /* Pin the outer team once; the fits inside stay where they are. */
+    /* fold by fold: one copy of the data split at a time, shared by the
+     * grid points */
+    const int side_by_side = parallel == TSGS_CV_PARALLEL_GRID && nt > 1;
+    if (side_by_side) /* pin the outer team once; the fits stay put */
         tsgs__bind_threads(nt, points[0].bind, NULL, NULL);
+    for (int f = 0; f < folds && st == TSGS_OK; f++) {
+        tsgs_dataset *train = NULL, *held = NULL;
+        if ((st = split_fold(ds, fold, f, &train, &held, err)) != TSGS_OK)
+            break;
+        if (side_by_side) {
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1)
 #endif
-        for (long j = 0; j < nfits; j++) {
-            size_t i = (size_t)(j / folds);
-            tsgs_error e;
-            tsgs_status s = fit_fold(ds, fold, (int)(j % folds), &points[i],
-                                     1, TSGS_BIND_NONE, &acc[j], &e);
-            if (s != TSGS_OK) {
-#ifdef _OPENMP
-#pragma omp critical(tsgs_cv_error)
-#endif
-                {
-                    status[i] = s;
+            for (size_t i = 0; i < npoints; i++) {
+                tsgs_error e;
+                tsgs_status s = fit_fold(train, held, &points[i], 1,
+                                         TSGS_BIND_NONE,
+                                         &acc[i * (size_t)folds + (size_t)f],
+                                         &e);
+                if (s != TSGS_OK && status[i] == TSGS_OK) {
+                    status[i] = s; /* each i is one thread's */
                     errors[i] = e;
                 }
             }
+        } else {
+            for (size_t i = 0; i < npoints; i++)
+                if (status[i] == TSGS_OK)
+                    status[i] = fit_fold(train, held, &points[i], nt,
+                                         points[i].bind,
+                                         &acc[i * (size_t)folds + (size_t)f],
+                                         &errors[i]);
         }
-    } else {
-        for (long j = 0; j < nfits; j++) {
-            size_t i = (size_t)(j / folds);
-            if (status[i] != TSGS_OK)
-                continue;
-            status[i] = fit_fold(ds, fold, (int)(j % folds), &points[i], nt,
-                                 points[i].bind, &acc[j], &errors[i]);
-            if (done && j % folds == folds - 1 && status[i] == TSGS_OK) {
-                double s1 = 0, s2 = 0;
-                for (int f = 0; f < folds; f++) {
-                    s1 += acc[i * (size_t)folds + (size_t)f];
-                    s2 += acc[i * (size_t)folds + (size_t)f] *
-                          acc[i * (size_t)folds + (size_t)f];
-                }
-                double mu = s1 / folds;
-                double var = s2 / folds - mu * mu;
-                done(i, mu, sqrt(var > 0 ? var : 0), user);
-            }
-        }
+        tsgs_dataset_free(train);
+        tsgs_dataset_free(held);
     }
+    if (st != TSGS_OK)
+        goto out;
     for (size_t i = 0; i < npoints; i++) {
         if (status[i] != TSGS_OK) {
             st = tsgs__fail(err, status[i], NULL, 0, "grid point %zu: %s",
@@ -184,7 +208,7 @@ tsgs_status tsgs_cv(const tsgs_dataset *ds, const tsgs_params *points,
         mean[i] = s1 / folds;
         double var = s2 / folds - mean[i] * mean[i];
         sd[i] = sqrt(var > 0 ? var : 0);
-        if (done && parallel == TSGS_CV_PARALLEL_GRID && nt > 1)
+        if (done)
             done(i, mean[i], sd[i], user);
     }
 out:

@@ -714,6 +714,26 @@ END_TEST
 
 /* -------------------------------------------------------------- topology */
 
+/* cv: a grid where every point ties (separable rows, every C right on
+ * every fold) picks the largest C, not the first point. */
+START_TEST(cv_ties_go_to_the_largest_c)
+{
+    const char *path = tmp("sep.svm");
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    for (int i = 0; i < 40; i++)
+        fprintf(f, "%d 1:%g 2:%g\n", i % 2 ? 1 : -1,
+                (i % 2 ? 5.0 : -5.0) + 0.01 * i, 0.02 * (i % 7));
+    fclose(f);
+    result r;
+    run(&r, "cv", "-q", "--sigma", "0.1", "--grid", "c=1,10,100,1000",
+        "--folds", "4", path, NULL);
+    ck_assert_msg(r.status == 0, "status %d: %s", r.status, r.err);
+    ck_assert_msg(strstr(r.out, "# best: --c 1000"), "%s", r.out);
+    result_free(&r);
+}
+END_TEST
+
 START_TEST(topology_this_machine)
 {
     result r;
@@ -781,6 +801,7 @@ Suite *cli_suite(void)
     tcase_add_test(tc, unlabeled_file_and_label);
     tcase_add_test(tc, interrupt_saves_model);
     tcase_add_test(tc, quiet_is_quiet);
+    tcase_add_test(tc, cv_ties_go_to_the_largest_c);
     tcase_add_test(tc, topology_this_machine);
     tcase_add_test(tc, topology_synthetic_scatter);
     suite_add_tcase(s, tc);

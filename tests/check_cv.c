@@ -66,6 +66,44 @@ START_TEST(bad_folds_and_callbacks)
 }
 END_TEST
 
+/* Leave-one-out (folds = labeled rows) on labeled rows only, with the
+ * stochastic solver and its balance: the held-out row is left out of the
+ * fit, not made its only unlabeled row, so it cannot set the balance bias
+ * (which put it on the boundary: 50% on separable blobs). */
+START_TEST(leave_one_out_on_separable_blobs)
+{
+    tsgs_dataset *ds = fixture_blobs(30, 2, 4.0, 0.5, 30, 15, 12, NULL);
+    tsgs_params p = tsgs_params_default();
+    p.solver = TSGS_SOLVER_TSG;
+    p.max_features = 64;
+    double m, s;
+    ck_assert_int_eq(tsgs_cv(ds, &p, 1, 30, 3, 2, TSGS_CV_PARALLEL_GRID, &m,
+                             &s, NULL, NULL, NULL), TSGS_OK);
+    ck_assert_double_gt(m, 0.9);
+    p.solver = TSGS_SOLVER_SAFE;
+    ck_assert_int_eq(tsgs_cv(ds, &p, 1, 30, 3, 2, TSGS_CV_PARALLEL_GRID, &m,
+                             &s, NULL, NULL, NULL), TSGS_OK);
+    ck_assert_double_gt(m, 0.9);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
+/* A class with one labeled row: the folds without it train on one class
+ * and predict it, instead of aborting the whole run. */
+START_TEST(one_row_class_does_not_abort)
+{
+    tsgs_dataset *ds = fixture_blobs(300, 2, 4.0, 0.5, 10, 1, 4, NULL);
+    tsgs_params p = tsgs_params_default();
+    double m, s;
+    ck_assert_int_eq(tsgs_cv(ds, &p, 1, 5, 1, 1, TSGS_CV_PARALLEL_FIT, &m, &s,
+                             NULL, NULL, NULL), TSGS_OK);
+    /* 9 of the 10 held-out rows are negatives predicted right at least by
+     * the one-class folds */
+    ck_assert_double_ge(m, 0.8);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
 Suite *cv_suite(void)
 {
     Suite *s = suite_create("cv");
@@ -73,6 +111,8 @@ Suite *cv_suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, grid_and_fit_parallel_agree);
     tcase_add_test(tc, bad_folds_and_callbacks);
+    tcase_add_test(tc, leave_one_out_on_separable_blobs);
+    tcase_add_test(tc, one_row_class_does_not_abort);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -121,6 +121,66 @@ static void point_values(const axis_t *axes, int naxes, size_t i, int *pick)
     }
 }
 
+/* Mean accuracy of point i and its neighbours one step along each axis:
+ * on a few hundred labels single CV scores are noisy, and a point in a
+ * good region beats an isolated peak. */
+static double neighbourhood(const axis_t *axes, int naxes, const double *mean,
+                            size_t i)
+{
+    int pick[MAX_AXES];
+    point_values(axes, naxes, i, pick);
+    double s = mean[i];
+    int n = 1;
+    size_t stride = 1;
+    for (int a = naxes - 1; a >= 0; a--) {
+        if (pick[a] > 0) {
+            s += mean[i - stride];
+            n++;
+        }
+        if (pick[a] + 1 < axes[a].nvalues) {
+            s += mean[i + stride];
+            n++;
+        }
+        stride *= (size_t)axes[a].nvalues;
+    }
+    return s / n;
+}
+
+/* The best point: the highest accuracy; among ties (common on few labels:
+ * many settings reach 100%), the best neighbourhood, then the largest C
+ * when C is an axis (a small C ties by predicting one class), then the
+ * first. */
+static size_t best_point(const axis_t *axes, int naxes, const double *mean,
+                         size_t npoints)
+{
+    int c_axis = -1;
+    for (int a = 0; a < naxes; a++)
+        if (strcmp(axes[a].key, "c") == 0)
+            c_axis = a;
+    size_t best = 0;
+    for (size_t i = 1; i < npoints; i++) {
+        if (mean[i] > mean[best] + 1e-12) {
+            best = i;
+            continue;
+        }
+        if (mean[i] < mean[best] - 1e-12)
+            continue;
+        double ni = neighbourhood(axes, naxes, mean, i);
+        double nb = neighbourhood(axes, naxes, mean, best);
+        if (ni > nb + 1e-12) {
+            best = i;
+        } else if (ni >= nb - 1e-12 && c_axis >= 0) {
+            int pi[MAX_AXES], pb[MAX_AXES];
+            point_values(axes, naxes, i, pi);
+            point_values(axes, naxes, best, pb);
+            if (strtod(axes[c_axis].values[pi[c_axis]], NULL) >
+                strtod(axes[c_axis].values[pb[c_axis]], NULL))
+                best = i;
+        }
+    }
+    return best;
+}
+
 static void on_done(size_t i, double mean, double sd, void *user)
 {
     report_ctx *c = user;
@@ -255,7 +315,7 @@ int cmd_cv(int argc, char **argv)
         cli_error(&err);
         goto done;
     }
-    size_t best = 0;
+    size_t best = best_point(axes, naxes, mean, npoints);
     for (int a = 0; a < naxes; a++)
         printf("%s\t", axes[a].key);
     printf("cv_accuracy\tcv_sd\n");
@@ -265,8 +325,6 @@ int cmd_cv(int argc, char **argv)
         for (int a = 0; a < naxes; a++)
             printf("%s\t", axes[a].values[pick[a]]);
         printf("%.6f\t%.6f\n", mean[i], sd[i]);
-        if (mean[i] > mean[best])
-            best = i;
     }
     int pick[MAX_AXES];
     point_values(axes, naxes, best, pick);
