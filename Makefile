@@ -19,7 +19,7 @@ CHECK_CFLAGS := $(shell $(PKG_CONFIG) --cflags check)
 CHECK_LIBS := $(shell $(PKG_CONFIG) --libs check)
 
 B := build
-LIB_SRC := $(wildcard src/*.c)
+LIB_SRC := $(wildcard src/*.c src/solvers/*.c)
 CLI_SRC := $(wildcard src/cli/*.c)
 TEST_SRC := $(wildcard tests/check_*.c)
 BENCH_SRC := $(wildcard bench/*.c)

@@ -57,6 +57,11 @@ void tsgs__scaler_clear(tsgs__scaler *s);
  * narrower than the scaler, i.e. d_row < s->d). kind NONE copies. */
 void tsgs__scaler_apply(const tsgs__scaler *s, const float *row,
                         size_t d_row, float *out);
+/* The stochastic solvers' kernel width when none is given: 1 / (2 total
+ * variance) of ds's rows scaled by sc (a seeded stride of at most 100,000
+ * rows), so a typical pair of rows has k = exp(-1). */
+tsgs_status tsgs__spread_sigma(const tsgs_dataset *ds, const tsgs__scaler *sc,
+                               double *sigma, tsgs_error *err);
 
 /* --------------------------------------------------------- affinity.c */
 
@@ -213,6 +218,10 @@ void tsgs__model_fold_scale(tsgs_model *m);
 tsgs_status tsgs__model_decision(const tsgs_model *m, const float *X,
                                  size_t n, int threads, double *out,
                                  tsgs_error *err);
+/* Accuracy of m on a monitor set during training; < 0 if it could not be
+ * measured (out of memory). */
+double tsgs__monitor_accuracy(const tsgs_model *m, const tsgs_dataset *mon,
+                              int threads);
 
 /* -------------------------------------------------------- core: train.c */
 
@@ -223,23 +232,21 @@ typedef struct {
                            cache the labeled sums */
 } tsgs__train_opts;
 
+/* tsgs_train with the stochastic solvers' test switches. */
+tsgs_status tsgs__train_ex(const tsgs_dataset *ds, const tsgs_params *params,
+                           const tsgs_train_hooks *hooks,
+                           const tsgs__train_opts *opt, tsgs_model **out,
+                           int *stopped_early, tsgs_error *err);
+
+/* -------------------------------------------------- solvers/sgd.c */
+
 /* The checking rule's step (CDSG): the largest eta <= gamma with
  * 2 |beta + eta g|^2 + 2 eta^2 V <= |beta|^2 + gamma^2 |g|^2, given
  * |beta|^2, beta.g, |g|^2 and V; <= 0 when no positive step passes. */
 double tsgs__checked_step(double beta2, double beta_g, double g2, double V,
                           double gamma);
 
-/* Accuracy of m on a monitor set during training; < 0 if it could not be
- * measured (out of memory). */
-double tsgs__monitor_accuracy(const tsgs_model *m, const tsgs_dataset *mon,
-                              int threads);
-
-tsgs_status tsgs__train_ex(const tsgs_dataset *ds, const tsgs_params *params,
-                           const tsgs_train_hooks *hooks,
-                           const tsgs__train_opts *opt, tsgs_model **out,
-                           int *stopped_early, tsgs_error *err);
-
-/* ------------------------------------------------------------ bs3vm.c */
+/* ------------------------------------------------------ bs3vm_model.c */
 
 /* The BS3VM model (Le et al., UAI 2016): f(x) = sum_i alpha_i k(sv_i, x)
  * over support vectors kept as scaled rows; the kernel and sigma are the
@@ -252,23 +259,31 @@ typedef struct tsgs__bs3vm {
     double *alpha; /* n_sv */
 } tsgs__bs3vm;
 
-/* Trains BS3VM on ds (checked, two classes neg < pos) with p resolved but
- * for the bs3vm settings; takes the fitted scaler (cleared on failure). */
-tsgs_status tsgs__bs3vm_train(const tsgs_dataset *ds, const tsgs_params *p,
-                              tsgs__scaler *scaler, double neg, double pos,
-                              const tsgs_train_hooks *hooks,
-                              tsgs_model **out, int *stopped_early,
-                              tsgs_error *err);
+/* An empty expansion for d-float rows with room for cap vectors. */
+tsgs_status tsgs__bs3vm_new(size_t d, size_t cap, tsgs_kernel kernel,
+                            double sigma, tsgs__bs3vm **out, tsgs_error *err);
+/* Room for cap vectors (never shrinks). */
+tsgs_status tsgs__bs3vm_reserve(tsgs__bs3vm *b, size_t cap, tsgs_error *err);
 void tsgs__bs3vm_free(tsgs__bs3vm *b);
-/* Its steps T when p->iterations is 0: ceil(p->passes * rows). */
-long tsgs__bs3vm_steps(const tsgs_dataset *ds, const tsgs_params *p);
 /* f of n rows X already scaled, rows spread over `threads` threads; each
  * row's sum runs in support-vector order whatever the thread count. */
 void tsgs__bs3vm_decision(const tsgs__bs3vm *b, const float *X, size_t n,
                           int threads, double *out);
-/* The kernel k(a, b) of two d-float rows. */
+/* The kernel k(a, b) of two d-float rows, and their squared distance. */
 double tsgs__bs3vm_kernel(tsgs_kernel kernel, double sigma, const float *a,
                           const float *b, size_t d);
+double tsgs__bs3vm_sqdist(const float *a, const float *b, size_t d);
+/* Model file section: "support-vectors N", N lines "alpha x_1 ... x_d",
+ * "end". Reading continues f after the header (whose last line, number
+ * *line, announced n_sv) and is strict: errors name path and line. */
+void tsgs__bs3vm_write(FILE *f, const tsgs__bs3vm *b);
+tsgs_status tsgs__bs3vm_read(FILE *f, const char *path, long *line,
+                             long n_sv, size_t d, tsgs_kernel kernel,
+                             double sigma, tsgs__bs3vm **out,
+                             tsgs_error *err);
+
+/* ---------------------------------------------------- solvers/bs3vm.c */
+
 /* Projection coefficients of the NNP / RNP step: solves K c = kr for the
  * k x k kernel matrix K of the chosen vectors (overwritten by its Cholesky
  * factor) and kr[j] = k(x_j, x_r); c = kr on return. Returns 0, or -1 when
@@ -289,14 +304,6 @@ size_t tsgs__bs3vm_maintain(tsgs__bs3vm *b, const unsigned char *lab,
                             int portion, tsgs_budget_rule rule, size_t k,
                             uint64_t seed, uint64_t *rc,
                             tsgs__bs3vm_scratch *sc, size_t *used);
-/* Model file section: "support-vectors N", N lines "alpha x_1 ... x_d",
- * "end". Reading continues f after the header (whose last line, number
- * *line, announced n_sv) and is strict: errors name path and line. */
-void tsgs__bs3vm_write(FILE *f, const tsgs__bs3vm *b);
-tsgs_status tsgs__bs3vm_read(FILE *f, const char *path, long *line,
-                             long n_sv, size_t d, tsgs_kernel kernel,
-                             double sigma, tsgs__bs3vm **out,
-                             tsgs_error *err);
 
 /* ------------------------------------------- affinity.c: memory placement */
 

@@ -231,3 +231,16 @@ double tsgs_accuracy(const tsgs_model *m, const tsgs_dataset *ds,
         *n_labeled = n;
     return n ? (double)right / (double)n : 0.0;
 }
+
+double tsgs__monitor_accuracy(const tsgs_model *m, const tsgs_dataset *mon,
+                              int threads)
+{
+    double *dec = malloc(sizeof(double) * (mon->n ? mon->n : 1));
+    if (!dec)
+        return -1.0;
+    double acc = -1.0;
+    if (tsgs_predict(m, mon, threads, dec, NULL) == TSGS_OK)
+        acc = tsgs_accuracy(m, mon, dec, NULL);
+    free(dec);
+    return acc;
+}

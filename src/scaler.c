@@ -118,3 +118,41 @@ void tsgs__scaler_apply(const tsgs__scaler *s, const float *row, size_t d_row,
     for (size_t k = m; k < d; k++)
         out[k] = (float)(-s->shift[k] * s->mul[k]);
 }
+
+/* The kernel width when none is given: 1 / (2 sum_k var_k) of the scaled
+ * rows, so that a typical pair of rows, at squared distance
+ * 2 sum_k var_k, has k(x, x') = exp(-1). On z-scored data that is 1/(2d),
+ * half LIBSVM's 1/d default, which assumes [-1, 1] scaling. */
+tsgs_status tsgs__spread_sigma(const tsgs_dataset *ds, const tsgs__scaler *sc,
+                               double *sigma, tsgs_error *err)
+{
+    const size_t d = ds->d;
+    const size_t stride = ds->n > 100000 ? ds->n / 100000 : 1;
+    double *s1 = calloc(d, sizeof(double)), *s2 = calloc(d, sizeof(double));
+    float *row = malloc(sizeof(float) * d);
+    if (!s1 || !s2 || !row) {
+        free(s1);
+        free(s2);
+        free(row);
+        return TSGS__NOMEM(err);
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < ds->n; i += stride, n++) {
+        tsgs__scaler_apply(sc, ds->x + i * d, d, row);
+        for (size_t k = 0; k < d; k++) {
+            s1[k] += row[k];
+            s2[k] += (double)row[k] * row[k];
+        }
+    }
+    double total = 0.0;
+    for (size_t k = 0; k < d && n > 0; k++) {
+        double mean = s1[k] / (double)n;
+        total += s2[k] / (double)n - mean * mean;
+    }
+    free(s1);
+    free(s2);
+    free(row);
+    /* constant data has no spread: fall back to LIBSVM's 1 / d */
+    *sigma = total > 0.0 ? 1.0 / (2.0 * total) : 1.0 / (double)d;
+    return TSGS_OK;
+}

@@ -15,7 +15,7 @@
  *    that does at least as well as the supervised one, else the supervised
  *    one, so the unlabeled rows can only be used where they do not hurt
  *    (the idea of S4VM: never clearly worse than the supervised SVM). */
-#include "safe.h"
+#include "solver.h"
 
 #include "dense.h"
 #include "s3vm_path.h"
@@ -27,6 +27,9 @@
 #include <string.h>
 #include <time.h>
 
+/* Progress stages reported: model selection, the paths and the safe
+ * selection, done. */
+#define SAFE_STAGES 3
 #define GRID_REPEATS 3     /* CV repeats averaged per grid point */
 #define GRID_ROWS 1000     /* labeled rows the grid sees at most */
 #define MEDIAN_ROWS 1000   /* rows the median distance is taken over */
@@ -100,7 +103,7 @@ static void report(const safe_t *s, long stage, const char *what)
     tsgs_progress pr;
     memset(&pr, 0, sizeof pr);
     pr.iteration = stage;
-    pr.iterations = TSGS__SAFE_STAGES;
+    pr.iterations = SAFE_STAGES;
     pr.elapsed_s = now_s() - s->t_start;
     pr.rows_per_s = (double)(s->nl + s->nw) * (double)stage /
                     (pr.elapsed_s > 0 ? pr.elapsed_s : 1e-9);
@@ -677,11 +680,12 @@ fail:
 
 /* ---------------------------------------------------------- the run */
 
-tsgs_status tsgs__safe_train(const tsgs_dataset *ds, const tsgs_params *p,
-                             tsgs__scaler *scaler, double neg, double pos,
-                             size_t npos, const tsgs_train_hooks *hooks,
-                             tsgs_model **out, int *stopped_early,
-                             tsgs_error *err)
+/* Trains on ds (checked: finite, two classes neg < pos) with p; takes
+ * the fitted scaler (the model owns it on success, cleared on failure). */
+static tsgs_status safe_train(const tsgs_dataset *ds, const tsgs_params *p,
+                              tsgs__scaler *scaler, double neg, double pos,
+                              const tsgs_train_hooks *hooks, tsgs_model **out,
+                              int *stopped_early, tsgs_error *err)
 {
     safe_t s;
     memset(&s, 0, sizeof s);
@@ -700,7 +704,6 @@ tsgs_status tsgs__safe_train(const tsgs_dataset *ds, const tsgs_params *p,
     tsgs_status st = gather_rows(&s, err);
     if (st != TSGS_OK)
         goto done;
-    (void)npos;
     s.balance_ratio = p->balance_ratio >= 0.0 ? p->balance_ratio
                                               : s.pos_share;
     /* the features: a fixed count, rounded to whole blocks */
@@ -785,7 +788,7 @@ tsgs_status tsgs__safe_train(const tsgs_dataset *ds, const tsgs_params *p,
     if (hooks && hooks->progress) {
         tsgs_progress pr;
         memset(&pr, 0, sizeof pr);
-        pr.iteration = pr.iterations = TSGS__SAFE_STAGES;
+        pr.iteration = pr.iterations = SAFE_STAGES;
         pr.elapsed_s = now_s() - s.t_start;
         pr.features = (long)s.D;
         pr.monitor_accuracy =
@@ -804,3 +807,19 @@ done:
     safe_free(&s);
     return st;
 }
+
+static tsgs_status safe_job(tsgs__train_job *job, tsgs_model **out,
+                            int *stopped_early, tsgs_error *err)
+{
+    return safe_train(job->ds, &job->p, &job->scaler, job->label_neg,
+                      job->label_pos, job->hooks, out, stopped_early, err);
+}
+
+static long safe_steps(const tsgs_dataset *ds, const tsgs_params *p)
+{
+    (void)ds;
+    (void)p;
+    return SAFE_STAGES; /* stages, not steps */
+}
+
+const tsgs__solver tsgs__solver_safe = {safe_job, safe_steps};

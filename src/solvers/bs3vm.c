@@ -46,7 +46,7 @@
  * the (t-1)/t decay of every coefficient is then free, and removal of the
  * smallest |delta_j| = |a_j| / t is the smallest |a_j|. At the end
  * alpha_j = a_j / T. */
-#include "internal.h"
+#include "solver.h"
 
 #include <errno.h>
 #include <math.h>
@@ -56,101 +56,6 @@
 
 #define CHUNK 256 /* support vectors per partial sum (fixed: determinism) */
 #define RIDGE 1e-8
-
-/* ------------------------------------------------------------- model */
-
-double tsgs__bs3vm_kernel(tsgs_kernel kernel, double sigma, const float *a,
-                          const float *b, size_t d)
-{
-    double s = 0.0;
-    if (kernel == TSGS_KERNEL_LAPLACIAN)
-        for (size_t k = 0; k < d; k++)
-            s += fabs((double)a[k] - (double)b[k]);
-    else
-        for (size_t k = 0; k < d; k++) {
-            double t = (double)a[k] - (double)b[k];
-            s += t * t;
-        }
-    return exp(-sigma * s);
-}
-
-static double dist2(const float *a, const float *b, size_t d)
-{
-    double s = 0.0;
-    for (size_t k = 0; k < d; k++) {
-        double t = (double)a[k] - (double)b[k];
-        s += t * t;
-    }
-    return s;
-}
-
-static tsgs_status bs_new(size_t d, size_t cap, tsgs_kernel kernel,
-                          double sigma, tsgs__bs3vm **out, tsgs_error *err)
-{
-    tsgs__bs3vm *b = calloc(1, sizeof *b);
-    if (!b)
-        return TSGS__NOMEM(err);
-    if (cap < 1)
-        cap = 1;
-    b->d = d;
-    b->cap = cap;
-    b->kernel = kernel;
-    b->sigma = sigma;
-    b->x = malloc(sizeof(float) * cap * (d ? d : 1));
-    b->alpha = malloc(sizeof(double) * cap);
-    if (!b->x || !b->alpha) {
-        tsgs__bs3vm_free(b);
-        return TSGS__NOMEM(err);
-    }
-    *out = b;
-    return TSGS_OK;
-}
-
-static tsgs_status bs_reserve(tsgs__bs3vm *b, size_t cap, tsgs_error *err)
-{
-    if (cap <= b->cap)
-        return TSGS_OK;
-    float *x = realloc(b->x, sizeof(float) * cap * (b->d ? b->d : 1));
-    if (!x)
-        return TSGS__NOMEM(err);
-    b->x = x;
-    double *a = realloc(b->alpha, sizeof(double) * cap);
-    if (!a)
-        return TSGS__NOMEM(err);
-    b->alpha = a;
-    b->cap = cap;
-    return TSGS_OK;
-}
-
-void tsgs__bs3vm_free(tsgs__bs3vm *b)
-{
-    if (!b)
-        return;
-    free(b->x);
-    free(b->alpha);
-    free(b);
-}
-
-void tsgs__bs3vm_decision(const tsgs__bs3vm *b, const float *X, size_t n,
-                          int threads, double *out)
-{
-    const long nn = (long)n;
-    if (threads < 1)
-        threads = 1;
-    (void)threads;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(static) \
-    if (threads > 1 && nn > 1)
-#endif
-    for (long i = 0; i < nn; i++) {
-        const float *xi = X + (size_t)i * b->d;
-        double s = 0.0;
-        for (size_t j = 0; j < b->n_sv; j++)
-            s += b->alpha[j] * tsgs__bs3vm_kernel(b->kernel, b->sigma,
-                                                  b->x + j * b->d, xi, b->d);
-        out[i] = s;
-    }
-}
 
 int tsgs__bs3vm_project(double *K, double *kr, size_t k)
 {
@@ -191,7 +96,8 @@ int tsgs__bs3vm_project(double *K, double *kr, size_t k)
 
 /* ---------------------------------------------------------- training */
 
-long tsgs__bs3vm_steps(const tsgs_dataset *ds, const tsgs_params *p)
+/* Its steps T when p->iterations is 0: ceil(p->passes * rows). */
+static long bs3vm_steps(const tsgs_dataset *ds, const tsgs_params *p)
 {
     if (p->iterations > 0)
         return p->iterations;
@@ -319,7 +225,7 @@ static size_t nearest(const tsgs__bs3vm *b, size_t r, size_t k, size_t *nb,
     for (size_t j = 0; j < b->n_sv; j++) {
         if (j == r)
             continue;
-        double dj = dist2(b->x + j * b->d, b->x + r * b->d, b->d);
+        double dj = tsgs__bs3vm_sqdist(b->x + j * b->d, b->x + r * b->d, b->d);
         if (have == k && dj >= nd[k - 1])
             continue;
         size_t at = have < k ? have++ : k - 1;
@@ -441,7 +347,7 @@ static void step(bs_t *s, long t)
     const double fi = t > 1 ? s->S[0] / (double)(t - 1) : 0.0;
     s->inc[0] = y * fi < 1.0 ? s->p.c * y : 0.0;
     for (size_t q = 1; q < P; q += 2) {
-        double mu = exp(-s->gamma_e * dist2(s->Q + q * d, s->Q + (q + 1) * d,
+        double mu = exp(-s->gamma_e * tsgs__bs3vm_sqdist(s->Q + q * d, s->Q + (q + 1) * d,
                                             d));
         double diff = s->S[q] - s->S[q + 1];
         double beta = diff > 0.0 ? -1.0 : diff < 0.0 ? 1.0 : 0.0;
@@ -469,6 +375,7 @@ static void report(const bs_t *s, const tsgs_model *m,
                    double elapsed, int measure)
 {
     tsgs_progress pr;
+    memset(&pr, 0, sizeof pr); /* fields it does not set (stage) stay 0 */
     pr.iteration = t;
     pr.iterations = T;
     pr.elapsed_s = elapsed;
@@ -482,11 +389,13 @@ static void report(const bs_t *s, const tsgs_model *m,
     hooks->progress(&pr, hooks->user);
 }
 
-tsgs_status tsgs__bs3vm_train(const tsgs_dataset *ds, const tsgs_params *params,
-                              tsgs__scaler *scaler, double neg, double pos,
-                              const tsgs_train_hooks *hooks,
-                              tsgs_model **out, int *stopped_early,
-                              tsgs_error *err)
+/* Trains BS3VM on ds (checked, two classes neg < pos) with p resolved;
+ * takes the fitted scaler (cleared on failure). */
+static tsgs_status bs3vm_train(const tsgs_dataset *ds, const tsgs_params *params,
+                          tsgs__scaler *scaler, double neg, double pos,
+                          const tsgs_train_hooks *hooks,
+                          tsgs_model **out, int *stopped_early,
+                          tsgs_error *err)
 {
     bs_t s;
     memset(&s, 0, sizeof s);
@@ -547,7 +456,7 @@ tsgs_status tsgs__bs3vm_train(const tsgs_dataset *ds, const tsgs_params *params,
     m->scaler = *scaler;
     memset(scaler, 0, sizeof *scaler); /* the model owns it now */
     s.sc = &m->scaler;
-    if ((st = bs_new(s.d, cap, p->kernel, p->sigma, &m->bs3vm, err)))
+    if ((st = tsgs__bs3vm_new(s.d, cap, p->kernel, p->sigma, &m->bs3vm, err)))
         goto fail;
     s.b = m->bs3vm;
     s.lidx = malloc(sizeof(size_t) * (s.nl ? s.nl : 1));
@@ -614,98 +523,22 @@ fail:
     return st;
 }
 
-/* -------------------------------------------------------- model files */
-
-void tsgs__bs3vm_write(FILE *f, const tsgs__bs3vm *b)
+/* The job's C and sigma as the stochastic solvers resolve them (the
+ * paper's protocol tunes both; C = 1000 and the spread width otherwise). */
+static tsgs_status bs3vm_job(tsgs__train_job *job, tsgs_model **out,
+                             int *stopped_early, tsgs_error *err)
 {
-    fprintf(f, "support-vectors %zu\n", b->n_sv);
-    for (size_t j = 0; j < b->n_sv; j++) {
-        fprintf(f, "%.17g", b->alpha[j]);
-        for (size_t k = 0; k < b->d; k++)
-            fprintf(f, " %.17g", (double)b->x[j * b->d + k]);
-        fputc('\n', f);
-    }
-    fputs("end\n", f);
-}
-
-static char *read_line(FILE *f, char **buf, size_t *cap, long *line)
-{
-    ssize_t n = getline(buf, cap, f);
-    if (n < 0)
-        return NULL;
-    (*line)++;
-    while (n > 0 && ((*buf)[n - 1] == '\n' || (*buf)[n - 1] == '\r'))
-        (*buf)[--n] = '\0';
-    return *buf;
-}
-
-tsgs_status tsgs__bs3vm_read(FILE *f, const char *path, long *line,
-                             long n_sv, size_t d, tsgs_kernel kernel,
-                             double sigma, tsgs__bs3vm **out,
-                             tsgs_error *err)
-{
-    tsgs__bs3vm *b = NULL;
-    char *buf = NULL;
-    size_t bcap = 0;
+    tsgs_params p = job->p;
     tsgs_status st;
-    /* grown as lines arrive: a corrupt count must not size the model */
-    if ((st = bs_new(d, n_sv < 1024 ? (size_t)n_sv : 1024, kernel, sigma, &b,
-                     err)))
+    if (p.c <= 0.0)
+        p.c = 1000.0;
+    if (p.sigma <= 0.0 &&
+        (st = tsgs__spread_sigma(job->ds, &job->scaler, &p.sigma, err)))
         return st;
-    for (long j = 0; j < n_sv; j++) {
-        char *s = read_line(f, &buf, &bcap, line);
-        if (!s) {
-            st = tsgs__fail(err, TSGS_ERR_FORMAT, path, *line,
-                            "truncated: %ld of %ld support-vector lines", j,
-                            n_sv);
-            goto fail;
-        }
-        if ((size_t)j == b->cap &&
-            (st = bs_reserve(b, 2 * b->cap, err)) != TSGS_OK)
-            goto fail;
-        for (size_t k = 0; k <= d; k++) {
-            char *end;
-            errno = 0;
-            double v = strtod(s, &end);
-            int ok = end != s && isfinite(v) &&
-                     (k == 0 || isfinite((float)v));
-            if (!ok) {
-                st = tsgs__fail(err, TSGS_ERR_FORMAT, path, *line,
-                                "support vector: value %zu of %zu is missing "
-                                "or not a finite number",
-                                k + 1, d + 1);
-                goto fail;
-            }
-            if (k == 0)
-                b->alpha[j] = v;
-            else
-                b->x[(size_t)j * d + k - 1] = (float)v;
-            s = end;
-        }
-        while (*s == ' ' || *s == '\t')
-            s++;
-        if (*s != '\0') {
-            st = tsgs__fail(err, TSGS_ERR_FORMAT, path, *line,
-                            "support vector: unexpected text \"%.40s\" after "
-                            "%zu values",
-                            s, d + 1);
-            goto fail;
-        }
-        b->n_sv++;
-    }
-    char *s = read_line(f, &buf, &bcap, line);
-    if (!s || strcmp(s, "end") != 0) {
-        st = tsgs__fail(err, TSGS_ERR_FORMAT, path, *line,
-                        "truncated: no \"end\" line after the %ld support "
-                        "vectors",
-                        n_sv);
-        goto fail;
-    }
-    free(buf);
-    *out = b;
-    return TSGS_OK;
-fail:
-    free(buf);
-    tsgs__bs3vm_free(b);
-    return st;
+    tsgs__scaler sc = job->scaler; /* bs3vm_train takes it */
+    memset(&job->scaler, 0, sizeof job->scaler);
+    return bs3vm_train(job->ds, &p, &sc, job->label_neg, job->label_pos,
+                       job->hooks, out, stopped_early, err);
 }
+
+const tsgs__solver tsgs__solver_bs3vm = {bs3vm_job, bs3vm_steps};

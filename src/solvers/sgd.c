@@ -1,0 +1,927 @@
+/* The stochastic solvers: TSGS3VM (triply stochastic functional
+ * gradients: labeled rows, unlabeled rows and random features sampled at
+ * every step), its supervised special case DSG, DSG reusing old blocks
+ * (UDSG uniformly, CDSG by the checking rule) and FRS3VM (SGD over one
+ * fixed set of random features).
+ *
+ * Per step t: predict the unlabeled mini-batch with the model so far (the
+ * kernel, parallel over tiles); read the labeled predictions from a cache
+ * of unscaled sums; form the loss derivatives; add a block of random
+ * features (or, once the feature budget is full, update an old block:
+ * UDSG / CDSG); decay every older coefficient through the lazy global
+ * scale. */
+#include "solver.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* Below this the lazy scale is folded into the coefficients: far from
+ * double's limits, and rare (amortised O(1) per step). */
+#define SCALE_FLOOR 1e-150
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Everything a run needs besides the model. */
+typedef struct {
+    const tsgs_dataset *ds;
+    tsgs_params p;      /* resolved */
+    int threads;
+    size_t d;
+    size_t nl, nu;      /* labeled and unlabeled rows */
+    size_t *lidx;       /* labeled row indices (in batch order) */
+    size_t *uidx;       /* unlabeled row indices, reshuffled each pass */
+    size_t *ubatch;     /* the rows of the current unlabeled mini-batch */
+    float *XL;          /* scaled labeled rows, nl x d */
+    double *yl;         /* +1 / -1 */
+    double *hl;         /* cached unscaled sums of the labeled rows */
+    double *wl;         /* loss derivative weights of the labeled rows */
+    float *XU;          /* scaled unlabeled mini-batch, bu x d */
+    double *gu;         /* its decision values */
+    double *wu;
+    size_t bl, bu;      /* mini-batch sizes */
+    size_t upos;        /* position in the current pass over uidx */
+    long epoch;
+    float *Wb, *Pb;     /* packed directions of the block being updated */
+    float *cl, *sl;     /* block features of the labeled rows */
+    float *cu, *su;     /* block features of the unlabeled mini-batch */
+    double *dac, *das;  /* coefficient increments of the block */
+    int lcache;         /* labeled sums cached (n_l small), else the
+                           labeled mini-batch is predicted every step */
+    float *XLb;         /* no cache: the labeled mini-batch's rows */
+    double *gl;         /* no cache: its decision values */
+    int pair;           /* PAIR features: cos and sin per direction */
+    long ngb;           /* packed groups per block */
+    size_t wb;          /* their width, ngb * LANES */
+    double *gc, *gs;    /* gradient of the block being written */
+    double *cgc, *cgs;  /* the checking rule's candidate gradient */
+    float *bcl, *bsl;   /* the best candidate's labeled features */
+    int frs;            /* FRS3VM: one fixed set of features */
+    long frs_dirs;      /* its directions */
+    long frs_groups;    /* and packed groups */
+    float *fcl, *fsl;   /* FRS: features of every labeled row, fixed */
+    double *sorted;     /* balance: the mini-batch's sorted decisions */
+    double mean_ema;    /* balance: running threshold */
+    tsgs__train_opts opt;
+    double t_start;     /* when the steps started */
+    double monitor_s;   /* time spent measuring the monitor set since */
+} run_t;
+
+static void run_free(run_t *r)
+{
+    free(r->lidx); free(r->uidx); free(r->XL); free(r->yl); free(r->hl);
+    free(r->wl); free(r->XU); free(r->gu); free(r->wu); free(r->Wb);
+    free(r->Pb); free(r->cl); free(r->sl); free(r->cu); free(r->su);
+    free(r->dac); free(r->das); free(r->sorted); free(r->gc); free(r->gs);
+    free(r->cgc); free(r->cgs); free(r->bcl); free(r->bsl); free(r->fcl);
+    free(r->fsl); free(r->XLb); free(r->gl); free(r->ubatch);
+}
+
+/* k-th smallest of v[0..n) (0-based), reordering v: quickselect, O(n). */
+static double select_kth(double *v, size_t n, size_t k)
+{
+    size_t lo = 0, hi = n - 1;
+    while (lo < hi) {
+        double pivot = v[lo + (hi - lo) / 2];
+        size_t i = lo, j = hi;
+        while (i <= j) {
+            while (v[i] < pivot)
+                i++;
+            while (v[j] > pivot)
+                j--;
+            if (i <= j) {
+                double t = v[i];
+                v[i] = v[j];
+                v[j] = t;
+                i++;
+                if (j == 0)
+                    break;
+                j--;
+            }
+        }
+        if (k <= j)
+            hi = j;
+        else if (k >= i)
+            lo = i;
+        else
+            return v[k];
+    }
+    return v[k];
+}
+
+/* The decision value below which a share (1 - ratio) of v lies: the
+ * midpoint of the two order statistics around it (v is reordered). */
+static double quantile_threshold(double *v, size_t n, double ratio)
+{
+    double pos = (1.0 - ratio) * (double)n;
+    size_t lo = pos < 1.0 ? 0 : (size_t)pos - 1;
+    size_t hi = lo + 1 < n ? lo + 1 : lo;
+    double a = select_kth(v, n, lo);
+    double b = select_kth(v, n, hi);
+    return 0.5 * (a + b);
+}
+
+/* A new random order of the unlabeled rows for pass `epoch`. */
+static void shuffle_pass(run_t *r)
+{
+    for (size_t i = r->nu; i > 1; i--) {
+        size_t j = (size_t)tsgs__below(r->p.seed, TSGS__STREAM_EPOCH,
+                                       ((uint64_t)r->epoch << 40) ^ i, i);
+        size_t t = r->uidx[i - 1];
+        r->uidx[i - 1] = r->uidx[j];
+        r->uidx[j] = t;
+    }
+}
+
+/* Gathers and scales the next unlabeled mini-batch into XU. */
+static void next_unlabeled_batch(run_t *r, const tsgs_model *m)
+{
+    /* Which rows (sequential: a pass may end inside the batch), then their
+     * scaled copies in parallel: each is a cache miss on a large set. */
+    for (size_t i = 0; i < r->bu; i++) {
+        if (r->upos == r->nu) {
+            r->epoch++;
+            shuffle_pass(r);
+            r->upos = 0;
+        }
+        r->ubatch[i] = r->uidx[r->upos++];
+    }
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(r->threads) schedule(static) \
+    if (r->bu * r->d >= 2048)
+#endif
+    for (size_t i = 0; i < r->bu; i++)
+        tsgs__scaler_apply(&m->scaler, r->ds->x + r->ubatch[i] * r->d, r->d,
+                           r->XU + i * r->d);
+    /* Ask for the next mini-batch's rows now: their cache misses then
+     * overlap this step's kernel instead of stalling the next gather. */
+    const size_t line = 64 / sizeof(float);
+    for (size_t i = r->upos; i < r->nu && i < r->upos + r->bu; i++) {
+        const float *row = r->ds->x + r->uidx[i] * r->d;
+        for (size_t k = 0; k < r->d; k += line)
+            __builtin_prefetch(row + k);
+        __builtin_prefetch(row + r->d - 1);
+    }
+}
+
+/* Picks the labeled mini-batch of step t: the first bl entries of lidx
+ * after a partial shuffle (all rows when bl == nl). */
+static void next_labeled_batch(run_t *r, long t)
+{
+    if (r->bl == r->nl)
+        return;
+    for (size_t i = 0; i < r->bl; i++) {
+        size_t j = i + (size_t)tsgs__below(r->p.seed, TSGS__STREAM_LABELED,
+                                           ((uint64_t)t << 24) ^ i,
+                                           r->nl - i);
+        size_t tmp = r->lidx[i];
+        r->lidx[i] = r->lidx[j];
+        r->lidx[j] = tmp;
+    }
+}
+
+static tsgs_status run_setup(run_t *r, tsgs_model *m, tsgs_error *err)
+{
+    const tsgs_dataset *ds = r->ds;
+    const size_t d = r->d;
+    const size_t nl1 = r->nl ? r->nl : 1, bu1 = r->bu ? r->bu : 1;
+    r->pair = m->fs.map == TSGS_FEATURES_PAIR;
+    r->ngb = (m->fs.dirs + TSGS__LANES - 1) / TSGS__LANES;
+    r->wb = (size_t)r->ngb * TSGS__LANES;
+    /* FRS evaluates every direction at every step, the others one block */
+    const size_t wide = r->frs ? (size_t)r->frs_groups * TSGS__LANES : r->wb;
+
+    r->lidx = malloc(sizeof(size_t) * nl1);
+    r->uidx = malloc(sizeof(size_t) * (r->nu ? r->nu : 1));
+    r->XL = malloc(sizeof(float) * nl1 * d);
+    r->yl = malloc(sizeof(double) * nl1);
+    r->hl = calloc(nl1, sizeof(double));
+    r->wl = calloc(nl1, sizeof(double));
+    r->XU = malloc(sizeof(float) * bu1 * d);
+    r->ubatch = malloc(sizeof(size_t) * bu1);
+    r->gu = malloc(sizeof(double) * bu1);
+    r->wu = malloc(sizeof(double) * bu1);
+    r->sorted = malloc(sizeof(double) * bu1);
+    r->Wb = malloc(sizeof(float) * r->wb * d);
+    r->Pb = malloc(sizeof(float) * r->wb);
+    /* block features of every labeled row (cache) or of the batch only */
+    const size_t lrows = r->lcache ? nl1 : (r->bl ? r->bl : 1);
+    r->cl = malloc(sizeof(float) * r->wb * lrows);
+    r->sl = malloc(sizeof(float) * r->wb * lrows);
+    r->bcl = malloc(sizeof(float) * r->wb * lrows);
+    r->bsl = malloc(sizeof(float) * r->wb * lrows);
+    r->XLb = malloc(sizeof(float) * (r->bl ? r->bl : 1) * d);
+    r->gl = malloc(sizeof(double) * (r->bl ? r->bl : 1));
+    r->cu = malloc(sizeof(float) * wide * bu1);
+    r->su = malloc(sizeof(float) * wide * bu1);
+    r->dac = calloc(wide, sizeof(double));
+    r->das = calloc(wide, sizeof(double));
+    r->gc = calloc(wide, sizeof(double));
+    r->gs = calloc(wide, sizeof(double));
+    r->cgc = calloc(r->wb, sizeof(double));
+    r->cgs = calloc(r->wb, sizeof(double));
+    if (r->frs) {
+        r->fcl = malloc(sizeof(float) * wide * nl1);
+        r->fsl = malloc(sizeof(float) * wide * nl1);
+        if (!r->fcl || !r->fsl)
+            return TSGS__NOMEM(err);
+    }
+    if (!r->lidx || !r->uidx || !r->XL || !r->yl || !r->hl || !r->wl ||
+        !r->XU || !r->gu || !r->wu || !r->Wb || !r->Pb || !r->cl || !r->sl ||
+        !r->bcl || !r->bsl || !r->cu || !r->su || !r->dac || !r->das ||
+        !r->sorted || !r->gc || !r->gs || !r->cgc || !r->cgs || !r->XLb ||
+        !r->gl || !r->ubatch)
+        return TSGS__NOMEM(err);
+    size_t il = 0, iu = 0;
+    for (size_t i = 0; i < ds->n; i++) {
+        if (isnan(ds->y[i])) {
+            if (r->nu) /* DSG leaves the unlabeled rows out */
+                r->uidx[iu++] = i;
+        } else {
+            tsgs__scaler_apply(&m->scaler, ds->x + i * d, d, r->XL + il * d);
+            r->yl[il] = ds->y[i] == m->label_pos ? 1.0 : -1.0;
+            r->lidx[il] = il;
+            il++;
+        }
+    }
+    if (r->frs)
+        tsgs__eval_features(d, m->panel, m->phase, r->frs_groups, r->XL,
+                            r->nl, r->threads, r->fcl,
+                            r->pair ? r->fsl : NULL);
+    r->epoch = 0;
+    r->upos = 0;
+    if (r->nu)
+        shuffle_pass(r);
+    return TSGS_OK;
+}
+
+/* out[i] (+)= sum_j wc[j] cv[i][j] + ws[j] sv[i][j] for n rows of a
+ * feature matrix with the given row stride (sv, ws NULL for COS): the FRS
+ * decision values and the update of the cached labeled sums. Each row on
+ * one thread, so the sums do not depend on the thread count. */
+static void weighted_rows(const run_t *r, size_t n, long ncols,
+                          const double *wc, const double *ws, const float *cv,
+                          const float *sv, size_t stride, int accumulate,
+                          double *out)
+{
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(r->threads) schedule(static) \
+    if (n * (size_t)ncols > 65536)
+#endif
+    for (size_t i = 0; i < n; i++) {
+        double s = 0.0;
+        for (long j = 0; j < ncols; j++) {
+            s += wc[j] * cv[i * stride + (size_t)j];
+            if (sv)
+                s += ws[j] * sv[i * stride + (size_t)j];
+        }
+        out[i] = accumulate ? out[i] + s : s;
+    }
+}
+
+/* Unscaled sums of FRS features: out[i] = sum_j a_j phi_j(x_i). */
+static void feature_sums(const run_t *r, const tsgs_model *m, const float *cv,
+                         const float *sv, size_t n, double *out)
+{
+    weighted_rows(r, n, r->frs_dirs, m->ac, m->as, cv, sv,
+                  (size_t)r->frs_groups * TSGS__LANES, 0, out);
+}
+
+/* Decision values of the unlabeled mini-batch (gu, without bias) with the
+ * model so far, and the balance bias from them. */
+static tsgs_status predict_unlabeled(run_t *r, tsgs_model *m, long t,
+                                     tsgs_error *err)
+{
+    const tsgs_params *p = &r->p;
+    if (r->frs) {
+        /* FRS: the batch's features over every direction are needed for
+         * the gradient anyway; the decision values are their sums. */
+        tsgs__eval_features(r->d, m->panel, m->phase, r->frs_groups, r->XU,
+                            r->bu, r->threads, r->cu, r->pair ? r->su : NULL);
+        feature_sums(r, m, r->cu, r->su, r->bu, r->gu);
+    } else {
+        tsgs__fview v = tsgs__model_view(m);
+        tsgs_status st = tsgs__eval_sums(&v, r->XU, r->bu, r->threads, r->gu,
+                                         err);
+        if (st != TSGS_OK)
+            return st;
+    }
+    const double k = m->scale * m->norm;
+    for (size_t i = 0; i < r->bu; i++)
+        r->gu[i] *= k;
+    if (p->balance) {
+        /* Hold the share of unlabeled rows predicted positive to the class
+         * ratio: the bias puts the (1 - ratio) quantile of the mini-batch's
+         * decision values at 0. A running mean over recent mini-batches
+         * tracks the model's drift. (Holding the mean decision value
+         * instead, as TSVMs do, lets a few large values drag the
+         * boundary.) */
+        memcpy(r->sorted, r->gu, sizeof(double) * r->bu);
+        double q = quantile_threshold(r->sorted, r->bu, p->balance_ratio);
+        double rho = 1.0 / (double)t > 0.1 ? 1.0 / (double)t : 0.1;
+        r->mean_ema = (1.0 - rho) * r->mean_ema + rho * q;
+        m->bias = -r->mean_ema;
+    }
+    return TSGS_OK;
+}
+
+/* Without the cache (many labeled rows): the labeled mini-batch's rows and
+ * their decision values, through the same kernel as the unlabeled ones. */
+static tsgs_status predict_labeled(run_t *r, const tsgs_model *m,
+                                   tsgs_error *err)
+{
+    for (size_t i = 0; i < r->bl; i++)
+        memcpy(r->XLb + i * r->d, r->XL + r->lidx[i] * r->d,
+               sizeof(float) * r->d);
+    tsgs__fview v = tsgs__model_view(m);
+    tsgs_status st = tsgs__eval_sums(&v, r->XLb, r->bl, r->threads, r->gl,
+                                     err);
+    if (st != TSGS_OK)
+        return st;
+    const double k = m->scale * m->norm;
+    for (size_t i = 0; i < r->bl; i++)
+        r->gl[i] *= k;
+    return TSGS_OK;
+}
+
+/* Loss derivatives, weighted as the objective's mini-batch means. Rows
+ * outside the labeled mini-batch weigh 0. */
+static void loss_weights(run_t *r, const tsgs_model *m, double cstar)
+{
+    const tsgs_params *p = &r->p;
+    const double k = m->scale * m->norm;
+    if (r->lcache) {
+        memset(r->wl, 0, sizeof(double) * r->nl);
+        for (size_t i = 0; i < r->bl; i++) {
+            size_t row = r->lidx[i];
+            double f = k * r->hl[row] + m->bias;
+            r->wl[row] = p->c / (double)r->bl *
+                         tsgs__hinge_grad(f, r->yl[row]);
+        }
+    } else {
+        /* weights by batch position: wl[i] for the row lidx[i] */
+        for (size_t i = 0; i < r->bl; i++) {
+            double f = r->gl[i] + m->bias;
+            r->wl[i] = p->c / (double)r->bl *
+                       tsgs__hinge_grad(f, r->yl[r->lidx[i]]);
+        }
+    }
+    for (size_t i = 0; i < r->bu; i++) {
+        double f = r->gu[i] + m->bias;
+        r->wu[i] = cstar / (double)r->bu *
+                   tsgs__uloss_grad(p->uloss, p->ramp_s, f);
+    }
+}
+
+/* Features of the batch rows on block b (into cl/sl for every labeled
+ * row, cu/su for the unlabeled mini-batch) and the gradient per unit step
+ * of the block's actual coefficients (those of the bare cos / sin, so
+ * f = sum_j beta_j cos_j), g_j = -(norm^2 / D) sum_i w_i cos_j(x_i): the
+ * functional gradient sum_i w_i k(x_i, .) with k estimated by
+ * (1 / D) sum_j phi_j(x_i) phi_j(.), phi_j = norm cos_j. Into gc/gs; *var
+ * gets the sampling variance of g summed over the block (the checking
+ * rule's noise term). */
+static void block_gradient(run_t *r, const tsgs_model *m, long b, double *gc,
+                           double *gs, double *var)
+{
+    const long dirs = m->fs.dirs;
+    const size_t wb = r->wb;
+    const int pair = r->pair;
+    tsgs__pack_directions(&m->fs, b * dirs, dirs, r->Wb, r->Pb);
+    if (r->lcache)
+        tsgs__eval_features(r->d, r->Wb, r->Pb, r->ngb, r->XL, r->nl,
+                            r->threads, r->cl, pair ? r->sl : NULL);
+    else
+        tsgs__eval_features(r->d, r->Wb, r->Pb, r->ngb, r->XLb, r->bl,
+                            r->threads, r->cl, pair ? r->sl : NULL);
+    tsgs__eval_features(r->d, r->Wb, r->Pb, r->ngb, r->XU, r->bu,
+                        r->threads, r->cu, pair ? r->su : NULL);
+    const double unit = -m->norm * m->norm / (double)dirs;
+    const double nrows = (double)(r->bl + r->bu);
+    double v = 0.0;
+    for (long j = 0; j < dirs; j++) {
+        double sc = 0.0, ss = 0.0, qc = 0.0, qs = 0.0;
+        for (size_t i = 0; i < r->bl; i++) {
+            size_t row = r->lcache ? r->lidx[i] : i;
+            double tc = r->wl[row] * r->cl[row * wb + (size_t)j];
+            sc += tc;
+            qc += tc * tc;
+            if (pair) {
+                double ts = r->wl[row] * r->sl[row * wb + (size_t)j];
+                ss += ts;
+                qs += ts * ts;
+            }
+        }
+        for (size_t i = 0; i < r->bu; i++) {
+            double tc = r->wu[i] * r->cu[i * wb + (size_t)j];
+            sc += tc;
+            qc += tc * tc;
+            if (pair) {
+                double ts = r->wu[i] * r->su[i * wb + (size_t)j];
+                ss += ts;
+                qs += ts * ts;
+            }
+        }
+        gc[j] = unit * sc;
+        gs[j] = unit * ss;
+        /* per-row terms u_i = unit * n * w_i phi_i have mean g; the mean of
+         * n of them varies by (E u^2 - g^2) / n */
+        double vc = unit * unit * (nrows * qc - sc * sc) / nrows;
+        double vs = unit * unit * (nrows * qs - ss * ss) / nrows;
+        v += (vc > 0 ? vc : 0) + (vs > 0 ? vs : 0);
+    }
+    if (var)
+        *var = v;
+}
+
+/* The step itself: decay every coefficient by (1 - eta) through the lazy
+ * scale (the explicit loop is the tests' reference), add eta * g to block
+ * b's actual coefficients, and keep the cached labeled sums current with
+ * the features block_gradient left in cl/sl (O(n_l r)). */
+static void apply_step(run_t *r, tsgs_model *m, long b, long dirs,
+                       const float *cl, const float *sl, size_t wl_stride,
+                       double eta, const double *gc, const double *gs)
+{
+    const int pair = r->pair;
+    if (r->opt.explicit_decay) {
+        long n = tsgs__model_dirs(m);
+        for (long g = 0; g < n; g++) {
+            m->ac[g] *= 1.0 - eta;
+            if (pair)
+                m->as[g] *= 1.0 - eta;
+        }
+        for (size_t i = 0; i < r->nl; i++)
+            r->hl[i] *= 1.0 - eta;
+    } else {
+        m->scale *= 1.0 - eta;
+    }
+    /* actual coefficient = scale * norm * a, so a += eta g / (scale norm) */
+    const double to_a = eta / (m->scale * m->norm);
+    for (long j = 0; j < dirs; j++) {
+        r->dac[j] = to_a * gc[j];
+        r->das[j] = pair ? to_a * gs[j] : 0.0;
+        m->ac[b * dirs + j] += r->dac[j];
+        if (pair)
+            m->as[b * dirs + j] += r->das[j];
+    }
+    if (r->lcache)
+        weighted_rows(r, r->nl, dirs, r->dac, r->das, cl, pair ? sl : NULL,
+                      wl_stride, 1, r->hl);
+    if (m->scale < r->opt.scale_floor) {
+        double s = m->scale;
+        tsgs__model_fold_scale(m);
+        for (size_t i = 0; i < r->nl; i++)
+            r->hl[i] *= s;
+    }
+}
+
+/* The checking rule (CDSG, Algorithm 4 and criteria (8)-(9) of the
+ * DSG-reuse paper), on blocks: updating old block k by a step eta must not
+ * raise the error bound above that of a fresh block with step gamma,
+ *   2 |beta + eta g|^2 + 2 eta^2 V <= |beta|^2 + gamma^2 |g|^2,
+ * with beta the block's actual coefficients, g its gradient per unit step
+ * and V the gradient's sampling variance. The largest eta <= gamma that
+ * satisfies it is the expected line search; it is <= 0 when none does. */
+double tsgs__checked_step(double beta2, double beta_g, double g2, double V,
+                          double gamma)
+{
+    double A = 2.0 * g2 + 2.0 * V, B = 4.0 * beta_g;
+    double C = beta2 - gamma * gamma * g2;
+    if (A <= 0.0)
+        return C <= 0.0 ? gamma : 0.0;
+    double disc = B * B - 4.0 * A * C;
+    if (disc < 0.0)
+        return 0.0;
+    double lo = (-B - sqrt(disc)) / (2.0 * A);
+    double hi = (-B + sqrt(disc)) / (2.0 * A);
+    if (lo > gamma)
+        return 0.0; /* only steps longer than gamma pass */
+    return hi < gamma ? hi : gamma;
+}
+
+/* Examines reuse_candidates old blocks; returns the best one and its step
+ * in *eta (<= 0: none passes), leaving its gradient in gc/gs and its
+ * features in cl/sl. */
+static long check_candidates(run_t *r, tsgs_model *m, long t, double gamma,
+                             double *eta)
+{
+    const long dirs = m->fs.dirs;
+    const long K = r->p.reuse_candidates;
+    long best = -1;
+    double best_eta = -INFINITY;
+    const double k = m->scale * m->norm;
+    for (long c = 0; c < K; c++) {
+        long b = (long)tsgs__below(r->p.seed, TSGS__STREAM_CHECK,
+                                   ((uint64_t)t << 20) ^ (uint64_t)c,
+                                   (uint64_t)m->nblocks);
+        double V;
+        block_gradient(r, m, b, r->cgc, r->cgs, &V);
+        double beta2 = 0, beta_g = 0, g2 = 0;
+        for (long j = 0; j < dirs; j++) {
+            double bc = k * m->ac[b * dirs + j];
+            beta2 += bc * bc;
+            beta_g += bc * r->cgc[j];
+            g2 += r->cgc[j] * r->cgc[j];
+            if (r->pair) {
+                double bs = k * m->as[b * dirs + j];
+                beta2 += bs * bs;
+                beta_g += bs * r->cgs[j];
+                g2 += r->cgs[j] * r->cgs[j];
+            }
+        }
+        double e = tsgs__checked_step(beta2, beta_g, g2, V, gamma);
+        if (e > best_eta) {
+            best_eta = e;
+            best = b;
+            memcpy(r->gc, r->cgc, sizeof(double) * (size_t)dirs);
+            memcpy(r->gs, r->cgs, sizeof(double) * (size_t)dirs);
+            /* keep the winner's features for the labeled-cache update */
+            float *tmp;
+            tmp = r->cl; r->cl = r->bcl; r->bcl = tmp;
+            tmp = r->sl; r->sl = r->bsl; r->bsl = tmp;
+        }
+    }
+    *eta = best_eta;
+    return best;
+}
+
+/* One step of FRS3VM: mini-batch SGD on the same objective over one fixed
+ * set of random features, every coefficient updated at every step (so a
+ * step costs O(B M), the features never change, and the labeled rows'
+ * features are computed once). t is 1-based. */
+static tsgs_status step_frs(run_t *r, tsgs_model *m, long t, long T,
+                            tsgs_error *err)
+{
+    const tsgs_params *p = &r->p;
+    const double gamma = tsgs__step_size(p, t, T);
+    const double cstar = p->c_star * tsgs__anneal_factor(p, t, T);
+    const long D = r->frs_dirs;
+    const size_t W = (size_t)r->frs_groups * TSGS__LANES;
+    tsgs_status st;
+    if (r->bu) {
+        next_unlabeled_batch(r, m);
+        if ((st = predict_unlabeled(r, m, t, err)) != TSGS_OK)
+            return st;
+    }
+    next_labeled_batch(r, t);
+    loss_weights(r, m, cstar);
+    /* as in block_gradient: norm^2 / D, the kernel estimate's weight */
+    const double unit = -m->norm * m->norm / (double)D;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(r->threads) schedule(static) \
+    if ((r->bl + r->bu) * (size_t)D > 65536)
+#endif
+    for (long j = 0; j < D; j++) {
+        double sc = 0.0, ss = 0.0;
+        for (size_t i = 0; i < r->bl; i++) {
+            size_t row = r->lidx[i];
+            sc += r->wl[row] * r->fcl[row * W + (size_t)j];
+            if (r->pair)
+                ss += r->wl[row] * r->fsl[row * W + (size_t)j];
+        }
+        for (size_t i = 0; i < r->bu; i++) {
+            sc += r->wu[i] * r->cu[i * W + (size_t)j];
+            if (r->pair)
+                ss += r->wu[i] * r->su[i * W + (size_t)j];
+        }
+        r->gc[j] = unit * sc;
+        r->gs[j] = unit * ss;
+    }
+    apply_step(r, m, 0, D, r->fcl, r->fsl, W, gamma, r->gc, r->gs);
+    return TSGS_OK;
+}
+
+/* One step of TSG, DSG or CDSG: t is 1-based. */
+static tsgs_status step(run_t *r, tsgs_model *m, long t, long T,
+                        long max_blocks, tsgs_error *err)
+{
+    const tsgs_params *p = &r->p;
+    const long dirs = m->fs.dirs;
+    const double gamma = tsgs__step_size(p, t, T);
+    const double cstar = p->c_star * tsgs__anneal_factor(p, t, T);
+    tsgs_status st;
+
+    if (r->bu) {
+        next_unlabeled_batch(r, m);
+        if ((st = predict_unlabeled(r, m, t, err)) != TSGS_OK)
+            return st;
+    }
+    next_labeled_batch(r, t);
+    if (!r->lcache && (st = predict_labeled(r, m, err)) != TSGS_OK)
+        return st;
+    loss_weights(r, m, cstar);
+
+    /* The block this step writes: a new one while the budget allows, else
+     * an old one, drawn uniformly (UDSG) or by the checking rule (CDSG),
+     * which also reuses before the budget is full when an old block takes
+     * the full step. */
+    long b = -1;
+    double eta = gamma;
+    int fresh = m->nblocks < max_blocks, checked = 0;
+    const float *cl = r->cl, *sl = r->sl;
+    if (p->reuse == TSGS_REUSE_CHECK && m->nblocks > 0) {
+        double e;
+        long c = check_candidates(r, m, t, gamma, &e);
+        if (e >= gamma || (!fresh && e > 0.0)) {
+            b = c;
+            eta = e;
+            fresh = 0;
+            checked = 1; /* its gradient and features are at hand */
+            cl = r->bcl;
+            sl = r->bsl;
+        } else if (!fresh) {
+            b = -2; /* nothing passes: fall back to a uniform pick */
+        }
+    } else if (!fresh) {
+        b = -2;
+    }
+    if (fresh) {
+        if ((st = tsgs__model_add_block(m, err)) != TSGS_OK)
+            return st;
+        b = m->nblocks - 1;
+    } else if (b == -2) {
+        b = (long)tsgs__below(p->seed, TSGS__STREAM_REUSE, (uint64_t)t,
+                              (uint64_t)m->nblocks);
+    }
+    if (!checked) {
+        block_gradient(r, m, b, r->gc, r->gs, NULL);
+        cl = r->cl;
+        sl = r->sl;
+    }
+    apply_step(r, m, b, dirs, cl, sl, r->wb, eta, r->gc, r->gs);
+    if (fresh)
+        return tsgs__model_cache_sync(m, err);
+    return TSGS_OK;
+}
+
+/* The running threshold lags a model that still moves; the returned model
+ * meets the balance exactly on a sample of unlabeled rows. */
+#define BALANCE_SAMPLE 8192
+
+static tsgs_status final_balance(run_t *r, tsgs_model *m, tsgs_error *err)
+{
+    size_t n = r->nu < BALANCE_SAMPLE ? r->nu : BALANCE_SAMPLE;
+    float *X = malloc(sizeof(float) * n * r->d);
+    double *g = malloc(sizeof(double) * n);
+    tsgs_status st = TSGS_OK;
+    if (!X || !g) {
+        st = TSGS__NOMEM(err);
+        goto done;
+    }
+    /* Spread over the whole current pass order: a seeded sample. */
+    for (size_t i = 0; i < n; i++) {
+        size_t row = r->uidx[i * (r->nu / n)];
+        tsgs__scaler_apply(&m->scaler, r->ds->x + row * r->d, r->d,
+                           X + i * r->d);
+    }
+    double bias = m->bias;
+    m->bias = 0.0;
+    st = tsgs__model_decision(m, X, n, r->threads, g, err);
+    m->bias = bias;
+    if (st != TSGS_OK)
+        goto done;
+    m->bias = -quantile_threshold(g, n, r->p.balance_ratio);
+done:
+    free(X);
+    free(g);
+    return st;
+}
+
+/* Passes over the unlabeled rows of the file, for every stochastic
+ * solver: DSG and CDSG, which leave those rows out, run as many steps as
+ * TSG would, so one config compares them step for step. With no unlabeled
+ * rows, passes over the labeled ones. */
+static long sgd_steps(const tsgs_dataset *ds, const tsgs_params *p)
+{
+    if (p->iterations > 0)
+        return p->iterations;
+    size_t nl = tsgs_dataset_labeled_count(ds), nu = ds->n - nl;
+    double rows, batch;
+    if (nu) {
+        rows = (double)nu;
+        batch = (double)((size_t)p->batch_unlabeled < nu
+                             ? (size_t)p->batch_unlabeled : nu);
+    } else {
+        rows = (double)nl;
+        batch = (double)((size_t)p->batch_labeled < nl
+                             ? (size_t)p->batch_labeled : nl);
+    }
+    double T = ceil(p->passes * rows / (batch > 0 ? batch : 1.0));
+    return T < 1.0 ? 1 : T > 1e15 ? (long)1e15 : (long)T;
+}
+
+/* The run's derived settings (the model records them): C, sigma, C*, the
+ * balance ratio and the feature budget; the mini-batch sizes, the steps T
+ * and the blocks the budget allows. */
+static tsgs_status resolve_settings(run_t *r, const tsgs__train_job *job,
+                                    long *T, long *max_blocks,
+                                    tsgs_error *err)
+{
+    const tsgs_dataset *ds = job->ds;
+    tsgs_params *p = &r->p;
+    tsgs_status st;
+    if (p->c <= 0.0) /* only safe chooses C itself */
+        p->c = 1000.0;
+    if (p->sigma <= 0.0 &&
+        (st = tsgs__spread_sigma(ds, &job->scaler, &p->sigma, err)))
+        return st;
+    if (p->c_star < 0.0)
+        p->c_star = r->nu ? p->c * (double)r->nl / (double)r->nu : 0.0;
+    if (p->balance_ratio < 0.0)
+        p->balance_ratio = (double)job->n_pos / (double)r->nl;
+    if (p->max_features < 0)
+        p->max_features = (long)ceil(sqrt((double)ds->n)); /* all rows */
+    if (r->nu == 0)
+        p->balance = 0;
+    r->bl = (size_t)p->batch_labeled < r->nl ? (size_t)p->batch_labeled
+                                             : r->nl;
+    r->bu = (size_t)p->batch_unlabeled < r->nu ? (size_t)p->batch_unlabeled
+                                               : r->nu;
+    *T = sgd_steps(ds, p);
+    if (p->step == TSGS_STEP_THEORY && tsgs__step_size(p, 1, *T) >= 1.0)
+        return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
+                          "theta = %g: the theory step theta * T^-3/4 = %g "
+                          "for T = %ld must be below 1",
+                          p->theta, tsgs__step_size(p, 1, *T), *T);
+    *max_blocks = p->max_features > 0
+                      ? (p->max_features + p->block_size - 1) / p->block_size
+                      : *T;
+    if (*max_blocks < 1)
+        *max_blocks = 1;
+    if (p->solver == TSGS_SOLVER_CDSG)
+        p->reuse = TSGS_REUSE_CHECK;
+    if (p->solver == TSGS_SOLVER_FRS && p->max_features == 0)
+        return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
+                          "max-features = 0: frs trains one fixed set of "
+                          "features and needs a budget");
+    r->threads = tsgs__threads_resolve(p->threads);
+    r->mean_ema = 0.0;
+    r->frs = p->solver == TSGS_SOLVER_FRS;
+    return TSGS_OK;
+}
+
+/* The empty model (FRS: all its fixed features, cached), the labeled
+ * cache decision and the run's buffers. */
+static tsgs_status start_model(run_t *r, tsgs__train_job *job, long T,
+                               long max_blocks, tsgs_model **out,
+                               tsgs_error *err)
+{
+    tsgs_model *m = NULL;
+    tsgs_status st = tsgs__model_new(&r->p, job->ds->d,
+                                     r->frs || max_blocks < T ? max_blocks
+                                                              : T,
+                                     &m, err);
+    if (st != TSGS_OK)
+        return st;
+    m->label_neg = job->label_neg;
+    m->label_pos = job->label_pos;
+    m->scaler = job->scaler; /* the model owns it from here */
+    memset(&job->scaler, 0, sizeof job->scaler);
+    if (r->frs) {
+        /* all features from the start, cached whatever cache-mb says: FRS
+         * reads every one of them at every step */
+        for (long b = 0; b < max_blocks; b++)
+            if ((st = tsgs__model_add_block(m, err)) != TSGS_OK)
+                goto fail;
+        m->cache_enabled = 1;
+        if ((st = tsgs__model_cache_sync(m, err)) != TSGS_OK)
+            goto fail;
+        r->frs_dirs = m->nblocks * m->fs.dirs;
+        r->frs_groups = (r->frs_dirs + TSGS__LANES - 1) / TSGS__LANES;
+    }
+    /* Cache the labeled sums when keeping them current (n_l x r per step)
+     * costs less than predicting the labeled mini-batch (B_l x M). */
+    r->lcache = r->frs || (r->opt.labeled_cache >= 0
+                               ? r->opt.labeled_cache
+                               : (double)r->nl * (double)m->fs.dirs <=
+                                     (double)r->bl * (double)max_blocks *
+                                         (double)m->fs.dirs);
+    if ((st = run_setup(r, m, err)) != TSGS_OK)
+        goto fail;
+    *out = m;
+    return TSGS_OK;
+fail:
+    tsgs_model_free(m);
+    return st;
+}
+
+/* A progress report at step t of T (the monitor measured when asked). */
+static void report_progress(run_t *r, const tsgs_model *m,
+                            const tsgs_train_hooks *hooks, long t, long T,
+                            int measure)
+{
+    tsgs_progress pr;
+    memset(&pr, 0, sizeof pr);
+    pr.iteration = t;
+    pr.iterations = T;
+    pr.elapsed_s = now_s() - r->t_start;
+    /* rows per second of training, test measurements left out */
+    double busy = pr.elapsed_s - r->monitor_s;
+    pr.rows_per_s = (double)t * (double)(r->bl + r->bu) /
+                    (busy > 0 ? busy : 1e-9);
+    pr.features = tsgs_model_feature_count(m);
+    double t_mon = now_s();
+    pr.monitor_accuracy =
+        measure ? tsgs__monitor_accuracy(m, hooks->monitor, r->threads)
+                : -1.0;
+    r->monitor_s += now_s() - t_mon;
+    hooks->progress(&pr, hooks->user);
+}
+
+/* Steps 1 .. T (or until the hooks ask to stop: *t_done gets the steps
+ * run), with progress reports and monitor measurements as asked; the last
+ * report is the caller's, once the model is final. */
+static tsgs_status run_steps(run_t *r, tsgs_model *m,
+                             const tsgs_train_hooks *hooks, long T,
+                             long max_blocks, long *t_done, int *stopped,
+                             tsgs_error *err)
+{
+    long t;
+    r->t_start = now_s();
+    r->monitor_s = 0.0;
+    *stopped = 0;
+    for (t = 1; t <= T; t++) {
+        tsgs_status st = r->frs ? step_frs(r, m, t, T, err)
+                                : step(r, m, t, T, max_blocks, err);
+        if (st != TSGS_OK)
+            return st;
+        if (hooks && hooks->should_stop && hooks->should_stop(hooks->user)) {
+            *stopped = 1;
+            break;
+        }
+        int report = hooks && hooks->progress && hooks->progress_every > 0 &&
+                     t % hooks->progress_every == 0;
+        int measure = hooks && hooks->progress && hooks->monitor &&
+                      hooks->monitor_every > 0 &&
+                      t % hooks->monitor_every == 0;
+        if ((report || measure) && t < T)
+            report_progress(r, m, hooks, t, T, measure);
+    }
+    *t_done = *stopped ? t : T;
+    return TSGS_OK;
+}
+
+static tsgs_status sgd_train(tsgs__train_job *job, tsgs_model **out,
+                             int *stopped_early, tsgs_error *err)
+{
+    const tsgs_dataset *ds = job->ds;
+    run_t r;
+    memset(&r, 0, sizeof r);
+    r.ds = ds;
+    r.p = job->p;
+    r.opt = job->opt;
+    r.d = ds->d;
+    r.nl = tsgs_dataset_labeled_count(ds);
+    const int supervised = r.p.solver == TSGS_SOLVER_DSG ||
+                           r.p.solver == TSGS_SOLVER_CDSG;
+    r.nu = supervised ? 0 : ds->n - r.nl; /* DSG leaves them out */
+    long T = 0, max_blocks = 0, t_done = 0;
+    int stopped = 0;
+    tsgs_model *m = NULL;
+    tsgs_status st = resolve_settings(&r, job, &T, &max_blocks, err);
+    if (st != TSGS_OK)
+        return st;
+    if ((st = start_model(&r, job, T, max_blocks, &m, err)) != TSGS_OK)
+        goto fail;
+    const tsgs_params *p = &r.p;
+    tsgs__bind_threads(r.threads, p->bind,
+                       job->hooks ? job->hooks->warn : NULL,
+                       job->hooks ? job->hooks->user : NULL);
+    /* Every thread reads random rows: spread their pages over the NUMA
+     * nodes the threads run on (a no-op on one node). */
+    tsgs__place_interleaved(ds->x, ds->n * ds->d * sizeof(float), r.threads,
+                            p->bind);
+    if ((st = run_steps(&r, m, job->hooks, T, max_blocks, &t_done, &stopped,
+                        err)) != TSGS_OK)
+        goto fail;
+    if ((st = tsgs__model_cache_sync(m, err)) != TSGS_OK)
+        goto fail;
+    if (m->panel)
+        tsgs__place_interleaved(m->panel, sizeof(float) * m->d *
+                                              (size_t)m->cap_cached_dirs,
+                                r.threads, p->bind);
+    if (p->balance && (st = final_balance(&r, m, err)) != TSGS_OK)
+        goto fail;
+    if (job->hooks && job->hooks->progress)
+        report_progress(&r, m, job->hooks, t_done, T,
+                        job->hooks->monitor != NULL);
+    r.p.iterations = T; /* the model records the steps it was planned for */
+    m->params = r.p;
+    run_free(&r);
+    if (stopped_early)
+        *stopped_early = stopped;
+    *out = m;
+    return TSGS_OK;
+fail:
+    run_free(&r);
+    tsgs_model_free(m);
+    return st;
+}
+
+const tsgs__solver tsgs__solver_sgd = {sgd_train, sgd_steps};

@@ -1,0 +1,41 @@
+/* The one interface every solver sits behind. train.c checks the data
+ * (finite values, two classes), fits the scaler and hands the solver a
+ * job; the solver resolves its own settings, trains, and returns a model
+ * that owns the scaler. The model then predicts for every solver alike
+ * (model.c), so no solver is called after training and none calls back
+ * into train.c.
+ *
+ * The interface is train + steps, not setup / step / finish: the
+ * stochastic solvers step, but the safe solver runs stages (grid, paths,
+ * selection) and bs3vm steps over support vectors; each file keeps its own
+ * loop and reports progress through the job's hooks. */
+#ifndef TSGS_SOLVER_H
+#define TSGS_SOLVER_H
+
+#include "internal.h"
+
+typedef struct {
+    const tsgs_dataset *ds;        /* checked: finite, two classes */
+    tsgs_params p;                 /* checked, not yet resolved */
+    tsgs__scaler scaler;           /* fitted on ds; a solver's model takes
+                                      it (zeroing this copy) */
+    double label_neg, label_pos;   /* raw labels, neg < pos */
+    size_t n_pos;                  /* labeled rows of label_pos */
+    const tsgs_train_hooks *hooks; /* may be NULL */
+    tsgs__train_opts opt;          /* test switches (stochastic solvers) */
+} tsgs__train_job;
+
+typedef struct {
+    /* Trains; on an early stop the partial model is returned and
+     * *stopped_early (if not NULL) set. */
+    tsgs_status (*train)(tsgs__train_job *job, tsgs_model **out,
+                         int *stopped_early, tsgs_error *err);
+    /* The progress steps a run reports (its `iterations`). */
+    long (*steps)(const tsgs_dataset *ds, const tsgs_params *p);
+} tsgs__solver;
+
+extern const tsgs__solver tsgs__solver_sgd;   /* tsg, dsg, cdsg, frs */
+extern const tsgs__solver tsgs__solver_bs3vm; /* bs3vm */
+extern const tsgs__solver tsgs__solver_safe;  /* safe */
+
+#endif
