@@ -81,24 +81,6 @@ long tsgs__lbfgs(size_t n, double *x, tsgs__objective fn, void *user,
         }
         if (!accepted)
             break; /* no decrease along dir within float noise */
-        if (step == 1.0) {
-            /* The full step was taken: on non-convex objectives (negative
-             * curvature, no pairs kept) the direction's scale says little,
-             * so go on doubling while f keeps falling. */
-            double *xt = dir; /* reuse: dir is rebuilt next iteration */
-            for (int grow = 0; grow < 30; grow++) {
-                double f2;
-                for (size_t i = 0; i < n; i++)
-                    xt[i] = x[i] + 2.0 * (xn[i] - x[i]);
-                f2 = fn(xt, S + (size_t)head * n, user);
-                if (!(f2 < fn_new))
-                    break;
-                step *= 2.0;
-                fn_new = f2;
-                memcpy(xn, xt, sizeof(double) * n);
-                memcpy(gn, S + (size_t)head * n, sizeof(double) * n);
-            }
-        }
         double *s = S + (size_t)head * n, *yv = Y + (size_t)head * n;
         for (size_t i = 0; i < n; i++) {
             s[i] = xn[i] - x[i];

@@ -74,6 +74,8 @@ typedef struct {
     size_t ndirs, D;   /* directions, features */
     tsgs__fspec fs;
     double c_lib;      /* chosen per-row hinge weight (LIBSVM's C) */
+    double c_path[16]; /* the grid's C values up to c_lib, which the */
+    int n_c_path;      /* supervised fits follow as the grid did */
     double c_unl;      /* per-row unlabeled weight */
     float *Phi;        /* (nl + nw) x D features at the chosen sigma */
     double *mphi;      /* mean feature row of the unlabeled sample */
@@ -334,7 +336,8 @@ static tsgs_status select_grid(safe_t *s, double sigma0, tsgs_error *err)
         cs[b] = fixed_c ? s->p.c / (double)s->nl : exp2(C_LOG2[b]);
     if (na == 1 && nb == 1) {
         s->fs.sigma = sigmas[0];
-        s->c_lib = cs[0];
+        s->c_lib = s->c_path[0] = cs[0];
+        s->n_c_path = 1;
         return TSGS_OK;
     }
     /* the rows the grid sees: all labeled rows, or a seeded sample */
@@ -472,6 +475,8 @@ static tsgs_status select_grid(safe_t *s, double sigma0, tsgs_error *err)
             }
         s->fs.sigma = sigmas[best_a];
         s->c_lib = cs[best_b];
+        s->n_c_path = best_b + 1;
+        memcpy(s->c_path, cs, sizeof(double) * (size_t)s->n_c_path);
         s->grid_cv = smoothed(score, na, nb, best_a, best_b) /
                      ((double)GRID_REPEATS * (double)n);
     }
@@ -482,6 +487,49 @@ static tsgs_status select_grid(safe_t *s, double sigma0, tsgs_error *err)
 }
 
 /* ------------------------------------ stages 2 and 3: one fit's path */
+
+/* The supervised SVM at the chosen C on n feature rows P, fitted the way
+ * the grid scored it: on their Gram matrix, along the grid's C path, each
+ * fit warm-started from the last and stopped after GRID_EPOCHS (for a
+ * large C that early stop is part of what the grid measured). More rows
+ * than the grid sees: the feature-row solver, run to convergence. */
+static tsgs_status fit_supervised(const safe_t *s, const float *P,
+                                  const double *y, size_t n, double *w,
+                                  double *b, tsgs_error *err)
+{
+    const size_t D = s->D;
+    if (n > GRID_ROWS) {
+        tsgs__dual_opts o = {DUAL_EPOCHS, DUAL_TOL, s->p.seed};
+        return tsgs__svm_dual_features(P, D, y, n, s->c_lib, &o, w, b, err);
+    }
+    float *Q = malloc(sizeof(float) * (n ? n * n : 1));
+    double *alpha = calloc(n ? n : 1, sizeof(double));
+    tsgs_status st = TSGS_OK;
+    if (!Q || !alpha) {
+        st = TSGS__NOMEM(err);
+        goto done;
+    }
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i; j < n; j++)
+            Q[i * n + j] = Q[j * n + i] =
+                (float)(y[i] * y[j] *
+                        (tsgs__dot_f(P + i * D, P + j * D, D) + 1.0));
+    for (int k = 0; k < s->n_c_path && st == TSGS_OK; k++) {
+        tsgs__dual_opts o = {GRID_EPOCHS, DUAL_TOL, s->p.seed};
+        st = tsgs__svm_dual_gram(Q, n, s->c_path[k], &o, alpha, err);
+    }
+    memset(w, 0, sizeof(double) * D);
+    *b = 0.0;
+    for (size_t i = 0; i < n && st == TSGS_OK; i++)
+        if (alpha[i] != 0.0) {
+            tsgs__axpy_fd(alpha[i] * y[i], P + i * D, w, D);
+            *b += alpha[i] * y[i];
+        }
+done:
+    free(Q);
+    free(alpha);
+    return st;
+}
 
 /* Labeled rows above this are too many for the semi-supervised phase's
  * repeated full passes; with that many labels it rarely pays anyway. */
@@ -523,9 +571,7 @@ static tsgs_status fit_path(const safe_t *s, const int *fold, int hold,
                 memcpy(Ptr + k * D, s->Phi + i * D, sizeof(float) * D);
             ytr[k++] = s->yl[i];
         }
-    tsgs__dual_opts o = {DUAL_EPOCHS, DUAL_TOL, s->p.seed};
-    if ((st = tsgs__svm_dual_features(P, D, ytr, ntr, s->c_lib, &o, cand_w,
-                                      &cand_b[0], err)) != TSGS_OK)
+    if ((st = fit_supervised(s, P, ytr, ntr, cand_w, &cand_b[0], err)))
         goto done;
     if (!semi)
         goto done;
