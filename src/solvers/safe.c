@@ -836,6 +836,8 @@ static tsgs_status safe_train(const tsgs_dataset *ds, const tsgs_params *p,
         memset(&pr, 0, sizeof pr);
         pr.iteration = pr.iterations = SAFE_STAGES;
         pr.elapsed_s = now_s() - s.t_start;
+        pr.rows_per_s = (double)(s.nl + s.nw) /
+                        (pr.elapsed_s > 0 ? pr.elapsed_s : 1e-9);
         pr.features = (long)s.D;
         pr.monitor_accuracy =
             hooks->monitor ? tsgs__monitor_accuracy(m, hooks->monitor,
