@@ -17,7 +17,7 @@ for n in $sizes; do
     file=$(synth_file susy "$n")
     for m in $budgets; do
         log=$(mktemp)
-        /usr/bin/time -f 'TIME %e %M' ./build/tsgs3vm train --header no \
+        /usr/bin/time -f 'TIME %e %M' ./build/tsgs3vm train --solver tsg --header no \
             --labeled 200 --max-features "$m" --block-size 64 --test-every 0 \
             "$file" /tmp/memory.model >"$log" 2>&1
         rss=$(sed -n 's/^TIME [0-9.]* \([0-9]*\)$/\1/p' "$log")

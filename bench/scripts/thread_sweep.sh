@@ -23,7 +23,7 @@ declare -A times
 for r in $(seq 1 "$runs"); do
     for policy in compact scatter none; do
         for t in $(seq 1 "$cores"); do
-            s=$(./build/tsgs3vm train --header no --labeled 200 --threads "$t" \
+            s=$(./build/tsgs3vm train --solver tsg --header no --labeled 200 --threads "$t" \
                 --bind "$policy" --iterations "$steps" --max-features 2236 \
                 --block-size 8 "$file" /tmp/thread_sweep.model 2>&1 |
                 sed -n 's/.*, \([0-9.]*\)s; model.*/\1/p')
