@@ -726,6 +726,92 @@ fail:
 
 /* ---------------------------------------------------------- the run */
 
+/* The feature map: DEFAULT_FEATURES (or max-features) features, rounded
+ * to whole blocks of the model. */
+static void choose_features(safe_t *s, const tsgs_params *p)
+{
+    s->fs.kernel = p->kernel;
+    s->fs.map = p->feature_map;
+    s->fs.d = s->d;
+    s->fs.seed = p->seed;
+    s->fs.block_size = p->block_size;
+    s->fs.dirs = p->feature_map == TSGS_FEATURES_PAIR ? p->block_size / 2
+                                                      : p->block_size;
+    long want = p->max_features > 0 ? p->max_features : DEFAULT_FEATURES;
+    long dirs = p->feature_map == TSGS_FEATURES_PAIR ? (want + 1) / 2 : want;
+    s->ndirs = (size_t)((dirs + s->fs.dirs - 1) / s->fs.dirs * s->fs.dirs);
+    s->D = p->feature_map == TSGS_FEATURES_PAIR ? 2 * s->ndirs : s->ndirs;
+}
+
+/* The feature rows at the chosen sigma: the labeled rows, then (semi) the
+ * unlabeled sample, whose mean row the balance needs; and the per-row
+ * weight of an unlabeled row. */
+static tsgs_status compute_features(safe_t *s, int semi, tsgs_error *err)
+{
+    const size_t nrows = s->nl + (semi ? s->nw : 0);
+    s->Phi = malloc(sizeof(float) * nrows * s->D);
+    s->mphi = calloc(s->D, sizeof(double));
+    if (!s->Phi || !s->mphi)
+        return TSGS__NOMEM(err);
+    tsgs_status st = feature_rows(&s->fs, s->ndirs, s->XL, s->nl, s->threads,
+                                  s->Phi, err);
+    if (st != TSGS_OK || !semi)
+        return st;
+    float *PW = s->Phi + s->nl * s->D;
+    if ((st = feature_rows(&s->fs, s->ndirs, s->XW, s->nw, s->threads, PW,
+                           err)) != TSGS_OK)
+        return st;
+    for (size_t i = 0; i < s->nw; i++)
+        for (size_t j = 0; j < s->D; j++)
+            s->mphi[j] += PW[i * s->D + j];
+    for (size_t j = 0; j < s->D; j++)
+        s->mphi[j] /= (double)s->nw;
+    /* C* as a mean weight, or as much as a labeled row (the transductive
+     * SVM's C* = C) */
+    s->c_unl = s->p.c_star >= 0.0 ? s->p.c_star / (double)s->nw : s->c_lib;
+    return TSGS_OK;
+}
+
+/* The note: what was chosen, which candidate was kept and why. */
+static void describe(safe_t *s, int semi, int stopped, int kept,
+                     const double *acc)
+{
+    const char *how =
+        kept ? "annealed"
+        : semi ? "supervised (the unlabeled rows did not help in CV)"
+        : s->nw > 0 && s->nl > SEMI_LABELED_MAX
+            ? "supervised (too many labeled rows for the semi-supervised "
+              "phase)"
+        : stopped ? "supervised (interrupted)"
+                  : "supervised (no unlabeled rows)";
+    int n = snprintf(s->note, sizeof s->note,
+                     "safe: sigma %.4g, C %.4g (per row), grid CV %.1f%%; "
+                     "kept %s",
+                     s->fs.sigma, s->c_lib, 100.0 * s->grid_cv, how);
+    if (kept && n > 0 && (size_t)n < sizeof s->note)
+        snprintf(s->note + n, sizeof s->note - (size_t)n,
+                 " T = %g (CV %.1f%% vs supervised %.1f%%)", TEMPS[kept - 1],
+                 100.0 * acc[kept], 100.0 * acc[0]);
+}
+
+/* The last progress report, with the monitor set's accuracy if any. */
+static void report_done(const safe_t *s, const tsgs_model *m)
+{
+    const tsgs_train_hooks *h = s->hooks;
+    if (!h || !h->progress)
+        return;
+    tsgs_progress pr;
+    memset(&pr, 0, sizeof pr);
+    pr.iteration = pr.iterations = SAFE_STAGES;
+    pr.elapsed_s = now_s() - s->t_start;
+    pr.rows_per_s = (double)(s->nl + s->nw) /
+                    (pr.elapsed_s > 0 ? pr.elapsed_s : 1e-9);
+    pr.features = (long)s->D;
+    pr.monitor_accuracy =
+        h->monitor ? tsgs__monitor_accuracy(m, h->monitor, s->threads) : -1.0;
+    h->progress(&pr, h->user);
+}
+
 /* Trains on ds (checked: finite, two classes neg < pos) with p; takes
  * the fitted scaler (the model owns it on success, cleared on failure). */
 static tsgs_status safe_train(const tsgs_dataset *ds, const tsgs_params *p,
@@ -746,105 +832,44 @@ static tsgs_status safe_train(const tsgs_dataset *ds, const tsgs_params *p,
     s.pos_label = pos;
     double *cand_w = NULL, cand_b[1 + N_TEMPS], acc[1 + N_TEMPS];
     tsgs_model *m = NULL;
-    int stopped = 0;
+    int kept = 0;
     tsgs_status st = gather_rows(&s, err);
     if (st != TSGS_OK)
         goto done;
     s.balance_ratio = p->balance_ratio >= 0.0 ? p->balance_ratio
                                               : s.pos_share;
-    /* the features: a fixed count, rounded to whole blocks */
-    s.fs.kernel = p->kernel;
-    s.fs.map = p->feature_map;
-    s.fs.d = s.d;
-    s.fs.seed = p->seed;
-    s.fs.block_size = p->block_size;
-    s.fs.dirs = p->feature_map == TSGS_FEATURES_PAIR ? p->block_size / 2
-                                                     : p->block_size;
-    long want = p->max_features > 0 ? p->max_features : DEFAULT_FEATURES;
-    long dirs = p->feature_map == TSGS_FEATURES_PAIR ? (want + 1) / 2 : want;
-    s.ndirs = (size_t)((dirs + s.fs.dirs - 1) / s.fs.dirs * s.fs.dirs);
-    s.D = p->feature_map == TSGS_FEATURES_PAIR ? 2 * s.ndirs : s.ndirs;
-
+    choose_features(&s, p);
     double sigma0 = p->sigma;
     if (sigma0 <= 0.0 && (st = median_sigma(&s, &sigma0, err)) != TSGS_OK)
         goto done;
     if ((st = select_grid(&s, sigma0, err)) != TSGS_OK)
         goto done;
     report(&s, 1, "model selection");
-    stopped = should_stop(&s);
+    int stopped = should_stop(&s);
 
     const int semi = s.nw > 0 && s.nl <= SEMI_LABELED_MAX && !stopped;
-    const size_t nrows = s.nl + (semi ? s.nw : 0);
-    s.Phi = malloc(sizeof(float) * nrows * s.D);
-    s.mphi = calloc(s.D, sizeof(double));
     cand_w = malloc(sizeof(double) * s.D * (1 + N_TEMPS));
-    if (!s.Phi || !s.mphi || !cand_w) {
+    if (!cand_w) {
         st = TSGS__NOMEM(err);
         goto done;
     }
-    if ((st = feature_rows(&s.fs, s.ndirs, s.XL, s.nl, s.threads, s.Phi,
-                           err)) != TSGS_OK)
+    if ((st = compute_features(&s, semi, err)) != TSGS_OK)
         goto done;
-    if (semi) {
-        float *PW = s.Phi + s.nl * s.D;
-        if ((st = feature_rows(&s.fs, s.ndirs, s.XW, s.nw, s.threads, PW,
-                               err)) != TSGS_OK)
-            goto done;
-        for (size_t i = 0; i < s.nw; i++)
-            for (size_t j = 0; j < s.D; j++)
-                s.mphi[j] += PW[i * s.D + j];
-        for (size_t j = 0; j < s.D; j++)
-            s.mphi[j] /= (double)s.nw;
-        /* per unlabeled row: C* as a mean weight, or as much as a labeled
-         * row (the transductive SVM's C* = C) */
-        s.c_unl = p->c_star >= 0.0 ? p->c_star / (double)s.nw : s.c_lib;
-    }
-    int kept = 0;
-    const char *how = "supervised (no unlabeled rows)";
-    if (semi) {
-        if ((st = paths_and_selection(&s, cand_w, cand_b, acc, &kept,
-                                      err)) != TSGS_OK)
-            goto done;
-        how = kept ? "annealed" : "supervised (the unlabeled rows did not "
-                                  "help in CV)";
-    } else {
-        if ((st = fit_path(&s, NULL, 0, 1, 0, cand_w, cand_b, err)))
-            goto done;
-        if (s.nw > 0 && s.nl > SEMI_LABELED_MAX)
-            how = "supervised (too many labeled rows for the "
-                  "semi-supervised phase)";
-        else if (stopped)
-            how = "supervised (interrupted)";
-    }
+    if (semi)
+        st = paths_and_selection(&s, cand_w, cand_b, acc, &kept, err);
+    else
+        st = fit_path(&s, NULL, 0, 1, 0, cand_w, cand_b, err);
+    if (st != TSGS_OK)
+        goto done;
     report(&s, 2, semi ? "semi-supervised paths and safe selection"
                        : "supervised fit");
     stopped = stopped || should_stop(&s);
-    int n = snprintf(s.note, sizeof s.note,
-                     "safe: sigma %.4g, C %.4g (per row), grid CV %.1f%%; "
-                     "kept %s",
-                     s.fs.sigma, s.c_lib, 100.0 * s.grid_cv, how);
-    if (kept && n > 0 && (size_t)n < sizeof s.note)
-        snprintf(s.note + n, sizeof s.note - (size_t)n,
-                 " T = %g (CV %.1f%% vs supervised %.1f%%)", TEMPS[kept - 1],
-                 100.0 * acc[kept], 100.0 * acc[0]);
+    describe(&s, semi, stopped, kept, acc);
     st = make_model(&s, cand_w + (size_t)kept * s.D, cand_b[kept],
                     kept > 0, neg, pos, scaler, &m, err);
     if (st != TSGS_OK)
         goto done;
-    if (hooks && hooks->progress) {
-        tsgs_progress pr;
-        memset(&pr, 0, sizeof pr);
-        pr.iteration = pr.iterations = SAFE_STAGES;
-        pr.elapsed_s = now_s() - s.t_start;
-        pr.rows_per_s = (double)(s.nl + s.nw) /
-                        (pr.elapsed_s > 0 ? pr.elapsed_s : 1e-9);
-        pr.features = (long)s.D;
-        pr.monitor_accuracy =
-            hooks->monitor ? tsgs__monitor_accuracy(m, hooks->monitor,
-                                                    s.threads)
-                           : -1.0;
-        hooks->progress(&pr, hooks->user);
-    }
+    report_done(&s, m);
     if (stopped_early)
         *stopped_early = stopped;
     *out = m;
