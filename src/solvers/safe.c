@@ -35,6 +35,7 @@
 #define MEDIAN_ROWS 1000   /* rows the median distance is taken over */
 #define DEFAULT_FEATURES 1024
 #define FOLDS 5
+#define SELECT_REPEATS 2   /* CV repeats of the safe selection */
 #define LBFGS_ITERS 50     /* per temperature */
 #define DUAL_EPOCHS 1000
 #define GRID_EPOCHS 200    /* the grid's fits only rank grid points */
@@ -618,7 +619,8 @@ static tsgs_status paths_and_selection(safe_t *s, double *cand_w,
     const size_t nl = s->nl, D = s->D;
     const int k = nl < FOLDS ? (int)nl : FOLDS;
     const int nc = 1 + N_TEMPS;
-    int *fold = malloc(sizeof(int) * nl);
+    const int ntasks = SELECT_REPEATS * k; /* + 1: the path on every row */
+    int *fold = malloc(sizeof(int) * nl * SELECT_REPEATS);
     size_t *scr = malloc(sizeof(size_t) * nl);
     size_t *right = calloc((size_t)nc, sizeof(size_t));
     tsgs_status st = TSGS_OK;
@@ -626,21 +628,24 @@ static tsgs_status paths_and_selection(safe_t *s, double *cand_w,
         st = TSGS__NOMEM(err);
         goto done;
     }
-    stratified_folds(s->yl, nl, k, s->p.seed, 99, scr, fold);
+    for (int rep = 0; rep < SELECT_REPEATS; rep++)
+        stratified_folds(s->yl, nl, k, s->p.seed, 99 + (uint64_t)rep, scr,
+                         fold + (size_t)rep * nl);
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(s->threads) schedule(dynamic, 1)
 #endif
-    for (int f = k; f >= 0; f--) { /* f == k: the path on every row */
-        const int full = f == k;
+    for (int task = ntasks; task >= 0; task--) {
+        const int full = task == ntasks;
+        const int f = task % k;
+        const int *fl = full ? NULL : fold + (size_t)(task / k) * nl;
         double *cw_ = full ? cand_w : malloc(sizeof(double) * D * (size_t)nc);
         double cb_[1 + N_TEMPS], *cb = full ? cand_b : cb_;
         tsgs_error e;
-        tsgs_status fs = cw_ ? fit_path(s, full ? NULL : fold, f, 1, 1, cw_,
-                                        cb, &e)
+        tsgs_status fs = cw_ ? fit_path(s, fl, f, 1, 1, cw_, cb, &e)
                              : TSGS_ERR_NOMEM;
         size_t r[1 + N_TEMPS] = {0};
         for (size_t i = 0; fs == TSGS_OK && !full && i < nl; i++) {
-            if (fold[i] != f)
+            if (fl[i] != f)
                 continue;
             const float *x = s->Phi + i * D;
             for (int c = 0; c < nc; c++) {
@@ -670,7 +675,7 @@ static tsgs_status paths_and_selection(safe_t *s, double *cand_w,
      * tie-break, rejected paths that helped as often as ones that hurt) */
     *kept = 0;
     for (int c = 0; c < nc; c++) {
-        acc[c] = (double)right[c] / (double)nl;
+        acc[c] = (double)right[c] / ((double)nl * SELECT_REPEATS);
         if (c > 0 && right[c] >= right[0])
             *kept = c;
     }
