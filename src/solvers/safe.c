@@ -669,14 +669,14 @@ static tsgs_status paths_and_selection(safe_t *s, double *cand_w,
         st = TSGS__NOMEM(err);
         goto done;
     }
-    /* the most annealed candidate with at least as many held-out rows
-     * right as the supervised one (ties go to the path: on few labels CV
-     * accuracies often tie, and the held-out hinge loss, tried as a
-     * tie-break, rejected paths that helped as often as ones that hurt) */
+    /* the candidate with the most held-out rows right; ties go to the
+     * most annealed one (on few labels CV accuracies often tie, and the
+     * held-out hinge loss, tried as a tie-break, rejected paths that
+     * helped as often as ones that hurt) */
     *kept = 0;
     for (int c = 0; c < nc; c++) {
         acc[c] = (double)right[c] / ((double)nl * SELECT_REPEATS);
-        if (c > 0 && right[c] >= right[0])
+        if (c > 0 && right[c] >= right[*kept])
             *kept = c;
     }
 done:
