@@ -27,6 +27,15 @@ static void make_rows(size_t n, size_t D, unsigned seed, float *Phi, double *y)
     }
 }
 
+/* Q_ij = y_i y_j (phi_i . phi_j + 1), the dual's matrix. */
+static void gram_q(const float *Phi, const double *y, size_t n, size_t D, float *Q)
+{
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < n; j++)
+            Q[i * n + j] = (float)(y[i] * y[j] *
+                                   (tsgs__dot_f(Phi + i * D, Phi + j * D, D) + 1.0));
+}
+
 START_TEST(gram_solution_meets_kkt)
 {
     const size_t n = 60, D = 5;
@@ -34,10 +43,7 @@ START_TEST(gram_solution_meets_kkt)
     float Phi[60 * 5], Q[60 * 60];
     double y[60], alpha[60] = {0};
     make_rows(n, D, 3, Phi, y);
-    for (size_t i = 0; i < n; i++)
-        for (size_t j = 0; j < n; j++)
-            Q[i * n + j] = (float)(y[i] * y[j] *
-                                   (tsgs__dot_f(Phi + i * D, Phi + j * D, D) + 1.0));
+    gram_q(Phi, y, n, D, Q);
     tsgs__dual_opts o = {10000, 1e-6, 1};
     ck_assert_int_eq(tsgs__svm_dual_gram(Q, n, C, &o, alpha, NULL), TSGS_OK);
     int free_sv = 0;
@@ -67,10 +73,7 @@ START_TEST(warm_start_same_optimum)
     float Phi[50 * 4], Q[50 * 50];
     double y[50], a1[50] = {0}, a2[50] = {0};
     make_rows(n, D, 5, Phi, y);
-    for (size_t i = 0; i < n; i++)
-        for (size_t j = 0; j < n; j++)
-            Q[i * n + j] = (float)(y[i] * y[j] *
-                                   (tsgs__dot_f(Phi + i * D, Phi + j * D, D) + 1.0));
+    gram_q(Phi, y, n, D, Q);
     tsgs__dual_opts o = {20000, 1e-7, 2};
     ck_assert_int_eq(tsgs__svm_dual_gram(Q, n, 0.1, &o, a2, NULL), TSGS_OK);
     ck_assert_int_eq(tsgs__svm_dual_gram(Q, n, 4.0, &o, a2, NULL), TSGS_OK);
@@ -95,10 +98,7 @@ START_TEST(feature_form_matches_gram_form)
     float *Phi = malloc(sizeof(float) * n * D), *Q = malloc(sizeof(float) * n * n);
     double y[80], alpha[80] = {0}, w[6], b;
     make_rows(n, D, 11, Phi, y);
-    for (size_t i = 0; i < n; i++)
-        for (size_t j = 0; j < n; j++)
-            Q[i * n + j] = (float)(y[i] * y[j] *
-                                   (tsgs__dot_f(Phi + i * D, Phi + j * D, D) + 1.0));
+    gram_q(Phi, y, n, D, Q);
     tsgs__dual_opts o = {20000, 1e-7, 4};
     ck_assert_int_eq(tsgs__svm_dual_gram(Q, n, C, &o, alpha, NULL), TSGS_OK);
     ck_assert_int_eq(tsgs__svm_dual_features(Phi, D, y, n, C, &o, w, &b, NULL),
