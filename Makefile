@@ -31,7 +31,8 @@ BENCH_BIN := $(BENCH_SRC:bench/%.c=$(B)/bench_%)
 LIBA := $(B)/libtsgs3vm.a
 TOOL := $(B)/tsgs3vm
 
-# Debian packages the build and the tests need (run as root).
+# Debian packages the build and the tests need (run as root; tests/setup.sh
+# installs only the missing ones, make included, and keeps the same list).
 DEB_PACKAGES := build-essential pkg-config libhwloc-dev check zlib1g-dev \
     liblzma-dev libbz2-dev xz-utils gzip bzip2
 

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the build and the tests need, where they are
+# missing (README's two commands start with it, and so does CI). As root it
+# runs apt-get; otherwise it names the missing packages and fails.
+set -euo pipefail
+pkgs=(make build-essential pkg-config libhwloc-dev check zlib1g-dev
+      liblzma-dev libbz2-dev xz-utils gzip bzip2)
+missing=()
+for p in "${pkgs[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+        grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+if [ "$(id -u)" -ne 0 ]; then
+    echo "tests/setup.sh: missing Debian packages: ${missing[*]}" >&2
+    echo "  install them as root: apt-get install ${missing[*]}" >&2
+    exit 1
+fi
+echo "tests/setup.sh: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
