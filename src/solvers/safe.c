@@ -18,6 +18,7 @@
 #include "solver.h"
 
 #include "dense.h"
+#include "model_select.h"
 #include "s3vm_path.h"
 #include "svm_dual.h"
 
@@ -30,22 +31,12 @@
 /* Progress stages reported: model selection, the paths and the safe
  * selection, done. */
 #define SAFE_STAGES 3
-#define GRID_REPEATS 3     /* CV repeats averaged per grid point */
-#define GRID_ROWS 1000     /* labeled rows the grid sees at most */
-#define MEDIAN_ROWS 1000   /* rows the median distance is taken over */
 #define DEFAULT_FEATURES 1024
 #define FOLDS 5
 #define SELECT_REPEATS 2   /* CV repeats of the safe selection */
 #define LBFGS_ITERS 50     /* per temperature */
 #define DUAL_EPOCHS 1000
-#define GRID_EPOCHS 200    /* the grid's fits only rank grid points */
-#define DUAL_TOL 1e-3
 
-/* sigma multipliers 2^-8, 2^-6, ..., 2^4 and LIBSVM's C 2^-5 ... 2^15 */
-static const double SIGMA_LOG2[] = {-8, -6, -4, -2, 0, 2, 4};
-static const double C_LOG2[] = {-5, -3, -1, 1, 3, 5, 7, 9, 11, 13, 15};
-#define N_SIGMA (sizeof SIGMA_LOG2 / sizeof SIGMA_LOG2[0])
-#define N_C (sizeof C_LOG2 / sizeof C_LOG2[0])
 static const double TEMPS[] = {10, 3, 1, 0.3, 0.1};
 #define N_TEMPS ((int)(sizeof TEMPS / sizeof TEMPS[0]))
 
@@ -71,12 +62,10 @@ typedef struct {
     double pos_share;  /* of the labeled rows */
     double pos_label;  /* the raw label of class +1 */
     double balance_ratio; /* positive share the balance holds */
-    double grid_cv;    /* smoothed CV accuracy of the chosen point */
     size_t ndirs, D;   /* directions, features */
     tsgs__fspec fs;
-    double c_lib;      /* chosen per-row hinge weight (LIBSVM's C) */
-    double c_path[16]; /* the grid's C values up to c_lib, which the */
-    int n_c_path;      /* supervised fits follow as the grid did */
+    tsgs__grid_choice grid; /* sigma, C and the grid's C path, which the
+                               supervised fits follow as the grid did */
     double c_unl;      /* per-row unlabeled weight */
     float *Phi;        /* (nl + nw) x D features at the chosen sigma */
     double *mphi;      /* mean feature row of the unlabeled sample */
@@ -116,38 +105,6 @@ static void report(const safe_t *s, long stage, const char *what)
     h->progress(&pr, h->user);
 }
 
-/* A seeded shuffle of idx[0..n). */
-static void shuffle(size_t *idx, size_t n, uint64_t seed, uint64_t tag)
-{
-    for (size_t i = n; i > 1; i--) {
-        size_t j = (size_t)tsgs__below(seed, TSGS__STREAM_SAFE,
-                                       (tag << 40) ^ i, i);
-        size_t t = idx[i - 1];
-        idx[i - 1] = idx[j];
-        idx[j] = t;
-    }
-}
-
-/* Stratified folds of n labeled rows: per class a seeded shuffle dealt
- * round-robin, the deal continuing across classes. */
-static void stratified_folds(const double *y, size_t n, int k, uint64_t seed,
-                             uint64_t tag, size_t *scratch, int *fold)
-{
-    int next = 0;
-    for (int c = 0; c < 2; c++) {
-        double label = c ? 1.0 : -1.0;
-        size_t m = 0;
-        for (size_t i = 0; i < n; i++)
-            if (y[i] == label)
-                scratch[m++] = i;
-        shuffle(scratch, m, seed, tag * 2 + (uint64_t)c);
-        for (size_t i = 0; i < m; i++) {
-            fold[scratch[i]] = next;
-            next = (next + 1) % k;
-        }
-    }
-}
-
 /* ---------------------------------------------------------- the data */
 
 static tsgs_status gather_rows(safe_t *s, tsgs_error *err)
@@ -179,7 +136,7 @@ static tsgs_status gather_rows(safe_t *s, tsgs_error *err)
     }
     /* a seeded sample of the unlabeled rows, kept in file order */
     if (s->nw < nu) {
-        shuffle(uidx, nu, s->p.seed, 1);
+        tsgs__seeded_shuffle(uidx, nu, s->p.seed, 1);
         size_t *cmp = uidx;
         /* sort the first nw indices: insertion-free counting by marks */
         unsigned char *mark = calloc(ds->n, 1);
@@ -202,296 +159,37 @@ static tsgs_status gather_rows(safe_t *s, tsgs_error *err)
     return TSGS_OK;
 }
 
-static double sqdist(const float *a, const float *b, size_t d)
-{
-    double s = 0.0;
-    for (size_t k = 0; k < d; k++) {
-        double t = (double)a[k] - (double)b[k];
-        s += t * t;
-    }
-    return s;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* sigma0 = 1 / the median squared distance between rows of a seeded
- * sample of labeled and unlabeled rows: the kernel's scale then matches
- * the data's, whatever its units or dimension. */
-static tsgs_status median_sigma(const safe_t *s, double *sigma,
-                                tsgs_error *err)
-{
-    size_t n = s->nl + s->nw;
-    size_t m = n < MEDIAN_ROWS ? n : MEDIAN_ROWS;
-    size_t *idx = malloc(sizeof(size_t) * (n ? n : 1));
-    size_t npairs = m * (m - 1) / 2;
-    double *dist = malloc(sizeof(double) * (npairs ? npairs : 1));
-    if (!idx || !dist) {
-        free(idx);
-        free(dist);
-        return TSGS__NOMEM(err);
-    }
-    for (size_t i = 0; i < n; i++)
-        idx[i] = i;
-    shuffle(idx, n, s->p.seed, 2);
-    size_t k = 0;
-    for (size_t a = 0; a < m; a++) {
-        const float *xa = idx[a] < s->nl ? s->XL + idx[a] * s->d
-                                         : s->XW + (idx[a] - s->nl) * s->d;
-        for (size_t b = a + 1; b < m; b++) {
-            const float *xb = idx[b] < s->nl
-                                  ? s->XL + idx[b] * s->d
-                                  : s->XW + (idx[b] - s->nl) * s->d;
-            double t = sqdist(xa, xb, s->d);
-            if (t > 0.0)
-                dist[k++] = t;
-        }
-    }
-    double med = 0.0;
-    if (k > 0) {
-        qsort(dist, k, sizeof(double), cmp_double);
-        med = k % 2 ? dist[k / 2] : 0.5 * (dist[k / 2 - 1] + dist[k / 2]);
-    }
-    free(idx);
-    free(dist);
-    /* identical rows everywhere: LIBSVM's 1 / d */
-    *sigma = med > 0.0 ? 1.0 / med : 1.0 / (double)s->d;
-    return TSGS_OK;
-}
-
 /* ----------------------------------------------------- feature rows */
+/* ------------------------------------------- stage 1: model selection */
 
-/* The feature rows of X (n x d) under fs's first ndirs directions, scaled
- * so that phi(x) . phi(x') estimates k(x, x'): PAIR [cos | sin] / sqrt(m),
- * COS sqrt(2) cos / sqrt(m), m the directions. out: n x D floats. */
-static tsgs_status feature_rows(const tsgs__fspec *fs, size_t ndirs,
-                                const float *X, size_t n, int threads,
-                                float *out, tsgs_error *err)
-{
-    const long ngroups = (long)((ndirs + TSGS__LANES - 1) / TSGS__LANES);
-    const size_t W = (size_t)ngroups * TSGS__LANES;
-    const int pair = fs->map == TSGS_FEATURES_PAIR;
-    const size_t D = pair ? 2 * ndirs : ndirs;
-    const size_t chunk = 1024; /* rows per kernel call: bounded scratch */
-    float *panel = malloc(sizeof(float) * W * fs->d);
-    float *phase = malloc(sizeof(float) * W);
-    float *cv = malloc(sizeof(float) * W * chunk);
-    float *sv = malloc(sizeof(float) * W * chunk);
-    if (!panel || !phase || !cv || !sv) {
-        free(panel); free(phase); free(cv); free(sv);
-        return TSGS__NOMEM(err);
-    }
-    tsgs__pack_directions(fs, 0, (long)ndirs, panel, phase);
-    const float k = (float)((pair ? 1.0 : sqrt(2.0)) / sqrt((double)ndirs));
-    for (size_t i0 = 0; i0 < n; i0 += chunk) {
-        size_t m = n - i0 < chunk ? n - i0 : chunk;
-        tsgs__eval_features(fs->d, panel, phase, ngroups, X + i0 * fs->d, m,
-                            threads, cv, pair ? sv : NULL);
-        for (size_t i = 0; i < m; i++) {
-            float *o = out + (i0 + i) * D;
-            for (size_t j = 0; j < ndirs; j++) {
-                o[j] = k * cv[i * W + j];
-                if (pair)
-                    o[ndirs + j] = k * sv[i * W + j];
-            }
-        }
-    }
-    free(panel); free(phase); free(cv); free(sv);
-    return TSGS_OK;
-}
 
 /* ------------------------------------------- stage 1: model selection */
 
-/* Smoothed score of grid point (a, b): the mean over its 3 x 3
- * neighbourhood inside the grid. */
-static double smoothed(const double *score, int na, int nb, int a, int b)
+/* sigma0 from the data unless given, then the grid around it
+ * (model_select.c); an axis the user fixed is not searched. */
+static tsgs_status choose_c_sigma(safe_t *s, tsgs_error *err)
 {
-    double s = 0.0;
-    int k = 0;
-    for (int i = a - 1; i <= a + 1; i++)
-        for (int j = b - 1; j <= b + 1; j++)
-            if (i >= 0 && i < na && j >= 0 && j < nb) {
-                s += score[i * nb + j];
-                k++;
-            }
-    return s / k;
-}
-
-/* CV accuracy of every (sigma, C) grid point on up to GRID_ROWS labeled
- * rows, with the Gram matrix of the same random features the model will
- * use (the exact kernel would rank wide kernels that the features cannot
- * reproduce: their kernel values differ by less than the features'
- * error). Writes the chosen sigma and per-row C. */
-static tsgs_status select_grid(safe_t *s, double sigma0, tsgs_error *err)
-{
-    const int fixed_sigma = s->p.sigma > 0.0, fixed_c = s->p.c > 0.0;
-    const int na = fixed_sigma ? 1 : (int)N_SIGMA;
-    const int nb = fixed_c ? 1 : (int)N_C;
-    double sigmas[N_SIGMA], cs[N_C];
-    for (int a = 0; a < na; a++)
-        sigmas[a] = fixed_sigma ? s->p.sigma : sigma0 * exp2(SIGMA_LOG2[a]);
-    for (int b = 0; b < nb; b++)
-        cs[b] = fixed_c ? s->p.c / (double)s->nl : exp2(C_LOG2[b]);
-    if (na == 1 && nb == 1) {
-        s->fs.sigma = sigmas[0];
-        s->c_lib = s->c_path[0] = cs[0];
-        s->n_c_path = 1;
-        return TSGS_OK;
-    }
-    /* the rows the grid sees: all labeled rows, or a seeded sample */
-    size_t n = s->nl < GRID_ROWS ? s->nl : GRID_ROWS;
-    size_t *rows = malloc(sizeof(size_t) * s->nl);
-    float *Ks = malloc(sizeof(float) * (size_t)na * n * n);
-    double *score = calloc((size_t)na * (size_t)nb, sizeof(double));
-    if (!rows || !Ks || !score) {
-        free(rows); free(Ks); free(score);
-        return TSGS__NOMEM(err);
-    }
-    for (size_t i = 0; i < s->nl; i++)
-        rows[i] = i;
-    if (n < s->nl)
-        shuffle(rows, s->nl, s->p.seed, 3);
-    /* the Gram matrix + 1 of the grid rows at each sigma */
-    float *Xg = malloc(sizeof(float) * n * s->d);
-    if (!Xg) {
-        free(rows); free(score); free(Ks);
-        return TSGS__NOMEM(err);
-    }
-    for (size_t i = 0; i < n; i++)
-        memcpy(Xg + i * s->d, s->XL + rows[i] * s->d, sizeof(float) * s->d);
-    int gram_ok = 1;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(s->threads) schedule(dynamic, 1)
-#endif
-    for (int a = 0; a < na; a++) {
-        tsgs__fspec fs = s->fs;
-        fs.sigma = sigmas[a];
-        float *Phi = malloc(sizeof(float) * n * s->D);
-        float *K = Ks + (size_t)a * n * n;
-        tsgs_error e;
-        if (!Phi || feature_rows(&fs, s->ndirs, Xg, n, 1, Phi, &e)) {
-            gram_ok = 0;
-        } else {
-            for (size_t i = 0; i < n; i++)
-                for (size_t j = i; j < n; j++)
-                    K[i * n + j] = K[j * n + i] =
-                        (float)(tsgs__dot_f(Phi + i * s->D, Phi + j * s->D,
-                                            s->D) + 1.0);
-        }
-        free(Phi);
-    }
-    free(Xg);
-    if (!gram_ok) {
-        free(rows); free(score); free(Ks);
-        return TSGS__NOMEM(err);
-    }
-    const int k = n < FOLDS ? (int)n : FOLDS;
-    const int ntasks = na * GRID_REPEATS;
-    tsgs_status st = TSGS_OK;
-    /* one task per (sigma, repeat): its Gram matrix, its folds, and the C
-     * path in each fold, warm-started from the previous C */
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(s->threads) schedule(dynamic, 1)
-#endif
-    for (int task = 0; task < ntasks; task++) {
-        const int a = task / GRID_REPEATS, rep = task % GRID_REPEATS;
-        const float *K = Ks + (size_t)a * n * n;
-        float *Q = malloc(sizeof(float) * n * n);
-        double *y = malloc(sizeof(double) * n);
-        double *alpha = malloc(sizeof(double) * n);
-        size_t *tr = malloc(sizeof(size_t) * n);
-        size_t *scr = malloc(sizeof(size_t) * n);
-        int *fold = malloc(sizeof(int) * n);
-        double right[N_C] = {0};
-        tsgs_error e;
-        int ok = Q && y && alpha && tr && scr && fold;
-        if (ok) {
-            for (size_t i = 0; i < n; i++)
-                y[i] = s->yl[rows[i]];
-            stratified_folds(y, n, k, s->p.seed, 16 + (uint64_t)rep, scr,
-                             fold);
-        }
-        for (int f = 0; ok && f < k; f++) {
-            size_t ntr = 0;
-            for (size_t i = 0; i < n; i++)
-                if (fold[i] != f)
-                    tr[ntr++] = i;
-            for (size_t i = 0; i < ntr; i++)
-                for (size_t j = 0; j < ntr; j++)
-                    Q[i * ntr + j] = (float)(y[tr[i]] * y[tr[j]]) *
-                                     K[tr[i] * n + tr[j]];
-            memset(alpha, 0, sizeof(double) * n);
-            for (int b = 0; ok && b < nb; b++) {
-                tsgs__dual_opts o = {GRID_EPOCHS, DUAL_TOL,
-                                     s->p.seed + (uint64_t)task};
-                ok = tsgs__svm_dual_gram(Q, ntr, cs[b], &o, alpha, &e) ==
-                     TSGS_OK;
-                for (size_t i = 0; ok && i < n; i++) {
-                    if (fold[i] != f)
-                        continue;
-                    double g = 0.0;
-                    for (size_t j = 0; j < ntr; j++)
-                        g += alpha[j] * y[tr[j]] * (double)K[i * n + tr[j]];
-                    right[b] += (g > 0.0 ? 1.0 : -1.0) == y[i];
-                }
-            }
-        }
-#ifdef _OPENMP
-#pragma omp critical(safe_grid)
-#endif
-        {
-            if (!ok)
-                st = TSGS_ERR_NOMEM;
-            for (int b = 0; b < nb; b++) /* whole counts: any order */
-                score[a * nb + b] += right[b];
-        }
-        free(Q); free(y); free(alpha); free(tr); free(scr);
-        free(fold);
-    }
-    if (st != TSGS_OK)
-        st = TSGS__NOMEM(err);
-    if (st == TSGS_OK) {
-        /* best smoothed score; ties to the sigma nearest sigma0, then the
-         * largest C (a small C ties by predicting one class) */
-        int best_a = -1, best_b = -1;
-        double best = -1.0;
-        for (int a = 0; a < na; a++)
-            for (int b = 0; b < nb; b++) {
-                double v = smoothed(score, na, nb, a, b);
-                double eps = 1e-9 * (best > 1.0 ? best : 1.0);
-                int take = best_a < 0 || v > best + eps;
-                if (!take && fabs(v - best) <= eps) {
-                    double da = fixed_sigma ? 0 : fabs(SIGMA_LOG2[a]);
-                    double db = fixed_sigma ? 0 : fabs(SIGMA_LOG2[best_a]);
-                    take = da < db || (da == db && b > best_b);
-                }
-                if (take) {
-                    best = v > best ? v : best;
-                    best_a = a;
-                    best_b = b;
-                }
-            }
-        s->fs.sigma = sigmas[best_a];
-        s->c_lib = cs[best_b];
-        s->n_c_path = best_b + 1;
-        memcpy(s->c_path, cs, sizeof(double) * (size_t)s->n_c_path);
-        s->grid_cv = smoothed(score, na, nb, best_a, best_b) /
-                     ((double)GRID_REPEATS * (double)n);
-    }
-    free(rows);
-    free(Ks);
-    free(score);
-    return st;
+    double sigma0 = s->p.sigma;
+    tsgs_status st;
+    if (sigma0 <= 0.0 &&
+        (st = tsgs__median_sigma(s->XL, s->nl, s->XW, s->nw, s->d,
+                                 s->p.seed, &sigma0, err)) != TSGS_OK)
+        return st;
+    tsgs__grid_job g = {
+        s->XL, s->yl, s->nl, s->d, &s->fs, s->ndirs, s->D, sigma0,
+        s->p.sigma, s->p.c > 0.0 ? s->p.c / (double)s->nl : 0.0,
+        s->p.seed, s->threads};
+    if ((st = tsgs__select_grid(&g, &s->grid, err)) != TSGS_OK)
+        return st;
+    s->fs.sigma = s->grid.sigma;
+    return TSGS_OK;
 }
 
 /* ------------------------------------ stages 2 and 3: one fit's path */
 
 /* The supervised SVM at the chosen C on n feature rows P, fitted the way
  * the grid scored it: on their Gram matrix, along the grid's C path, each
- * fit warm-started from the last and stopped after GRID_EPOCHS (for a
+ * fit warm-started from the last and stopped after TSGS__GRID_EPOCHS (for a
  * large C that early stop is part of what the grid measured). More rows
  * than the grid sees: the feature-row solver, run to convergence. */
 static tsgs_status fit_supervised(const safe_t *s, const float *P,
@@ -499,9 +197,9 @@ static tsgs_status fit_supervised(const safe_t *s, const float *P,
                                   double *b, tsgs_error *err)
 {
     const size_t D = s->D;
-    if (n > GRID_ROWS) {
-        tsgs__dual_opts o = {DUAL_EPOCHS, DUAL_TOL, s->p.seed};
-        return tsgs__svm_dual_features(P, D, y, n, s->c_lib, &o, w, b, err);
+    if (n > TSGS__GRID_ROWS) {
+        tsgs__dual_opts o = {DUAL_EPOCHS, TSGS__DUAL_TOL, s->p.seed};
+        return tsgs__svm_dual_features(P, D, y, n, s->grid.c_lib, &o, w, b, err);
     }
     float *Q = malloc(sizeof(float) * (n ? n * n : 1));
     double *alpha = calloc(n ? n : 1, sizeof(double));
@@ -515,9 +213,9 @@ static tsgs_status fit_supervised(const safe_t *s, const float *P,
             Q[i * n + j] = Q[j * n + i] =
                 (float)(y[i] * y[j] *
                         (tsgs__dot_f(P + i * D, P + j * D, D) + 1.0));
-    for (int k = 0; k < s->n_c_path && st == TSGS_OK; k++) {
-        tsgs__dual_opts o = {GRID_EPOCHS, DUAL_TOL, s->p.seed};
-        st = tsgs__svm_dual_gram(Q, n, s->c_path[k], &o, alpha, err);
+    for (int k = 0; k < s->grid.n_c_path && st == TSGS_OK; k++) {
+        tsgs__dual_opts o = {TSGS__GRID_EPOCHS, TSGS__DUAL_TOL, s->p.seed};
+        st = tsgs__svm_dual_gram(Q, n, s->grid.c_path[k], &o, alpha, err);
     }
     memset(w, 0, sizeof(double) * D);
     *b = 0.0;
@@ -587,7 +285,7 @@ static tsgs_status fit_path(const safe_t *s, const int *fold, int hold,
         int labeled = i < nl;
         y[i] = labeled ? s->yl[i] : 0.0;
         cw[i] = !labeled ? s->c_unl
-                : fold && fold[i] == hold ? 0.0 : s->c_lib;
+                : fold && fold[i] == hold ? 0.0 : s->grid.c_lib;
     }
     tsgs__s3vm_problem pb = {n, D, s->Phi, y, cw, s->mphi, s->p.balance,
                              2.0 * s->balance_ratio - 1.0, threads};
@@ -629,7 +327,7 @@ static tsgs_status paths_and_selection(safe_t *s, double *cand_w,
         goto done;
     }
     for (int rep = 0; rep < SELECT_REPEATS; rep++)
-        stratified_folds(s->yl, nl, k, s->p.seed, 99 + (uint64_t)rep, scr,
+        tsgs__stratified_folds(s->yl, nl, k, s->p.seed, 99 + (uint64_t)rep, scr,
                          fold + (size_t)rep * nl);
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(s->threads) schedule(dynamic, 1)
@@ -695,7 +393,7 @@ static tsgs_status make_model(const safe_t *s, const double *w, double b,
 {
     tsgs_params q = s->p;
     q.sigma = s->fs.sigma;
-    q.c = s->c_lib * (double)s->nl;                 /* mean-loss weight */
+    q.c = s->grid.c_lib * (double)s->nl;                 /* mean-loss weight */
     q.c_star = semi ? s->c_unl * (double)s->nw : 0.0; /* likewise */
     q.max_features = (long)s->D;
     q.balance_ratio = s->balance_ratio;
@@ -758,12 +456,12 @@ static tsgs_status compute_features(safe_t *s, int semi, tsgs_error *err)
     s->mphi = calloc(s->D, sizeof(double));
     if (!s->Phi || !s->mphi)
         return TSGS__NOMEM(err);
-    tsgs_status st = feature_rows(&s->fs, s->ndirs, s->XL, s->nl, s->threads,
+    tsgs_status st = tsgs__feature_rows(&s->fs, s->ndirs, s->XL, s->nl, s->threads,
                                   s->Phi, err);
     if (st != TSGS_OK || !semi)
         return st;
     float *PW = s->Phi + s->nl * s->D;
-    if ((st = feature_rows(&s->fs, s->ndirs, s->XW, s->nw, s->threads, PW,
+    if ((st = tsgs__feature_rows(&s->fs, s->ndirs, s->XW, s->nw, s->threads, PW,
                            err)) != TSGS_OK)
         return st;
     for (size_t i = 0; i < s->nw; i++)
@@ -773,7 +471,7 @@ static tsgs_status compute_features(safe_t *s, int semi, tsgs_error *err)
         s->mphi[j] /= (double)s->nw;
     /* C* as a mean weight, or as much as a labeled row (the transductive
      * SVM's C* = C) */
-    s->c_unl = s->p.c_star >= 0.0 ? s->p.c_star / (double)s->nw : s->c_lib;
+    s->c_unl = s->p.c_star >= 0.0 ? s->p.c_star / (double)s->nw : s->grid.c_lib;
     return TSGS_OK;
 }
 
@@ -792,7 +490,7 @@ static void describe(safe_t *s, int semi, int stopped, int kept,
     int n = snprintf(s->note, sizeof s->note,
                      "safe: sigma %.4g, C %.4g (per row), grid CV %.1f%%; "
                      "kept %s",
-                     s->fs.sigma, s->c_lib, 100.0 * s->grid_cv, how);
+                     s->fs.sigma, s->grid.c_lib, 100.0 * s->grid.grid_cv, how);
     if (kept && n > 0 && (size_t)n < sizeof s->note)
         snprintf(s->note + n, sizeof s->note - (size_t)n,
                  " T = %g (CV %.1f%% vs supervised %.1f%%)", TEMPS[kept - 1],
@@ -844,10 +542,7 @@ static tsgs_status safe_train(const tsgs_dataset *ds, const tsgs_params *p,
     s.balance_ratio = p->balance_ratio >= 0.0 ? p->balance_ratio
                                               : s.pos_share;
     choose_features(&s, p);
-    double sigma0 = p->sigma;
-    if (sigma0 <= 0.0 && (st = median_sigma(&s, &sigma0, err)) != TSGS_OK)
-        goto done;
-    if ((st = select_grid(&s, sigma0, err)) != TSGS_OK)
+    if ((st = choose_c_sigma(&s, err)) != TSGS_OK)
         goto done;
     report(&s, 1, "model selection");
     int stopped = should_stop(&s);

@@ -1,0 +1,340 @@
+/* Model selection on the labeled rows, shared by the solvers that choose
+ * their own C and sigma: the kernel width from the data's median distance,
+ * the random-feature rows, and the grid of (sigma, C) scored by repeated
+ * stratified cross-validation of the exact hinge SVM on the features' own
+ * Gram matrix (svm_dual.c), smoothed over the grid. */
+#include "model_select.h"
+
+#include "dense.h"
+#include "svm_dual.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define GRID_REPEATS 3     /* CV repeats averaged per grid point */
+#define MEDIAN_ROWS 1000   /* rows the median distance is taken over */
+#define FOLDS 5
+
+/* sigma multipliers 2^-8, 2^-6, ..., 2^4 and LIBSVM's C 2^-5 ... 2^15 */
+static const double SIGMA_LOG2[] = {-8, -6, -4, -2, 0, 2, 4};
+static const double C_LOG2[] = {-5, -3, -1, 1, 3, 5, 7, 9, 11, 13, 15};
+#define N_SIGMA (sizeof SIGMA_LOG2 / sizeof SIGMA_LOG2[0])
+#define N_C (sizeof C_LOG2 / sizeof C_LOG2[0])
+
+/* A seeded shuffle of idx[0..n). */
+void tsgs__seeded_shuffle(size_t *idx, size_t n, uint64_t seed, uint64_t tag)
+{
+    for (size_t i = n; i > 1; i--) {
+        size_t j = (size_t)tsgs__below(seed, TSGS__STREAM_SAFE,
+                                       (tag << 40) ^ i, i);
+        size_t t = idx[i - 1];
+        idx[i - 1] = idx[j];
+        idx[j] = t;
+    }
+}
+
+/* Stratified folds of n labeled rows: per class a seeded shuffle dealt
+ * round-robin, the deal continuing across classes. */
+void tsgs__stratified_folds(const double *y, size_t n, int k, uint64_t seed,
+                             uint64_t tag, size_t *scratch, int *fold)
+{
+    int next = 0;
+    for (int c = 0; c < 2; c++) {
+        double label = c ? 1.0 : -1.0;
+        size_t m = 0;
+        for (size_t i = 0; i < n; i++)
+            if (y[i] == label)
+                scratch[m++] = i;
+        tsgs__seeded_shuffle(scratch, m, seed, tag * 2 + (uint64_t)c);
+        for (size_t i = 0; i < m; i++) {
+            fold[scratch[i]] = next;
+            next = (next + 1) % k;
+        }
+    }
+}
+
+static double sqdist(const float *a, const float *b, size_t d)
+{
+    double s = 0.0;
+    for (size_t k = 0; k < d; k++) {
+        double t = (double)a[k] - (double)b[k];
+        s += t * t;
+    }
+    return s;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* sigma0 = 1 / the median squared distance between rows of a seeded
+ * sample of labeled and unlabeled rows: the kernel's scale then matches
+ * the data's, whatever its units or dimension. */
+tsgs_status tsgs__median_sigma(const float *XA, size_t na, const float *XB,
+                               size_t nb, size_t d, uint64_t seed,
+                               double *sigma, tsgs_error *err)
+{
+    size_t n = na + nb;
+    size_t m = n < MEDIAN_ROWS ? n : MEDIAN_ROWS;
+    size_t *idx = malloc(sizeof(size_t) * (n ? n : 1));
+    size_t npairs = m * (m - 1) / 2;
+    double *dist = malloc(sizeof(double) * (npairs ? npairs : 1));
+    if (!idx || !dist) {
+        free(idx);
+        free(dist);
+        return TSGS__NOMEM(err);
+    }
+    for (size_t i = 0; i < n; i++)
+        idx[i] = i;
+    tsgs__seeded_shuffle(idx, n, seed, 2);
+    size_t k = 0;
+    for (size_t a = 0; a < m; a++) {
+        const float *xa = idx[a] < na ? XA + idx[a] * d
+                                      : XB + (idx[a] - na) * d;
+        for (size_t b = a + 1; b < m; b++) {
+            const float *xb = idx[b] < na ? XA + idx[b] * d
+                                          : XB + (idx[b] - na) * d;
+            double t = sqdist(xa, xb, d);
+            if (t > 0.0)
+                dist[k++] = t;
+        }
+    }
+    double med = 0.0;
+    if (k > 0) {
+        qsort(dist, k, sizeof(double), cmp_double);
+        med = k % 2 ? dist[k / 2] : 0.5 * (dist[k / 2 - 1] + dist[k / 2]);
+    }
+    free(idx);
+    free(dist);
+    /* identical rows everywhere: LIBSVM's 1 / d */
+    *sigma = med > 0.0 ? 1.0 / med : 1.0 / (double)d;
+    return TSGS_OK;
+}
+
+
+/* The feature rows of X (n x d) under fs's first ndirs directions, scaled
+ * so that phi(x) . phi(x') estimates k(x, x'): PAIR [cos | sin] / sqrt(m),
+ * COS sqrt(2) cos / sqrt(m), m the directions. out: n x D floats. */
+tsgs_status tsgs__feature_rows(const tsgs__fspec *fs, size_t ndirs,
+                               const float *X, size_t n, int threads,
+                               float *out, tsgs_error *err)
+{
+    const long ngroups = (long)((ndirs + TSGS__LANES - 1) / TSGS__LANES);
+    const size_t W = (size_t)ngroups * TSGS__LANES;
+    const int pair = fs->map == TSGS_FEATURES_PAIR;
+    const size_t D = pair ? 2 * ndirs : ndirs;
+    const size_t chunk = 1024; /* rows per kernel call: bounded scratch */
+    float *panel = malloc(sizeof(float) * W * fs->d);
+    float *phase = malloc(sizeof(float) * W);
+    float *cv = malloc(sizeof(float) * W * chunk);
+    float *sv = malloc(sizeof(float) * W * chunk);
+    if (!panel || !phase || !cv || !sv) {
+        free(panel); free(phase); free(cv); free(sv);
+        return TSGS__NOMEM(err);
+    }
+    tsgs__pack_directions(fs, 0, (long)ndirs, panel, phase);
+    const float k = (float)((pair ? 1.0 : sqrt(2.0)) / sqrt((double)ndirs));
+    for (size_t i0 = 0; i0 < n; i0 += chunk) {
+        size_t m = n - i0 < chunk ? n - i0 : chunk;
+        tsgs__eval_features(fs->d, panel, phase, ngroups, X + i0 * fs->d, m,
+                            threads, cv, pair ? sv : NULL);
+        for (size_t i = 0; i < m; i++) {
+            float *o = out + (i0 + i) * D;
+            for (size_t j = 0; j < ndirs; j++) {
+                o[j] = k * cv[i * W + j];
+                if (pair)
+                    o[ndirs + j] = k * sv[i * W + j];
+            }
+        }
+    }
+    free(panel); free(phase); free(cv); free(sv);
+    return TSGS_OK;
+}
+
+/* Smoothed score of grid point (a, b): the mean over its 3 x 3
+ * neighbourhood inside the grid. */
+static double smoothed(const double *score, int na, int nb, int a, int b)
+{
+    double s = 0.0;
+    int k = 0;
+    for (int i = a - 1; i <= a + 1; i++)
+        for (int j = b - 1; j <= b + 1; j++)
+            if (i >= 0 && i < na && j >= 0 && j < nb) {
+                s += score[i * nb + j];
+                k++;
+            }
+    return s / k;
+}
+
+/* CV accuracy of every (sigma, C) grid point on up to TSGS__GRID_ROWS labeled
+ * rows, with the Gram matrix of the same random features the model will
+ * use (the exact kernel would rank wide kernels that the features cannot
+ * reproduce: their kernel values differ by less than the features'
+ * error). Writes the chosen sigma and per-row C. */
+tsgs_status tsgs__select_grid(const tsgs__grid_job *g, tsgs__grid_choice *out,
+                              tsgs_error *err)
+{
+    const int fixed_sigma = g->fixed_sigma > 0.0, fixed_c = g->fixed_c > 0.0;
+    const int na = fixed_sigma ? 1 : (int)N_SIGMA;
+    const int nb = fixed_c ? 1 : (int)N_C;
+    double sigmas[N_SIGMA], cs[N_C];
+    for (int a = 0; a < na; a++)
+        sigmas[a] =
+            fixed_sigma ? g->fixed_sigma : g->sigma0 * exp2(SIGMA_LOG2[a]);
+    for (int b = 0; b < nb; b++)
+        cs[b] = fixed_c ? g->fixed_c : exp2(C_LOG2[b]);
+    if (na == 1 && nb == 1) {
+        memset(out, 0, sizeof *out);
+        out->sigma = sigmas[0];
+        out->c_lib = out->c_path[0] = cs[0];
+        out->n_c_path = 1;
+        return TSGS_OK;
+    }
+    /* the rows the grid sees: all labeled rows, or a seeded sample */
+    size_t n = g->nl < TSGS__GRID_ROWS ? g->nl : TSGS__GRID_ROWS;
+    size_t *rows = malloc(sizeof(size_t) * g->nl);
+    float *Ks = malloc(sizeof(float) * (size_t)na * n * n);
+    double *score = calloc((size_t)na * (size_t)nb, sizeof(double));
+    if (!rows || !Ks || !score) {
+        free(rows); free(Ks); free(score);
+        return TSGS__NOMEM(err);
+    }
+    for (size_t i = 0; i < g->nl; i++)
+        rows[i] = i;
+    if (n < g->nl)
+        tsgs__seeded_shuffle(rows, g->nl, g->seed, 3);
+    /* the Gram matrix + 1 of the grid rows at each sigma */
+    float *Xg = malloc(sizeof(float) * n * g->d);
+    if (!Xg) {
+        free(rows); free(score); free(Ks);
+        return TSGS__NOMEM(err);
+    }
+    for (size_t i = 0; i < n; i++)
+        memcpy(Xg + i * g->d, g->XL + rows[i] * g->d, sizeof(float) * g->d);
+    int gram_ok = 1;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(g->threads) schedule(dynamic, 1)
+#endif
+    for (int a = 0; a < na; a++) {
+        tsgs__fspec fs = *g->fs;
+        fs.sigma = sigmas[a];
+        float *Phi = malloc(sizeof(float) * n * g->D);
+        float *K = Ks + (size_t)a * n * n;
+        tsgs_error e;
+        if (!Phi || tsgs__feature_rows(&fs, g->ndirs, Xg, n, 1, Phi, &e)) {
+            gram_ok = 0;
+        } else {
+            for (size_t i = 0; i < n; i++)
+                for (size_t j = i; j < n; j++)
+                    K[i * n + j] = K[j * n + i] =
+                        (float)(tsgs__dot_f(Phi + i * g->D, Phi + j * g->D,
+                                            g->D) + 1.0);
+        }
+        free(Phi);
+    }
+    free(Xg);
+    if (!gram_ok) {
+        free(rows); free(score); free(Ks);
+        return TSGS__NOMEM(err);
+    }
+    const int k = n < FOLDS ? (int)n : FOLDS;
+    const int ntasks = na * GRID_REPEATS;
+    tsgs_status st = TSGS_OK;
+    /* one task per (sigma, repeat): its Gram matrix, its folds, and the C
+     * path in each fold, warm-started from the previous C */
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(g->threads) schedule(dynamic, 1)
+#endif
+    for (int task = 0; task < ntasks; task++) {
+        const int a = task / GRID_REPEATS, rep = task % GRID_REPEATS;
+        const float *K = Ks + (size_t)a * n * n;
+        float *Q = malloc(sizeof(float) * n * n);
+        double *y = malloc(sizeof(double) * n);
+        double *alpha = malloc(sizeof(double) * n);
+        size_t *tr = malloc(sizeof(size_t) * n);
+        size_t *scr = malloc(sizeof(size_t) * n);
+        int *fold = malloc(sizeof(int) * n);
+        double right[N_C] = {0};
+        tsgs_error e;
+        int ok = Q && y && alpha && tr && scr && fold;
+        if (ok) {
+            for (size_t i = 0; i < n; i++)
+                y[i] = g->yl[rows[i]];
+            tsgs__stratified_folds(y, n, k, g->seed, 16 + (uint64_t)rep, scr,
+                             fold);
+        }
+        for (int f = 0; ok && f < k; f++) {
+            size_t ntr = 0;
+            for (size_t i = 0; i < n; i++)
+                if (fold[i] != f)
+                    tr[ntr++] = i;
+            for (size_t i = 0; i < ntr; i++)
+                for (size_t j = 0; j < ntr; j++)
+                    Q[i * ntr + j] = (float)(y[tr[i]] * y[tr[j]]) *
+                                     K[tr[i] * n + tr[j]];
+            memset(alpha, 0, sizeof(double) * n);
+            for (int b = 0; ok && b < nb; b++) {
+                tsgs__dual_opts o = {TSGS__GRID_EPOCHS, TSGS__DUAL_TOL,
+                                     g->seed + (uint64_t)task};
+                ok = tsgs__svm_dual_gram(Q, ntr, cs[b], &o, alpha, &e) ==
+                     TSGS_OK;
+                for (size_t i = 0; ok && i < n; i++) {
+                    if (fold[i] != f)
+                        continue;
+                    double g = 0.0;
+                    for (size_t j = 0; j < ntr; j++)
+                        g += alpha[j] * y[tr[j]] * (double)K[i * n + tr[j]];
+                    right[b] += (g > 0.0 ? 1.0 : -1.0) == y[i];
+                }
+            }
+        }
+#ifdef _OPENMP
+#pragma omp critical(safe_grid)
+#endif
+        {
+            if (!ok)
+                st = TSGS_ERR_NOMEM;
+            for (int b = 0; b < nb; b++) /* whole counts: any order */
+                score[a * nb + b] += right[b];
+        }
+        free(Q); free(y); free(alpha); free(tr); free(scr);
+        free(fold);
+    }
+    if (st != TSGS_OK)
+        st = TSGS__NOMEM(err);
+    if (st == TSGS_OK) {
+        /* best smoothed score; ties to the sigma nearest sigma0, then the
+         * largest C (a small C ties by predicting one class) */
+        int best_a = -1, best_b = -1;
+        double best = -1.0;
+        for (int a = 0; a < na; a++)
+            for (int b = 0; b < nb; b++) {
+                double v = smoothed(score, na, nb, a, b);
+                double eps = 1e-9 * (best > 1.0 ? best : 1.0);
+                int take = best_a < 0 || v > best + eps;
+                if (!take && fabs(v - best) <= eps) {
+                    double da = fixed_sigma ? 0 : fabs(SIGMA_LOG2[a]);
+                    double db = fixed_sigma ? 0 : fabs(SIGMA_LOG2[best_a]);
+                    take = da < db || (da == db && b > best_b);
+                }
+                if (take) {
+                    best = v > best ? v : best;
+                    best_a = a;
+                    best_b = b;
+                }
+            }
+        out->sigma = sigmas[best_a];
+        out->c_lib = cs[best_b];
+        out->n_c_path = best_b + 1;
+        memcpy(out->c_path, cs, sizeof(double) * (size_t)out->n_c_path);
+        out->grid_cv = smoothed(score, na, nb, best_a, best_b) /
+                     ((double)GRID_REPEATS * (double)n);
+    }
+    free(rows);
+    free(Ks);
+    free(score);
+    return st;
+}

@@ -1,0 +1,69 @@
+/* model_select.c: choosing C and sigma on the labeled rows, for every
+ * solver that picks its own (safe always; the stochastic ones when C or
+ * sigma is left to them). */
+#ifndef TSGS_MODEL_SELECT_H
+#define TSGS_MODEL_SELECT_H
+
+#include "internal.h"
+
+#define TSGS__GRID_ROWS 1000    /* labeled rows the grid sees at most */
+#define TSGS__GRID_EPOCHS 200   /* the grid's fits only rank grid points */
+#define TSGS__DUAL_TOL 1e-3     /* dual coordinate descent's tolerance */
+
+/* What the grid is run on. */
+typedef struct {
+    const float *XL;          /* scaled labeled rows, nl x d */
+    const double *yl;         /* their classes, +1 / -1 */
+    size_t nl, d;
+    const tsgs__fspec *fs;    /* the feature map; its sigma is the grid's */
+    size_t ndirs, D;          /* directions and features (see
+                                 tsgs__feature_rows) */
+    double sigma0;            /* centre of the sigma axis */
+    double fixed_sigma;       /* > 0: this sigma, no sigma axis */
+    double fixed_c;           /* > 0: this per-row C, no C axis */
+    uint64_t seed;
+    int threads;
+} tsgs__grid_job;
+
+/* What it chose. */
+typedef struct {
+    double sigma;
+    double c_lib;        /* per-row hinge weight (LIBSVM's C) */
+    double c_path[16];   /* the grid's C values up to c_lib, which a fit */
+    int n_c_path;        /* that wants the grid's model follows */
+    double grid_cv;      /* smoothed CV accuracy there (0: no grid run) */
+} tsgs__grid_choice;
+
+/* CV accuracy of every (sigma, C) grid point, sigma in sigma0 x
+ * 2^{-8,-6,...,4} and C in 2^{-5,-3,...,15}, on up to TSGS__GRID_ROWS
+ * labeled rows, with the Gram matrix of the same random features the
+ * model will use; stratified 5-fold CV repeated 3 times, scores smoothed
+ * by a 3 x 3 moving mean; ties to the sigma nearest sigma0, then the
+ * largest C. */
+tsgs_status tsgs__select_grid(const tsgs__grid_job *g, tsgs__grid_choice *out,
+                              tsgs_error *err);
+
+/* sigma0 = 1 / the median squared distance between up to 1,000 seeded
+ * rows of A (na rows) and B (nb rows), d floats each: the kernel's scale
+ * then matches the data's, whatever its units or dimension. */
+tsgs_status tsgs__median_sigma(const float *XA, size_t na, const float *XB,
+                               size_t nb, size_t d, uint64_t seed,
+                               double *sigma, tsgs_error *err);
+
+/* The feature rows of X (n x d) under fs's first ndirs directions, scaled
+ * so that phi(x) . phi(x') estimates k(x, x'): PAIR [cos | sin] / sqrt(m),
+ * COS sqrt(2) cos / sqrt(m), m the directions. out: n x D floats. */
+tsgs_status tsgs__feature_rows(const tsgs__fspec *fs, size_t ndirs,
+                               const float *X, size_t n, int threads,
+                               float *out, tsgs_error *err);
+
+/* A seeded shuffle of idx[0..n) (tag: which shuffle of the run). */
+void tsgs__seeded_shuffle(size_t *idx, size_t n, uint64_t seed, uint64_t tag);
+
+/* Stratified folds of n rows of classes y (+1 / -1): per class a seeded
+ * shuffle dealt round-robin over k folds, the deal continuing across
+ * classes. scratch: n entries. */
+void tsgs__stratified_folds(const double *y, size_t n, int k, uint64_t seed,
+                            uint64_t tag, size_t *scratch, int *fold);
+
+#endif
