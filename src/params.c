@@ -21,19 +21,19 @@ tsgs_params tsgs_params_default(void)
     p.uloss = TSGS_ULOSS_SSHG;
     p.ramp_s = -0.3;
     p.step = TSGS_STEP_CONSTANT;
-    p.eta = 200.0;
+    p.eta = 0.0;
     p.theta = 0.5;
     p.t0 = 100.0;
     p.batch_labeled = 256;
     p.batch_unlabeled = 256;
     p.iterations = 0;
-    p.passes = 1.0;
+    p.passes = 0.0;
     p.block_size = 8;
     p.max_features = -1;
     p.reuse = TSGS_REUSE_UNIFORM;
     p.reuse_candidates = 8;
     p.cache_mb = 1024.0;
-    p.balance = 1;
+    p.balance = -1;
     p.balance_ratio = -1.0;
     p.anneal = 0.3;
     p.scale = TSGS_SCALE_ZSCORE;
@@ -89,13 +89,13 @@ static const entry_t table[] = {
     {"kernel", K_ENUM, OFF(kernel), 0, 0, kernel_names,
      "rbf exp(-sigma |x-x'|^2) or laplacian exp(-sigma |x-x'|_1)"},
     {"sigma", K_DOUBLE, OFF(sigma), 0, BIG, NULL,
-     "kernel parameter gamma of exp(-gamma |x-x'|^2) (LIBSVM's -g); 0: safe "
-     "picks it by CV, other solvers 1 / (2 * total variance)"},
+     "kernel parameter gamma of exp(-gamma |x-x'|^2) (LIBSVM's -g); 0: "
+     "picked by CV on the labeled rows (bs3vm: 1 / (2 * total variance))"},
     {"feature-map", K_ENUM, OFF(feature_map), 0, 0, fmap_names,
      "pair: cos and sin of w.x (lower variance); cos: sqrt(2) cos(w.x + b)"},
     {"c", K_DOUBLE, OFF(c), 0, BIG, NULL,
      "weight C of the labeled hinge loss (mean over the labeled rows, so "
-     "LIBSVM's C times n_l); 0: safe picks it by CV, other solvers 1000"},
+     "LIBSVM's C times n_l); 0: picked by CV on the labeled rows (bs3vm: 1000)"},
     {"c-star", K_DOUBLE, OFF(c_star), -1, BIG, NULL,
      "weight C* of the unlabeled loss; -1: C * n_l / n_u"},
     {"uloss", K_ENUM, OFF(uloss), 0, 0, uloss_names,
@@ -105,8 +105,9 @@ static const entry_t table[] = {
     {"step", K_ENUM, OFF(step), 0, 0, step_names,
      "step size: constant 1/eta, theory theta*T^-3/4, "
      "decaying theta/(1+t/t0)"},
-    {"eta", K_DOUBLE, OFF(eta), 1.000001, BIG, NULL,
-     "constant step size gamma = 1/eta (eta > 1)"},
+    {"eta", K_DOUBLE, OFF(eta), 0, BIG, NULL,
+     "constant step size gamma = 1/eta (eta > 1); 0: eta = C, so that a "
+     "step moves f by about one mean hinge gradient"},
     {"theta", K_DOUBLE, OFF(theta), 1e-300, BIG, NULL,
      "scale of the theory and decaying step sizes"},
     {"t0", K_DOUBLE, OFF(t0), 1e-300, BIG, NULL,
@@ -117,13 +118,15 @@ static const entry_t table[] = {
      "unlabeled rows per step"},
     {"iterations", K_LONG, OFF(iterations), 0, 1e15, NULL,
      "steps T; 0: from passes"},
-    {"passes", K_DOUBLE, OFF(passes), 1e-9, 1e9, NULL,
+    {"passes", K_DOUBLE, OFF(passes), 0, 1e9, NULL,
      "passes over the unlabeled rows (labeled if none) when iterations "
-     "is 0; dsg/cdsg run as many steps as tsg"},
+     "is 0; dsg/cdsg run as many steps as tsg; 0: one pass and at least "
+     "3000 steps"},
     {"block-size", K_LONG, OFF(block_size), 1, 1e6, NULL,
      "random features r added per step (even for pair)"},
     {"max-features", K_LONG, OFF(max_features), -1, 1e12, NULL,
-     "feature budget M; -1: safe 1024, others ceil(sqrt(n)); 0: no budget"},
+     "feature budget M; -1: safe 1024, others max(1024, ceil(sqrt(n))); "
+     "0: no budget"},
     {"reuse", K_ENUM, OFF(reuse), 0, 0, reuse_names,
      "once the budget is full, update an old block chosen uniformly (UDSG) "
      "or by the checking rule (CDSG)"},
@@ -131,8 +134,11 @@ static const entry_t table[] = {
      "old blocks the checking rule examines per step"},
     {"cache-mb", K_DOUBLE, OFF(cache_mb), 0, 1e9, NULL,
      "keep feature directions cached up to this size, else regenerate"},
-    {"balance", K_INT, OFF(balance), 0, 1, NULL,
-     "1: hold the share of unlabeled rows predicted positive to the ratio"},
+    {"balance", K_INT, OFF(balance), -1, 1, NULL,
+     "1: hold the share of unlabeled rows predicted positive to the ratio "
+     "(safe: the mean output; the stochastic solvers: a quantile of it, "
+     "which sets their bias); 0: off (the stochastic solvers learn their "
+     "bias); -1: safe on, the others off"},
     {"balance-ratio", K_DOUBLE, OFF(balance_ratio), -1, 0.999999, NULL,
      "positive fraction for balance; -1: that of the labeled rows"},
     {"anneal", K_DOUBLE, OFF(anneal), 0, 1, NULL,
@@ -248,6 +254,10 @@ tsgs_status tsgs_params_set(tsgs_params *p, const char *key,
             return bad(err, e, value, "not a finite number");
         if (v < e->min || v > e->max)
             return bad(err, e, value, range);
+        if (e->offset == OFF(eta) && v > 0.0 && v <= 1.0)
+            return bad(err, e, value,
+                       "expected 0 (derived from C) or a number above 1 "
+                       "(the step 1/eta must be below 1)");
         *(double *)base = v;
         return TSGS_OK;
     }
@@ -328,6 +338,12 @@ tsgs_status tsgs_params_check(const tsgs_params *p, tsgs_error *err)
                           "theta = %g: the decaying step size theta must be "
                           "below 1 (the decay factor is 1 - gamma)",
                           p->theta);
+    if (p->eta > 0.0 && p->eta <= 1.0)
+        return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
+                          "eta = %g: the constant step 1/eta must be below "
+                          "1 (the decay factor is 1 - 1/eta); give eta > 1, "
+                          "or 0 to derive it from C",
+                          p->eta);
     if (p->balance_ratio >= 0.0 && p->balance_ratio <= 0.0)
         return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
                           "balance-ratio = 0: give a positive fraction in "

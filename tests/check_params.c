@@ -12,7 +12,7 @@ START_TEST(defaults_are_valid)
     tsgs_error err;
     ck_assert_int_eq(tsgs_params_check(&p, &err), TSGS_OK);
     ck_assert_int_eq(p.feature_map, TSGS_FEATURES_PAIR);
-    ck_assert_int_eq(p.balance, 1);
+    ck_assert_int_eq(p.balance, -1);
     ck_assert_double_gt(p.anneal, 0.0);
     ck_assert_int_eq(p.max_features, -1);
 }
@@ -61,7 +61,7 @@ START_TEST(bad_values_name_the_key)
     static const char *bad[][2] = {
         {"c", "abc"}, {"c", "-1"}, {"c", "nan"}, {"c", "inf"}, {"eta", "1"},
         {"kernel", "poly"}, {"block-size", "0"}, {"block-size", "3x"},
-        {"threads", "-2"}, {"anneal", "1.5"}, {"seed", "-4"}, {"passes", "0"},
+        {"threads", "-2"}, {"anneal", "1.5"}, {"seed", "-4"}, {"passes", "-1"},
         {"balance", "2"}, {"uloss", ""}, {"max-features", "-7"}};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         ck_assert_int_eq(tsgs_params_set(&p, bad[i][0], bad[i][1], &err),

@@ -96,12 +96,13 @@ int tsgs__bs3vm_project(double *K, double *kr, size_t k)
 
 /* ---------------------------------------------------------- training */
 
-/* Its steps T when p->iterations is 0: ceil(p->passes * rows). */
+/* Its steps T when p->iterations is 0: ceil(p->passes * rows), one pass
+ * when passes is 0 (auto). */
 static long bs3vm_steps(const tsgs_dataset *ds, const tsgs_params *p)
 {
     if (p->iterations > 0)
         return p->iterations;
-    double T = ceil(p->passes * (double)ds->n);
+    double T = ceil((p->passes > 0.0 ? p->passes : 1.0) * (double)ds->n);
     return T < 1.0 ? 1 : T > 1e15 ? (long)1e15 : (long)T;
 }
 

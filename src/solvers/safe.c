@@ -526,6 +526,8 @@ static tsgs_status safe_train(const tsgs_dataset *ds, const tsgs_params *p,
     memset(&s, 0, sizeof s);
     s.ds = ds;
     s.p = *p;
+    if (s.p.balance < 0) /* auto: the path holds the balance */
+        s.p.balance = 1;
     s.scaler = scaler;
     s.hooks = hooks;
     s.threads = tsgs__threads_resolve(p->threads);

@@ -12,6 +12,8 @@
  * scale. */
 #include "solver.h"
 
+#include "model_select.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -597,6 +599,20 @@ static tsgs_status step_frs(run_t *r, tsgs_model *m, long t, long T,
     return TSGS_OK;
 }
 
+/* Without the balance rule the bias is learned: a step of the
+ * (unregularised) objective's gradient in b from the labeled loss alone,
+ * sum_i wl_i = C mean l'. The unlabeled loss is left out of it: pushing
+ * every unlabeled row away from the boundary through b alone moves them
+ * all to one side. */
+static void learn_bias(run_t *r, tsgs_model *m, double gamma)
+{
+    const size_t n = r->lcache ? r->nl : r->bl;
+    double g = 0.0;
+    for (size_t i = 0; i < n; i++)
+        g += r->wl[i];
+    m->bias -= gamma * g;
+}
+
 /* One step of TSG, DSG or CDSG: t is 1-based. */
 static tsgs_status step(run_t *r, tsgs_model *m, long t, long T,
                         long max_blocks, tsgs_error *err)
@@ -655,6 +671,8 @@ static tsgs_status step(run_t *r, tsgs_model *m, long t, long T,
         sl = r->sl;
     }
     apply_step(r, m, b, dirs, cl, sl, r->wb, eta, r->gc, r->gs);
+    if (!p->balance)
+        learn_bias(r, m, gamma);
     if (fresh)
         return tsgs__model_cache_sync(m, err);
     return TSGS_OK;
@@ -696,7 +714,12 @@ done:
 /* Passes over the unlabeled rows of the file, for every stochastic
  * solver: DSG and CDSG, which leave those rows out, run as many steps as
  * TSG would, so one config compares them step for step. With no unlabeled
- * rows, passes over the labeled ones. */
+ * rows, passes over the labeled ones. passes = 0 (the default): one pass,
+ * and at least MIN_AUTO_STEPS steps, so that a small set still takes the
+ * steps the labeled fit needs (each step sees up to 256 labeled rows: on a
+ * few hundred labels that is thousands of epochs) while a large one makes
+ * one pass. */
+#define MIN_AUTO_STEPS 3000
 static long sgd_steps(const tsgs_dataset *ds, const tsgs_params *p)
 {
     if (p->iterations > 0)
@@ -712,8 +735,77 @@ static long sgd_steps(const tsgs_dataset *ds, const tsgs_params *p)
         batch = (double)((size_t)p->batch_labeled < nl
                              ? (size_t)p->batch_labeled : nl);
     }
-    double T = ceil(p->passes * rows / (batch > 0 ? batch : 1.0));
+    double passes = p->passes > 0.0 ? p->passes : 1.0;
+    double T = ceil(passes * rows / (batch > 0 ? batch : 1.0));
+    if (p->passes <= 0.0 && T < MIN_AUTO_STEPS)
+        T = MIN_AUTO_STEPS;
     return T < 1.0 ? 1 : T > 1e15 ? (long)1e15 : (long)T;
+}
+
+/* At least this many features by default: the kernel's approximation
+ * needs it on small sets (fewer lost accuracy on the labeled fit). */
+#define AUTO_FEATURES 1024
+/* Unlabeled rows the median distance sees besides the labeled ones. */
+#define MEDIAN_UNLABELED 1000
+
+/* C and sigma, where not given, by the grid CV on the labeled rows that
+ * the safe solver runs (model_select.c), on the model's own first
+ * features (blocks 0, 1, ... up to the budget): C is the grid's per-row C
+ * times n_l (the objective's mean hinge). */
+static tsgs_status choose_c_sigma(run_t *r, const tsgs__train_job *job,
+                                  tsgs_error *err)
+{
+    const tsgs_dataset *ds = job->ds;
+    tsgs_params *p = &r->p;
+    const size_t d = ds->d, nl = r->nl;
+    const size_t nu_all = ds->n - nl;
+    const size_t nm = nu_all < MEDIAN_UNLABELED ? nu_all : MEDIAN_UNLABELED;
+    float *XL = malloc(sizeof(float) * (nl ? nl : 1) * d);
+    float *XM = malloc(sizeof(float) * (nm ? nm : 1) * d);
+    double *yl = malloc(sizeof(double) * (nl ? nl : 1));
+    tsgs_status st = TSGS_OK;
+    if (!XL || !XM || !yl) {
+        st = TSGS__NOMEM(err);
+        goto done;
+    }
+    size_t il = 0, iu = 0, seen = 0;
+    for (size_t i = 0; i < ds->n; i++) {
+        if (isnan(ds->y[i])) {
+            /* every (nu_all / nm)-th unlabeled row */
+            if (iu < nm && seen++ == iu * (nu_all / nm))
+                tsgs__scaler_apply(&job->scaler, ds->x + i * d, d,
+                                   XM + iu++ * d);
+            continue;
+        }
+        tsgs__scaler_apply(&job->scaler, ds->x + i * d, d, XL + il * d);
+        yl[il++] = ds->y[i] == job->label_pos ? 1.0 : -1.0;
+    }
+    double sigma0 = p->sigma;
+    if (sigma0 <= 0.0 &&
+        (st = tsgs__median_sigma(XL, nl, XM, iu, d, p->seed, &sigma0,
+                                 err)) != TSGS_OK)
+        goto done;
+    tsgs__fspec fs = {p->kernel, p->feature_map, sigma0, d, p->seed,
+                      p->block_size,
+                      p->feature_map == TSGS_FEATURES_PAIR ? p->block_size / 2
+                                                           : p->block_size};
+    long budget = p->max_features > 0 ? p->max_features : AUTO_FEATURES;
+    long blocks = (budget + p->block_size - 1) / p->block_size;
+    size_t ndirs = (size_t)(blocks * fs.dirs);
+    size_t D = p->feature_map == TSGS_FEATURES_PAIR ? 2 * ndirs : ndirs;
+    tsgs__grid_job g = {XL, yl, nl, d, &fs, ndirs, D, sigma0, p->sigma,
+                        p->c > 0.0 ? p->c / (double)nl : 0.0, p->seed,
+                        tsgs__threads_resolve(p->threads)};
+    tsgs__grid_choice choice;
+    if ((st = tsgs__select_grid(&g, &choice, err)) != TSGS_OK)
+        goto done;
+    p->sigma = choice.sigma;
+    p->c = choice.c_lib * (double)nl;
+done:
+    free(XL);
+    free(XM);
+    free(yl);
+    return st;
 }
 
 /* The run's derived settings (the model records them): C, sigma, C*, the
@@ -726,18 +818,22 @@ static tsgs_status resolve_settings(run_t *r, const tsgs__train_job *job,
     const tsgs_dataset *ds = job->ds;
     tsgs_params *p = &r->p;
     tsgs_status st;
-    if (p->c <= 0.0) /* only safe chooses C itself */
-        p->c = 1000.0;
-    if (p->sigma <= 0.0 &&
-        (st = tsgs__spread_sigma(ds, &job->scaler, &p->sigma, err)))
+    if (p->max_features < 0) { /* all rows */
+        long root = (long)ceil(sqrt((double)ds->n));
+        p->max_features = root > AUTO_FEATURES ? root : AUTO_FEATURES;
+    }
+    if ((p->c <= 0.0 || p->sigma <= 0.0) &&
+        (st = choose_c_sigma(r, job, err)) != TSGS_OK)
         return st;
+    if (p->eta <= 0.0)
+        p->eta = p->c > 2.0 ? p->c : 2.0;
     if (p->c_star < 0.0)
         p->c_star = r->nu ? p->c * (double)r->nl / (double)r->nu : 0.0;
     if (p->balance_ratio < 0.0)
         p->balance_ratio = (double)job->n_pos / (double)r->nl;
-    if (p->max_features < 0)
-        p->max_features = (long)ceil(sqrt((double)ds->n)); /* all rows */
-    if (r->nu == 0)
+    /* auto: off, the bias learned. The quantile rule, tuned C and sigma
+     * given, cost 10-15 points on ijcnn1 (9.5% positive) and susy. */
+    if (r->nu == 0 || p->balance < 0)
         p->balance = 0;
     r->bl = (size_t)p->batch_labeled < r->nl ? (size_t)p->batch_labeled
                                              : r->nl;
