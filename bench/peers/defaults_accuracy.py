@@ -27,6 +27,8 @@ Methods (--methods), each fit and predict a whole process, timed together:
                then TOOL predict MODEL test.svm OUT
   tsgs3vm_sup  TOOL train -q labeled.svm MODEL: our supervised default
   dsg          TOOL train -q --solver dsg --unlabeled unlabeled.svm labeled.svm MODEL
+  tsg          TOOL train -q --solver tsg --unlabeled unlabeled.svm labeled.svm MODEL:
+               the triply stochastic solver with its own defaults
   libsvm       libsvm_grid.sh: svm-train -v 5 over gamma 2^-15..2^3 x C 2^-5..2^15
                (steps of 2^2; the first best), then svm-train; svm-predict
   selftrain    sk_peer.py selftrain_svc with LIBSVM's (gamma, C) on the labeled
@@ -120,7 +122,7 @@ GAUSS_D, GAUSS_M = 50, 1.6449
 SK_UNLABELED = {"selftrain": 10000, "labelspread": 5000}
 LIBSVM_GAMMAS = [2.0 ** k for k in range(-15, 4, 2)]   # 2^-15 .. 2^3
 LIBSVM_CS = [2.0 ** k for k in range(-5, 16, 2)]       # 2^-5 .. 2^15
-METHODS = ["tsgs3vm", "tsgs3vm_sup", "dsg", "libsvm", "selftrain", "labelspread", "majority"]
+METHODS = ["tsgs3vm", "tsgs3vm_sup", "dsg", "tsg", "libsvm", "selftrain", "labelspread", "majority"]
 COLS = ["case", "size", "seed", "method", "accuracy", "seconds", "note"]
 
 
@@ -353,7 +355,7 @@ def run_unit(case, size, seed, cfg):
         f = {k: os.path.join(wd, k + ".svm") for k in
              ("labeled", "unlabeled", "labeled_s", "masked_s", "test_s")}
         methods = cfg["methods"]
-        if any(m in methods for m in ("tsgs3vm", "tsgs3vm_sup", "dsg")):
+        if any(m in methods for m in ("tsgs3vm", "tsgs3vm_sup", "dsg", "tsg")):
             dim = Xtr.shape[1] if cfg["explicit_dim"] else 0
             write_svm(f["labeled"], Xtr[lab], ytr[lab], dim)
             write_svm(f["unlabeled"], Xtr[unl], np.zeros(len(unl)), dim)
@@ -416,14 +418,14 @@ def run_unit(case, size, seed, cfg):
             if m == "majority":
                 emit(m, 100.0 * max(np.mean(yte > 0), np.mean(yte < 0)), 0.0,
                      f"{len(yte)} test rows, {100.0 * np.mean(yte > 0):.2f}% positive")
-            elif m in ("tsgs3vm", "tsgs3vm_sup", "dsg"):
+            elif m in ("tsgs3vm", "tsgs3vm_sup", "dsg", "tsg"):
                 model, pred = os.path.join(wd, m + ".model"), os.path.join(wd, m + ".pred")
                 if m == "tsgs3vm":
                     fit = [tool, "train", "--unlabeled", f["unlabeled"], f["labeled"], model]
                 elif m == "tsgs3vm_sup":
                     fit = [tool, "train", "-q", f["labeled"], model]
                 else:
-                    fit = [tool, "train", "-q", "--solver", "dsg", "--unlabeled",
+                    fit = [tool, "train", "-q", "--solver", m, "--unlabeled",
                            f["unlabeled"], f["labeled"], model]
                 a, secs, st, log = pair(m, fit, [tool, "predict", model, test_raw, pred], pred,
                                         yte, tool_env, tool_env)
@@ -683,7 +685,7 @@ def main():
         elif part.strip():
             seeds.append(int(part))
     a.tool = os.path.abspath(a.tool)
-    if any(m.startswith("tsgs3vm") or m == "dsg" for m in methods) and \
+    if any(m.startswith("tsgs3vm") or m in ("dsg", "tsg") for m in methods) and \
             not os.access(a.tool, os.X_OK):
         sys.exit(f"defaults_accuracy: {a.tool} is not an executable (make -C {ROOT})")
     methods = [m for m in METHODS if m in methods]   # LIBSVM before self-training
