@@ -37,7 +37,7 @@ void tsgs__seeded_shuffle(size_t *idx, size_t n, uint64_t seed, uint64_t tag)
 /* Stratified folds of n labeled rows: per class a seeded shuffle dealt
  * round-robin, the deal continuing across classes. */
 void tsgs__stratified_folds(const double *y, size_t n, int k, uint64_t seed,
-                             uint64_t tag, size_t *scratch, int *fold)
+                            uint64_t tag, size_t *scratch, int *fold)
 {
     int next = 0;
     for (int c = 0; c < 2; c++) {
@@ -114,7 +114,6 @@ tsgs_status tsgs__median_sigma(const float *XA, size_t na, const float *XB,
     return TSGS_OK;
 }
 
-
 /* The feature rows of X (n x d) under fs's first ndirs directions, scaled
  * so that phi(x) . phi(x') estimates k(x, x'): PAIR [cos | sin] / sqrt(m),
  * COS sqrt(2) cos / sqrt(m), m the directions. out: n x D floats. */
@@ -169,8 +168,8 @@ static double smoothed(const double *score, int na, int nb, int a, int b)
     return s / k;
 }
 
-/* CV accuracy of every (sigma, C) grid point on up to TSGS__GRID_ROWS labeled
- * rows, with the Gram matrix of the same random features the model will
+/* CV accuracy of every (sigma, C) grid point on up to TSGS__GRID_ROWS
+ * labeled rows, with the Gram matrix of the same random features the model will
  * use (the exact kernel would rank wide kernels that the features cannot
  * reproduce: their kernel values differ by less than the features'
  * error). Writes the chosen sigma and per-row C. */
@@ -263,8 +262,8 @@ tsgs_status tsgs__select_grid(const tsgs__grid_job *g, tsgs__grid_choice *out,
         if (ok) {
             for (size_t i = 0; i < n; i++)
                 y[i] = g->yl[rows[i]];
-            tsgs__stratified_folds(y, n, k, g->seed, 16 + (uint64_t)rep, scr,
-                             fold);
+            tsgs__stratified_folds(y, n, k, g->seed, 16 + (uint64_t)rep,
+                                   scr, fold);
         }
         for (int f = 0; ok && f < k; f++) {
             size_t ntr = 0;
@@ -284,15 +283,15 @@ tsgs_status tsgs__select_grid(const tsgs__grid_job *g, tsgs__grid_choice *out,
                 for (size_t i = 0; ok && i < n; i++) {
                     if (fold[i] != f)
                         continue;
-                    double g = 0.0;
+                    double dec = 0.0;
                     for (size_t j = 0; j < ntr; j++)
-                        g += alpha[j] * y[tr[j]] * (double)K[i * n + tr[j]];
-                    right[b] += (g > 0.0 ? 1.0 : -1.0) == y[i];
+                        dec += alpha[j] * y[tr[j]] * (double)K[i * n + tr[j]];
+                    right[b] += (dec > 0.0 ? 1.0 : -1.0) == y[i];
                 }
             }
         }
 #ifdef _OPENMP
-#pragma omp critical(safe_grid)
+#pragma omp critical(select_grid)
 #endif
         {
             if (!ok)
@@ -331,7 +330,7 @@ tsgs_status tsgs__select_grid(const tsgs__grid_job *g, tsgs__grid_choice *out,
         out->n_c_path = best_b + 1;
         memcpy(out->c_path, cs, sizeof(double) * (size_t)out->n_c_path);
         out->grid_cv = smoothed(score, na, nb, best_a, best_b) /
-                     ((double)GRID_REPEATS * (double)n);
+                       ((double)GRID_REPEATS * (double)n);
     }
     free(rows);
     free(Ks);

@@ -227,6 +227,13 @@ const char *tsgs_params_key(size_t index, const tsgs_params *p, char *value,
     return e->key;
 }
 
+/* eta is 0 (derived from C) or above 1: a step 1/eta >= 1 would flip or
+ * zero every coefficient through the decay 1 - 1/eta. */
+static int eta_too_small(double eta)
+{
+    return eta > 0.0 && eta <= 1.0;
+}
+
 static tsgs_status bad(tsgs_error *err, const entry_t *e, const char *value,
                        const char *why)
 {
@@ -254,7 +261,7 @@ tsgs_status tsgs_params_set(tsgs_params *p, const char *key,
             return bad(err, e, value, "not a finite number");
         if (v < e->min || v > e->max)
             return bad(err, e, value, range);
-        if (e->offset == OFF(eta) && v > 0.0 && v <= 1.0)
+        if (e->offset == OFF(eta) && eta_too_small(v))
             return bad(err, e, value,
                        "expected 0 (derived from C) or a number above 1 "
                        "(the step 1/eta must be below 1)");
@@ -338,7 +345,7 @@ tsgs_status tsgs_params_check(const tsgs_params *p, tsgs_error *err)
                           "theta = %g: the decaying step size theta must be "
                           "below 1 (the decay factor is 1 - gamma)",
                           p->theta);
-    if (p->eta > 0.0 && p->eta <= 1.0)
+    if (eta_too_small(p->eta))
         return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
                           "eta = %g: the constant step 1/eta must be below "
                           "1 (the decay factor is 1 - 1/eta); give eta > 1, "

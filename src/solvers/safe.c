@@ -36,7 +36,6 @@
 #define SELECT_REPEATS 2   /* CV repeats of the safe selection */
 #define LBFGS_ITERS 50     /* per temperature */
 #define DUAL_EPOCHS 1000
-
 static const double TEMPS[] = {10, 3, 1, 0.3, 0.1};
 #define N_TEMPS ((int)(sizeof TEMPS / sizeof TEMPS[0]))
 
