@@ -188,6 +188,31 @@ static void next_labeled_batch(run_t *r, long t)
     }
 }
 
+/* The scaled labeled rows and their classes (+1 / -1), in file order;
+ * read by the model selection before the model exists, then by the
+ * steps. */
+static tsgs_status gather_labeled(run_t *r, const tsgs__train_job *job,
+                                  tsgs_error *err)
+{
+    const tsgs_dataset *ds = r->ds;
+    const size_t d = r->d, nl1 = r->nl ? r->nl : 1;
+    r->lidx = malloc(sizeof(size_t) * nl1);
+    r->XL = malloc(sizeof(float) * nl1 * d);
+    r->yl = malloc(sizeof(double) * nl1);
+    if (!r->lidx || !r->XL || !r->yl)
+        return TSGS__NOMEM(err);
+    size_t il = 0;
+    for (size_t i = 0; i < ds->n; i++) {
+        if (isnan(ds->y[i]))
+            continue;
+        tsgs__scaler_apply(&job->scaler, ds->x + i * d, d, r->XL + il * d);
+        r->yl[il] = ds->y[i] == job->label_pos ? 1.0 : -1.0;
+        r->lidx[il] = il;
+        il++;
+    }
+    return TSGS_OK;
+}
+
 static tsgs_status run_setup(run_t *r, tsgs_model *m, tsgs_error *err)
 {
     const tsgs_dataset *ds = r->ds;
@@ -199,10 +224,7 @@ static tsgs_status run_setup(run_t *r, tsgs_model *m, tsgs_error *err)
     /* FRS evaluates every direction at every step, the others one block */
     const size_t wide = r->frs ? (size_t)r->frs_groups * TSGS__LANES : r->wb;
 
-    r->lidx = malloc(sizeof(size_t) * nl1);
     r->uidx = malloc(sizeof(size_t) * (r->nu ? r->nu : 1));
-    r->XL = malloc(sizeof(float) * nl1 * d);
-    r->yl = malloc(sizeof(double) * nl1);
     r->hl = calloc(nl1, sizeof(double));
     r->wl = calloc(nl1, sizeof(double));
     r->XU = malloc(sizeof(float) * bu1 * d);
@@ -234,24 +256,16 @@ static tsgs_status run_setup(run_t *r, tsgs_model *m, tsgs_error *err)
         if (!r->fcl || !r->fsl)
             return TSGS__NOMEM(err);
     }
-    if (!r->lidx || !r->uidx || !r->XL || !r->yl || !r->hl || !r->wl ||
+    if (!r->uidx || !r->hl || !r->wl ||
         !r->XU || !r->gu || !r->wu || !r->Wb || !r->Pb || !r->cl || !r->sl ||
         !r->bcl || !r->bsl || !r->cu || !r->su || !r->dac || !r->das ||
         !r->sorted || !r->gc || !r->gs || !r->cgc || !r->cgs || !r->XLb ||
         !r->gl || !r->ubatch)
         return TSGS__NOMEM(err);
-    size_t il = 0, iu = 0;
-    for (size_t i = 0; i < ds->n; i++) {
-        if (isnan(ds->y[i])) {
-            if (r->nu) /* DSG leaves the unlabeled rows out */
-                r->uidx[iu++] = i;
-        } else {
-            tsgs__scaler_apply(&m->scaler, ds->x + i * d, d, r->XL + il * d);
-            r->yl[il] = ds->y[i] == m->label_pos ? 1.0 : -1.0;
-            r->lidx[il] = il;
-            il++;
-        }
-    }
+    size_t iu = 0;
+    for (size_t i = 0; i < ds->n && r->nu; i++) /* DSG leaves them out */
+        if (isnan(ds->y[i]))
+            r->uidx[iu++] = i;
     if (r->frs)
         tsgs__eval_features(d, m->panel, m->phase, r->frs_groups, r->XL,
                             r->nl, r->threads, r->fcl,
@@ -760,29 +774,19 @@ static tsgs_status choose_c_sigma(run_t *r, const tsgs__train_job *job,
     const size_t d = ds->d, nl = r->nl;
     const size_t nu_all = ds->n - nl;
     const size_t nm = nu_all < MEDIAN_UNLABELED ? nu_all : MEDIAN_UNLABELED;
-    float *XL = malloc(sizeof(float) * (nl ? nl : 1) * d);
     float *XM = malloc(sizeof(float) * (nm ? nm : 1) * d);
-    double *yl = malloc(sizeof(double) * (nl ? nl : 1));
     tsgs_status st = TSGS_OK;
-    if (!XL || !XM || !yl) {
-        st = TSGS__NOMEM(err);
-        goto done;
-    }
-    size_t il = 0, iu = 0, seen = 0;
-    for (size_t i = 0; i < ds->n; i++) {
-        if (isnan(ds->y[i])) {
-            /* every (nu_all / nm)-th unlabeled row */
-            if (iu < nm && seen++ == iu * (nu_all / nm))
-                tsgs__scaler_apply(&job->scaler, ds->x + i * d, d,
-                                   XM + iu++ * d);
-            continue;
-        }
-        tsgs__scaler_apply(&job->scaler, ds->x + i * d, d, XL + il * d);
-        yl[il++] = ds->y[i] == job->label_pos ? 1.0 : -1.0;
-    }
+    if (!XM)
+        return TSGS__NOMEM(err);
+    size_t iu = 0, seen = 0;
+    for (size_t i = 0; i < ds->n && iu < nm; i++)
+        /* every (nu_all / nm)-th unlabeled row */
+        if (isnan(ds->y[i]) && seen++ == iu * (nu_all / nm))
+            tsgs__scaler_apply(&job->scaler, ds->x + i * d, d,
+                               XM + iu++ * d);
     double sigma0 = p->sigma;
     if (sigma0 <= 0.0 &&
-        (st = tsgs__median_sigma(XL, nl, XM, iu, d, p->seed, &sigma0,
+        (st = tsgs__median_sigma(r->XL, nl, XM, iu, d, p->seed, &sigma0,
                                  err)) != TSGS_OK)
         goto done;
     tsgs__fspec fs = {p->kernel, p->feature_map, sigma0, d, p->seed,
@@ -793,7 +797,7 @@ static tsgs_status choose_c_sigma(run_t *r, const tsgs__train_job *job,
     long blocks = (budget + p->block_size - 1) / p->block_size;
     size_t ndirs = (size_t)(blocks * fs.dirs);
     size_t D = p->feature_map == TSGS_FEATURES_PAIR ? 2 * ndirs : ndirs;
-    tsgs__grid_job g = {XL, yl, nl, d, &fs, ndirs, D, sigma0, p->sigma,
+    tsgs__grid_job g = {r->XL, r->yl, nl, d, &fs, ndirs, D, sigma0, p->sigma,
                         p->c > 0.0 ? p->c / (double)nl : 0.0, p->seed,
                         tsgs__threads_resolve(p->threads)};
     tsgs__grid_choice choice;
@@ -802,9 +806,7 @@ static tsgs_status choose_c_sigma(run_t *r, const tsgs__train_job *job,
     p->sigma = choice.sigma;
     p->c = choice.c_lib * (double)nl;
 done:
-    free(XL);
     free(XM);
-    free(yl);
     return st;
 }
 
@@ -980,9 +982,13 @@ static tsgs_status sgd_train(tsgs__train_job *job, tsgs_model **out,
     long T = 0, max_blocks = 0, t_done = 0;
     int stopped = 0;
     tsgs_model *m = NULL;
-    tsgs_status st = resolve_settings(&r, job, &T, &max_blocks, err);
-    if (st != TSGS_OK)
+    tsgs_status st = gather_labeled(&r, job, err);
+    if (st == TSGS_OK)
+        st = resolve_settings(&r, job, &T, &max_blocks, err);
+    if (st != TSGS_OK) {
+        run_free(&r);
         return st;
+    }
     if ((st = start_model(&r, job, T, max_blocks, &m, err)) != TSGS_OK)
         goto fail;
     const tsgs_params *p = &r.p;
