@@ -65,3 +65,12 @@ void tsgs__pack_directions(const tsgs__fspec *fs, long g0, long count,
                           TSGS__LANES, &phase[grp * TSGS__LANES + lane]);
     }
 }
+
+tsgs__fspec tsgs__fspec_of(const tsgs_params *p, size_t d)
+{
+    tsgs__fspec fs = {p->kernel, p->feature_map, p->sigma, d, p->seed,
+                      p->block_size,
+                      p->feature_map == TSGS_FEATURES_PAIR ? p->block_size / 2
+                                                           : p->block_size};
+    return fs;
+}

@@ -121,6 +121,8 @@ typedef struct {
     long dirs;       /* directions per block: r (COS) or r / 2 (PAIR) */
 } tsgs__fspec;
 
+/* The feature blocks that params p describe on d-dimensional rows. */
+tsgs__fspec tsgs__fspec_of(const tsgs_params *p, size_t d);
 /* Direction j of block b: omega (d floats) and its phase. */
 void tsgs__direction(const tsgs__fspec *fs, long block, long j, float *omega,
                      float *phase);

@@ -43,14 +43,7 @@ tsgs_status tsgs__model_new(const tsgs_params *p, size_t d, long cap_blocks,
         return TSGS__NOMEM(err);
     m->params = *p;
     m->d = d;
-    m->fs.kernel = p->kernel;
-    m->fs.map = p->feature_map;
-    m->fs.sigma = p->sigma;
-    m->fs.d = d;
-    m->fs.seed = p->seed;
-    m->fs.block_size = p->block_size;
-    m->fs.dirs = p->feature_map == TSGS_FEATURES_PAIR ? p->block_size / 2
-                                                      : p->block_size;
+    m->fs = tsgs__fspec_of(p, d);
     m->scale = 1.0;
     m->norm = p->feature_map == TSGS_FEATURES_PAIR ? 1.0 : sqrt(2.0);
     m->label_pos = 1.0;

@@ -344,8 +344,7 @@ tsgs_status tsgs_model_load(const char *path, tsgs_model **out,
         goto fail;
     }
     /* Before allocating: a corrupt "blocks" must not size the model. */
-    const long dirs = p.feature_map == TSGS_FEATURES_PAIR ? p.block_size / 2
-                                                          : p.block_size;
+    const long dirs = tsgs__fspec_of(&p, 0).dirs;
     if (nsv < 0 && ncoef != blocks * dirs) {
         st = tsgs__fail(err, TSGS_ERR_FORMAT, path, r.line,
                         "coefficients: %ld lines announced, but %ld blocks "

@@ -432,13 +432,7 @@ fail:
  * to whole blocks of the model. */
 static void choose_features(safe_t *s, const tsgs_params *p)
 {
-    s->fs.kernel = p->kernel;
-    s->fs.map = p->feature_map;
-    s->fs.d = s->d;
-    s->fs.seed = p->seed;
-    s->fs.block_size = p->block_size;
-    s->fs.dirs = p->feature_map == TSGS_FEATURES_PAIR ? p->block_size / 2
-                                                      : p->block_size;
+    s->fs = tsgs__fspec_of(p, s->d); /* its sigma: the grid's, later */
     long want = p->max_features > 0 ? p->max_features : DEFAULT_FEATURES;
     long dirs = p->feature_map == TSGS_FEATURES_PAIR ? (want + 1) / 2 : want;
     s->ndirs = (size_t)((dirs + s->fs.dirs - 1) / s->fs.dirs * s->fs.dirs);

@@ -789,10 +789,7 @@ static tsgs_status choose_c_sigma(run_t *r, const tsgs__train_job *job,
         (st = tsgs__median_sigma(r->XL, nl, XM, iu, d, p->seed, &sigma0,
                                  err)) != TSGS_OK)
         goto done;
-    tsgs__fspec fs = {p->kernel, p->feature_map, sigma0, d, p->seed,
-                      p->block_size,
-                      p->feature_map == TSGS_FEATURES_PAIR ? p->block_size / 2
-                                                           : p->block_size};
+    tsgs__fspec fs = tsgs__fspec_of(p, d); /* its sigma: the grid's */
     long budget = p->max_features > 0 ? p->max_features : AUTO_FEATURES;
     long blocks = (budget + p->block_size - 1) / p->block_size;
     size_t ndirs = (size_t)(blocks * fs.dirs);
