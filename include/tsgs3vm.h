@@ -139,6 +139,17 @@ typedef enum { TSGS_KERNEL_RBF = 0, TSGS_KERNEL_LAPLACIAN } tsgs_kernel;
  * sqrt(2) cos(w.x + b). */
 typedef enum { TSGS_FEATURES_PAIR = 0, TSGS_FEATURES_COS } tsgs_feature_map;
 
+/* How the random directions of the RBF kernel are drawn: IID Gaussian, or
+ * ORTHOGONAL (Yu et al. 2016): in groups of up to min(d, 128) directions,
+ * Gaussian vectors made orthogonal and given chi-distributed lengths, so
+ * each is still Gaussian but the group's kernel estimate varies less. AUTO:
+ * orthogonal for rbf, iid for laplacian (Cauchy directions). */
+typedef enum {
+    TSGS_DIRECTIONS_AUTO = 0,
+    TSGS_DIRECTIONS_IID,
+    TSGS_DIRECTIONS_ORTHOGONAL
+} tsgs_directions;
+
 typedef enum {
     TSGS_ULOSS_SHG = 0, /* max(0, 1 - |r|) */
     TSGS_ULOSS_SSHG,    /* 1/2 max(0, 1 - |r|)^2 */
@@ -200,6 +211,7 @@ typedef struct {
                                 squared distance, the others use
                                 1 / (2 total variance) */
     tsgs_feature_map feature_map;
+    tsgs_directions directions;
     double c;                /* weight of the labeled hinge loss (mean over
                                 the labeled rows); 0: safe chooses it by CV,
                                 the other solvers use 1000 */

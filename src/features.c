@@ -5,13 +5,21 @@
  * COS features: sqrt(2) cos(omega . x + b), b ~ U[0, 2 pi).
  * PAIR features: cos(omega . x) and sin(omega . x), whose sum of products
  * over the pair is cos(omega . (x - x')), an unbiased kernel estimate with
- * lower variance than one shifted cosine (Sutherland & Schneider, 2015). */
+ * lower variance than one shifted cosine (Sutherland & Schneider, 2015).
+ * Orthogonal directions (RBF, Yu et al. 2016): the global directions
+ * q * m .. q * m + m - 1 (m = fs->group <= d) form group q; their iid
+ * Gaussian vectors are orthonormalised in order (Gram-Schmidt) and each
+ * gets the length of an independent N(0, I_d) vector (chi with d degrees
+ * of freedom). Each direction is still N(0, 2 sigma I) on its own; within
+ * a group they are orthogonal, which lowers the variance of the kernel
+ * estimate. */
 #include "internal.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
-/* Direction j of block b into omega[0], omega[stride], ... (stride
+/* Direction j of block b, iid, into omega[0], omega[stride], ... (stride
  * TSGS__LANES writes a packed panel's lane in place). */
 static void direction_strided(const tsgs__fspec *fs, long block, long j,
                               float *omega, size_t stride, float *phase)
@@ -42,14 +50,137 @@ static void direction_strided(const tsgs__fspec *fs, long block, long j,
     }
 }
 
-void tsgs__direction(const tsgs__fspec *fs, long block, long j, float *omega,
-                     float *phase)
+/* Group q of an orthogonal spec into Q (group x d doubles): row i is
+ * global direction q * group + i, with its full length. raw: d floats of
+ * scratch. */
+static void orthogonal_group(const tsgs__fspec *fs, long q, double *Q,
+                             float *raw)
 {
-    direction_strided(fs, block, j, omega, 1, phase);
+    const size_t d = fs->d;
+    const long m = fs->group;
+    for (long i = 0; i < m; i++) {
+        long g = q * m + i;
+        float phase;
+        direction_strided(fs, g / fs->dirs, g % fs->dirs, raw, 1, &phase);
+        double *row = Q + (size_t)i * d;
+        for (size_t k = 0; k < d; k++)
+            row[k] = raw[k];
+        double len0 = 0.0;
+        for (size_t k = 0; k < d; k++)
+            len0 += row[k] * row[k];
+        /* Modified Gram-Schmidt against the rows before it. */
+        for (long j = 0; j < i; j++) {
+            const double *prev = Q + (size_t)j * d;
+            double dot = 0.0;
+            for (size_t k = 0; k < d; k++)
+                dot += row[k] * prev[k];
+            for (size_t k = 0; k < d; k++)
+                row[k] -= dot * prev[k];
+        }
+        double len = 0.0;
+        for (size_t k = 0; k < d; k++)
+            len += row[k] * row[k];
+        /* i < m <= d Gaussian vectors are independent with probability
+         * one; a residual lost to rounding keeps the raw direction. */
+        if (!(len > 1e-20 * len0)) {
+            for (size_t k = 0; k < d; k++)
+                row[k] = raw[k];
+            len = len0;
+        }
+        const double unit = 1.0 / sqrt(len);
+        for (size_t k = 0; k < d; k++)
+            row[k] *= unit;
+    }
+    /* Rows are unit vectors now; give each its chi length. */
+    const double gauss_sd = sqrt(2.0 * fs->sigma);
+    for (long i = 0; i < m; i++) {
+        uint32_t g = (uint32_t)(q * m + i), hi = (uint32_t)((q * m + i) >> 32);
+        double chi2 = 0.0;
+        for (size_t k = 0; k < d; k += 2) {
+            double z0, z1;
+            tsgs__normal_pair(tsgs__philox(fs->seed, g, hi, (uint32_t)(k / 2),
+                                           TSGS__STREAM_LENGTH),
+                              &z0, &z1);
+            chi2 += z0 * z0 + (k + 1 < d ? z1 * z1 : 0.0);
+        }
+        const double s = gauss_sd * sqrt(chi2);
+        double *row = Q + (size_t)i * d;
+        for (size_t k = 0; k < d; k++)
+            row[k] *= s;
+    }
 }
 
-void tsgs__pack_directions(const tsgs__fspec *fs, long g0, long count,
-                           float *panel, float *phase)
+/* Writes directions [g0, g0 + count) with a lane stride, building each
+ * orthogonal group they touch once. */
+static int directions_strided(const tsgs__fspec *fs, long g0, long count,
+                              float *panel, float *phase)
+{
+    const size_t d = fs->d;
+    if (!fs->orthogonal) {
+        for (long i = 0; i < count; i++) {
+            long g = g0 + i;
+            long grp = i / TSGS__LANES, lane = i % TSGS__LANES;
+            direction_strided(fs, g / fs->dirs, g % fs->dirs,
+                              panel + (size_t)grp * d * TSGS__LANES + lane,
+                              TSGS__LANES, &phase[grp * TSGS__LANES + lane]);
+        }
+        return 0;
+    }
+    double *Q = malloc(sizeof(double) * (size_t)fs->group * (d ? d : 1));
+    float *raw = malloc(sizeof(float) * (d ? d : 1));
+    if (!Q || !raw) {
+        free(Q);
+        free(raw);
+        return -1;
+    }
+    long built = -1;
+    for (long i = 0; i < count; i++) {
+        long g = g0 + i, q = g / fs->group;
+        if (q != built) {
+            orthogonal_group(fs, q, Q, raw);
+            built = q;
+        }
+        const double *row = Q + (size_t)(g - q * fs->group) * d;
+        long grp = i / TSGS__LANES, lane = i % TSGS__LANES;
+        float *out = panel + (size_t)grp * d * TSGS__LANES + lane;
+        for (size_t k = 0; k < d; k++)
+            out[k * TSGS__LANES] = (float)row[k];
+        phase[grp * TSGS__LANES + lane] = 0.0f; /* RBF: COS phases below */
+        if (fs->map == TSGS_FEATURES_COS) {
+            tsgs__u32x4 r = tsgs__philox(fs->seed, (uint32_t)(g / fs->dirs),
+                                         (uint32_t)(g % fs->dirs), 0,
+                                         TSGS__STREAM_PHASE);
+            phase[grp * TSGS__LANES + lane] =
+                (float)(2.0 * TSGS__PI * tsgs__u01(r.v[0], r.v[1]));
+        }
+    }
+    free(Q);
+    free(raw);
+    return 0;
+}
+
+int tsgs__direction(const tsgs__fspec *fs, long block, long j, float *omega,
+                    float *phase)
+{
+    if (!fs->orthogonal) {
+        direction_strided(fs, block, j, omega, 1, phase);
+        return 0;
+    }
+    /* One lane of a packed group, then unpacked. */
+    float *panel = malloc(sizeof(float) * TSGS__LANES * (fs->d ? fs->d : 1));
+    float lane_phase[TSGS__LANES];
+    if (!panel)
+        return -1;
+    int rc = directions_strided(fs, block * fs->dirs + j, 1, panel, lane_phase);
+    for (size_t k = 0; rc == 0 && k < fs->d; k++)
+        omega[k] = panel[k * TSGS__LANES];
+    *phase = lane_phase[0];
+    free(panel);
+    return rc;
+}
+
+int tsgs__pack_directions(const tsgs__fspec *fs, long g0, long count,
+                          float *panel, float *phase)
 {
     const size_t d = fs->d;
     const long ngroups = (count + TSGS__LANES - 1) / TSGS__LANES;
@@ -57,20 +188,21 @@ void tsgs__pack_directions(const tsgs__fspec *fs, long g0, long count,
     memset(phase, 0, sizeof(float) * (size_t)ngroups * TSGS__LANES);
     /* Straight into the panel: no d-sized scratch (a VLA of d floats
      * overflows a thread's stack for wide data). */
-    for (long i = 0; i < count; i++) {
-        long g = g0 + i;
-        long grp = i / TSGS__LANES, lane = i % TSGS__LANES;
-        direction_strided(fs, g / fs->dirs, g % fs->dirs,
-                          panel + (size_t)grp * d * TSGS__LANES + lane,
-                          TSGS__LANES, &phase[grp * TSGS__LANES + lane]);
-    }
+    return directions_strided(fs, g0, count, panel, phase);
 }
 
 tsgs__fspec tsgs__fspec_of(const tsgs_params *p, size_t d)
 {
+    const int orthogonal =
+        p->directions == TSGS_DIRECTIONS_ORTHOGONAL ||
+        (p->directions == TSGS_DIRECTIONS_AUTO && p->kernel == TSGS_KERNEL_RBF);
+    long group = 1;
+    if (orthogonal)
+        group = d < TSGS__ORF_GROUP_MAX ? (long)d : TSGS__ORF_GROUP_MAX;
     tsgs__fspec fs = {p->kernel, p->feature_map, p->sigma, d, p->seed,
                       p->block_size,
                       p->feature_map == TSGS_FEATURES_PAIR ? p->block_size / 2
-                                                           : p->block_size};
+                                                           : p->block_size,
+                      orthogonal && group > 1, group > 1 ? group : 1};
     return fs;
 }

@@ -94,7 +94,8 @@ enum {
     TSGS__STREAM_CHECK,     /* the checking rule's candidate blocks */
     TSGS__STREAM_BS3VM,     /* bs3vm: rows, edges and RNP neighbours */
     TSGS__STREAM_DUAL,      /* dual coordinate descent's visiting order */
-    TSGS__STREAM_SAFE       /* safe solver: samples and selection folds */
+    TSGS__STREAM_SAFE,      /* safe solver: samples and selection folds */
+    TSGS__STREAM_LENGTH     /* orthogonal directions' chi lengths */
 };
 
 tsgs__u32x4 tsgs__philox(uint64_t seed, uint32_t c0, uint32_t c1, uint32_t c2,
@@ -119,18 +120,26 @@ typedef struct {
     uint64_t seed;
     long block_size; /* features per block, r */
     long dirs;       /* directions per block: r (COS) or r / 2 (PAIR) */
+    int orthogonal;  /* RBF only: directions orthogonal in groups */
+    long group;      /* directions per orthogonal group (global index
+                        g / group), min(d, TSGS__ORF_GROUP_MAX); 1 if iid */
 } tsgs__fspec;
+
+/* The widest orthogonal group: generating a group costs group^2 * d / 2,
+ * so on wide rows the groups stop at this many directions. */
+#define TSGS__ORF_GROUP_MAX 128
 
 /* The feature blocks that params p describe on d-dimensional rows. */
 tsgs__fspec tsgs__fspec_of(const tsgs_params *p, size_t d);
-/* Direction j of block b: omega (d floats) and its phase. */
-void tsgs__direction(const tsgs__fspec *fs, long block, long j, float *omega,
-                     float *phase);
+/* Direction j of block b: omega (d floats) and its phase. 0, or -1 when
+ * out of memory (an orthogonal group needs group x d doubles). */
+int tsgs__direction(const tsgs__fspec *fs, long block, long j, float *omega,
+                    float *phase);
 /* Directions [g0, g0 + count) (global index g = block * dirs + j), packed
  * in groups of TSGS__LANES: panel[grp][k][lane], phase[grp * LANES + lane];
- * lanes past `count` are zero. */
-void tsgs__pack_directions(const tsgs__fspec *fs, long g0, long count,
-                           float *panel, float *phase);
+ * lanes past `count` are zero. 0, or -1 when out of memory. */
+int tsgs__pack_directions(const tsgs__fspec *fs, long g0, long count,
+                          float *panel, float *phase);
 
 /* ----------------------------------------------------- core: kernel.c */
 
@@ -213,6 +222,11 @@ tsgs_status tsgs__model_cache_sync(tsgs_model *m, tsgs_error *err);
 /* Directions in the model, rounded up to whole groups. */
 long tsgs__model_dirs(const tsgs_model *m);
 /* The view the kernel evaluates. */
+/* Block b's directions packed as tsgs__pack_directions packs them: copied
+ * from the cache when it holds them, else regenerated. 0, or -1 when out
+ * of memory. */
+int tsgs__model_block_directions(const tsgs_model *m, long b, float *panel,
+                                 float *phase);
 tsgs__fview tsgs__model_view(const tsgs_model *m);
 /* Folds the lazy scale into the coefficients. */
 void tsgs__model_fold_scale(tsgs_model *m);

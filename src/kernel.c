@@ -300,7 +300,14 @@ tsgs_status tsgs__eval_sums(const tsgs__fview *v, const float *X, size_t n,
                 long count = v->ndirs - g0 * TSGS__LANES;
                 if (count > gn * TSGS__LANES)
                     count = gn * TSGS__LANES;
-                tsgs__pack_directions(v->fs, g0 * TSGS__LANES, count, W, P);
+                if (tsgs__pack_directions(v->fs, g0 * TSGS__LANES, count, W,
+                                          P)) {
+#ifdef _OPENMP
+#pragma omp atomic write
+#endif
+                    failed = 1;
+                    continue;
+                }
                 for (long rt = 0; rt < nrt; rt++) {
                     size_t r0 = (size_t)rt * ROW_TILE;
                     size_t rn = n - r0 < ROW_TILE ? n - r0 : ROW_TILE;

@@ -110,10 +110,35 @@ tsgs_status tsgs__model_cache_sync(tsgs_model *m, tsgs_error *err)
     }
     /* Repack from the start of the last partly filled group. */
     long g0 = m->cached_dirs / TSGS__LANES * TSGS__LANES;
-    tsgs__pack_directions(&m->fs, g0, ndirs - g0,
-                          m->panel + (size_t)g0 * m->d, m->phase + g0);
+    if (tsgs__pack_directions(&m->fs, g0, ndirs - g0,
+                              m->panel + (size_t)g0 * m->d, m->phase + g0))
+        return TSGS__NOMEM(err);
     m->cached_dirs = ndirs;
     return TSGS_OK;
+}
+
+int tsgs__model_block_directions(const tsgs_model *m, long b, float *panel,
+                                 float *phase)
+{
+    const long dirs = m->fs.dirs, g0 = b * dirs;
+    const size_t d = m->d;
+    if (!m->cache_enabled || m->cached_dirs < g0 + dirs)
+        return tsgs__pack_directions(&m->fs, g0, dirs, panel, phase);
+    /* Lane by lane out of the cache's packing into the block's own. */
+    const long ngroups = (dirs + TSGS__LANES - 1) / TSGS__LANES;
+    memset(panel, 0, sizeof(float) * (size_t)ngroups * d * TSGS__LANES);
+    memset(phase, 0, sizeof(float) * (size_t)ngroups * TSGS__LANES);
+    for (long j = 0; j < dirs; j++) {
+        const long g = g0 + j;
+        const float *src = m->panel + (size_t)(g / TSGS__LANES) * d *
+                                          TSGS__LANES + g % TSGS__LANES;
+        float *dst = panel + (size_t)(j / TSGS__LANES) * d * TSGS__LANES +
+                     j % TSGS__LANES;
+        for (size_t k = 0; k < d; k++)
+            dst[k * TSGS__LANES] = src[k * TSGS__LANES];
+        phase[j] = m->phase[g];
+    }
+    return 0;
 }
 
 tsgs__fview tsgs__model_view(const tsgs_model *m)

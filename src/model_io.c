@@ -28,9 +28,13 @@ static const char *scaling_name(tsgs_scaling s)
 static void write_model(FILE *f, const tsgs_model *m)
 {
     fprintf(f, "%s %d\n", MAGIC, FORMAT_VERSION);
+    /* Directions written as used, not "auto": the file says what it has. */
+    tsgs_params saved = m->params;
+    saved.directions = m->fs.orthogonal ? TSGS_DIRECTIONS_ORTHOGONAL
+                                        : TSGS_DIRECTIONS_IID;
     char value[64];
     const char *key;
-    for (size_t i = 0; (key = tsgs_params_key(i, &m->params, value,
+    for (size_t i = 0; (key = tsgs_params_key(i, &saved, value,
                                               sizeof value, NULL));
          i++)
         fprintf(f, "%s %s\n", key, value);
@@ -211,6 +215,8 @@ tsgs_status tsgs_model_load(const char *path, tsgs_model **out,
     tsgs_status st = TSGS_OK;
     tsgs_model *m = NULL;
     tsgs_params p = tsgs_params_default();
+    /* Files written before the "directions" key existed used iid ones. */
+    p.directions = TSGS_DIRECTIONS_IID;
     long d = -1, blocks = -1, ncoef = -1, nsv = -1;
     double scale = NAN, bias = NAN, labels[2] = {NAN, NAN};
     tsgs_scaling scaling = TSGS_SCALE_NONE;

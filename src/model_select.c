@@ -134,7 +134,10 @@ tsgs_status tsgs__feature_rows(const tsgs__fspec *fs, size_t ndirs,
         free(panel); free(phase); free(cv); free(sv);
         return TSGS__NOMEM(err);
     }
-    tsgs__pack_directions(fs, 0, (long)ndirs, panel, phase);
+    if (tsgs__pack_directions(fs, 0, (long)ndirs, panel, phase)) {
+        free(panel); free(phase); free(cv); free(sv);
+        return TSGS__NOMEM(err);
+    }
     const float k = (float)((pair ? 1.0 : sqrt(2.0)) / sqrt((double)ndirs));
     for (size_t i0 = 0; i0 < n; i0 += chunk) {
         size_t m = n - i0 < chunk ? n - i0 : chunk;

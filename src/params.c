@@ -69,6 +69,8 @@ static const char *const maintenance_names[] = {"remove", "nnp", "rnp",
 static const char *const reuse_names[] = {"uniform", "check", NULL};
 static const char *const kernel_names[] = {"rbf", "laplacian", NULL};
 static const char *const fmap_names[] = {"pair", "cos", NULL};
+static const char *const directions_names[] = {"auto", "iid", "orthogonal",
+                                               NULL};
 static const char *const uloss_names[] = {"shg", "sshg", "ramp", "da", NULL};
 static const char *const step_names[] = {"constant", "theory", "decaying",
                                          NULL};
@@ -93,6 +95,10 @@ static const entry_t table[] = {
      "picked by CV on the labeled rows (bs3vm: 1 / (2 * total variance))"},
     {"feature-map", K_ENUM, OFF(feature_map), 0, 0, fmap_names,
      "pair: cos and sin of w.x (lower variance); cos: sqrt(2) cos(w.x + b)"},
+    {"directions", K_ENUM, OFF(directions), 0, 0, directions_names,
+     "random directions: iid Gaussian, or orthogonal in groups of up to "
+     "min(d, 128) (a better kernel estimate per feature; rbf only); auto: "
+     "orthogonal for rbf, iid for laplacian"},
     {"c", K_DOUBLE, OFF(c), 0, BIG, NULL,
      "weight C of the labeled hinge loss (mean over the labeled rows, so "
      "LIBSVM's C times n_l); 0: picked by CV on the labeled rows (bs3vm: 1000)"},
@@ -340,6 +346,13 @@ tsgs_status tsgs_params_check(const tsgs_params *p, tsgs_error *err)
                           "block-size = %ld: pair features come two per "
                           "direction, so the block size must be even",
                           p->block_size);
+    if (p->directions == TSGS_DIRECTIONS_ORTHOGONAL &&
+        p->kernel != TSGS_KERNEL_RBF)
+        return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
+                          "directions = orthogonal: only the rbf kernel's "
+                          "Gaussian directions can be made orthogonal; use "
+                          "directions = iid or auto with the laplacian "
+                          "kernel");
     if (p->step == TSGS_STEP_DECAYING && p->theta >= 1.0)
         return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
                           "theta = %g: the decaying step size theta must be "

@@ -663,7 +663,10 @@ static int contains_file(const char *path, const char *what)
 
 START_TEST(interrupt_saves_model)
 {
-    const char *model = tmp("m.model");
+    /* A copy: tmp() recycles its 16 buffers, and the wait below calls it
+     * once per poll. */
+    char model[256];
+    snprintf(model, sizeof model, "%s", tmp("m.model"));
     pid_t pid = start("train", "--solver", "tsg", "--iterations", "100000000",
                       DATA "train.svm", model, NULL);
     /* wait for the first progress line: training has started */

@@ -403,13 +403,15 @@ static void loss_weights(run_t *r, const tsgs_model *m, double cstar)
  * (1 / D) sum_j phi_j(x_i) phi_j(.), phi_j = norm cos_j. Into gc/gs; *var
  * gets the sampling variance of g summed over the block (the checking
  * rule's noise term). */
-static void block_gradient(run_t *r, const tsgs_model *m, long b, double *gc,
-                           double *gs, double *var)
+static tsgs_status block_gradient(run_t *r, const tsgs_model *m, long b,
+                                  double *gc, double *gs, double *var,
+                                  tsgs_error *err)
 {
     const long dirs = m->fs.dirs;
     const size_t wb = r->wb;
     const int pair = r->pair;
-    tsgs__pack_directions(&m->fs, b * dirs, dirs, r->Wb, r->Pb);
+    if (tsgs__model_block_directions(m, b, r->Wb, r->Pb))
+        return TSGS__NOMEM(err);
     if (r->lcache)
         tsgs__eval_features(r->d, r->Wb, r->Pb, r->ngb, r->XL, r->nl,
                             r->threads, r->cl, pair ? r->sl : NULL);
@@ -454,6 +456,7 @@ static void block_gradient(run_t *r, const tsgs_model *m, long b, double *gc,
     }
     if (var)
         *var = v;
+    return TSGS_OK;
 }
 
 /* The step itself: decay every coefficient by (1 - eta) through the lazy
@@ -521,23 +524,26 @@ double tsgs__checked_step(double beta2, double beta_g, double g2, double V,
     return hi < gamma ? hi : gamma;
 }
 
-/* Examines reuse_candidates old blocks; returns the best one and its step
- * in *eta (<= 0: none passes), leaving its gradient in gc/gs and its
+/* Examines reuse_candidates old blocks: the best one into *best and its
+ * step into *eta (<= 0: none passes), leaving its gradient in gc/gs and its
  * features in cl/sl. */
-static long check_candidates(run_t *r, tsgs_model *m, long t, double gamma,
-                             double *eta)
+static tsgs_status check_candidates(run_t *r, tsgs_model *m, long t,
+                                    double gamma, long *best, double *eta,
+                                    tsgs_error *err)
 {
     const long dirs = m->fs.dirs;
     const long K = r->p.reuse_candidates;
-    long best = -1;
     double best_eta = -INFINITY;
+    tsgs_status st;
+    *best = -1;
     const double k = m->scale * m->norm;
     for (long c = 0; c < K; c++) {
         long b = (long)tsgs__below(r->p.seed, TSGS__STREAM_CHECK,
                                    ((uint64_t)t << 20) ^ (uint64_t)c,
                                    (uint64_t)m->nblocks);
         double V;
-        block_gradient(r, m, b, r->cgc, r->cgs, &V);
+        if ((st = block_gradient(r, m, b, r->cgc, r->cgs, &V, err)))
+            return st;
         double beta2 = 0, beta_g = 0, g2 = 0;
         for (long j = 0; j < dirs; j++) {
             double bc = k * m->ac[b * dirs + j];
@@ -554,7 +560,7 @@ static long check_candidates(run_t *r, tsgs_model *m, long t, double gamma,
         double e = tsgs__checked_step(beta2, beta_g, g2, V, gamma);
         if (e > best_eta) {
             best_eta = e;
-            best = b;
+            *best = b;
             memcpy(r->gc, r->cgc, sizeof(double) * (size_t)dirs);
             memcpy(r->gs, r->cgs, sizeof(double) * (size_t)dirs);
             /* keep the winner's features for the labeled-cache update */
@@ -564,7 +570,7 @@ static long check_candidates(run_t *r, tsgs_model *m, long t, double gamma,
         }
     }
     *eta = best_eta;
-    return best;
+    return TSGS_OK;
 }
 
 /* One step of FRS3VM: mini-batch SGD on the same objective over one fixed
@@ -657,7 +663,9 @@ static tsgs_status step(run_t *r, tsgs_model *m, long t, long T,
     const float *cl = r->cl, *sl = r->sl;
     if (p->reuse == TSGS_REUSE_CHECK && m->nblocks > 0) {
         double e;
-        long c = check_candidates(r, m, t, gamma, &e);
+        long c;
+        if ((st = check_candidates(r, m, t, gamma, &c, &e, err)))
+            return st;
         if (e >= gamma || (!fresh && e > 0.0)) {
             b = c;
             eta = e;
@@ -672,7 +680,10 @@ static tsgs_status step(run_t *r, tsgs_model *m, long t, long T,
         b = -2;
     }
     if (fresh) {
-        if ((st = tsgs__model_add_block(m, err)) != TSGS_OK)
+        /* The cache takes the new block's directions before its gradient
+         * reads them from there. */
+        if ((st = tsgs__model_add_block(m, err)) != TSGS_OK ||
+            (st = tsgs__model_cache_sync(m, err)) != TSGS_OK)
             return st;
         b = m->nblocks - 1;
     } else if (b == -2) {
@@ -680,15 +691,14 @@ static tsgs_status step(run_t *r, tsgs_model *m, long t, long T,
                               (uint64_t)m->nblocks);
     }
     if (!checked) {
-        block_gradient(r, m, b, r->gc, r->gs, NULL);
+        if ((st = block_gradient(r, m, b, r->gc, r->gs, NULL, err)))
+            return st;
         cl = r->cl;
         sl = r->sl;
     }
     apply_step(r, m, b, dirs, cl, sl, r->wb, eta, r->gc, r->gs);
     if (!p->balance)
         learn_bias(r, m, gamma);
-    if (fresh)
-        return tsgs__model_cache_sync(m, err);
     return TSGS_OK;
 }
 
