@@ -152,16 +152,63 @@ typedef struct {
     size_t cap;
 } reader_t;
 
-/* Next line without its newline; NULL at end of file. */
-static char *next_line(reader_t *r)
+/* Next line without its newline into *line (NULL at end of file). A NUL
+ * byte inside a line is refused: the text after it would go unread. */
+static tsgs_status next_line(reader_t *r, char **line, tsgs_error *err)
 {
+    *line = NULL;
     ssize_t n = getline(&r->buf, &r->cap, r->f);
     if (n < 0)
-        return NULL;
+        return TSGS_OK;
     r->line++;
+    if (strlen(r->buf) != (size_t)n)
+        return tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
+                          "a NUL byte inside the line: not a model file "
+                          "as written by tsgs3vm");
     while (n > 0 && (r->buf[n - 1] == '\n' || r->buf[n - 1] == '\r'))
         r->buf[--n] = '\0';
-    return r->buf;
+    *line = r->buf;
+    return TSGS_OK;
+}
+
+/* The version of a first line "tsgs3vm-model N" (N digits, nothing
+ * else), or -1. */
+static long magic_version(const char *line)
+{
+    const size_t m = strlen(MAGIC);
+    if (!line || strncmp(line, MAGIC, m) != 0 || line[m] != ' ')
+        return -1;
+    const char *s = line + m + 1;
+    long v = 0;
+    if (!*s)
+        return -1;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9' || v > 1000000)
+            return -1;
+        v = 10 * v + (*s - '0');
+    }
+    return v;
+}
+
+/* Whether key was seen before in this header (then refused); remembers
+ * it. Headers have a few dozen keys. */
+static int seen_before(char ***seen, size_t *n, const char *key, int *nomem)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (strcmp((*seen)[i], key) == 0)
+            return 1;
+    char **grown = realloc(*seen, sizeof(char *) * (*n + 1));
+    char *copy = strdup(key);
+    if (!grown || !copy) {
+        if (grown)
+            *seen = grown;
+        free(copy);
+        *nomem = 1;
+        return 0;
+    }
+    *seen = grown;
+    (*seen)[(*n)++] = copy;
+    return 0;
 }
 
 static tsgs_status parse_doubles(reader_t *r, const char *field,
@@ -212,6 +259,12 @@ tsgs_status tsgs_model_load(const char *path, tsgs_model **out,
     if (!r.f)
         return tsgs__fail(err, TSGS_ERR_IO, path, 0, "cannot open: %s",
                           strerror(errno));
+    struct stat sb;
+    if (fstat(fileno(r.f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        fclose(r.f);
+        return tsgs__fail(err, TSGS_ERR_IO, path, 0,
+                          "is a directory: give the model file's path");
+    }
     tsgs_status st = TSGS_OK;
     tsgs_model *m = NULL;
     tsgs_params p = tsgs_params_default();
@@ -222,10 +275,14 @@ tsgs_status tsgs_model_load(const char *path, tsgs_model **out,
     tsgs_scaling scaling = TSGS_SCALE_NONE;
     int have_scaling = 0;
     double *shift = NULL, *mul = NULL;
+    char **seen = NULL;
+    size_t nseen = 0;
 
-    char *line = next_line(&r);
-    int version = 0;
-    if (!line || sscanf(line, MAGIC " %d", &version) != 1) {
+    char *line;
+    if ((st = next_line(&r, &line, err)))
+        goto fail;
+    long version = magic_version(line);
+    if (version < 0) {
         st = tsgs__fail(err, TSGS_ERR_FORMAT, path, 1,
                         "not a tsgs3vm model file (the first line should be "
                         "\"%s %d\")",
@@ -234,13 +291,17 @@ tsgs_status tsgs_model_load(const char *path, tsgs_model **out,
     }
     if (version != FORMAT_VERSION) {
         st = tsgs__fail(err, TSGS_ERR_FORMAT, path, 1,
-                        "model format version %d; this build reads version "
+                        "model format version %ld; this build reads version "
                         "%d",
                         version, FORMAT_VERSION);
         goto fail;
     }
-    /* Header: key value lines until "coefficients N". */
-    while ((line = next_line(&r))) {
+    /* Header: key value lines until "coefficients N", each key once. */
+    for (;;) {
+        if ((st = next_line(&r, &line, err)))
+            goto fail;
+        if (!line)
+            break;
         char *sp = strchr(line, ' ');
         if (!sp) {
             st = tsgs__fail(err, TSGS_ERR_FORMAT, path, r.line,
@@ -250,6 +311,16 @@ tsgs_status tsgs_model_load(const char *path, tsgs_model **out,
         }
         *sp = '\0';
         const char *key = line, *val = sp + 1;
+        int nomem = 0;
+        if (seen_before(&seen, &nseen, key, &nomem)) {
+            st = tsgs__fail(err, TSGS_ERR_FORMAT, path, r.line,
+                            "%.40s given twice", key);
+            goto fail;
+        }
+        if (nomem) {
+            st = TSGS__NOMEM(err);
+            goto fail;
+        }
         if (strcmp(key, "coefficients") == 0) {
             if ((st = parse_count(&r, key, val, 1L << 40, &ncoef, err)))
                 goto fail;
@@ -259,12 +330,8 @@ tsgs_status tsgs_model_load(const char *path, tsgs_model **out,
                 goto fail;
             break;
         } else if (strcmp(key, "features-in") == 0) {
-            /* once: scaler-shift / scaler-mul were sized by it */
-            if (d >= 0) {
-                st = tsgs__fail(err, TSGS_ERR_FORMAT, path, r.line,
-                                "features-in given twice");
-                goto fail;
-            }
+            /* (once, as every key: scaler-shift / scaler-mul are sized by
+             * it) */
             if ((st = parse_count(&r, key, val, 1L << 30, &d, err)))
                 goto fail;
         } else if (strcmp(key, "blocks") == 0) {
@@ -330,6 +397,13 @@ tsgs_status tsgs_model_load(const char *path, tsgs_model **out,
                         nsv >= 0 ? "support-vectors" : "coefficients");
         goto fail;
     }
+    if (!isnan(labels[0]) && labels[0] == labels[1]) {
+        st = tsgs__fail(err, TSGS_ERR_FORMAT, path, r.line,
+                        "labels: both classes are labelled %g; the two "
+                        "labels must differ",
+                        labels[0]);
+        goto fail;
+    }
     if (d < 1 || blocks < 0 || isnan(scale) || isnan(bias) ||
         isnan(labels[0]) || !have_scaling ||
         (scaling != TSGS_SCALE_NONE && (!shift || !mul))) {
@@ -378,7 +452,9 @@ tsgs_status tsgs_model_load(const char *path, tsgs_model **out,
     }
     const int pair = m->fs.map == TSGS_FEATURES_PAIR;
     for (long g = 0; g < ncoef; g++) {
-        if (!(line = next_line(&r))) {
+        if ((st = next_line(&r, &line, err)))
+            goto fail;
+        if (!line) {
             st = tsgs__fail(err, TSGS_ERR_FORMAT, path, r.line,
                             "truncated: %ld of %ld coefficient lines", g,
                             ncoef);
@@ -392,7 +468,8 @@ tsgs_status tsgs_model_load(const char *path, tsgs_model **out,
         if (pair)
             m->as[g] = v[1];
     }
-    line = next_line(&r);
+    if ((st = next_line(&r, &line, err)))
+        goto fail;
     if (!line || strcmp(line, "end") != 0) {
         st = tsgs__fail(err, TSGS_ERR_FORMAT, path, r.line,
                         "truncated: no \"end\" line after the %ld "
@@ -400,17 +477,34 @@ tsgs_status tsgs_model_load(const char *path, tsgs_model **out,
                         ncoef);
         goto fail;
     }
+    /* Nothing after "end" but blank lines: a file with more is not what
+     * save wrote. */
+    do {
+        if ((st = next_line(&r, &line, err)))
+            goto fail;
+    } while (line && line[strspn(line, " \t")] == '\0');
+    if (line) {
+        st = tsgs__fail(err, TSGS_ERR_FORMAT, path, r.line,
+                        "text after the \"end\" line");
+        goto fail;
+    }
 loaded:
     if ((st = tsgs__model_cache_sync(m, err)))
         goto fail;
     fclose(r.f);
     free(r.buf);
+    for (size_t i = 0; i < nseen; i++)
+        free(seen[i]);
+    free(seen);
     *out = m;
     return TSGS_OK;
 fail:
     if (r.f)
         fclose(r.f);
     free(r.buf);
+    for (size_t i = 0; i < nseen; i++)
+        free(seen[i]);
+    free(seen);
     free(shift);
     free(mul);
     tsgs_model_free(m);

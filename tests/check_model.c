@@ -169,6 +169,84 @@ START_TEST(corrupt_files_refused)
 }
 END_TEST
 
+/* good with its first `old` replaced by `new` (len bytes of it, NULs
+ * allowed), into a fresh buffer; *out_len gets its length. */
+static char *patch(const char *good, const char *old, const char *new,
+                   size_t new_len, size_t *out_len)
+{
+    const char *at = strstr(good, old);
+    ck_assert_ptr_nonnull(at);
+    size_t head = (size_t)(at - good), tail = strlen(at + strlen(old));
+    char *bad = malloc(head + new_len + tail + 1);
+    memcpy(bad, good, head);
+    memcpy(bad + head, new, new_len);
+    memcpy(bad + head + new_len, at + strlen(old), tail + 1);
+    *out_len = head + new_len + tail;
+    return bad;
+}
+
+/* new_len 0: strlen(new). */
+static void expect_patch_refused(const char *good, const char *old,
+                                 const char *new, size_t new_len,
+                                 const char *needle)
+{
+    if (new_len == 0)
+        new_len = strlen(new);
+    size_t len;
+    char *bad = patch(good, old, new, new_len, &len);
+    expect_refused(bad, len, TSGS_ERR_FORMAT, needle);
+    free(bad);
+}
+
+/* What save never writes is refused, each with the line and what is
+ * wrong: a first line that only starts like the format's, equal labels,
+ * a key given twice, text after "end", a NUL byte; a directory is named
+ * as such. Blank lines after "end" are harmless. */
+START_TEST(strict_header_refused)
+{
+    tsgs_dataset *ds;
+    tsgs_model *m = trained(TSGS_FEATURES_PAIR, TSGS_SCALE_ZSCORE, &ds);
+    ck_assert_int_eq(tsgs_model_save(m, "good.model", NULL), TSGS_OK);
+    size_t len;
+    char *good = slurp("good.model", &len);
+    expect_patch_refused(good, "tsgs3vm-model 1\n", "tsgs3vm-model1\n", 0,
+                         "not a tsgs3vm model");
+    expect_patch_refused(good, "tsgs3vm-model 1\n", "tsgs3vm-model 1.0\n", 0,
+                         "not a tsgs3vm model");
+    expect_patch_refused(good, "tsgs3vm-model 1\n", "tsgs3vm-model 1 x\n", 0,
+                         "not a tsgs3vm model");
+    expect_patch_refused(good, "\nlabels -1 1\n", "\nlabels 1 1\n", 0,
+                         "labels must differ");
+    expect_patch_refused(good, "\nseed ", "\nseed 5\nseed ", 0,
+                         "seed given twice");
+    expect_patch_refused(good, "\nbias ", "\nbias 0\nbias ", 0,
+                         "bias given twice");
+    expect_patch_refused(good, "\nend\n", "\nend\nmore\n", 0,
+                         "after the \"end\"");
+    expect_patch_refused(good, "\nseed ", "\nse\0ed ", 7, "NUL byte");
+
+    size_t blen;
+    char *blank = patch(good, "\nend\n", "\nend\n\n  \n", 9, &blen);
+    spit("blank.model", blank, blen);
+    tsgs_model *x = NULL;
+    tsgs_error err;
+    ck_assert_msg(tsgs_model_load("blank.model", &x, &err) == TSGS_OK, "%s",
+                  err.message);
+    tsgs_model_free(x);
+    x = NULL;
+    ck_assert_int_eq(tsgs_model_load(".", &x, &err), TSGS_ERR_IO);
+    ck_assert_ptr_nonnull(strstr(err.message, "is a directory"));
+    ck_assert_ptr_null(x);
+    free(blank);
+    free(good);
+    tsgs_model_free(m);
+    tsgs_dataset_free(ds);
+    remove("good.model");
+    remove("bad.model");
+    remove("blank.model");
+}
+END_TEST
+
 START_TEST(save_failure_leaves_old_file)
 {
     tsgs_dataset *ds;
@@ -205,6 +283,7 @@ Suite *model_suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, save_load_predict_identical);
     tcase_add_test(tc, corrupt_files_refused);
+    tcase_add_test(tc, strict_header_refused);
     tcase_add_test(tc, save_failure_leaves_old_file);
     tcase_add_test(tc, predict_refuses_other_width);
     suite_add_tcase(s, tc);
