@@ -18,6 +18,28 @@ static char *trim(char *s)
     return s;
 }
 
+/* Index of the first byte of s[0..n) that is not text (a control byte
+ * other than tab / CR / LF, or a NUL), or n. */
+static size_t first_binary_byte(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if ((c < 0x20 && c != '\t' && c != '\r' && c != '\n') || c == 0x7f)
+            return i;
+    }
+    return n;
+}
+
+/* Index of the first byte of key that is not printable ASCII, or -1: such
+ * a key is named by its byte, not echoed to the terminal. */
+static long first_non_ascii(const char *key)
+{
+    for (long i = 0; key[i]; i++)
+        if ((unsigned char)key[i] < 0x21 || (unsigned char)key[i] > 0x7e)
+            return i;
+    return -1;
+}
+
 tsgs_status tsgs_config_read(const char *path, tsgs_config_fn fn, void *user,
                              tsgs_error *err)
 {
@@ -29,12 +51,28 @@ tsgs_status tsgs_config_read(const char *path, tsgs_config_fn fn, void *user,
     size_t cap = 0;
     long line = 0;
     tsgs_status st = TSGS_OK;
-    while (getline(&buf, &cap, f) >= 0) {
+    ssize_t n;
+    while ((n = getline(&buf, &cap, f)) >= 0) {
         line++;
-        char *hash = strchr(buf, '#');
+        char *text = buf;
+        /* A UTF-8 byte order mark, as some editors write: skipped, as the
+         * data reader does. */
+        if (line == 1 && n >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0) {
+            text += 3;
+            n -= 3;
+        }
+        size_t bad = first_binary_byte(text, (size_t)n);
+        if (bad < (size_t)n) {
+            st = tsgs__fail(err, TSGS_ERR_PARSE, path, line,
+                            "byte 0x%02x at column %zu is not text: a "
+                            "config file has \"key = value\" lines",
+                            (unsigned char)text[bad], bad + 1);
+            break;
+        }
+        char *hash = strchr(text, '#');
         if (hash)
             *hash = '\0';
-        char *s = trim(buf);
+        char *s = trim(text);
         if (*s == '\0')
             continue;
         char *eq = strchr(s, '=');
@@ -49,6 +87,14 @@ tsgs_status tsgs_config_read(const char *path, tsgs_config_fn fn, void *user,
             st = tsgs__fail(err, TSGS_ERR_PARSE, path, line,
                             "%s: empty %s", *key ? key : "(no key)",
                             *key ? "value" : "key");
+            break;
+        }
+        long odd = first_non_ascii(key);
+        if (odd >= 0) {
+            st = tsgs__fail(err, TSGS_ERR_PARSE, path, line,
+                            "the key has byte 0x%02x at column %ld: keys "
+                            "are option names such as c or max-features",
+                            (unsigned char)key[odd], odd + 1);
             break;
         }
         tsgs_error inner;

@@ -148,6 +148,19 @@ START_TEST(config_errors_name_file_and_line)
     write_file(path, "eta = 0.5\n");
     ck_assert_int_eq(tsgs_config_read(path, set_param, &p, &err), TSGS_ERR_PARAM);
     ck_assert_ptr_nonnull(strstr(err.message, "eta"));
+    /* binary data and odd keys are named by their byte, never echoed */
+    write_file(path, "c = 1\n\x01\x02 = \xff\n");
+    ck_assert_int_eq(tsgs_config_read(path, set_param, &p, &err), TSGS_ERR_PARSE);
+    ck_assert_ptr_nonnull(strstr(err.message, "tmp_bad.conf:2: byte 0x01 at column 1"));
+    ck_assert_ptr_null(strchr(err.message, '\x02'));
+    write_file(path, "\xff\xfe = 3\n");
+    ck_assert_int_eq(tsgs_config_read(path, set_param, &p, &err), TSGS_ERR_PARSE);
+    ck_assert_ptr_nonnull(strstr(err.message, "byte 0xff"));
+    ck_assert_ptr_null(strchr(err.message, '\xfe'));
+    /* a UTF-8 byte order mark is skipped, as in data files */
+    write_file(path, "\xef\xbb\xbf" "c = 7\n");
+    ck_assert_int_eq(tsgs_config_read(path, set_param, &p, &err), TSGS_OK);
+    ck_assert_double_eq(p.c, 7);
     remove(path);
     ck_assert_int_eq(tsgs_config_read("no/such.conf", set_param, &p, &err), TSGS_ERR_IO);
     ck_assert_ptr_nonnull(strstr(err.message, "no/such.conf"));
