@@ -443,6 +443,15 @@ START_TEST(bad_arguments)
         model, NULL);
     assert_error(&r, "no-such.svm", NULL);
     result_free(&r);
+    /* one class among the labeled rows: the error names the file */
+    const char *one = tmp("one.svm");
+    FILE *f = fopen(one, "w");
+    fputs("1 1:0.5\n1 1:0.7\n1 1:0.1\n", f);
+    fclose(f);
+    run(&r, "train", one, model, NULL);
+    assert_error(&r, one, "both classes", NULL);
+    result_free(&r);
+    remove(one);
     /* a test file with features the training rows never had: LIBSVM
      * ignores them, with a warning naming the file and the count */
     run(&r, "train", "-q", "--test", DATA "wide.svm", DATA "train.svm",

@@ -297,7 +297,12 @@ int cmd_train(int argc, char **argv)
     int stopped = 0;
     double t1 = wall();
     if (tsgs_train(train, &o.params, &hooks, &model, &stopped, &err)) {
-        cli_error(&err);
+        /* The library sees rows, not files: a fault in the data (one
+         * class, no labeled rows) is named here by the file it came from. */
+        if (err.code == TSGS_ERR_DATA && err.file[0] == '\0')
+            fprintf(stderr, "ERROR: %s: %s\n", train_path, err.message);
+        else
+            cli_error(&err);
         goto done;
     }
     double train_s = wall() - t1;
