@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -79,6 +81,46 @@ static void write_model(FILE *f, const tsgs_model *m)
     fputs("end\n", f);
 }
 
+/* Temporary files "<name>.tmp.<pid>.<n>" beside path left by a save that
+ * was killed (its process is gone) are removed: only this format's own
+ * names, only for a dead pid, so a save running elsewhere keeps its file. */
+static void remove_stale_temporaries(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    size_t dlen = slash ? (size_t)(slash - path) : 0, blen = strlen(base);
+    char *dir = strndup(slash ? path : ".", slash ? (dlen ? dlen : 1) : 1);
+    if (!dir)
+        return;
+    DIR *dh = opendir(dir);
+    if (!dh) {
+        free(dir);
+        return;
+    }
+    struct dirent *e;
+    while ((e = readdir(dh))) {
+        const char *name = e->d_name;
+        if (strncmp(name, base, blen) != 0 || strncmp(name + blen, ".tmp.", 5))
+            continue;
+        char *end;
+        errno = 0;
+        long pid = strtol(name + blen + 5, &end, 10);
+        if (errno || pid <= 0 || *end != '.' || end[1] < '0' || end[1] > '9')
+            continue;
+        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue; /* alive, or not ours to know */
+        size_t need = strlen(dir) + strlen(name) + 2;
+        char *full = malloc(need);
+        if (full) {
+            snprintf(full, need, "%s/%s", dir, name);
+            unlink(full);
+            free(full);
+        }
+    }
+    closedir(dh);
+    free(dir);
+}
+
 tsgs_status tsgs_model_save(const tsgs_model *m, const char *path,
                             tsgs_error *err)
 {
@@ -91,6 +133,7 @@ tsgs_status tsgs_model_save(const tsgs_model *m, const char *path,
         return tsgs__fail(err, TSGS_ERR_IO, path, 0,
                           "exists and is not a regular file: a model is "
                           "written to a file");
+    remove_stale_temporaries(path);
     /* A temporary file beside the target, renamed over it once complete:
      * an interrupted save never leaves a half-written model. Created with
      * mode 0666 so the umask applies, as for any file the user writes. */

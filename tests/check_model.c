@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "fixtures.h"
 #include "internal.h"
@@ -247,6 +249,36 @@ START_TEST(strict_header_refused)
 }
 END_TEST
 
+/* A save killed midway leaves "<model>.tmp.<pid>.<n>"; the next save
+ * beside it removes it when that process is gone, and leaves the
+ * temporary file of a process still alive (a save in progress). */
+START_TEST(stale_temporaries_removed)
+{
+    pid_t child = fork();
+    if (child == 0)
+        _exit(0);
+    ck_assert_int_gt(child, 0);
+    waitpid(child, NULL, 0);
+    char dead[64], alive[64];
+    snprintf(dead, sizeof dead, "stale.model.tmp.%ld.3", (long)child);
+    snprintf(alive, sizeof alive, "stale.model.tmp.%ld.9", (long)getpid());
+    spit(dead, "half a model", 12);
+    spit(alive, "a save in progress", 18);
+    spit("stale.model.tmp.notapid", "someone else's", 14);
+    tsgs_dataset *ds;
+    tsgs_model *m = trained(TSGS_FEATURES_PAIR, TSGS_SCALE_ZSCORE, &ds);
+    ck_assert_int_eq(tsgs_model_save(m, "stale.model", NULL), TSGS_OK);
+    ck_assert_int_ne(access(dead, F_OK), 0);
+    ck_assert_int_eq(access(alive, F_OK), 0);
+    ck_assert_int_eq(access("stale.model.tmp.notapid", F_OK), 0);
+    remove(alive);
+    remove("stale.model.tmp.notapid");
+    remove("stale.model");
+    tsgs_model_free(m);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
 START_TEST(save_failure_leaves_old_file)
 {
     tsgs_dataset *ds;
@@ -284,6 +316,7 @@ Suite *model_suite(void)
     tcase_add_test(tc, save_load_predict_identical);
     tcase_add_test(tc, corrupt_files_refused);
     tcase_add_test(tc, strict_header_refused);
+    tcase_add_test(tc, stale_temporaries_removed);
     tcase_add_test(tc, save_failure_leaves_old_file);
     tcase_add_test(tc, predict_refuses_other_width);
     suite_add_tcase(s, tc);
