@@ -64,7 +64,7 @@ static double closed_form(tsgs_kernel k, double sigma, const float *x,
 static double rff_error(tsgs_kernel kernel, tsgs_feature_map map, long D)
 {
     const size_t d = 6;
-    tsgs__fspec fs = {kernel, map, 0.7, d, 99, 8, 0};
+    tsgs__fspec fs = {kernel, map, 0.7, d, 99, 8, 0, 0, 1};
     fs.dirs = map == TSGS_FEATURES_PAIR ? 4 : 8;
     const long ng = (D + TSGS__LANES - 1) / TSGS__LANES;
     float *panel = malloc(sizeof(float) * (size_t)ng * TSGS__LANES * d);
@@ -130,7 +130,7 @@ typedef struct {
 static void case_init(bench_case *c, tsgs_feature_map map, size_t n, size_t d,
                       long ndirs)
 {
-    tsgs__fspec fs = {TSGS_KERNEL_RBF, map, 0.3, d, 5, 10, 0};
+    tsgs__fspec fs = {TSGS_KERNEL_RBF, map, 0.3, d, 5, 10, 0, 0, 1};
     fs.dirs = map == TSGS_FEATURES_PAIR ? 5 : 10;
     c->fs = fs;
     c->ndirs = ndirs;

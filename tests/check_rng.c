@@ -80,7 +80,7 @@ END_TEST
 
 static tsgs__fspec spec(tsgs_kernel kernel, tsgs_feature_map map, size_t d)
 {
-    tsgs__fspec fs = {kernel, map, 0.5, d, 12345, 6, map == TSGS_FEATURES_PAIR ? 3 : 6};
+    tsgs__fspec fs = {kernel, map, 0.5, d, 12345, 6, map == TSGS_FEATURES_PAIR ? 3 : 6, 0, 1};
     return fs;
 }
 
