@@ -108,6 +108,11 @@ void tsgs__normal_pair(tsgs__u32x4 r, double *z0, double *z1);
 uint64_t tsgs__below(uint64_t seed, uint32_t stream, uint64_t counter,
                      uint64_t n);
 
+/* tsgs_params.balance: -1 auto, 0 off, and: */
+#define TSGS__BALANCE_HOLD 1    /* hold the unlabeled class ratio (safe: the
+                                   mean output; stochastic: a quantile) */
+#define TSGS__BALANCE_CENTRED 2 /* stochastic: centred unlabeled weights */
+
 /* --------------------------------------------------- core: features.c */
 
 /* What a random feature block is: every direction of block b is a pure

@@ -140,11 +140,13 @@ static const entry_t table[] = {
      "old blocks the checking rule examines per step"},
     {"cache-mb", K_DOUBLE, OFF(cache_mb), 0, 1e9, NULL,
      "keep feature directions cached up to this size, else regenerate"},
-    {"balance", K_INT, OFF(balance), -1, 1, NULL,
+    {"balance", K_INT, OFF(balance), -1, 2, NULL,
      "1: hold the share of unlabeled rows predicted positive to the ratio "
      "(safe: the mean output; the stochastic solvers: a quantile of it, "
-     "which sets their bias); 0: off (the stochastic solvers learn their "
-     "bias); -1: safe on, the others off"},
+     "which sets their bias); 2 (stochastic solvers): centre the unlabeled "
+     "loss's weights in each mini-batch, so that it cannot push every row "
+     "to one class, the bias learned; 0: off (the papers' gradient, the "
+     "bias learned); -1: safe 1, the others 2"},
     {"balance-ratio", K_DOUBLE, OFF(balance_ratio), -1, 0.999999, NULL,
      "positive fraction for balance; -1: that of the labeled rows"},
     {"anneal", K_DOUBLE, OFF(anneal), 0, 1, NULL,
@@ -353,6 +355,11 @@ tsgs_status tsgs_params_check(const tsgs_params *p, tsgs_error *err)
                           "Gaussian directions can be made orthogonal; use "
                           "directions = iid or auto with the laplacian "
                           "kernel");
+    if (p->balance == TSGS__BALANCE_CENTRED && p->solver == TSGS_SOLVER_SAFE)
+        return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
+                          "balance = 2: centred weights are the stochastic "
+                          "solvers' rule; the safe solver holds the mean "
+                          "output (1) or nothing (0)");
     if (p->step == TSGS_STEP_DECAYING && p->theta >= 1.0)
         return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
                           "theta = %g: the decaying step size theta must be "

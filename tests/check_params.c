@@ -62,7 +62,7 @@ START_TEST(bad_values_name_the_key)
         {"c", "abc"}, {"c", "-1"}, {"c", "nan"}, {"c", "inf"}, {"eta", "1"},
         {"kernel", "poly"}, {"block-size", "0"}, {"block-size", "3x"},
         {"threads", "-2"}, {"anneal", "1.5"}, {"seed", "-4"}, {"passes", "-1"},
-        {"balance", "2"}, {"uloss", ""}, {"max-features", "-7"}};
+        {"balance", "3"}, {"uloss", ""}, {"max-features", "-7"}};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         ck_assert_int_eq(tsgs_params_set(&p, bad[i][0], bad[i][1], &err),
                          TSGS_ERR_PARAM);

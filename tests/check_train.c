@@ -379,6 +379,60 @@ START_TEST(codrna_200_labels_accuracy)
 }
 END_TEST
 
+static double share_positive(const double *dec, size_t from, size_t n)
+{
+    size_t pos = 0;
+    for (size_t i = from; i < n; i++)
+        pos += dec[i] > 0;
+    return (double)pos / (double)(n - from);
+}
+
+/* The classic S3VM benchmark shape (two Gaussians in 50-d, Bayes error 5%,
+ * 50 labels, 500 unlabeled rows), tsg with its defaults otherwise: with no
+ * balance rule (0) the unlabeled loss pushes every row to one class on
+ * these seeds; with centred unlabeled weights (auto = 2) the classes stay
+ * near half and tsg is at least level with dsg on the same labels. */
+START_TEST(centred_weights_prevent_one_class)
+{
+    const size_t n = 550, nl = 50;
+    int collapsed = 0;
+    for (unsigned seed = 1; seed <= 3; seed++) {
+        double *truth;
+        tsgs_dataset *ds = fixture_blobs(n, 50, 0.465, 0.5, nl, 25, seed, &truth);
+        tsgs_params p = tsgs_params_default();
+        p.solver = TSGS_SOLVER_TSG;
+        tsgs_model *off, *centred, *sup;
+        p.balance = 0;
+        ck_assert_int_eq(tsgs_train(ds, &p, NULL, &off, NULL, NULL), TSGS_OK);
+        p.balance = -1;
+        ck_assert_int_eq(tsgs_train(ds, &p, NULL, &centred, NULL, NULL), TSGS_OK);
+        ck_assert_int_eq(centred->params.balance, 2);
+        p.solver = TSGS_SOLVER_DSG;
+        ck_assert_int_eq(tsgs_train(ds, &p, NULL, &sup, NULL, NULL), TSGS_OK);
+        double *d0 = decisions(off, ds, 2), *d2 = decisions(centred, ds, 2),
+               *ds_ = decisions(sup, ds, 2);
+        double share0 = share_positive(d0, nl, n), share2 = share_positive(d2, nl, n);
+        double a0 = agreement(d0, truth, nl, n), a2 = agreement(d2, truth, nl, n),
+               asup = agreement(ds_, truth, nl, n);
+        printf("50-d Gaussians seed %u: tsg balance 0 %.3f (%.0f%% positive), "
+               "centred %.3f (%.0f%% positive), dsg %.3f\n",
+               seed, a0, 100 * share0, a2, 100 * share2, asup);
+        collapsed += share0 < 0.02 || share0 > 0.98;
+        ck_assert(share2 > 0.3 && share2 < 0.7);
+        ck_assert_double_ge(a2, asup - 0.01);
+        free(d0);
+        free(d2);
+        free(ds_);
+        free(truth);
+        tsgs_model_free(off);
+        tsgs_model_free(centred);
+        tsgs_model_free(sup);
+        tsgs_dataset_free(ds);
+    }
+    ck_assert_int_ge(collapsed, 1); /* what the rule is there for */
+}
+END_TEST
+
 /* The checking rule's step is the largest eta <= gamma that satisfies
  * the inequality: compare with a fine scan. */
 START_TEST(checked_step_solves_the_inequality)
@@ -563,6 +617,7 @@ Suite *train_suite(void)
     tcase_add_test(tc, bad_training_data);
     tcase_add_test(tc, codrna_200_labels_accuracy);
     tcase_add_test(tc, auto_settings_match_the_exact_svm);
+    tcase_add_test(tc, centred_weights_prevent_one_class);
     tcase_add_test(tc, learned_bias_first_step);
     tcase_add_test(tc, checked_step_solves_the_inequality);
     tcase_add_test(tc, cdsg_reuses_blocks);
