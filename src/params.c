@@ -91,7 +91,8 @@ static const entry_t table[] = {
     {"kernel", K_ENUM, OFF(kernel), 0, 0, kernel_names,
      "rbf exp(-sigma |x-x'|^2) or laplacian exp(-sigma |x-x'|_1)"},
     {"sigma", K_DOUBLE, OFF(sigma), 0, BIG, NULL,
-     "kernel parameter gamma of exp(-gamma |x-x'|^2) (LIBSVM's -g); 0: "
+     "kernel parameter gamma of exp(-gamma |x-x'|^2) (LIBSVM's -g; "
+     "--gamma is the same); 0: "
      "picked by CV on the labeled rows (bs3vm: 1 / (2 * total variance))"},
     {"feature-map", K_ENUM, OFF(feature_map), 0, 0, fmap_names,
      "pair: cos and sin of w.x (lower variance); cos: sqrt(2) cos(w.x + b)"},
@@ -184,6 +185,8 @@ static const entry_t table[] = {
 
 static const entry_t *find(const char *key)
 {
+    if (strcmp(key, "gamma") == 0) /* LIBSVM's name for it */
+        key = "sigma";
     for (size_t i = 0; i < NENTRIES; i++)
         if (strcmp(table[i].key, key) == 0)
             return &table[i];

@@ -369,7 +369,8 @@ START_TEST(help_lists_every_key)
     ck_assert_uint_gt(keys, 20);
     /* the tool's own options too */
     const char *own[] = {"--labeled", "--unlabeled", "--unlabeled-label",
-                         "--test", "--test-every", "--format", "-c FILE"};
+                         "--test", "--test-every", "--format", "--config FILE",
+                         "-c C", "-g GAMMA"};
     for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
         ck_assert_msg(strstr(r.out, own[i]), "--help lacks %s", own[i]);
     ck_assert_str_eq(r.err, "");
@@ -561,17 +562,85 @@ END_TEST
 START_TEST(config_unknown_key)
 {
     result r;
-    run(&r, "train", "-c", DATA "unknown_key.conf", DATA "train.svm",
+    run(&r, "train", "--config", DATA "unknown_key.conf", DATA "train.svm",
         tmp("m.model"), NULL);
     assert_error(&r, "unknown_key.conf:4", "bogus-key", NULL);
     result_free(&r);
-    run(&r, "train", "-c", DATA "no-such.conf", DATA "train.svm",
+    run(&r, "train", "--config", DATA "no-such.conf", DATA "train.svm",
         tmp("m.model"), NULL);
     assert_error(&r, "no-such.conf", NULL);
     result_free(&r);
-    run(&r, "train", DATA "train.svm", tmp("m.model"), "-c", NULL);
-    assert_error(&r, "-c", NULL);
+    run(&r, "train", DATA "train.svm", tmp("m.model"), "--config", NULL);
+    assert_error(&r, "--config", NULL);
     result_free(&r);
+    /* the config file's old flag: -c is svm-train's cost now */
+    run(&r, "train", "-c", DATA "seed.conf", DATA "train.svm", tmp("m.model"),
+        NULL);
+    assert_error(&r, "-c", "cost C", "--config " DATA "seed.conf", NULL);
+    result_free(&r);
+}
+END_TEST
+
+static void assert_model_line(const char *model, const char *line);
+
+/* svm-train's short options: -c is the cost per labeled row, -g gamma;
+ * -t 2 / -s 0 / -b 0 / -m / -h accepted; the rest refused, naming why and
+ * the way here. predict writes to standard output for "-". */
+START_TEST(svm_train_short_options)
+{
+    const char *model = tmp("m.model");
+    result r;
+    run(&r, "train", "-q", "-c", "10", "-g", "0.5", "-t", "2", "-s", "0",
+        "-b", "0", "-m", "100", "-h", "0", "--labeled", "20",
+        DATA "train.svm", model, NULL);
+    ck_assert_msg(r.status == 0, "train: %s", r.err);
+    result_free(&r);
+    assert_model_line(model, "c 2e+02"); /* 10 x 20 labeled rows */
+    assert_model_line(model, "sigma 0.5");
+    run(&r, "train", "-q", "--gamma", "0.25", DATA "train.svm", model, NULL);
+    ck_assert_msg(r.status == 0, "train: %s", r.err);
+    result_free(&r);
+    assert_model_line(model, "sigma 0.25");
+    static const char *const refused[][3] = {
+        {"-t", "0", "rbf kernel (-t 2)"},
+        {"-s", "1", "C-SVC"},
+        {"-v", "5", "tsgs3vm cv --folds 5"},
+        {"-b", "1", "probability"},
+        {"-e", "0.01", "--passes"},
+        {"-w1", "2", "--balance"},
+        {"-c", "-3", "positive number"},
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        run(&r, "train", refused[i][0], refused[i][1], DATA "train.svm", model,
+            NULL);
+        assert_error(&r, refused[i][0], refused[i][2], NULL);
+        result_free(&r);
+    }
+    run(&r, "predict", model, DATA "test.svm", "-", NULL);
+    ck_assert_msg(r.status == 0, "predict: %s", r.err);
+    ck_assert_ptr_nonnull(strstr(r.err, "Accuracy = "));
+    ck_assert_ptr_null(strstr(r.out, "Accuracy"));
+    ck_assert_int_gt((int)strlen(r.out), 10);
+    result_free(&r);
+    /* an output path that is a link (as /dev/stdout is) is written
+     * through, never replaced by the rename of a safe write */
+    char target[256], link[256];
+    snprintf(target, sizeof target, "%s", tmp("target.txt"));
+    snprintf(link, sizeof link, "%s", tmp("out.lnk"));
+    ck_assert_int_eq(symlink(target, link), 0);
+    run(&r, "predict", "-q", model, DATA "test.svm", link, NULL);
+    ck_assert_msg(r.status == 0, "predict: %s", r.err);
+    result_free(&r);
+    struct stat st;
+    ck_assert_int_eq(lstat(link, &st), 0);
+    ck_assert(S_ISLNK(st.st_mode));
+    char *out = slurp(target);
+    ck_assert_ptr_nonnull(out);
+    ck_assert_int_gt((int)strlen(out), 10);
+    free(out);
+    remove(link);
+    remove(target);
+    remove(model);
 }
 END_TEST
 
@@ -590,7 +659,7 @@ START_TEST(command_line_beats_config)
 {
     const char *model = tmp("m.model");
     result r;
-    run(&r, "train", "-q", "--seed", "9", "-c", DATA "seed.conf",
+    run(&r, "train", "-q", "--seed", "9", "--config", DATA "seed.conf",
         DATA "train.svm", model, NULL);
     ck_assert_msg(r.status == 0, "train: %s", r.err);
     result_free(&r);
@@ -809,6 +878,7 @@ Suite *cli_suite(void)
     tcase_add_test(tc, special_files);
     tcase_add_test(tc, config_unknown_key);
     tcase_add_test(tc, command_line_beats_config);
+    tcase_add_test(tc, svm_train_short_options);
     tcase_add_test(tc, labeled_keeps_n);
     tcase_add_test(tc, unlabeled_file_and_label);
     tcase_add_test(tc, interrupt_saves_model);

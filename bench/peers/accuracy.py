@@ -154,7 +154,7 @@ def bs3vm_options(a):
 
 def search_ours(a, masked, conf, solver, n_l, fixed=None):
     """Our CV protocol; returns (options dict, cv accuracy)."""
-    base = [a.tool, "cv", "-q", "-c", conf, "--format", "libsvm", "--scale", "none",
+    base = [a.tool, "cv", "-q", "--config", conf, "--format", "libsvm", "--scale", "none",
             "--unlabeled-label", "0", "--solver", solver,
             "--threads", str(os.cpu_count())]  # untimed: all cores
     if solver == "bs3vm":

@@ -362,7 +362,7 @@ def main():
                     name = "tsgs3vm_" + s + a.tag
                     model, pred = os.path.join(wd, name + ".model"), os.path.join(
                         wd, name + ".pred")
-                    opts = ((["-c", a.conf] if a.conf else [])
+                    opts = ((["--config", a.conf] if a.conf else [])
                             + ["--solver", s, "--scale", "none", "--unlabeled-label", a.marker,
                                "--seed", str(seed), "--threads", str(a.threads)]
                             + shlex.split(a.tool_args))

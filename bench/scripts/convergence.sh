@@ -14,7 +14,7 @@ printf 'solver\titeration\ttest_error\n'
 for solver in tsg dsg frs; do
     extra=()
     [ "$solver" = dsg ] && extra=(--iterations 2318)
-    ./build/tsgs3vm train -c configs/cod-rna.conf --solver "$solver" \
+    ./build/tsgs3vm train --config configs/cod-rna.conf --solver "$solver" \
         --labeled 200 --test tests/data/real/cod-rna.t.xz --test-every "$every" \
         "${extra[@]}" tests/data/real/cod-rna.txt.xz /tmp/convergence.model 2>&1 |
         tr '\r' '\n' |

@@ -16,7 +16,7 @@ printf 'solver\tseed\tthreads\ttest_accuracy\ttrain_s\textra_options\n'
 run() { # solver seed extra...
     local solver=$1 seed=$2; shift 2
     local out
-    out=$("$tool" train -c configs/cod-rna.conf --solver "$solver" \
+    out=$("$tool" train --config configs/cod-rna.conf --solver "$solver" \
         --labeled 200 --seed "$seed" --test "$data/cod-rna.t.xz" \
         --test-every 1000000000 "$@" "$data/cod-rna.txt.xz" /tmp/solvers_codrna.model 2>&1)
     local acc secs

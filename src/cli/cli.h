@@ -3,6 +3,8 @@
 #ifndef TSGS_CLI_H
 #define TSGS_CLI_H
 
+#include <stdio.h>
+
 #include "tsgs3vm.h"
 
 typedef struct {
@@ -14,6 +16,7 @@ typedef struct {
     long test_every;            /* iterations between test accuracies */
     char *topology_xml;         /* topology --xml FILE (owned) */
     char *topology_synthetic;   /* topology --synthetic DESCRIPTION (owned) */
+    double libsvm_c;            /* -c C: svm-train's per-row cost; 0: none */
     int quiet;
     int help;
     const char *positional[4];
@@ -21,15 +24,23 @@ typedef struct {
 } cli_opts;
 
 void cli_opts_init(cli_opts *o);
-/* Frees the strings the options own (file names from argv or -c FILE). */
+/* Frees the strings the options own (file names from argv or --config). */
 void cli_opts_free(cli_opts *o);
 
-/* Applies -c FILE first, then every option of argv (argv[0] is the
+/* Applies --config FILE first, then every option of argv (argv[0] is the
  * subcommand): command line > config file > environment > defaults.
  * Returns 0 on success; prints "ERROR: ..." and returns 1 otherwise. */
 int cli_parse(cli_opts *o, int argc, char **argv, const char *const *allowed);
 
-/* Reads a data file with the read options; prints errors. */
+/* -c C (svm-train's cost per labeled row) as this library's C, the
+ * weight of the mean hinge loss: C x the labeled rows of ds. */
+void cli_apply_libsvm_c(cli_opts *o, const tsgs_dataset *ds);
+
+/* path, or for "-" standard input (output 0) / standard output (1). */
+const char *cli_path(const char *path, int output);
+
+/* Reads a data file ("-": standard input) with the read options; prints
+ * errors. */
 int cli_read(const cli_opts *o, const char *path, tsgs_dataset **out);
 
 void cli_error(const tsgs_error *err);
@@ -45,9 +56,9 @@ size_t cli_count_correct(const tsgs_model *m, const tsgs_dataset *ds,
                          const double *dec, size_t *n_labeled,
                          size_t *n_foreign);
 
-/* Prints the accuracy line "<what> = XX.XX% (k/n)" on stdout, after a
+/* Prints the accuracy line "<what> = XX.XX% (k/n)" on `to`, after a
  * warning on stderr (unless quiet) when labels are not the model's. */
-void cli_print_accuracy(const char *what, const char *path,
+void cli_print_accuracy(FILE *to, const char *what, const char *path,
                         const tsgs_model *m, const tsgs_dataset *ds,
                         const double *dec, int quiet);
 
@@ -59,7 +70,8 @@ int cli_is_special(const char *path);
  * have given it: 0666 less the umask. */
 void cli_default_mode(const char *path);
 void cli_print_param_help(const tsgs_params *p);
-void cli_print_read_help(void);
+/* unlabeled_label: list --unlabeled-label (commands that take it). */
+void cli_print_read_help(int unlabeled_label);
 
 int cmd_train(int argc, char **argv);
 int cmd_predict(int argc, char **argv);

@@ -84,17 +84,18 @@ static void usage(const cli_opts *o)
            "most %d axes)\n"
            "  --grid KEY=log:LO:HI[:S] 10^LO .. 10^HI in steps of S "
            "(default 1)\n"
-           "  --folds K                folds (default 5)\n"
+           "  --folds K, -v K          folds (default 5)\n"
            "  --cv-parallel MODE       grid: fits side by side, one thread "
            "each (default);\n"
            "                           fit: one fit at a time on all "
            "threads\n"
            "  --write-config FILE      write the best point as a config "
            "file\n"
-           "  --labeled N, --unlabeled FILE, --unlabeled-label V, -c FILE, "
-           "-q as for train\n\n",
+           "  --labeled N, --unlabeled FILE, --unlabeled-label V, --config "
+           "FILE, -c C, -g GAMMA, -q\n"
+           "                           as for train\n\n",
            MAX_AXES);
-    cli_print_read_help();
+    cli_print_read_help(1);
     printf("\nModel options (key, default, meaning):\n");
     cli_print_param_help(&o->params);
 }
@@ -217,7 +218,8 @@ int cmd_cv(int argc, char **argv)
                 bad = parse_axis(val, &axes[naxes++]);
             }
             i++;
-        } else if (i > 0 && strcmp(a, "--folds") == 0 && val) {
+        } else if (i > 0 && (strcmp(a, "--folds") == 0 ||
+                             strcmp(a, "-v") == 0) && val) { /* svm-train */
             char *end;
             long f = strtol(val, &end, 10);
             if (*end || f < 2 || f > 1000) {
@@ -303,6 +305,14 @@ int cmd_cv(int argc, char **argv)
                                                   o.params.seed, &err)) {
         cli_error(&err);
         goto done;
+    }
+    if (o.libsvm_c > 0.0) { /* -c C: every point's C, unless an axis */
+        int c_axis = 0;
+        for (int a = 0; a < naxes; a++)
+            c_axis |= strcmp(axes[a].key, "c") == 0;
+        cli_apply_libsvm_c(&o, train);
+        for (size_t i = 0; i < npoints && !c_axis; i++)
+            points[i].c = o.params.c;
     }
     report_ctx ctx = {axes, naxes, o.quiet, wall()};
     if (!o.quiet)

@@ -1,5 +1,8 @@
 /* Options: long flags named like the config keys, "--key value" or
- * "--key=value"; -c FILE reads a config file first. */
+ * "--key=value"; --config FILE reads a config file first; svm-train's
+ * short options where they mean the same thing (-c cost, -g gamma, -t 2,
+ * -s 0, -b 0, -q), a clear error naming the long option where not; "-"
+ * for standard input / output. */
 #include "cli.h"
 
 #include <errno.h>
@@ -57,7 +60,7 @@ size_t cli_count_correct(const tsgs_model *m, const tsgs_dataset *ds,
     return right;
 }
 
-void cli_print_accuracy(const char *what, const char *path,
+void cli_print_accuracy(FILE *to, const char *what, const char *path,
                         const tsgs_model *m, const tsgs_dataset *ds,
                         const double *dec, int quiet)
 {
@@ -71,8 +74,8 @@ void cli_print_accuracy(const char *what, const char *path,
                         "wrong\n",
                 path, foreign, n, tsgs_model_label(m, -1.0),
                 tsgs_model_label(m, 1.0));
-    printf("%s = %.2f%% (%zu/%zu)\n", what,
-           100.0 * (double)right / (double)n, right, n);
+    fprintf(to, "%s = %.2f%% (%zu/%zu)\n", what,
+            100.0 * (double)right / (double)n, right, n);
 }
 
 int cli_is_special(const char *path)
@@ -170,6 +173,8 @@ static tsgs_status set_key(const char *key, const char *value, void *user,
 
 static int allowed_key(const char *key, const char *const *allowed)
 {
+    if (strcmp(key, "gamma") == 0) /* tsgs_params_set's name for sigma */
+        key = "sigma";
     tsgs_params dummy = tsgs_params_default();
     for (size_t i = 0; allowed[i]; i++) {
         if (strcmp(allowed[i], "@params") == 0) {
@@ -203,7 +208,122 @@ static tsgs_status set_config_key(const char *key, const char *value,
 
 static int is_config_flag(const char *a)
 {
-    return strcmp(a, "-c") == 0 || strcmp(a, "--config") == 0;
+    return strcmp(a, "--config") == 0;
+}
+
+static int parse_number(const char *v, double *out)
+{
+    char *end;
+    errno = 0;
+    double x = strtod(v, &end);
+    if (end == v || *end != '\0' || errno)
+        return -1;
+    *out = x;
+    return 0;
+}
+
+/* svm-train's / svm-predict's short option `flag` with its value. 0 when
+ * taken; 1 after printing why not. */
+static int short_option(cli_opts *o, const char *flag, const char *value,
+                        const char *const *allowed)
+{
+    const int train = allowed_key("c", allowed);
+    double x;
+    tsgs_error err;
+    memset(&err, 0, sizeof err);
+    if (strcmp(flag, "-c") == 0 && train) {
+        if (parse_number(value, &x) != 0 || !(x > 0.0)) {
+            fprintf(stderr, "ERROR: -c \"%s\": -c is the cost C, a positive "
+                            "number, as in svm-train; a config file is read "
+                            "with --config %s\n",
+                    value, value);
+            return 1;
+        }
+        o->libsvm_c = x;
+        return 0;
+    }
+    if (strcmp(flag, "-g") == 0 && train) {
+        if (set_key("sigma", value, o, &err) != TSGS_OK) {
+            fprintf(stderr, "ERROR: -g (gamma, --sigma): %s\n", err.message);
+            return 1;
+        }
+        return 0;
+    }
+    if (strcmp(flag, "-t") == 0 && train) {
+        if (strcmp(value, "2") == 0)
+            return set_key("kernel", "rbf", o, &err) != TSGS_OK;
+        fprintf(stderr, "ERROR: -t %s: this tool has the rbf kernel (-t 2) "
+                        "and the laplacian one (--kernel laplacian), both "
+                        "through random features; no linear, polynomial or "
+                        "sigmoid kernel\n",
+                value);
+        return 1;
+    }
+    if (strcmp(flag, "-s") == 0 && train) {
+        if (strcmp(value, "0") == 0)
+            return 0; /* C-SVC: what every solver here is */
+        fprintf(stderr, "ERROR: -s %s: this tool trains C-SVC classifiers "
+                        "only (-s 0); --solver picks how\n",
+                value);
+        return 1;
+    }
+    if (strcmp(flag, "-v") == 0 && train) {
+        fprintf(stderr, "ERROR: -v %s: cross-validation is its own command: "
+                        "tsgs3vm cv --folds %s TRAIN_FILE (see tsgs3vm cv "
+                        "--help)\n",
+                value, value);
+        return 1;
+    }
+    if (strcmp(flag, "-b") == 0) {
+        if (strcmp(value, "0") == 0)
+            return 0;
+        fprintf(stderr, "ERROR: -b %s: probability outputs are not "
+                        "available yet; predict writes the label and the "
+                        "decision value\n",
+                value);
+        return 1;
+    }
+    static const char *const others[][2] = {
+        {"-d", "the kernel degree (no polynomial kernel here)"},
+        {"-r", "coef0 (no polynomial or sigmoid kernel here)"},
+        {"-n", "nu (no nu-SVM here)"},
+        {"-p", "epsilon of SVR (no regression here)"},
+        {"-e", "the stopping tolerance (the steps are set by --passes or "
+               "--iterations)"},
+    };
+    /* The kernel cache size and shrinking change how fast LIBSVM gets
+     * there, not the model: accepted and ignored. */
+    if ((strcmp(flag, "-m") == 0 && parse_number(value, &x) == 0) ||
+        (strcmp(flag, "-h") == 0 &&
+         (strcmp(value, "0") == 0 || strcmp(value, "1") == 0)))
+        return 0;
+    for (size_t i = 0; i < sizeof others / sizeof others[0]; i++)
+        if (strcmp(flag, others[i][0]) == 0) {
+            fprintf(stderr, "ERROR: %s: svm-train's %s has no counterpart "
+                            "here: %s\n",
+                    flag, flag, others[i][1]);
+            return 1;
+        }
+    if (strncmp(flag, "-w", 2) == 0) {
+        fprintf(stderr, "ERROR: %s: per-class weights are not available; "
+                        "--balance holds the class ratio of unlabeled rows\n",
+                flag);
+        return 1;
+    }
+    fprintf(stderr, "ERROR: unknown option \"%s\" (see --help)\n", flag);
+    return 1;
+}
+
+/* svm-train's short options that take a value. */
+static int takes_value(const char *a)
+{
+    static const char *const flags[] = {"-c", "-g", "-t", "-s", "-v", "-b",
+                                        "-d", "-r", "-n", "-p", "-m", "-e",
+                                        "-h", NULL};
+    for (int i = 0; flags[i]; i++)
+        if (strcmp(a, flags[i]) == 0)
+            return 1;
+    return strncmp(a, "-w", 2) == 0 && a[2] != '\0';
 }
 
 int cli_parse(cli_opts *o, int argc, char **argv, const char *const *allowed)
@@ -246,8 +366,10 @@ int cli_parse(cli_opts *o, int argc, char **argv, const char *const *allowed)
         } else if (!only_positional && strncmp(a, "--config=", 9) == 0) {
             /* read in pass 1 */
         } else if (!only_positional &&
-                   (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)) {
-            o->help = 1;
+                   ((strcmp(a, "-h") == 0 && (i + 1 >= argc ||
+                                              argv[i + 1][0] == '-')) ||
+                    strcmp(a, "--help") == 0)) {
+            o->help = 1; /* -h alone; svm-train's -h 0/1 below */
         } else if (!only_positional &&
                    (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0)) {
             o->quiet = 1;
@@ -280,8 +402,17 @@ int cli_parse(cli_opts *o, int argc, char **argv, const char *const *allowed)
                 return 1;
             }
         } else if (!only_positional && a[0] == '-' && a[1] != '\0') {
-            fprintf(stderr, "ERROR: unknown option \"%s\" (see --help)\n", a);
-            return 1;
+            if (!takes_value(a)) {
+                fprintf(stderr, "ERROR: unknown option \"%s\" (see --help)\n",
+                        a);
+                return 1;
+            }
+            if (i + 1 >= argc) {
+                fprintf(stderr, "ERROR: option %s needs a value\n", a);
+                return 1;
+            }
+            if (short_option(o, a, argv[++i], allowed))
+                return 1;
         } else {
             if (o->npositional == 4) {
                 fprintf(stderr, "ERROR: too many arguments (\"%s\")\n", a);
@@ -293,10 +424,23 @@ int cli_parse(cli_opts *o, int argc, char **argv, const char *const *allowed)
     return 0;
 }
 
+void cli_apply_libsvm_c(cli_opts *o, const tsgs_dataset *ds)
+{
+    if (o->libsvm_c > 0.0)
+        o->params.c = o->libsvm_c * (double)tsgs_dataset_labeled_count(ds);
+}
+
+const char *cli_path(const char *path, int output)
+{
+    if (strcmp(path, "-") != 0)
+        return path;
+    return output ? "/dev/stdout" : "/dev/stdin";
+}
+
 int cli_read(const cli_opts *o, const char *path, tsgs_dataset **out)
 {
     tsgs_error err;
-    if (tsgs_dataset_read(path, &o->read, out, &err) != TSGS_OK) {
+    if (tsgs_dataset_read(cli_path(path, 0), &o->read, out, &err) != TSGS_OK) {
         cli_error(&err);
         return 1;
     }
@@ -328,14 +472,16 @@ void cli_print_param_help(const tsgs_params *p)
         printf("  --%-17s %-10s %s\n", key, value, help);
 }
 
-void cli_print_read_help(void)
+void cli_print_read_help(int unlabeled_label)
 {
     printf("Data options:\n"
            "  --format          auto       auto, libsvm (sparse i:v) or csv\n"
            "  --label-column    1          CSV column of the label (1 = first, last, 0 = none)\n"
            "  --skip-columns    0          CSV leading columns to drop (e.g. a row index)\n"
-           "  --header          auto       CSV header line: auto, yes, no\n"
-           "  --unlabeled-label (none)     label value that marks a row unlabeled\n"
-           "                               (SVMlight: 0, UniverSVM: -3, scikit-learn: -1)\n"
-           "Files may be plain or compressed with gzip, xz or bzip2.\n");
+           "  --header          auto       CSV header line: auto, yes, no\n");
+    if (unlabeled_label)
+        printf("  --unlabeled-label (none)     label value that marks a row unlabeled\n"
+               "                               (SVMlight: 0, UniverSVM: -3, scikit-learn: -1)\n");
+    printf("Files may be plain or compressed with gzip, xz or bzip2; - is "
+           "standard input.\n");
 }

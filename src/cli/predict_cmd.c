@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char *const predict_keys[] = {
@@ -22,8 +23,11 @@ static void usage(void)
            "core)\n"
            "  --bind POLICY   auto, compact, scatter or none\n"
            "  -q, --quiet     no accuracy line\n"
-           "  -c FILE         read key = value options from FILE\n\n");
-    cli_print_read_help();
+           "  -b 0            no probability outputs (svm-predict's default)\n"
+           "  --config FILE   read key = value options from FILE\n"
+           "TEST_FILE may be - (standard input), OUTPUT_FILE - (standard "
+           "output; the\naccuracy line then goes to standard error).\n\n");
+    cli_print_read_help(0);
 }
 
 static void on_warn(const char *msg, void *user)
@@ -38,8 +42,17 @@ static void on_warn(const char *msg, void *user)
 static int write_output(const char *path, const tsgs_model *model,
                         const double *dec, size_t n)
 {
-    if (cli_is_special(path)) {
-        /* a pipe or a device (/dev/stdout): write into it */
+    if (strcmp(path, "-") == 0) {
+        for (size_t i = 0; i < n; i++)
+            printf("%.17g %.17g\n", tsgs_model_label(model, dec[i]), dec[i]);
+        return 0; /* predict checks stdout once done */
+    }
+    struct stat lst;
+    if (cli_is_special(path) ||
+        (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode))) {
+        /* A pipe, a device, or a link (/dev/stdout is one, even when it
+         * leads to a file): write through it; a rename would replace the
+         * link itself. */
         FILE *out = fopen(path, "w");
         if (!out) {
             fprintf(stderr, "ERROR: %s: cannot open for writing: %s\n", path,
@@ -155,10 +168,12 @@ int cmd_predict(int argc, char **argv)
         cli_error(&err);
         goto done;
     }
+    const int to_stdout = o.npositional == 3 && strcmp(o.positional[2], "-") == 0;
     if (o.npositional == 3 && write_output(o.positional[2], model, dec, n))
         goto done;
     if (!o.quiet)
-        cli_print_accuracy("Accuracy", o.positional[1], model, test, dec, 0);
+        cli_print_accuracy(to_stdout ? stderr : stdout, "Accuracy",
+                           o.positional[1], model, test, dec, 0);
     if (fflush(stdout) != 0) {
         fprintf(stderr, "ERROR: writing to stdout failed\n");
         goto done;

@@ -51,7 +51,7 @@ static void help(void)
            "  --threads N       0          formatting threads (0: one per "
            "core)\n"
            "  --quiet                      no summary on stderr\n");
-    cli_print_read_help();
+    cli_print_read_help(1);
     printf("\nExamples:\n"
            "  tsgs3vm synth --skip-columns 1 --label-column 2 --rows 5000000 "
            "\\\n      SUSY_test.csv.xz SUSY_synthetic.csv\n"

@@ -171,9 +171,20 @@ static void usage(const cli_opts *o)
            "                           they use a seeded sample of at most "
            "%d labeled rows\n"
            "  -q, --quiet              no progress on stderr\n"
-           "  -c FILE                  read key = value options from FILE "
-           "(command line wins)\n\n", TEST_SAMPLE_MAX);
-    cli_print_read_help();
+           "  --config FILE            read key = value options from FILE "
+           "(command line wins)\n"
+           "TRAIN_FILE, --unlabeled and --test may be - (standard input).\n\n"
+           "svm-train's options that mean the same here:\n"
+           "  -c C                     cost C per labeled row (sets --c to "
+           "C x the labeled rows)\n"
+           "  -g GAMMA                 kernel gamma (--sigma)\n"
+           "  -t 2, -s 0, -b 0         rbf kernel, C-SVC, no probabilities "
+           "(the only choices)\n"
+           "  -m MB, -h 0|1            accepted and ignored (LIBSVM's cache "
+           "and shrinking)\n"
+           "  -v K                     see tsgs3vm cv --folds K\n\n",
+           TEST_SAMPLE_MAX);
+    cli_print_read_help(1);
     printf("\nModel options (key, default, meaning):\n");
     cli_print_param_help(&o->params);
 }
@@ -244,7 +255,7 @@ int cmd_train(int argc, char **argv)
         tsgs_read_options ro = o.read;
         ro.min_features = tsgs_dataset_features(train);
         ro.has_unlabeled_label = 0;
-        if (tsgs_dataset_read(o.test_file, &ro, &test, &err)) {
+        if (tsgs_dataset_read(cli_path(o.test_file, 0), &ro, &test, &err)) {
             cli_error(&err);
             goto done;
         }
@@ -266,6 +277,7 @@ int cmd_train(int argc, char **argv)
         if (test_sample(test, TEST_SAMPLE_MAX, o.params.seed, &sample))
             goto done;
     }
+    cli_apply_libsvm_c(&o, train);
     size_t n = tsgs_dataset_rows(train), nl = tsgs_dataset_labeled_count(train);
     if (!o.quiet)
         fprintf(stderr, "read %zu rows x %zu features (%zu labeled, %zu "
@@ -333,7 +345,7 @@ int cmd_train(int argc, char **argv)
             cli_error(&err);
             goto done;
         }
-        cli_print_accuracy("Test accuracy", o.test_file, model, test, dec,
+        cli_print_accuracy(stdout, "Test accuracy", o.test_file, model, test, dec,
                            o.quiet);
     }
     if (fflush(stdout) != 0) {
