@@ -167,7 +167,9 @@ typedef enum { TSGS_SCALE_NONE = 0, TSGS_SCALE_ZSCORE, TSGS_SCALE_MINMAX }
     tsgs_scaling;
 
 typedef enum {
-    TSGS_BIND_AUTO = 0, /* none if OMP_PROC_BIND is set, else compact */
+    TSGS_BIND_AUTO = 0, /* none if OMP_PROC_BIND or OMP_PLACES is set;
+                           compact for a run with a thread on every core;
+                           else none (the OS spreads runs side by side) */
     TSGS_BIND_COMPACT,  /* fill one package / NUMA node before the next */
     TSGS_BIND_SCATTER,  /* round-robin across packages / NUMA nodes */
     TSGS_BIND_NONE      /* leave placement to the OS / OpenMP runtime */
@@ -441,8 +443,9 @@ tsgs_status tsgs_synth_write_file(const tsgs_mixture *m, uint64_t seed,
 /* -------------------------------------------------------- thread placement */
 
 /* Pins the threads of the calling thread's OpenMP team of `threads` threads
- * (0: the default count) by `policy`, as tsgs_train does before it starts;
- * for applications that predict with many threads. Where binding is not
+ * (0: the default count) by `policy`, as tsgs_train does before it starts
+ * (tsgs_train puts them back when it returns; this call leaves them
+ * pinned); for applications that predict with many threads. Where binding is not
  * supported, warn(message, user) is called (if not NULL) and nothing else
  * happens. */
 void tsgs_bind_threads(int threads, tsgs_bind policy,
@@ -465,6 +468,14 @@ void tsgs_topology_free(tsgs_topology *t);
  * processing units. */
 void tsgs_topology_counts(const tsgs_topology *t, int *packages,
                           int *numa_nodes, int *cores, int *pus);
+
+/* The policy `policy` means for `threads` threads (0: one per core) on t:
+ * AUTO becomes NONE when OMP_PROC_BIND (other than false) or OMP_PLACES is
+ * set, COMPACT when there is a thread for every usable core (of several),
+ * else NONE, so that runs side by side are spread by the OS instead of all
+ * pinned to core 0. Other policies are returned as they are. */
+tsgs_bind tsgs_bind_resolve(const tsgs_topology *t, int threads,
+                            tsgs_bind policy);
 
 /* Where each thread goes: thread i runs on processing unit os_pu[i] of core
  * core[i] (logical index), package package[i], NUMA node numa[i]. */

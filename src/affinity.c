@@ -668,10 +668,18 @@ int tsgs__threads_resolve(int requested)
     return n > 0 && n < INT_MAX ? (int)n : 1;
 }
 
-static tsgs_bind resolve_policy(tsgs_bind policy)
+int tsgs__auto_pins(int threads, int cores)
+{
+    return cores > 1 && threads >= cores;
+}
+
+tsgs_bind tsgs_bind_resolve(const tsgs_topology *t, int threads,
+                            tsgs_bind policy)
 {
     if (policy != TSGS_BIND_AUTO)
         return policy;
+    /* OpenMP told where to run: OMP_PROC_BIND other than false, or
+     * OMP_PLACES. */
     const char *pb = getenv("OMP_PROC_BIND");
     if (pb) {
         while (*pb == ' ' || *pb == '\t')
@@ -679,7 +687,21 @@ static tsgs_bind resolve_policy(tsgs_bind policy)
         if (*pb && strcasecmp(pb, "false") != 0)
             return TSGS_BIND_NONE;
     }
-    return TSGS_BIND_COMPACT;
+    const char *places = getenv("OMP_PLACES");
+    if (places && places[strspn(places, " \t")] != '\0')
+        return TSGS_BIND_NONE;
+    const int cores = t ? t->cores : 0;
+    return tsgs__auto_pins(threads > 0 ? threads : cores, cores)
+               ? TSGS_BIND_COMPACT
+               : TSGS_BIND_NONE;
+}
+
+static tsgs_bind resolve_policy(tsgs_bind policy, int threads)
+{
+    if (policy != TSGS_BIND_AUTO)
+        return policy;
+    return tsgs_bind_resolve(this_machine(), tsgs__threads_resolve(threads),
+                             policy);
 }
 
 static void warn_errno(void (*warn)(const char *, void *), void *user,
@@ -698,12 +720,18 @@ static void warn_errno(void (*warn)(const char *, void *), void *user,
     warn(msg, user);
 }
 
-void tsgs__bind_threads(int threads, tsgs_bind policy,
-                        void (*warn)(const char *, void *), void *user)
+struct tsgs__binding {
+    int threads;
+    hwloc_bitmap_t *before; /* each team thread's binding before */
+};
+
+tsgs__binding *tsgs__bind_threads(int threads, tsgs_bind policy,
+                                  void (*warn)(const char *, void *),
+                                  void *user)
 {
-    policy = resolve_policy(policy);
+    policy = resolve_policy(policy, threads);
     if (policy == TSGS_BIND_NONE)
-        return;
+        return NULL;
     if (threads < 1)
         threads = tsgs__threads_resolve(threads);
     const tsgs_topology *t = this_machine();
@@ -711,7 +739,7 @@ void tsgs__bind_threads(int threads, tsgs_bind policy,
         if (warn)
             warn("thread binding skipped: hwloc could not load this "
                  "machine's topology", user);
-        return;
+        return NULL;
     }
     const struct hwloc_topology_support *sup =
         hwloc_topology_get_support(t->h);
@@ -720,21 +748,24 @@ void tsgs__bind_threads(int threads, tsgs_bind policy,
         if (warn)
             warn("thread binding is not supported on this system; threads "
                  "are left where the system puts them", user);
-        return;
+        return NULL;
     }
     tsgs_placement *pl = NULL;
     if (tsgs_placement_plan(t, threads, policy, &pl, NULL) != TSGS_OK) {
         if (warn)
             warn("thread binding skipped: out of memory while planning",
                  user);
-        return;
+        return NULL;
     }
+    tsgs__binding *b = calloc(1, sizeof *b);
     hwloc_bitmap_t *sets = calloc((size_t)threads, sizeof *sets);
+    hwloc_bitmap_t *before = calloc((size_t)threads, sizeof *before);
     int *fail_errno = calloc((size_t)threads, sizeof *fail_errno);
-    int ok = sets && fail_errno;
+    int ok = b && sets && before && fail_errno;
     for (int i = 0; ok && i < threads; i++) {
         sets[i] = hwloc_bitmap_alloc();
-        if (!sets[i])
+        before[i] = hwloc_bitmap_alloc();
+        if (!sets[i] || !before[i])
             ok = 0;
         else
             hwloc_bitmap_only(sets[i], (unsigned)pl->os_pu[i]);
@@ -748,11 +779,17 @@ void tsgs__bind_threads(int threads, tsgs_bind policy,
 #pragma omp parallel num_threads(threads)
     {
         int me = omp_get_thread_num();
-        if (me < threads &&
-            hwloc_set_cpubind(t->h, sets[me], HWLOC_CPUBIND_THREAD) != 0)
-            fail_errno[me] = errno ? errno : ENOSYS;
+        if (me < threads) {
+            if (hwloc_get_cpubind(t->h, before[me], HWLOC_CPUBIND_THREAD))
+                hwloc_bitmap_copy(before[me],
+                                  hwloc_topology_get_allowed_cpuset(t->h));
+            if (hwloc_set_cpubind(t->h, sets[me], HWLOC_CPUBIND_THREAD) != 0)
+                fail_errno[me] = errno ? errno : ENOSYS;
+        }
     }
 #else
+    if (hwloc_get_cpubind(t->h, before[0], HWLOC_CPUBIND_THREAD))
+        hwloc_bitmap_copy(before[0], hwloc_topology_get_allowed_cpuset(t->h));
     if (hwloc_set_cpubind(t->h, sets[0], HWLOC_CPUBIND_THREAD) != 0)
         fail_errno[0] = errno ? errno : ENOSYS;
 #endif
@@ -762,13 +799,56 @@ void tsgs__bind_threads(int threads, tsgs_bind policy,
             break;
         }
     }
+    b->threads = threads;
+    b->before = before;
+    before = NULL;
 done:
     if (sets)
         for (int i = 0; i < threads; i++)
             hwloc_bitmap_free(sets[i]);
+    if (before)
+        for (int i = 0; i < threads; i++)
+            hwloc_bitmap_free(before[i]);
     free(sets);
+    free(before);
     free(fail_errno);
     tsgs_placement_free(pl);
+    if (b && !b->before) {
+        free(b);
+        b = NULL;
+    }
+    return b;
+}
+
+void tsgs__keep_binding(tsgs__binding *b)
+{
+    if (!b)
+        return;
+    for (int i = 0; i < b->threads; i++)
+        hwloc_bitmap_free(b->before[i]);
+    free(b->before);
+    free(b);
+}
+
+void tsgs__restore_binding(tsgs__binding *b)
+{
+    if (!b)
+        return;
+    const tsgs_topology *t = this_machine();
+    if (t) {
+#ifdef _OPENMP
+#pragma omp parallel num_threads(b->threads)
+        {
+            int me = omp_get_thread_num();
+            if (me < b->threads)
+                (void)hwloc_set_cpubind(t->h, b->before[me],
+                                        HWLOC_CPUBIND_THREAD);
+        }
+#else
+        (void)hwloc_set_cpubind(t->h, b->before[0], HWLOC_CPUBIND_THREAD);
+#endif
+    }
+    tsgs__keep_binding(b);
 }
 
 /* ---------------------------------------------------- memory placement */
@@ -797,7 +877,7 @@ int tsgs__placement_nodes(const tsgs_placement *pl, int *nodes, int max)
 void tsgs__place_interleaved(void *addr, size_t len, int threads,
                              tsgs_bind policy)
 {
-    policy = resolve_policy(policy);
+    policy = resolve_policy(policy, threads);
     if (!addr || len == 0 || policy == TSGS_BIND_NONE)
         return;
     const tsgs_topology *t = this_machine();

@@ -159,8 +159,9 @@ tsgs_status tsgs_cv(const tsgs_dataset *ds, const tsgs_params *points,
     /* fold by fold: one copy of the data split at a time, shared by the
      * grid points */
     const int side_by_side = parallel == TSGS_CV_PARALLEL_GRID && nt > 1;
+    tsgs__binding *pinned = NULL;
     if (side_by_side) /* pin the outer team once; the fits stay put */
-        tsgs__bind_threads(nt, points[0].bind, NULL, NULL);
+        pinned = tsgs__bind_threads(nt, points[0].bind, NULL, NULL);
     for (int f = 0; f < folds && st == TSGS_OK; f++) {
         tsgs_dataset *train = NULL, *held = NULL;
         if ((st = split_fold(ds, fold, f, &train, &held, err)) != TSGS_OK)
@@ -191,6 +192,7 @@ tsgs_status tsgs_cv(const tsgs_dataset *ds, const tsgs_params *points,
         tsgs_dataset_free(train);
         tsgs_dataset_free(held);
     }
+    tsgs__restore_binding(pinned); /* the caller's threads as they were */
     if (st != TSGS_OK)
         goto out;
     for (size_t i = 0; i < npoints; i++) {

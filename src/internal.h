@@ -69,11 +69,27 @@ tsgs_status tsgs__spread_sigma(const tsgs_dataset *ds, const tsgs__scaler *sc,
  * is set, else one per core of the machine. */
 int tsgs__threads_resolve(int requested);
 
+/* Whether AUTO pins `threads` threads on a machine with `cores` usable
+ * cores: only a run that fills them all (one thread on one core of many
+ * is left to the OS, so that runs side by side do not share core 0). */
+int tsgs__auto_pins(int threads, int cores);
+
+/* What tsgs__bind_threads changed, to be put back. */
+typedef struct tsgs__binding tsgs__binding;
+
 /* Binds the threads of an OpenMP team of `threads` threads according to
- * policy (AUTO: NONE when OMP_PROC_BIND is set, else COMPACT). Where binding
- * is unsupported, calls warn(message, user) and carries on. */
-void tsgs__bind_threads(int threads, tsgs_bind policy,
-                        void (*warn)(const char *, void *), void *user);
+ * policy (AUTO: NONE when OMP_PROC_BIND or OMP_PLACES is set, else COMPACT
+ * when tsgs__auto_pins, else NONE). Where binding is unsupported, calls
+ * warn(message, user) and carries on. Returns each thread's binding from
+ * before (NULL when nothing was bound) for tsgs__restore_binding: the
+ * library leaves its caller's threads as it found them. */
+tsgs__binding *tsgs__bind_threads(int threads, tsgs_bind policy,
+                                  void (*warn)(const char *, void *),
+                                  void *user);
+/* Puts the team's threads back where they were bound before; frees b. */
+void tsgs__restore_binding(tsgs__binding *b);
+/* Frees b and leaves the threads bound (tsgs_bind_threads: asked for). */
+void tsgs__keep_binding(tsgs__binding *b);
 
 
 /* ------------------------------------------------------- core: rng.c */
@@ -335,7 +351,8 @@ int tsgs__placement_nodes(const tsgs_placement *pl, int *nodes, int max);
 
 /* Interleaves the pages of a large shared array [addr, addr + len) over the
  * NUMA nodes that `threads` threads placed by `policy` use (AUTO resolved
- * as tsgs__bind_threads does). Best effort and silent: nothing happens on
+ * as tsgs__bind_threads does); for the caller's memory, only when the
+ * caller asked for a binding (COMPACT or SCATTER). Best effort and silent: nothing happens on
  * one NUMA node, under NONE, or where memory binding is unsupported. */
 void tsgs__place_interleaved(void *addr, size_t len, int threads,
                              tsgs_bind policy);

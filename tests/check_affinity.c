@@ -533,17 +533,114 @@ END_TEST
 START_TEST(test_bind_none_and_auto)
 {
     warn_log w = {0, ""};
-    tsgs__bind_threads(2, TSGS_BIND_NONE, record_warning, &w);
+    ck_assert_ptr_null(tsgs__bind_threads(2, TSGS_BIND_NONE, record_warning, &w));
     ck_assert_int_eq(w.calls, 0);
     setenv("OMP_PROC_BIND", "close", 1);
-    tsgs__bind_threads(2, TSGS_BIND_AUTO, record_warning, &w);
+    ck_assert_ptr_null(tsgs__bind_threads(2, TSGS_BIND_AUTO, record_warning, &w));
     ck_assert_int_eq(w.calls, 0);
-    /* AUTO without OMP_PROC_BIND binds (or warns once) */
     setenv("OMP_PROC_BIND", "false", 1);
-    tsgs__bind_threads(2, TSGS_BIND_AUTO, record_warning, &w);
+    setenv("OMP_PLACES", "cores", 1); /* OpenMP places the threads */
+    ck_assert_ptr_null(tsgs__bind_threads(2, TSGS_BIND_AUTO, record_warning, &w));
+    unsetenv("OMP_PLACES");
+    /* AUTO without them: pins a team with a thread per core (or warns
+     * once), never a lone thread on a machine of several cores */
+    tsgs_topology *t = NULL;
+    ck_assert_int_eq(tsgs_topology_open(&t, NULL), TSGS_OK);
+    int cores = 0;
+    tsgs_topology_counts(t, NULL, NULL, &cores, NULL);
+    tsgs_topology_free(t);
+    tsgs__restore_binding(tsgs__bind_threads(cores, TSGS_BIND_AUTO,
+                                             record_warning, &w));
     ck_assert_int_le(w.calls, 1);
-    tsgs__bind_threads(2, TSGS_BIND_SCATTER, NULL, NULL); /* no warn hook */
+    if (cores > 1)
+        ck_assert_ptr_null(tsgs__bind_threads(1, TSGS_BIND_AUTO, NULL, NULL));
+    tsgs__restore_binding(tsgs__bind_threads(2, TSGS_BIND_SCATTER, NULL, NULL));
     unsetenv("OMP_PROC_BIND");
+}
+END_TEST
+
+/* AUTO pins only a run with a thread on every usable core: two 1-thread
+ * jobs side by side must not both land on core 0. */
+START_TEST(test_auto_pins_full_runs_only)
+{
+    ck_assert_int_eq(tsgs__auto_pins(1, 2), 0);
+    ck_assert_int_eq(tsgs__auto_pins(2, 2), 1);
+    ck_assert_int_eq(tsgs__auto_pins(4, 2), 1);
+    ck_assert_int_eq(tsgs__auto_pins(8, 16), 0);
+    ck_assert_int_eq(tsgs__auto_pins(16, 16), 1);
+    ck_assert_int_eq(tsgs__auto_pins(1, 1), 0); /* nowhere else to go */
+}
+END_TEST
+
+/* The calling thread's binding (a set of PUs), or -1 when unsupported. */
+static int caller_binding(hwloc_topology_t h, hwloc_bitmap_t set)
+{
+    return hwloc_get_cpubind(h, set, HWLOC_CPUBIND_THREAD) == 0 ? 0 : -1;
+}
+
+/* The library leaves the caller's threads as it found them: pinned during
+ * the call, put back when it returns (tsgs_bind_threads, asked for
+ * explicitly, keeps them pinned). */
+START_TEST(test_binding_restored)
+{
+    hwloc_topology_t h;
+    hwloc_topology_init(&h);
+    hwloc_topology_load(h);
+    hwloc_bitmap_t before = hwloc_bitmap_alloc(), during = hwloc_bitmap_alloc(),
+                   after = hwloc_bitmap_alloc();
+    if (caller_binding(h, before) != 0 || hwloc_bitmap_weight(before) < 2) {
+        fprintf(stderr, "affinity: SKIPPED test_binding_restored (thread "
+                        "binding unsupported or one PU)\n");
+        goto done;
+    }
+    warn_log w = {0, ""};
+    tsgs__binding *b = tsgs__bind_threads(2, TSGS_BIND_COMPACT, record_warning, &w);
+    if (w.calls) {
+        fprintf(stderr, "affinity: SKIPPED test_binding_restored: %s\n",
+                w.message);
+        tsgs__restore_binding(b);
+        goto done;
+    }
+    ck_assert_ptr_nonnull(b);
+    ck_assert_int_eq(caller_binding(h, during), 0);
+    ck_assert_int_eq(hwloc_bitmap_weight(during), 1); /* pinned to one PU */
+    tsgs__restore_binding(b);
+    ck_assert_int_eq(caller_binding(h, after), 0);
+    ck_assert(hwloc_bitmap_isequal(before, after));
+
+    /* a whole training run with an explicit binding */
+    float x[40];
+    double y[20];
+    for (int i = 0; i < 20; i++) {
+        x[2 * i] = (float)(i % 2 ? 1.0 + 0.01 * i : -1.0 - 0.01 * i);
+        x[2 * i + 1] = (float)(0.1 * (i % 5));
+        y[i] = i < 8 ? (i % 2 ? 1.0 : -1.0) : TSGS_UNLABELED;
+    }
+    tsgs_dataset *ds = NULL;
+    ck_assert_int_eq(tsgs_dataset_from_dense(20, 2, x, y, &ds, NULL), TSGS_OK);
+    tsgs_params p = tsgs_params_default();
+    p.solver = TSGS_SOLVER_TSG;
+    p.c = 10;
+    p.sigma = 0.5;
+    p.iterations = 50;
+    p.threads = 2;
+    p.bind = TSGS_BIND_COMPACT;
+    tsgs_model *m = NULL;
+    ck_assert_int_eq(tsgs_train(ds, &p, NULL, &m, NULL, NULL), TSGS_OK);
+    ck_assert_int_eq(caller_binding(h, after), 0);
+    ck_assert(hwloc_bitmap_isequal(before, after));
+    tsgs_model_free(m);
+    tsgs_dataset_free(ds);
+
+    /* the public call is asked for: the binding stays */
+    tsgs_bind_threads(2, TSGS_BIND_COMPACT, NULL, NULL);
+    ck_assert_int_eq(caller_binding(h, after), 0);
+    ck_assert_int_eq(hwloc_bitmap_weight(after), 1);
+done:
+    hwloc_bitmap_free(before);
+    hwloc_bitmap_free(during);
+    hwloc_bitmap_free(after);
+    hwloc_topology_destroy(h);
 }
 END_TEST
 
@@ -667,6 +764,8 @@ Suite *affinity_suite(void)
     tcase_add_test(tc, test_threads_resolve);
     tcase_add_test(tc, test_bind_this_machine);
     tcase_add_test(tc, test_bind_none_and_auto);
+    tcase_add_test(tc, test_auto_pins_full_runs_only);
+    tcase_add_test(tc, test_binding_restored);
     tcase_add_test(tc, test_placement_nodes);
     tcase_add_test(tc, test_place_interleaved_keeps_data);
     tcase_add_test(tc, test_alloc_local);

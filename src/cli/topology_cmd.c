@@ -46,12 +46,7 @@ int cmd_topology(int argc, char **argv)
         cli_error(&err);
         goto done;
     }
-    tsgs_bind policy = o.params.bind;
-    if (policy == TSGS_BIND_AUTO) {
-        const char *pb = getenv("OMP_PROC_BIND");
-        policy = pb && strcmp(pb, "false") != 0 ? TSGS_BIND_NONE
-                                                : TSGS_BIND_COMPACT;
-    }
+    tsgs_bind policy = tsgs_bind_resolve(topo, o.params.threads, o.params.bind);
     if (tsgs_placement_plan(topo, o.params.threads, policy, &pl, &err)) {
         cli_error(&err);
         goto done;

@@ -488,8 +488,9 @@ static tsgs_status bs3vm_train(const tsgs_dataset *ds, const tsgs_params *params
         else
             s.lidx[a++] = i;
     }
-    tsgs__bind_threads(s.threads, p->bind, hooks ? hooks->warn : NULL,
-                       hooks ? hooks->user : NULL);
+    tsgs__binding *pinned = tsgs__bind_threads(
+        s.threads, p->bind, hooks ? hooks->warn : NULL,
+        hooks ? hooks->user : NULL);
 
     const double t0 = now_s();
     int stopped = 0;
@@ -512,6 +513,7 @@ static tsgs_status bs3vm_train(const tsgs_dataset *ds, const tsgs_params *params
         s.b->alpha[j] /= (double)done;
     if (hooks && hooks->progress)
         report(&s, m, hooks, done, T, now_s() - t0, 1);
+    tsgs__restore_binding(pinned); /* the caller's threads as they were */
     m->params = *p;
     bs_clear(&s);
     if (stopped_early)

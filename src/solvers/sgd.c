@@ -1017,15 +1017,18 @@ static tsgs_status sgd_train(tsgs__train_job *job, tsgs_model **out,
     if ((st = start_model(&r, job, T, max_blocks, &m, err)) != TSGS_OK)
         goto fail;
     const tsgs_params *p = &r.p;
-    tsgs__bind_threads(r.threads, p->bind,
-                       job->hooks ? job->hooks->warn : NULL,
-                       job->hooks ? job->hooks->user : NULL);
+    tsgs__binding *pinned = tsgs__bind_threads(
+        r.threads, p->bind, job->hooks ? job->hooks->warn : NULL,
+        job->hooks ? job->hooks->user : NULL);
     /* Every thread reads random rows: spread their pages over the NUMA
-     * nodes the threads run on (a no-op on one node). */
-    tsgs__place_interleaved(ds->x, ds->n * ds->d * sizeof(float), r.threads,
-                            p->bind);
-    if ((st = run_steps(&r, m, job->hooks, T, max_blocks, &t_done, &stopped,
-                        err)) != TSGS_OK)
+     * nodes the threads run on (a no-op on one node). They are the
+     * caller's: moved only when the caller asked for a binding. */
+    if (p->bind == TSGS_BIND_COMPACT || p->bind == TSGS_BIND_SCATTER)
+        tsgs__place_interleaved(ds->x, ds->n * ds->d * sizeof(float),
+                                r.threads, p->bind);
+    st = run_steps(&r, m, job->hooks, T, max_blocks, &t_done, &stopped, err);
+    tsgs__restore_binding(pinned); /* the caller's threads as they were */
+    if (st != TSGS_OK)
         goto fail;
     if ((st = tsgs__model_cache_sync(m, err)) != TSGS_OK)
         goto fail;
