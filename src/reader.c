@@ -680,6 +680,17 @@ static void detect(reader *R, tsgs_format *fmt)
     }
 }
 
+/* The rows do not fit in memory as dense floats: say which file, its
+ * shape and the bytes (a feature index far beyond the others, or a model's
+ * dimension imposed on a test file, is the usual cause). */
+static tsgs_status rows_too_big(const reader *R, size_t d, tsgs_error *err)
+{
+    return tsgs__fail(err, TSGS_ERR_NOMEM, R->path, 0,
+                      "out of memory: %zu rows x %zu features as dense "
+                      "floats need %.3g bytes",
+                      R->n, d, (double)R->n * (double)d * sizeof(float));
+}
+
 /* Builds the dataset from what was read. */
 static tsgs_status finish(reader *R, tsgs_format fmt, tsgs_dataset **out,
                           tsgs_error *err)
@@ -695,7 +706,7 @@ static tsgs_status finish(reader *R, tsgs_format fmt, tsgs_dataset **out,
         return tsgs__fail(err, TSGS_ERR_DATA, R->path, 0,
                           "no features: every row is empty");
     if (R->n > SIZE_MAX / sizeof(float) / d)
-        return TSGS__NOMEM(err);
+        return rows_too_big(R, d, err);
     tsgs_dataset *ds = calloc(1, sizeof *ds);
     if (!ds)
         return TSGS__NOMEM(err);
@@ -709,7 +720,7 @@ static tsgs_status finish(reader *R, tsgs_format fmt, tsgs_dataset **out,
         ds->x = calloc(R->n * d, sizeof(float));
         if (!ds->x) {
             free(ds);
-            return TSGS__NOMEM(err);
+            return rows_too_big(R, d, err);
         }
         if (fmt == TSGS_FORMAT_CSV) {
             for (size_t i = 0; i < R->n; i++)

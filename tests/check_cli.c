@@ -444,6 +444,11 @@ START_TEST(bad_arguments)
         model, NULL);
     assert_error(&r, "no-such.svm", NULL);
     result_free(&r);
+    /* a model in a folder that does not exist: refused before reading */
+    run(&r, "train", DATA "train.svm", tmp("no/such/dir/m.model"), NULL);
+    assert_error(&r, "no/such/dir", "does not exist", NULL);
+    ck_assert_ptr_null(strstr(r.err, "read "));
+    result_free(&r);
     /* one class among the labeled rows: the error names the file */
     const char *one = tmp("one.svm");
     FILE *f = fopen(one, "w");

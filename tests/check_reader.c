@@ -4,6 +4,7 @@
  * truncated and corrupt archives, every parse error with its file, line
  * and cause, float round trips, and samples of each real dataset. */
 #include <check.h>
+#include <sys/resource.h>
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -153,6 +154,40 @@ START_TEST(half_archive_fails_after_the_lines_it_had)
                      TSGS_ERR_PARSE);
     ck_assert_int_gt(err.line, 100);
     ck_assert_int_lt(err.line, 300);
+}
+END_TEST
+
+/* Rows that cannot be held dense (200 rows with a feature index of 10^7,
+ * 8 GB as floats, under a 2 GB address-space limit) are refused naming the
+ * file, the shape and the bytes, not "out of memory (reader.c:NNN)". */
+START_TEST(too_big_names_file_and_bytes)
+{
+    make_tmp();
+    struct rlimit old, lim;
+    ck_assert_int_eq(getrlimit(RLIMIT_AS, &old), 0);
+    lim = old;
+    lim.rlim_cur = (rlim_t)2 << 30;
+    if (old.rlim_cur != RLIM_INFINITY && old.rlim_cur < lim.rlim_cur)
+        lim.rlim_cur = old.rlim_cur;
+    ck_assert_int_eq(setrlimit(RLIMIT_AS, &lim), 0);
+    char *text = malloc(200 * 32);
+    text[0] = '\0';
+    for (int i = 0; i < 200; i++)
+        strcat(text, i % 2 ? "1 10000000:0.5\n" : "-1 1:0.25\n");
+    tsgs_read_options o = tsgs_read_options_default();
+    tsgs_dataset *ds = NULL;
+    tsgs_error err;
+    char path[128];
+    tsgs_status st = read_text(text, "wide.svm", &o, &ds, &err, path, sizeof path);
+    setrlimit(RLIMIT_AS, &old);
+    ck_assert_int_eq(st, TSGS_ERR_NOMEM);
+    ck_assert_ptr_null(ds);
+    ck_assert_msg(strstr(err.message, "wide.svm"), "%s", err.message);
+    ck_assert_msg(strstr(err.message, "200 rows x 10000000 features"), "%s",
+                  err.message);
+    ck_assert_msg(strstr(err.message, "8e+09 bytes"), "%s", err.message);
+    free(text);
+    remove_tmp();
 }
 END_TEST
 
@@ -803,6 +838,7 @@ Suite *reader_suite(void)
     tcase_add_loop_test(tc, malformed_input_names_file_line_and_cause, 0,
                         (int)(sizeof bad / sizeof bad[0]));
     tcase_add_test(tc, empty_and_missing_files);
+    tcase_add_test(tc, too_big_names_file_and_bytes);
     tcase_add_test(tc, bad_options_rejected);
     suite_add_tcase(s, tc);
     tc = tcase_create("real");

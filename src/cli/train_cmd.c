@@ -222,6 +222,8 @@ int cmd_train(int argc, char **argv)
         cli_error(&err);
         goto done;
     }
+    if (cli_check_writable(model_path))
+        goto done;
 
     /* From here on Ctrl-C (or SIGTERM) asks for a clean stop: the model of
      * the iterations done so far is saved. A second one ends the process. */
