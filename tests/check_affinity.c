@@ -3,6 +3,7 @@
  *
  * OpenMP runs only inside test bodies (the forked children): the runner's
  * parent process must never start libgomp's threads. */
+#include "fixtures.h"
 #include "internal.h"
 
 #include <check.h>
@@ -495,8 +496,7 @@ START_TEST(test_bind_this_machine)
     tsgs__bind_threads(n, TSGS_BIND_COMPACT, record_warning, &w);
     ck_assert_int_le(w.calls, 1); /* at most once */
     if (w.calls) {
-        fprintf(stderr, "affinity: binding not supported here, skipped: "
-                        "%s\n", w.message);
+        test_skip("affinity test_bind_this_machine", w.message);
         ck_assert_uint_gt(strlen(w.message), 0);
         tsgs_placement_free(pl);
         tsgs_topology_free(t);
@@ -589,15 +589,14 @@ START_TEST(test_binding_restored)
     hwloc_bitmap_t before = hwloc_bitmap_alloc(), during = hwloc_bitmap_alloc(),
                    after = hwloc_bitmap_alloc();
     if (caller_binding(h, before) != 0 || hwloc_bitmap_weight(before) < 2) {
-        fprintf(stderr, "affinity: SKIPPED test_binding_restored (thread "
-                        "binding unsupported or one PU)\n");
+        test_skip("affinity test_binding_restored",
+                  "thread binding unsupported, or one PU");
         goto done;
     }
     warn_log w = {0, ""};
     tsgs__binding *b = tsgs__bind_threads(2, TSGS_BIND_COMPACT, record_warning, &w);
     if (w.calls) {
-        fprintf(stderr, "affinity: SKIPPED test_binding_restored: %s\n",
-                w.message);
+        test_skip("affinity test_binding_restored", w.message);
         tsgs__restore_binding(b);
         goto done;
     }

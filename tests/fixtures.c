@@ -2,6 +2,7 @@
 #include "fixtures.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "internal.h"
@@ -76,4 +77,15 @@ tsgs_dataset *fixture_moons(size_t n, size_t n_labeled, double noise,
     else
         free(t);
     return ds;
+}
+
+void test_skip(const char *test, const char *why)
+{
+    fprintf(stderr, "SKIPPED %s: %s\n", test, why);
+    /* Each case runs in a forked child: the runner reads this file. */
+    FILE *f = fopen(TEST_SKIP_LOG, "a");
+    if (f) {
+        fprintf(f, "%s: %s\n", test, why);
+        fclose(f);
+    }
 }

@@ -16,4 +16,10 @@ tsgs_dataset *fixture_blobs(size_t n, size_t d, double sep, double pos_frac,
 tsgs_dataset *fixture_moons(size_t n, size_t n_labeled, double noise,
                             unsigned seed, double **truth);
 
+#define TEST_SKIP_LOG "skipped.log"
+
+/* Records that a test case could not run here (and why): printed at once
+ * and counted by the runner at the end, so a skip never passes silently. */
+void test_skip(const char *test, const char *why);
+
 #endif
