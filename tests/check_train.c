@@ -346,8 +346,9 @@ static tsgs_status set_param(const char *key, const char *value, void *user,
 
 /* The papers' protocol on a real dataset shipped in the repository:
  * cod-rna, 200 labeled rows, the other 59,335 unlabeled, the settings of
- * configs/cod-rna.conf, seed 1. DSG on the same 200 labels for as many
- * steps is measured beside it (on cod-rna the two are within a point). */
+ * configs/cod-rna.conf, seed 1. What README claims: TSG at least 94% and
+ * ahead of DSG on the same 200 labels for as many steps (the unlabeled
+ * rows lift it; README "Figures measured"). */
 START_TEST(codrna_200_labels_accuracy)
 {
     tsgs_read_options ro = tsgs_read_options_default();
@@ -370,6 +371,7 @@ START_TEST(codrna_200_labels_accuracy)
     printf("cod-rna, 200 labels: TSG %.4f, DSG %.4f\n", acc, acc_sup);
     ck_assert_double_ge(acc, 0.94);
     ck_assert_double_gt(acc_sup, 0.90);
+    ck_assert_double_gt(acc, acc_sup + 0.005);
     free(d);
     free(ds);
     tsgs_model_free(m);
