@@ -240,6 +240,10 @@ typedef struct {
     uint64_t seed;
     int threads;             /* 0: OMP_NUM_THREADS, else one per core */
     tsgs_bind bind;
+    int warm_start;          /* stochastic solvers: start from the exact
+                                supervised SVM on the first features
+                                (1), from zero (0), -1: auto (1 when the
+                                labeled rows' features fit in memory) */
     long unlabeled_sample;   /* safe: unlabeled rows its semi-supervised
                                 phase sees (a seeded sample); 0: all */
     /* bs3vm only (iterations 0: T = passes * n steps; kernel and sigma as

@@ -319,6 +319,16 @@ tsgs_status tsgs__bs3vm_read(FILE *f, const char *path, long *line,
                              double sigma, tsgs__bs3vm **out,
                              tsgs_error *err);
 
+/* --------------------------------------------------- core: warm_start.c */
+
+/* The exact SVM (per-row hinge weight c_lib, LIBSVM's C) on the labeled
+ * rows XL (nl x d, scaled) with classes yl, over the first `blocks` blocks
+ * of m's random features: m gets those blocks, their coefficients (scale
+ * folded to 1) and the bias. */
+tsgs_status tsgs__warm_start(tsgs_model *m, long blocks, const float *XL,
+                             const double *yl, size_t nl, double c_lib,
+                             uint64_t seed, int threads, tsgs_error *err);
+
 /* ---------------------------------------------------- solvers/bs3vm.c */
 
 /* Projection coefficients of the NNP / RNP step: solves K c = kr for the

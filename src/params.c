@@ -36,6 +36,7 @@ tsgs_params tsgs_params_default(void)
     p.balance = -1;
     p.balance_ratio = -1.0;
     p.anneal = 0.3;
+    p.warm_start = -1;
     p.scale = TSGS_SCALE_ZSCORE;
     p.seed = 1;
     p.threads = 0;
@@ -160,6 +161,11 @@ static const entry_t table[] = {
      "threads; 0: OMP_NUM_THREADS, else one per core"},
     {"bind", K_ENUM, OFF(bind), 0, 0, bind_names,
      "thread pinning: auto, compact, scatter, none"},
+    {"warm-start", K_INT, OFF(warm_start), -1, 1, NULL,
+     "stochastic solvers: 1 start from the exact supervised SVM on the "
+     "labeled rows over the model's first features (the steps then refine "
+     "it); 0 from zero, as the papers; -1: 1 when those features fit in "
+     "memory"},
     {"unlabeled-sample", K_LONG, OFF(unlabeled_sample), 0, 1e12, NULL,
      "safe: unlabeled rows (a seeded sample) its semi-supervised phase "
      "uses; 0: all"},

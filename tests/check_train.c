@@ -10,6 +10,8 @@
 
 #include "fixtures.h"
 #include "internal.h"
+#include "model_select.h"
+#include "svm_dual.h"
 
 /* The stochastic solvers' settings: the library's defaults run the safe
  * solver (check_safe.c), which chooses C itself. */
@@ -23,6 +25,7 @@ static tsgs_params tsg_defaults(void)
     p.eta = 200.0;
     p.passes = 1.0;
     p.balance = 1;
+    p.warm_start = 0; /* from zero, as the papers: the steps' mechanics */
     return p;
 }
 
@@ -241,6 +244,71 @@ START_TEST(auto_settings_match_the_exact_svm)
 }
 END_TEST
 
+/* The supervised start is the exact SVM on the model's first features: the
+ * model's decision values on the labeled rows equal w . phi + b of the dual
+ * solution on the same feature rows (both maps, COS and PAIR); auto turns
+ * it on for the stochastic solvers and the model records it. */
+START_TEST(warm_start_is_the_exact_svm)
+{
+    double *truth;
+    const size_t n = 300, nl = 60, d = 2;
+    tsgs_dataset *ds = fixture_moons(n, nl, 0.15, 9, &truth);
+    for (int map = 0; map < 2; map++) {
+        tsgs_params p = tsgs_params_default();
+        p.solver = TSGS_SOLVER_DSG;
+        p.feature_map = map ? TSGS_FEATURES_COS : TSGS_FEATURES_PAIR;
+        p.sigma = 0.8;
+        p.c = 50.0 * (double)nl;
+        tsgs_model *m = NULL;
+        ck_assert_int_eq(tsgs__model_new(&p, d, 4, &m, NULL), TSGS_OK);
+        double y[60];
+        for (size_t i = 0; i < nl; i++)
+            y[i] = ds->y[i] > 0 ? 1.0 : -1.0;
+        const long blocks = 16;
+        ck_assert_int_eq(tsgs__warm_start(m, blocks, ds->x, y, nl, 50.0, 3, 1,
+                                          NULL),
+                         TSGS_OK);
+        ck_assert_int_eq(m->nblocks, blocks);
+        const size_t ndirs = (size_t)(blocks * m->fs.dirs);
+        const size_t D = map ? ndirs : 2 * ndirs;
+        float *phi = malloc(sizeof(float) * nl * D);
+        double *w = malloc(sizeof(double) * D), b = 0, f[60];
+        ck_assert_int_eq(tsgs__feature_rows(&m->fs, ndirs, ds->x, nl, 1, phi,
+                                            NULL),
+                         TSGS_OK);
+        tsgs__dual_opts o = {1000, TSGS__DUAL_TOL, 3};
+        ck_assert_int_eq(tsgs__svm_dual_features(phi, D, y, nl, 50.0, &o, w,
+                                                 &b, NULL),
+                         TSGS_OK);
+        ck_assert_int_eq(tsgs__model_decision(m, ds->x, nl, 1, f, NULL), TSGS_OK);
+        for (size_t i = 0; i < nl; i++) {
+            double want = b;
+            for (size_t j = 0; j < D; j++)
+                want += w[j] * phi[i * D + j];
+            ck_assert_double_eq_tol(f[i], want, 1e-4);
+        }
+        free(phi);
+        free(w);
+        tsgs_model_free(m);
+    }
+    /* auto: on, recorded; 0 keeps the papers' start from zero */
+    tsgs_params p = tsgs_params_default();
+    p.solver = TSGS_SOLVER_TSG;
+    p.iterations = 10;
+    tsgs_model *m = NULL;
+    ck_assert_int_eq(tsgs_train(ds, &p, NULL, &m, NULL, NULL), TSGS_OK);
+    ck_assert_int_eq(m->params.warm_start, 1);
+    tsgs_model_free(m);
+    p.warm_start = 0;
+    ck_assert_int_eq(tsgs_train(ds, &p, NULL, &m, NULL, NULL), TSGS_OK);
+    ck_assert_int_eq(m->params.warm_start, 0);
+    ck_assert_int_le(m->nblocks, 10); /* one block per step from zero */
+    tsgs_model_free(m);
+    free(truth);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
 /* The learned bias takes the labeled hinge's gradient step: from f = 0
  * every labeled row is inside the margin, so one step of 1/eta with
  * eta = C moves b by gamma C mean(y) = mean(y) over the labeled rows. */
@@ -253,6 +321,7 @@ START_TEST(learned_bias_first_step)
     p.sigma = 0.5;
     p.iterations = 1;
     p.threads = 1;
+    p.warm_start = 0; /* from f = 0 */
     tsgs_model *m;
     ck_assert_int_eq(tsgs_train(ds, &p, NULL, &m, NULL, NULL), TSGS_OK);
     ck_assert_double_eq(m->params.eta, 500.0);
@@ -620,6 +689,7 @@ Suite *train_suite(void)
     tcase_add_test(tc, codrna_200_labels_accuracy);
     tcase_add_test(tc, auto_settings_match_the_exact_svm);
     tcase_add_test(tc, centred_weights_prevent_one_class);
+    tcase_add_test(tc, warm_start_is_the_exact_svm);
     tcase_add_test(tc, learned_bias_first_step);
     tcase_add_test(tc, checked_step_solves_the_inequality);
     tcase_add_test(tc, cdsg_reuses_blocks);

@@ -830,6 +830,45 @@ done:
     return st;
 }
 
+/* Feature rows the supervised start may hold (n_l x features floats):
+ * 256 MB. */
+#define WARM_MAX_FLOATS ((size_t)1 << 26)
+
+/* The blocks the supervised start fills: the budget's, or with no budget
+ * (max-features 0) the automatic one's. */
+static long start_blocks(const tsgs_params *p, long max_blocks)
+{
+    if (p->max_features > 0)
+        return max_blocks;
+    long auto_blocks = (AUTO_FEATURES + p->block_size - 1) / p->block_size;
+    return auto_blocks < max_blocks ? auto_blocks : max_blocks;
+}
+
+/* Whether the supervised start fits: its feature rows in memory. */
+static int warm_start_fits(const run_t *r, const tsgs_params *p, size_t d,
+                           long max_blocks)
+{
+    const tsgs__fspec fs = tsgs__fspec_of(p, d);
+    size_t D = (size_t)(start_blocks(p, max_blocks) * fs.dirs) *
+               (p->feature_map == TSGS_FEATURES_PAIR ? 2 : 1);
+    return r->nl > 0 && D > 0 && r->nl <= WARM_MAX_FLOATS / D;
+}
+
+/* The model starts as the exact SVM on the labeled rows over its first
+ * blocks (tsgs__warm_start); the labeled cache gets its sums. */
+static tsgs_status start_supervised(run_t *r, tsgs_model *m, long max_blocks,
+                                    tsgs_error *err)
+{
+    const long blocks = start_blocks(&r->p, max_blocks);
+    tsgs_status st = tsgs__warm_start(m, blocks, r->XL, r->yl, r->nl,
+                                      r->p.c / (double)r->nl, r->p.seed,
+                                      r->threads, err);
+    if (st != TSGS_OK || !r->lcache)
+        return st;
+    tsgs__fview v = tsgs__model_view(m);
+    return tsgs__eval_sums(&v, r->XL, r->nl, r->threads, r->hl, err);
+}
+
 /* The run's derived settings (the model records them): C, sigma, C*, the
  * balance ratio and the feature budget; the mini-batch sizes, the steps T
  * and the blocks the budget allows. */
@@ -877,6 +916,8 @@ static tsgs_status resolve_settings(run_t *r, const tsgs__train_job *job,
                       : *T;
     if (*max_blocks < 1)
         *max_blocks = 1;
+    if (p->warm_start < 0)
+        p->warm_start = warm_start_fits(r, p, ds->d, *max_blocks);
     if (p->solver == TSGS_SOLVER_CDSG)
         p->reuse = TSGS_REUSE_CHECK;
     if (p->solver == TSGS_SOLVER_FRS && p->max_features == 0)
@@ -1015,6 +1056,8 @@ static tsgs_status sgd_train(tsgs__train_job *job, tsgs_model **out,
         return st;
     }
     if ((st = start_model(&r, job, T, max_blocks, &m, err)) != TSGS_OK)
+        goto fail;
+    if (r.p.warm_start && (st = start_supervised(&r, m, max_blocks, err)))
         goto fail;
     const tsgs_params *p = &r.p;
     tsgs__binding *pinned = tsgs__bind_threads(
