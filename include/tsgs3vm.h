@@ -242,8 +242,9 @@ typedef struct {
     tsgs_bind bind;
     int warm_start;          /* stochastic solvers: start from the exact
                                 supervised SVM on the first features
-                                (1), from zero (0), -1: auto (1 when the
-                                labeled rows' features fit in memory) */
+                                (1), from zero (0), -1: auto (1 up to
+                                5,000 labeled rows whose features fit in
+                                256 MB) */
     long unlabeled_sample;   /* safe: unlabeled rows its semi-supervised
                                 phase sees (a seeded sample); 0: all */
     /* bs3vm only (iterations 0: T = passes * n steps; kernel and sigma as

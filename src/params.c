@@ -164,8 +164,8 @@ static const entry_t table[] = {
     {"warm-start", K_INT, OFF(warm_start), -1, 1, NULL,
      "stochastic solvers: 1 start from the exact supervised SVM on the "
      "labeled rows over the model's first features (the steps then refine "
-     "it); 0 from zero, as the papers; -1: 1 when those features fit in "
-     "memory"},
+     "it); 0 from zero, as the papers; -1: 1 up to 5,000 labeled rows whose "
+     "features fit in 256 MB"},
     {"unlabeled-sample", K_LONG, OFF(unlabeled_sample), 0, 1e12, NULL,
      "safe: unlabeled rows (a seeded sample) its semi-supervised phase "
      "uses; 0: all"},

@@ -493,7 +493,7 @@ START_TEST(test_bind_this_machine)
     ck_assert_int_eq(tsgs_topology_open(&t, NULL), TSGS_OK);
     tsgs_placement *pl = plan(t, n, TSGS_BIND_COMPACT);
     warn_log w = {0, ""};
-    tsgs__bind_threads(n, TSGS_BIND_COMPACT, record_warning, &w);
+    tsgs__keep_binding(tsgs__bind_threads(n, TSGS_BIND_COMPACT, record_warning, &w));
     ck_assert_int_le(w.calls, 1); /* at most once */
     if (w.calls) {
         test_skip("affinity test_bind_this_machine", w.message);
@@ -705,7 +705,7 @@ START_TEST(test_alloc_local)
     tsgs__free_local(NULL, 10);
 #ifdef _OPENMP
     /* after binding, each thread gets a buffer near its node */
-    tsgs__bind_threads(2, TSGS_BIND_COMPACT, NULL, NULL);
+    tsgs__keep_binding(tsgs__bind_threads(2, TSGS_BIND_COMPACT, NULL, NULL));
     int bad = 0;
 #pragma omp parallel num_threads(2) reduction(+ : bad)
     {

@@ -831,8 +831,10 @@ done:
 }
 
 /* Feature rows the supervised start may hold (n_l x features floats):
- * 256 MB. */
+ * 256 MB; and labeled rows, which bound the dual's passes (n_l x features
+ * each): with more labels the steps converge on their own. */
 #define WARM_MAX_FLOATS ((size_t)1 << 26)
+#define WARM_MAX_LABELED 5000
 
 /* The blocks the supervised start fills: the budget's, or with no budget
  * (max-features 0) the automatic one's. */
@@ -851,7 +853,8 @@ static int warm_start_fits(const run_t *r, const tsgs_params *p, size_t d,
     const tsgs__fspec fs = tsgs__fspec_of(p, d);
     size_t D = (size_t)(start_blocks(p, max_blocks) * fs.dirs) *
                (p->feature_map == TSGS_FEATURES_PAIR ? 2 : 1);
-    return r->nl > 0 && D > 0 && r->nl <= WARM_MAX_FLOATS / D;
+    return r->nl > 0 && r->nl <= WARM_MAX_LABELED && D > 0 &&
+           r->nl <= WARM_MAX_FLOATS / D;
 }
 
 /* The model starts as the exact SVM on the labeled rows over its first
