@@ -4,6 +4,7 @@
 # points is noise; the wide benchmark is bench/peers/defaults_accuracy.py):
 #   dsg, tsg             no options (C, sigma by the grid; eta = C; bias learned;
 #                        tsg: centred unlabeled weights, balance 2)
+#   dsg_zero, tsg_zero   from zero (--warm-start 0) instead of the exact SVM
 #   dsg_eta200           the same with the former fixed eta = 200
 #   tsg_balance          tsg with the quantile balance on (the default before bcefb7d)
 #   tsg_uncentred        tsg with --balance 0: the papers' gradient (the default
@@ -35,10 +36,12 @@ while IFS=$'\t' read -r name _; do
         t1=$(date +%s.%N)
         acc=$("$tool" predict "$work/m" "$work/test.svm" /dev/null | grep -o 'Accuracy = [0-9.]*' | grep -o '[0-9.]*$')
         printf '%s\t%s\t%s\t%.2f\t%s\n' "$name" "$v" "$acc" "$(echo "$t1 - $t0" | bc)" \
-            "$(grep -E '^(c|sigma|eta|iterations|balance|directions) ' "$work/m" | tr '\n' ' ')"
+            "$(grep -E '^(c|sigma|eta|iterations|balance|directions|warm-start) ' "$work/m" | tr '\n' ' ')"
     }
     U=(--unlabeled "$work/unlabeled.svm")
     run dsg --solver dsg "${U[@]}"
+    run dsg_zero --solver dsg --warm-start 0 "${U[@]}"
+    run tsg_zero --solver tsg --warm-start 0 "${U[@]}"
     run dsg_eta200 --solver dsg --eta 200 "${U[@]}"
     run dsg_30k --solver dsg --iterations 30000 "${U[@]}"
     run tsg --solver tsg "${U[@]}"
