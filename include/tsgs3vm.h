@@ -40,6 +40,7 @@ typedef enum {
     TSGS_ERR_DATA,        /* data unusable: NaN/Inf, empty, one class... */
     TSGS_ERR_FORMAT,      /* a model file of another kind, version or truncated */
     TSGS_ERR_UNSUPPORTED, /* the operation is not available on this system */
+    TSGS_ERR_STOPPED,     /* stopped by the caller before a usable result */
     TSGS_ERR_INTERNAL
 } tsgs_status;
 
@@ -331,8 +332,28 @@ tsgs_status tsgs_predict(const tsgs_model *m, const tsgs_dataset *ds,
                          int threads, double *decision, tsgs_error *err);
 
 /* The label (as it was written in the training file) a decision value
- * stands for: the larger label value for positive decisions. */
+ * stands for: the larger label value for positive decisions. Binary
+ * models; see tsgs_model_label_of for any. */
 double tsgs_model_label(const tsgs_model *m, double decision);
+
+/* Multi-class data (more than two label values among the labeled rows)
+ * trains one-vs-rest: one binary model per class, that class against the
+ * others; a row goes to the class whose model gives the largest decision
+ * value. tsgs_predict refuses such a model; these work for any. */
+
+/* The model's classes: 2 for a binary model, K for K classes; labels (if
+ * not NULL, room for that many) gets them, ascending. */
+size_t tsgs_model_classes(const tsgs_model *m, double *labels);
+/* Columns of a row of scores: 1 (the decision value) for a binary model,
+ * K (each class's one-vs-rest decision value, in tsgs_model_classes'
+ * order) for K classes. */
+size_t tsgs_model_score_columns(const tsgs_model *m);
+/* Scores of every row of ds: n x tsgs_model_score_columns(m) doubles,
+ * row-major. */
+tsgs_status tsgs_predict_scores(const tsgs_model *m, const tsgs_dataset *ds,
+                                int threads, double *scores, tsgs_error *err);
+/* The label a row of scores stands for. */
+double tsgs_model_label_of(const tsgs_model *m, const double *scores);
 size_t tsgs_model_features_in(const tsgs_model *m);  /* input dimension */
 long tsgs_model_feature_count(const tsgs_model *m);  /* random features */
 const tsgs_params *tsgs_model_params(const tsgs_model *m);

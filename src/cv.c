@@ -102,22 +102,15 @@ static tsgs_status fit_fold(const tsgs_dataset *train,
         return TSGS_OK;
     }
     tsgs_model *m = NULL;
-    double *dec = malloc(sizeof(double) * (held->n ? held->n : 1));
-    tsgs_status st = TSGS_OK;
-    if (!dec) {
-        st = TSGS__NOMEM(err);
-        goto done;
-    }
     tsgs_params q = *p;
     q.threads = threads;
     q.bind = bind;
-    if ((st = tsgs_train(train, &q, NULL, &m, NULL, err)) != TSGS_OK)
-        goto done;
-    if ((st = tsgs_predict(m, held, threads, dec, err)) != TSGS_OK)
-        goto done;
-    *acc = tsgs_accuracy(m, held, dec, NULL);
-done:
-    free(dec);
+    tsgs_status st = tsgs_train(train, &q, NULL, &m, NULL, err);
+    if (st == TSGS_OK) {
+        *acc = tsgs__accuracy_on(m, held, threads, err); /* any classes */
+        if (*acc < 0.0)
+            st = err ? err->code : TSGS_ERR_NOMEM;
+    }
     tsgs_model_free(m);
     return st;
 }

@@ -16,6 +16,7 @@ const char *tsgs_status_name(tsgs_status s)
     case TSGS_ERR_DATA: return "unusable data";
     case TSGS_ERR_FORMAT: return "bad model file";
     case TSGS_ERR_UNSUPPORTED: return "unsupported";
+    case TSGS_ERR_STOPPED: return "stopped";
     case TSGS_ERR_INTERNAL: return "internal error";
     }
     return "unknown status";

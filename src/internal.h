@@ -231,6 +231,12 @@ struct tsgs_model {
     int cache_enabled;
     struct tsgs__bs3vm *bs3vm; /* bs3vm: its support vectors, else NULL */
     char note[256];     /* what training chose, in words (not saved) */
+    /* One-vs-rest over nclass > 2 classes (multiclass.c): ovr[k] is the
+     * binary model of classes[k] (+1) against the rest (-1); then only d,
+     * params and note are used here. 0 / NULL for a binary model. */
+    int nclass;
+    double *classes;    /* ascending */
+    tsgs_model **ovr;
 };
 
 /* An empty model for d inputs with room for cap_blocks blocks. */
@@ -318,6 +324,27 @@ tsgs_status tsgs__bs3vm_read(FILE *f, const char *path, long *line,
                              long n_sv, size_t d, tsgs_kernel kernel,
                              double sigma, tsgs__bs3vm **out,
                              tsgs_error *err);
+
+/* --------------------------------------------------- core: multiclass.c */
+
+/* The distinct labels of ds's labeled rows, ascending, into *classes
+ * (malloc'd) and their number into *k (0 when no row is labeled). */
+tsgs_status tsgs__class_values(const tsgs_dataset *ds, double **classes,
+                               size_t *k, tsgs_error *err);
+/* ds with labels +1 for `positive`, -1 for the other labeled rows,
+ * unlabeled ones kept: a view that borrows ds's rows (free it with
+ * tsgs__ovr_view_free, never tsgs_dataset_free). */
+tsgs_status tsgs__ovr_view(const tsgs_dataset *ds, double positive,
+                           tsgs_dataset **out, tsgs_error *err);
+void tsgs__ovr_view_free(tsgs_dataset *view);
+/* A one-vs-rest model that takes over the k binary models subs (subs[i]
+ * for classes[i]; both arrays copied, the models owned from here). */
+tsgs_status tsgs__model_ovr(tsgs_model **subs, const double *classes,
+                            size_t k, tsgs_model **out, tsgs_error *err);
+/* Accuracy of m on ds's labeled rows, any number of classes; -1 on
+ * failure (err set). */
+double tsgs__accuracy_on(const tsgs_model *m, const tsgs_dataset *ds,
+                         int threads, tsgs_error *err);
 
 /* --------------------------------------------------- core: warm_start.c */
 

@@ -73,6 +73,10 @@ void tsgs_model_free(tsgs_model *m)
     free(m->phase);
     tsgs__bs3vm_free(m->bs3vm);
     tsgs__scaler_clear(&m->scaler);
+    for (int k = 0; k < m->nclass && m->ovr; k++)
+        tsgs_model_free(m->ovr[k]);
+    free(m->ovr);
+    free(m->classes);
     free(m);
 }
 
@@ -191,6 +195,12 @@ tsgs_status tsgs_predict(const tsgs_model *m, const tsgs_dataset *ds,
     if (!m || !ds || !decision)
         return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
                           "tsgs_predict: NULL argument");
+    if (m->nclass > 2)
+        return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
+                          "tsgs_predict: a model of %d classes has one "
+                          "decision value per class: use "
+                          "tsgs_predict_scores",
+                          m->nclass);
     if (ds->d != m->d)
         return tsgs__fail(err, TSGS_ERR_DIM, NULL, 0,
                           "the data has %zu features but the model was "
@@ -223,6 +233,12 @@ size_t tsgs_model_features_in(const tsgs_model *m) { return m->d; }
 
 long tsgs_model_feature_count(const tsgs_model *m)
 {
+    if (m->nclass > 2) {
+        long total = 0;
+        for (int k = 0; k < m->nclass; k++)
+            total += tsgs_model_feature_count(m->ovr[k]);
+        return total;
+    }
     if (m->bs3vm)
         return (long)m->bs3vm->n_sv; /* bs3vm: support vectors */
     return m->nblocks * m->fs.block_size;
@@ -253,12 +269,5 @@ double tsgs_accuracy(const tsgs_model *m, const tsgs_dataset *ds,
 double tsgs__monitor_accuracy(const tsgs_model *m, const tsgs_dataset *mon,
                               int threads)
 {
-    double *dec = malloc(sizeof(double) * (mon->n ? mon->n : 1));
-    if (!dec)
-        return -1.0;
-    double acc = -1.0;
-    if (tsgs_predict(m, mon, threads, dec, NULL) == TSGS_OK)
-        acc = tsgs_accuracy(m, mon, dec, NULL);
-    free(dec);
-    return acc;
+    return tsgs__accuracy_on(m, mon, threads, NULL);
 }

@@ -121,6 +121,24 @@ static void remove_stale_temporaries(const char *path)
     free(dir);
 }
 
+/* One-vs-rest: a header naming the classes, then each class's binary
+ * model as write_model writes it, in the classes' order. */
+#define OVR_MAGIC "tsgs3vm-ovr"
+#define OVR_VERSION 1
+
+static void write_ovr(FILE *f, const tsgs_model *m)
+{
+    fprintf(f, "%s %d\nclasses %d\nlabels", OVR_MAGIC, OVR_VERSION,
+            m->nclass);
+    for (int k = 0; k < m->nclass; k++) {
+        fputc(' ', f);
+        put_double(f, m->classes[k]);
+    }
+    fputc('\n', f);
+    for (int k = 0; k < m->nclass; k++)
+        write_model(f, m->ovr[k]);
+}
+
 tsgs_status tsgs_model_save(const tsgs_model *m, const char *path,
                             tsgs_error *err)
 {
@@ -165,7 +183,10 @@ tsgs_status tsgs_model_save(const tsgs_model *m, const char *path,
         return tsgs__fail(err, TSGS_ERR_IO, path, 0, "cannot write: %s",
                           strerror(errno));
     }
-    write_model(f, m);
+    if (m->nclass > 2)
+        write_ovr(f, m);
+    else
+        write_model(f, m);
     int bad = ferror(f) != 0;
     bad |= fflush(f) != 0;
     bad |= fsync(fileno(f)) != 0;
@@ -292,22 +313,11 @@ static tsgs_status parse_count(reader_t *r, const char *field, const char *s,
     return TSGS_OK;
 }
 
-tsgs_status tsgs_model_load(const char *path, tsgs_model **out,
-                            tsgs_error *err)
+/* One binary model from r (its first line the magic); last: nothing but
+ * blank lines may follow its "end". */
+static tsgs_status load_binary(reader_t *r, int last, tsgs_model **out,
+                               tsgs_error *err)
 {
-    if (!path || !out)
-        return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
-                          "tsgs_model_load: NULL argument");
-    reader_t r = {fopen(path, "r"), path, 0, NULL, 0};
-    if (!r.f)
-        return tsgs__fail(err, TSGS_ERR_IO, path, 0, "cannot open: %s",
-                          strerror(errno));
-    struct stat sb;
-    if (fstat(fileno(r.f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
-        fclose(r.f);
-        return tsgs__fail(err, TSGS_ERR_IO, path, 0,
-                          "is a directory: give the model file's path");
-    }
     tsgs_status st = TSGS_OK;
     tsgs_model *m = NULL;
     tsgs_params p = tsgs_params_default();
@@ -322,18 +332,18 @@ tsgs_status tsgs_model_load(const char *path, tsgs_model **out,
     size_t nseen = 0;
 
     char *line;
-    if ((st = next_line(&r, &line, err)))
+    if ((st = next_line(r, &line, err)))
         goto fail;
     long version = magic_version(line);
     if (version < 0) {
-        st = tsgs__fail(err, TSGS_ERR_FORMAT, path, 1,
+        st = tsgs__fail(err, TSGS_ERR_FORMAT, r->path, 1,
                         "not a tsgs3vm model file (the first line should be "
                         "\"%s %d\")",
                         MAGIC, FORMAT_VERSION);
         goto fail;
     }
     if (version != FORMAT_VERSION) {
-        st = tsgs__fail(err, TSGS_ERR_FORMAT, path, 1,
+        st = tsgs__fail(err, TSGS_ERR_FORMAT, r->path, 1,
                         "model format version %ld; this build reads version "
                         "%d",
                         version, FORMAT_VERSION);
@@ -341,13 +351,13 @@ tsgs_status tsgs_model_load(const char *path, tsgs_model **out,
     }
     /* Header: key value lines until "coefficients N", each key once. */
     for (;;) {
-        if ((st = next_line(&r, &line, err)))
+        if ((st = next_line(r, &line, err)))
             goto fail;
         if (!line)
             break;
         char *sp = strchr(line, ' ');
         if (!sp) {
-            st = tsgs__fail(err, TSGS_ERR_FORMAT, path, r.line,
+            st = tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
                             "header: \"%.40s\" is not a \"key value\" line",
                             line);
             goto fail;
@@ -356,7 +366,7 @@ tsgs_status tsgs_model_load(const char *path, tsgs_model **out,
         const char *key = line, *val = sp + 1;
         int nomem = 0;
         if (seen_before(&seen, &nseen, key, &nomem)) {
-            st = tsgs__fail(err, TSGS_ERR_FORMAT, path, r.line,
+            st = tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
                             "%.40s given twice", key);
             goto fail;
         }
@@ -365,29 +375,29 @@ tsgs_status tsgs_model_load(const char *path, tsgs_model **out,
             goto fail;
         }
         if (strcmp(key, "coefficients") == 0) {
-            if ((st = parse_count(&r, key, val, 1L << 40, &ncoef, err)))
+            if ((st = parse_count(r, key, val, 1L << 40, &ncoef, err)))
                 goto fail;
             break;
         } else if (strcmp(key, "support-vectors") == 0) { /* bs3vm */
-            if ((st = parse_count(&r, key, val, 1L << 40, &nsv, err)))
+            if ((st = parse_count(r, key, val, 1L << 40, &nsv, err)))
                 goto fail;
             break;
         } else if (strcmp(key, "features-in") == 0) {
             /* (once, as every key: scaler-shift / scaler-mul are sized by
              * it) */
-            if ((st = parse_count(&r, key, val, 1L << 30, &d, err)))
+            if ((st = parse_count(r, key, val, 1L << 30, &d, err)))
                 goto fail;
         } else if (strcmp(key, "blocks") == 0) {
-            if ((st = parse_count(&r, key, val, 1L << 40, &blocks, err)))
+            if ((st = parse_count(r, key, val, 1L << 40, &blocks, err)))
                 goto fail;
         } else if (strcmp(key, "lazy-scale") == 0) {
-            if ((st = parse_doubles(&r, key, val, &scale, 1, err)))
+            if ((st = parse_doubles(r, key, val, &scale, 1, err)))
                 goto fail;
         } else if (strcmp(key, "bias") == 0) {
-            if ((st = parse_doubles(&r, key, val, &bias, 1, err)))
+            if ((st = parse_doubles(r, key, val, &bias, 1, err)))
                 goto fail;
         } else if (strcmp(key, "labels") == 0) {
-            if ((st = parse_doubles(&r, key, val, labels, 2, err)))
+            if ((st = parse_doubles(r, key, val, labels, 2, err)))
                 goto fail;
         } else if (strcmp(key, "scaler") == 0) {
             have_scaling = 1;
@@ -398,14 +408,14 @@ tsgs_status tsgs_model_load(const char *path, tsgs_model **out,
             else if (strcmp(val, "none") == 0)
                 scaling = TSGS_SCALE_NONE;
             else {
-                st = tsgs__fail(err, TSGS_ERR_FORMAT, path, r.line,
+                st = tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
                                 "scaler: unknown kind \"%s\"", val);
                 goto fail;
             }
         } else if (strcmp(key, "scaler-shift") == 0 ||
                    strcmp(key, "scaler-mul") == 0) {
             if (d < 0) {
-                st = tsgs__fail(err, TSGS_ERR_FORMAT, path, r.line,
+                st = tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
                                 "%s before features-in", key);
                 goto fail;
             }
@@ -416,32 +426,32 @@ tsgs_status tsgs_model_load(const char *path, tsgs_model **out,
                 st = TSGS__NOMEM(err);
                 goto fail;
             }
-            if ((st = parse_doubles(&r, key, val, *dst, (size_t)d, err)))
+            if ((st = parse_doubles(r, key, val, *dst, (size_t)d, err)))
                 goto fail;
         } else {
             tsgs_error perr;
             if (tsgs_params_set(&p, key, val, &perr) != TSGS_OK) {
-                st = tsgs__fail(err, TSGS_ERR_FORMAT, path, r.line, "%s",
+                st = tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line, "%s",
                                 perr.message);
                 goto fail;
             }
         }
     }
     if (ncoef < 0 && nsv < 0) {
-        st = tsgs__fail(err, TSGS_ERR_FORMAT, path, r.line,
+        st = tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
                         "truncated: the header ends before the "
                         "\"coefficients\" line");
         goto fail;
     }
     if ((nsv >= 0) != (p.solver == TSGS_SOLVER_BS3VM)) {
-        st = tsgs__fail(err, TSGS_ERR_FORMAT, path, r.line,
+        st = tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
                         "%s: the bs3vm solver's models (only) list "
                         "support vectors",
                         nsv >= 0 ? "support-vectors" : "coefficients");
         goto fail;
     }
     if (!isnan(labels[0]) && labels[0] == labels[1]) {
-        st = tsgs__fail(err, TSGS_ERR_FORMAT, path, r.line,
+        st = tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
                         "labels: both classes are labelled %g; the two "
                         "labels must differ",
                         labels[0]);
@@ -450,7 +460,7 @@ tsgs_status tsgs_model_load(const char *path, tsgs_model **out,
     if (d < 1 || blocks < 0 || isnan(scale) || isnan(bias) ||
         isnan(labels[0]) || !have_scaling ||
         (scaling != TSGS_SCALE_NONE && (!shift || !mul))) {
-        st = tsgs__fail(err, TSGS_ERR_FORMAT, path, r.line,
+        st = tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
                         "header: missing one of features-in, blocks, "
                         "lazy-scale, bias, labels, scaler (and its "
                         "scaler-shift / scaler-mul)");
@@ -459,7 +469,7 @@ tsgs_status tsgs_model_load(const char *path, tsgs_model **out,
     tsgs_error perr;
     if (tsgs_params_check(&p, &perr) != TSGS_OK || p.sigma <= 0.0 ||
         !(scale > 0.0)) {
-        st = tsgs__fail(err, TSGS_ERR_FORMAT, path, r.line,
+        st = tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
                         "header: inconsistent parameters: %s",
                         p.sigma <= 0.0 ? "sigma must be positive"
                         : !(scale > 0.0) ? "lazy-scale must be positive"
@@ -469,7 +479,7 @@ tsgs_status tsgs_model_load(const char *path, tsgs_model **out,
     /* Before allocating: a corrupt "blocks" must not size the model. */
     const long dirs = tsgs__fspec_of(&p, 0).dirs;
     if (nsv < 0 && ncoef != blocks * dirs) {
-        st = tsgs__fail(err, TSGS_ERR_FORMAT, path, r.line,
+        st = tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
                         "coefficients: %ld lines announced, but %ld blocks "
                         "of %ld directions need %ld",
                         ncoef, blocks, dirs, blocks * dirs);
@@ -488,68 +498,161 @@ tsgs_status tsgs_model_load(const char *path, tsgs_model **out,
     m->scaler.mul = mul;
     shift = mul = NULL;
     if (nsv >= 0) {
-        if ((st = tsgs__bs3vm_read(r.f, path, &r.line, nsv, (size_t)d,
+        if ((st = tsgs__bs3vm_read(r->f, r->path, &r->line, nsv, (size_t)d,
                                    p.kernel, p.sigma, &m->bs3vm, err)))
             goto fail;
         goto loaded;
     }
     const int pair = m->fs.map == TSGS_FEATURES_PAIR;
     for (long g = 0; g < ncoef; g++) {
-        if ((st = next_line(&r, &line, err)))
+        if ((st = next_line(r, &line, err)))
             goto fail;
         if (!line) {
-            st = tsgs__fail(err, TSGS_ERR_FORMAT, path, r.line,
+            st = tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
                             "truncated: %ld of %ld coefficient lines", g,
                             ncoef);
             goto fail;
         }
         double v[2];
-        if ((st = parse_doubles(&r, "coefficient", line, v, pair ? 2 : 1,
+        if ((st = parse_doubles(r, "coefficient", line, v, pair ? 2 : 1,
                                 err)))
             goto fail;
         m->ac[g] = v[0];
         if (pair)
             m->as[g] = v[1];
     }
-    if ((st = next_line(&r, &line, err)))
+    if ((st = next_line(r, &line, err)))
         goto fail;
     if (!line || strcmp(line, "end") != 0) {
-        st = tsgs__fail(err, TSGS_ERR_FORMAT, path, r.line,
+        st = tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
                         "truncated: no \"end\" line after the %ld "
                         "coefficients",
                         ncoef);
         goto fail;
     }
     /* Nothing after "end" but blank lines: a file with more is not what
-     * save wrote. */
-    do {
-        if ((st = next_line(&r, &line, err)))
+     * save wrote (the last model of the file only). */
+    line = NULL;
+    while (last) {
+        if ((st = next_line(r, &line, err)))
             goto fail;
-    } while (line && line[strspn(line, " \t")] == '\0');
+        if (!line || line[strspn(line, " \t")] != '\0')
+            break;
+    }
     if (line) {
-        st = tsgs__fail(err, TSGS_ERR_FORMAT, path, r.line,
+        st = tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
                         "text after the \"end\" line");
         goto fail;
     }
 loaded:
     if ((st = tsgs__model_cache_sync(m, err)))
         goto fail;
-    fclose(r.f);
-    free(r.buf);
     for (size_t i = 0; i < nseen; i++)
         free(seen[i]);
     free(seen);
     *out = m;
     return TSGS_OK;
 fail:
-    if (r.f)
-        fclose(r.f);
-    free(r.buf);
     for (size_t i = 0; i < nseen; i++)
         free(seen[i]);
     free(seen);
     free(shift);
     free(mul);
     tsgs_model_free(m);
+    return st;
+}
+
+/* A one-vs-rest file: the header after its first line (`first`), then
+ * one binary model per class. */
+static tsgs_status load_ovr(reader_t *r, const char *first, tsgs_model **out,
+                            tsgs_error *err)
+{
+    long version = -1;
+    char *end;
+    errno = 0;
+    version = strtol(first + strlen(OVR_MAGIC) + 1, &end, 10);
+    if (errno || *end != '\0' || version != OVR_VERSION)
+        return tsgs__fail(err, TSGS_ERR_FORMAT, r->path, 1,
+                          "one-vs-rest model format \"%.40s\"; this build "
+                          "reads \"%s %d\"",
+                          first, OVR_MAGIC, OVR_VERSION);
+    char *line;
+    long k = -1;
+    tsgs_status st = next_line(r, &line, err);
+    if (st)
+        return st;
+    if (!line || strncmp(line, "classes ", 8) != 0 ||
+        parse_count(r, "classes", line + 8, 1L << 20, &k, err) || k < 3)
+        return tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
+                          "classes: expected \"classes K\" with K >= 3");
+    double *classes = malloc(sizeof(double) * (size_t)k);
+    tsgs_model **subs = calloc((size_t)k, sizeof *subs);
+    if (!classes || !subs) {
+        free(classes);
+        free(subs);
+        return TSGS__NOMEM(err);
+    }
+    if ((st = next_line(r, &line, err)))
+        goto done;
+    if (!line || strncmp(line, "labels ", 7) != 0 ||
+        (st = parse_doubles(r, "labels", line + 7, classes, (size_t)k, err))) {
+        if (st == TSGS_OK)
+            st = tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
+                            "labels: expected the %ld class labels", k);
+        goto done;
+    }
+    for (long c = 1; c < k; c++)
+        if (!(classes[c] > classes[c - 1])) {
+            st = tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
+                            "labels: the class labels must be distinct and "
+                            "ascending");
+            goto done;
+        }
+    for (long c = 0; c < k && st == TSGS_OK; c++)
+        st = load_binary(r, c == k - 1, &subs[c], err);
+    for (long c = 0; c < k && st == TSGS_OK; c++)
+        if (subs[c]->d != subs[0]->d)
+            st = tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
+                            "class %ld's model has %zu features-in, class "
+                            "1's %zu",
+                            c + 1, subs[c]->d, subs[0]->d);
+    if (st == TSGS_OK)
+        st = tsgs__model_ovr(subs, classes, (size_t)k, out, err);
+done:
+    if (st != TSGS_OK)
+        for (long c = 0; c < k; c++)
+            tsgs_model_free(subs[c]);
+    free(subs);
+    free(classes);
+    return st;
+}
+
+tsgs_status tsgs_model_load(const char *path, tsgs_model **out,
+                            tsgs_error *err)
+{
+    if (!path || !out)
+        return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
+                          "tsgs_model_load: NULL argument");
+    reader_t r = {fopen(path, "r"), path, 0, NULL, 0};
+    if (!r.f)
+        return tsgs__fail(err, TSGS_ERR_IO, path, 0, "cannot open: %s",
+                          strerror(errno));
+    struct stat sb;
+    if (fstat(fileno(r.f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        fclose(r.f);
+        return tsgs__fail(err, TSGS_ERR_IO, path, 0,
+                          "is a directory: give the model file's path");
+    }
+    char *line;
+    tsgs_status st = next_line(&r, &line, err);
+    if (st == TSGS_OK && line && strncmp(line, OVR_MAGIC " ", 12) == 0) {
+        st = load_ovr(&r, line, out, err);
+    } else if (st == TSGS_OK) {
+        rewind(r.f); /* the binary loader reads its own first line */
+        r.line = 0;
+        st = load_binary(&r, 1, out, err);
+    }
+    fclose(r.f);
+    free(r.buf);
     return st;
 }

@@ -20,44 +20,74 @@ static const tsgs__solver *solver_of(tsgs_solver id)
     }
 }
 
-/* The two classes among the labeled rows: exactly two are required. */
-static tsgs_status find_classes(const tsgs_dataset *ds, double *neg,
-                                double *pos, size_t *npos, tsgs_error *err)
+/* The classes among the labeled rows (ascending): at least two. */
+static tsgs_status find_classes(const tsgs_dataset *ds, double **classes,
+                                size_t *k, tsgs_error *err)
 {
-    int seen = 0;
-    double a = 0, b = 0;
-    for (size_t i = 0; i < ds->n; i++) {
-        double y = ds->y[i];
-        if (isnan(y))
-            continue;
-        if (!seen) {
-            a = y;
-            seen = 1;
-        } else if (y != a && seen == 1) {
-            b = y;
-            seen = 2;
-        } else if (seen == 2 && y != a && y != b) {
-            return tsgs__fail(err, TSGS_ERR_DATA, NULL, 0,
-                              "labels: found %g, %g and %g; this is a binary "
-                              "classifier (two label values)",
-                              a, b, y);
-        }
-    }
-    if (seen == 0)
+    tsgs_status st = tsgs__class_values(ds, classes, k, err);
+    if (st != TSGS_OK)
+        return st;
+    if (*k >= 2)
+        return TSGS_OK;
+    double only = *k ? (*classes)[0] : 0.0;
+    free(*classes);
+    *classes = NULL;
+    if (*k == 0)
         return tsgs__fail(err, TSGS_ERR_DATA, NULL, 0,
                           "labels: no labeled rows to train on");
-    if (seen == 1)
-        return tsgs__fail(err, TSGS_ERR_DATA, NULL, 0,
-                          "labels: every labeled row has label %g; training "
-                          "needs both classes",
-                          a);
-    *neg = a < b ? a : b;
-    *pos = a < b ? b : a;
-    size_t n = 0;
-    for (size_t i = 0; i < ds->n; i++)
-        n += ds->y[i] == *pos;
-    *npos = n;
-    return TSGS_OK;
+    return tsgs__fail(err, TSGS_ERR_DATA, NULL, 0,
+                      "labels: every labeled row has label %g; training "
+                      "needs two classes or more",
+                      only);
+}
+
+/* K > 2 classes: one binary model per class on a relabeled view of the
+ * rows (that class +1, the others -1), one after another on all threads;
+ * hooks report each in turn, without the monitor (its labels are the
+ * file's, not +-1). */
+static tsgs_status train_one_vs_rest(const tsgs_dataset *ds,
+                                     const tsgs_params *params,
+                                     const tsgs_train_hooks *hooks,
+                                     const tsgs__train_opts *opt,
+                                     const double *classes, size_t k,
+                                     tsgs_model **out, int *stopped_early,
+                                     tsgs_error *err)
+{
+    tsgs_model **subs = calloc(k, sizeof *subs);
+    if (!subs)
+        return TSGS__NOMEM(err);
+    tsgs_train_hooks quiet;
+    if (hooks) {
+        quiet = *hooks;
+        quiet.monitor = NULL;
+    }
+    tsgs_status st = TSGS_OK;
+    int stopped = 0;
+    size_t c = 0;
+    for (; c < k && st == TSGS_OK && !stopped; c++) {
+        tsgs_dataset *view = NULL;
+        if ((st = tsgs__ovr_view(ds, classes[c], &view, err)) != TSGS_OK)
+            break;
+        st = tsgs__train_ex(view, params, hooks ? &quiet : NULL, opt,
+                            &subs[c], &stopped, err);
+        tsgs__ovr_view_free(view);
+    }
+    if (st == TSGS_OK && stopped)
+        st = tsgs__fail(err, TSGS_ERR_STOPPED, NULL, 0,
+                        "stopped while training class %zu of %zu: a "
+                        "one-vs-rest model needs every class, so there is "
+                        "none to keep",
+                        c, k);
+    if (st == TSGS_OK)
+        st = tsgs__model_ovr(subs, classes, k, out, err);
+    if (st != TSGS_OK) {
+        for (size_t c = 0; c < k; c++)
+            tsgs_model_free(subs[c]);
+    }
+    free(subs);
+    if (stopped_early)
+        *stopped_early = 0;
+    return st;
 }
 
 static tsgs_status check_finite(const tsgs_dataset *ds, tsgs_error *err)
@@ -109,9 +139,21 @@ tsgs_status tsgs__train_ex(const tsgs_dataset *ds, const tsgs_params *params,
     job.p = *params;
     job.hooks = hooks;
     job.opt = *opt;
-    if ((st = find_classes(ds, &job.label_neg, &job.label_pos, &job.n_pos,
-                           err)) != TSGS_OK)
+    double *classes = NULL;
+    size_t k = 0;
+    if ((st = find_classes(ds, &classes, &k, err)) != TSGS_OK)
         return st;
+    if (k > 2) {
+        st = train_one_vs_rest(ds, params, hooks, opt, classes, k, out,
+                               stopped_early, err);
+        free(classes);
+        return st;
+    }
+    job.label_neg = classes[0];
+    job.label_pos = classes[1];
+    free(classes);
+    for (size_t i = 0; i < ds->n; i++)
+        job.n_pos += ds->y[i] == job.label_pos;
     if ((st = tsgs__scaler_fit(ds, params->scale, &job.scaler, err)))
         return st;
     st = solver_of(params->solver)->train(&job, out, stopped_early, err);

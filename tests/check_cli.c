@@ -455,7 +455,7 @@ START_TEST(bad_arguments)
     fputs("1 1:0.5\n1 1:0.7\n1 1:0.1\n", f);
     fclose(f);
     run(&r, "train", one, model, NULL);
-    assert_error(&r, one, "both classes", NULL);
+    assert_error(&r, one, "two classes", NULL);
     result_free(&r);
     remove(one);
     /* a test file with features the training rows never had: LIBSVM

@@ -390,10 +390,14 @@ START_TEST(bad_training_data)
     tsgs_dataset *ds;
     ck_assert_int_eq(tsgs_dataset_from_dense(3, 2, x, one_class, &ds, NULL), TSGS_OK);
     ck_assert_int_eq(tsgs_train(ds, &p, NULL, &m, NULL, &err), TSGS_ERR_DATA);
-    ck_assert_ptr_nonnull(strstr(err.message, "both classes"));
+    ck_assert_ptr_nonnull(strstr(err.message, "two classes"));
     tsgs_dataset_free(ds);
+    /* three classes train one-vs-rest */
     ck_assert_int_eq(tsgs_dataset_from_dense(3, 2, x, three, &ds, NULL), TSGS_OK);
-    ck_assert_int_eq(tsgs_train(ds, &p, NULL, &m, NULL, &err), TSGS_ERR_DATA);
+    ck_assert_int_eq(tsgs_train(ds, &p, NULL, &m, NULL, &err), TSGS_OK);
+    ck_assert_uint_eq(tsgs_model_classes(m, NULL), 3);
+    tsgs_model_free(m);
+    m = NULL;
     tsgs_dataset_free(ds);
     ck_assert_int_eq(tsgs_dataset_from_dense(3, 2, x, none, &ds, NULL), TSGS_OK);
     ck_assert_int_eq(tsgs_train(ds, &p, NULL, &m, NULL, &err), TSGS_ERR_DATA);

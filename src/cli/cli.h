@@ -49,18 +49,18 @@ void cli_error(const tsgs_error *err);
  * indices a model never saw). Returns nonzero on error (printed). */
 int cli_drop_unseen(const char *path, tsgs_dataset *ds, size_t d_model);
 
-/* Counts the labeled rows of ds (*n_labeled), those whose label is neither
- * of the model's two labels (*n_foreign, e.g. 0/1 against -1/+1), and
- * returns how many of them the decision values get right. */
+/* Counts the labeled rows of ds (*n_labeled), those whose label is none
+ * of the model's classes (*n_foreign, e.g. 0/1 against -1/+1), and returns
+ * how many of them the scores (n x tsgs_model_score_columns) get right. */
 size_t cli_count_correct(const tsgs_model *m, const tsgs_dataset *ds,
-                         const double *dec, size_t *n_labeled,
+                         const double *scores, size_t *n_labeled,
                          size_t *n_foreign);
 
 /* Prints the accuracy line "<what> = XX.XX% (k/n)" on `to`, after a
  * warning on stderr (unless quiet) when labels are not the model's. */
 void cli_print_accuracy(FILE *to, const char *what, const char *path,
                         const tsgs_model *m, const tsgs_dataset *ds,
-                        const double *dec, int quiet);
+                        const double *scores, int quiet);
 
 /* 0 when a model can be written at path (its folder exists and takes new
  * files); else prints why and returns 1. Checked before any work. */

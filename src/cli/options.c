@@ -41,19 +41,34 @@ void cli_default_mode(const char *path)
     chmod(path, 0666 & ~mask);
 }
 
+/* Whether y is one of the model's classes (1 when that cannot be told). */
+static int known_label(const tsgs_model *m, double y)
+{
+    size_t k = tsgs_model_classes(m, NULL);
+    double *labels = malloc(sizeof(double) * k);
+    if (!labels)
+        return 1;
+    tsgs_model_classes(m, labels);
+    int known = 0;
+    for (size_t c = 0; c < k && !known; c++)
+        known = labels[c] == y;
+    free(labels);
+    return known;
+}
+
 size_t cli_count_correct(const tsgs_model *m, const tsgs_dataset *ds,
-                         const double *dec, size_t *n_labeled,
+                         const double *scores, size_t *n_labeled,
                          size_t *n_foreign)
 {
-    double neg = tsgs_model_label(m, -1.0), pos = tsgs_model_label(m, 1.0);
+    const size_t k = tsgs_model_score_columns(m);
     size_t n = 0, right = 0, foreign = 0;
     for (size_t i = 0; i < tsgs_dataset_rows(ds); i++) {
         double y = tsgs_dataset_label(ds, i);
         if (tsgs_is_unlabeled(y))
             continue;
         n++;
-        foreign += y != neg && y != pos;
-        right += tsgs_model_label(m, dec[i]) == y;
+        foreign += !known_label(m, y);
+        right += tsgs_model_label_of(m, scores + i * k) == y;
     }
     *n_labeled = n;
     if (n_foreign)
@@ -63,18 +78,25 @@ size_t cli_count_correct(const tsgs_model *m, const tsgs_dataset *ds,
 
 void cli_print_accuracy(FILE *to, const char *what, const char *path,
                         const tsgs_model *m, const tsgs_dataset *ds,
-                        const double *dec, int quiet)
+                        const double *scores, int quiet)
 {
     size_t n, foreign;
-    size_t right = cli_count_correct(m, ds, dec, &n, &foreign);
+    size_t right = cli_count_correct(m, ds, scores, &n, &foreign);
     if (n == 0)
         return;
-    if (foreign && !quiet)
-        fprintf(stderr, "warning: %s: %zu of %zu labeled rows have a label "
-                        "other than the model's %g and %g; they count as "
-                        "wrong\n",
-                path, foreign, n, tsgs_model_label(m, -1.0),
-                tsgs_model_label(m, 1.0));
+    if (foreign && !quiet) {
+        if (tsgs_model_classes(m, NULL) == 2)
+            fprintf(stderr, "warning: %s: %zu of %zu labeled rows have a "
+                            "label other than the model's %g and %g; they "
+                            "count as wrong\n",
+                    path, foreign, n, tsgs_model_label(m, -1.0),
+                    tsgs_model_label(m, 1.0));
+        else
+            fprintf(stderr, "warning: %s: %zu of %zu labeled rows have a "
+                            "label that is none of the model's %zu classes; "
+                            "they count as wrong\n",
+                    path, foreign, n, tsgs_model_classes(m, NULL));
+    }
     fprintf(to, "%s = %.2f%% (%zu/%zu)\n", what,
             100.0 * (double)right / (double)n, right, n);
 }

@@ -17,8 +17,10 @@ static void usage(void)
     printf("Usage: tsgs3vm predict [options] MODEL_FILE TEST_FILE "
            "[OUTPUT_FILE]\n\n"
            "Writes one line per row of TEST_FILE to OUTPUT_FILE: the "
-           "predicted label and the\ndecision value. When TEST_FILE has "
-           "labels, prints the accuracy as svm-predict does.\n\n"
+           "predicted label and the\ndecision value (a model of K > 2 "
+           "classes: each class's one-vs-rest decision\nvalue, classes in "
+           "ascending order). When TEST_FILE has labels, prints the\n"
+           "accuracy as svm-predict does.\n\n"
            "  --threads N     threads (0: OMP_NUM_THREADS, else one per "
            "core)\n"
            "  --bind POLICY   auto, compact, scatter or none\n"
@@ -39,12 +41,25 @@ static void on_warn(const char *msg, void *user)
 /* Writes "label decision" lines to a temporary file beside `path` and
  * renames it over `path` once complete, so that a failed or interrupted
  * write never leaves a partial file. Returns 0, or 1 after an error. */
+/* "label score..." per row: the label, then the decision value (binary)
+ * or each class's one-vs-rest decision value. */
+static void put_rows(FILE *out, const tsgs_model *model, const double *s,
+                     size_t n)
+{
+    const size_t k = tsgs_model_score_columns(model);
+    for (size_t i = 0; i < n; i++) {
+        fprintf(out, "%.17g", tsgs_model_label_of(model, s + i * k));
+        for (size_t c = 0; c < k; c++)
+            fprintf(out, " %.17g", s[i * k + c]);
+        fputc('\n', out);
+    }
+}
+
 static int write_output(const char *path, const tsgs_model *model,
                         const double *dec, size_t n)
 {
     if (strcmp(path, "-") == 0) {
-        for (size_t i = 0; i < n; i++)
-            printf("%.17g %.17g\n", tsgs_model_label(model, dec[i]), dec[i]);
+        put_rows(stdout, model, dec, n);
         return 0; /* predict checks stdout once done */
     }
     struct stat lst;
@@ -59,9 +74,7 @@ static int write_output(const char *path, const tsgs_model *model,
                     strerror(errno));
             return 1;
         }
-        for (size_t i = 0; i < n; i++)
-            fprintf(out, "%.17g %.17g\n", tsgs_model_label(model, dec[i]),
-                    dec[i]);
+        put_rows(out, model, dec, n);
         int bad = ferror(out) != 0;
         bad |= fclose(out) != 0;
         if (bad)
@@ -91,9 +104,7 @@ static int write_output(const char *path, const tsgs_model *model,
         free(tmp);
         return 1;
     }
-    for (size_t i = 0; i < n; i++)
-        fprintf(out, "%.17g %.17g\n", tsgs_model_label(model, dec[i]),
-                dec[i]);
+    put_rows(out, model, dec, n);
     int bad = ferror(out) != 0, e = 0;
     if (fflush(out) != 0) {
         bad = 1;
@@ -158,13 +169,13 @@ int cmd_predict(int argc, char **argv)
         goto done;
     }
     size_t n = tsgs_dataset_rows(test);
-    dec = malloc(sizeof(double) * (n ? n : 1));
+    dec = malloc(sizeof(double) * tsgs_model_score_columns(model) * (n ? n : 1));
     if (!dec) {
         fprintf(stderr, "ERROR: out of memory\n");
         goto done;
     }
     tsgs_bind_threads(o.params.threads, o.params.bind, on_warn, &o.quiet);
-    if (tsgs_predict(model, test, o.params.threads, dec, &err)) {
+    if (tsgs_predict_scores(model, test, o.params.threads, dec, &err)) {
         cli_error(&err);
         goto done;
     }

@@ -338,12 +338,13 @@ int cmd_train(int argc, char **argv)
         fprintf(stderr, "%s\n", tsgs_model_note(model));
     if (test) {
         size_t nt = tsgs_dataset_rows(test);
-        dec = malloc(sizeof(double) * (nt ? nt : 1));
+        dec = malloc(sizeof(double) * tsgs_model_score_columns(model) *
+                     (nt ? nt : 1));
         if (!dec) {
             fprintf(stderr, "ERROR: out of memory\n");
             goto done;
         }
-        if (tsgs_predict(model, test, 0, dec, &err)) {
+        if (tsgs_predict_scores(model, test, 0, dec, &err)) {
             cli_error(&err);
             goto done;
         }

@@ -1,0 +1,168 @@
+/* Multi-class data, one-vs-rest (as LIBLINEAR and scikit-learn): one
+ * binary model per class, that class +1 against every other -1, trained
+ * by train.c on a relabeled view of the rows; a row goes to the class
+ * whose model gives the largest decision value. Each binary problem keeps
+ * its own class ratio, so the semi-supervised balance of class k holds
+ * the share of unlabeled rows that class k has among the labeled ones. */
+#include "internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+tsgs_status tsgs__class_values(const tsgs_dataset *ds, double **classes,
+                               size_t *k, tsgs_error *err)
+{
+    double *v = malloc(sizeof(double) * (ds->n ? ds->n : 1));
+    if (!v)
+        return TSGS__NOMEM(err);
+    size_t n = 0;
+    for (size_t i = 0; i < ds->n; i++)
+        if (!isnan(ds->y[i]))
+            v[n++] = ds->y[i];
+    qsort(v, n, sizeof *v, cmp_double);
+    size_t u = 0;
+    for (size_t i = 0; i < n; i++)
+        if (u == 0 || v[i] != v[u - 1])
+            v[u++] = v[i];
+    *classes = v;
+    *k = u;
+    return TSGS_OK;
+}
+
+tsgs_status tsgs__ovr_view(const tsgs_dataset *ds, double positive,
+                           tsgs_dataset **out, tsgs_error *err)
+{
+    tsgs_dataset *v = calloc(1, sizeof *v);
+    double *y = malloc(sizeof(double) * (ds->n ? ds->n : 1));
+    if (!v || !y) {
+        free(v);
+        free(y);
+        return TSGS__NOMEM(err);
+    }
+    for (size_t i = 0; i < ds->n; i++)
+        y[i] = isnan(ds->y[i]) ? ds->y[i] : ds->y[i] == positive ? 1.0 : -1.0;
+    v->n = v->cap = ds->n;
+    v->d = ds->d;
+    v->x = ds->x; /* borrowed */
+    v->y = y;
+    *out = v;
+    return TSGS_OK;
+}
+
+void tsgs__ovr_view_free(tsgs_dataset *view)
+{
+    if (!view)
+        return;
+    free(view->y);
+    free(view);
+}
+
+tsgs_status tsgs__model_ovr(tsgs_model **subs, const double *classes,
+                            size_t k, tsgs_model **out, tsgs_error *err)
+{
+    tsgs_model *m = calloc(1, sizeof *m);
+    tsgs_model **ovr = malloc(sizeof *ovr * k);
+    double *cl = malloc(sizeof *cl * k);
+    if (!m || !ovr || !cl) {
+        free(m);
+        free(ovr);
+        free(cl);
+        return TSGS__NOMEM(err);
+    }
+    memcpy(ovr, subs, sizeof *ovr * k);
+    memcpy(cl, classes, sizeof *cl * k);
+    m->nclass = (int)k;
+    m->ovr = ovr;
+    m->classes = cl;
+    m->d = subs[0]->d;
+    m->params = subs[0]->params;
+    m->label_neg = cl[0];
+    m->label_pos = cl[k - 1];
+    snprintf(m->note, sizeof m->note, "one-vs-rest over %zu classes; class "
+             "%g: %.150s", k, cl[0], subs[0]->note);
+    *out = m;
+    return TSGS_OK;
+}
+
+size_t tsgs_model_classes(const tsgs_model *m, double *labels)
+{
+    if (m->nclass > 2) {
+        if (labels)
+            memcpy(labels, m->classes, sizeof *labels * (size_t)m->nclass);
+        return (size_t)m->nclass;
+    }
+    if (labels) {
+        labels[0] = m->label_neg;
+        labels[1] = m->label_pos;
+    }
+    return 2;
+}
+
+size_t tsgs_model_score_columns(const tsgs_model *m)
+{
+    return m->nclass > 2 ? (size_t)m->nclass : 1;
+}
+
+tsgs_status tsgs_predict_scores(const tsgs_model *m, const tsgs_dataset *ds,
+                                int threads, double *scores, tsgs_error *err)
+{
+    if (!m || !ds || !scores)
+        return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
+                          "tsgs_predict_scores: NULL argument");
+    if (m->nclass <= 2)
+        return tsgs_predict(m, ds, threads, scores, err);
+    const size_t k = (size_t)m->nclass;
+    double *dec = malloc(sizeof(double) * (ds->n ? ds->n : 1));
+    if (!dec)
+        return TSGS__NOMEM(err);
+    tsgs_status st = TSGS_OK;
+    for (size_t c = 0; c < k && st == TSGS_OK; c++) {
+        st = tsgs_predict(m->ovr[c], ds, threads, dec, err);
+        for (size_t i = 0; st == TSGS_OK && i < ds->n; i++)
+            scores[i * k + c] = dec[i];
+    }
+    free(dec);
+    return st;
+}
+
+double tsgs_model_label_of(const tsgs_model *m, const double *scores)
+{
+    if (m->nclass <= 2)
+        return tsgs_model_label(m, scores[0]);
+    int best = 0; /* ties to the first class, as LIBLINEAR */
+    for (int c = 1; c < m->nclass; c++)
+        if (scores[c] > scores[best])
+            best = c;
+    return m->classes[best];
+}
+
+double tsgs__accuracy_on(const tsgs_model *m, const tsgs_dataset *ds,
+                         int threads, tsgs_error *err)
+{
+    const size_t k = tsgs_model_score_columns(m);
+    double *s = malloc(sizeof(double) * k * (ds->n ? ds->n : 1));
+    if (!s) {
+        TSGS__NOMEM(err);
+        return -1.0;
+    }
+    double acc = -1.0;
+    if (tsgs_predict_scores(m, ds, threads, s, err) == TSGS_OK) {
+        size_t n = 0, right = 0;
+        for (size_t i = 0; i < ds->n; i++) {
+            if (isnan(ds->y[i]))
+                continue;
+            n++;
+            right += tsgs_model_label_of(m, s + i * k) == ds->y[i];
+        }
+        acc = n ? (double)right / (double)n : 0.0;
+    }
+    free(s);
+    return acc;
+}

@@ -1,0 +1,179 @@
+/* Multi-class data, one-vs-rest: the model's predictions are those of K
+ * binary models trained by hand on the relabeled rows (class k +1, the
+ * rest -1), in the file's own label values; files round-trip; the binary
+ * calls refuse such a model by name; a 3- and a 10-class set are learned. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* K Gaussian clusters (sd 1) in d dimensions, centres 4 apart on the axes
+ * (+e_k, then -e_k), labels[k] for cluster k; the first `per_class`
+ * rows of each cluster keep their label, the others are unlabeled. */
+static tsgs_dataset *clusters(int k, size_t d, size_t per_cluster,
+                              size_t per_class, const double *labels,
+                              double **truth)
+{
+    const size_t n = (size_t)k * per_cluster;
+    float *x = malloc(sizeof(float) * n * d);
+    double *y = malloc(sizeof(double) * n);
+    *truth = malloc(sizeof(double) * n);
+    for (size_t i = 0; i < n; i++) {
+        int c = (int)(i % (size_t)k);
+        size_t rank = i / (size_t)k;
+        for (size_t j = 0; j < d; j++) {
+            double z0, z1;
+            tsgs__normal_pair(tsgs__philox(77, (uint32_t)i, (uint32_t)j, 0, 9),
+                              &z0, &z1);
+            double centre = (size_t)c % d == j ? (c < (int)d ? 4.0 : -4.0) : 0.0;
+            x[i * d + j] = (float)(centre + z0);
+        }
+        (*truth)[i] = labels[c];
+        y[i] = rank < per_class ? labels[c] : TSGS_UNLABELED;
+    }
+    tsgs_dataset *ds = NULL;
+    ck_assert_int_eq(tsgs_dataset_from_dense(n, d, x, y, &ds, NULL), TSGS_OK);
+    free(x);
+    free(y);
+    return ds;
+}
+
+static double accuracy(const tsgs_model *m, const double *scores,
+                       const double *truth, size_t n)
+{
+    const size_t k = tsgs_model_score_columns(m);
+    size_t right = 0;
+    for (size_t i = 0; i < n; i++)
+        right += tsgs_model_label_of(m, scores + i * k) == truth[i];
+    return (double)right / (double)n;
+}
+
+/* The one-vs-rest model against K binary models trained by hand. */
+static void check_against_by_hand(int k, const tsgs_params *p)
+{
+    static const double labels10[] = {2, 5, 7, 11, 13, 17, 19, 23, 29, 31};
+    const size_t d = 5, n = (size_t)k * 60;
+    double *truth;
+    tsgs_dataset *ds = clusters(k, d, 60, 6, labels10, &truth);
+    tsgs_model *m = NULL;
+    tsgs_error err;
+    ck_assert_msg(tsgs_train(ds, p, NULL, &m, NULL, &err) == TSGS_OK, "%s",
+                  err.message);
+    ck_assert_uint_eq(tsgs_model_classes(m, NULL), (size_t)k);
+    ck_assert_uint_eq(tsgs_model_score_columns(m), (size_t)k);
+    double classes[10];
+    tsgs_model_classes(m, classes);
+    for (int c = 0; c < k; c++)
+        ck_assert(classes[c] == labels10[c]);
+    double *s = malloc(sizeof(double) * n * (size_t)k);
+    ck_assert_int_eq(tsgs_predict_scores(m, ds, 1, s, &err), TSGS_OK);
+
+    /* by hand: class c +1, every other labeled row -1 */
+    double *dec = malloc(sizeof(double) * n);
+    for (int c = 0; c < k; c++) {
+        tsgs_dataset *rel = NULL;
+        float *x = malloc(sizeof(float) * n * d);
+        double *y = malloc(sizeof(double) * n);
+        for (size_t i = 0; i < n; i++) {
+            memcpy(x + i * d, tsgs_dataset_row(ds, i), sizeof(float) * d);
+            double l = tsgs_dataset_label(ds, i);
+            y[i] = isnan(l) ? l : l == labels10[c] ? 1.0 : -1.0;
+        }
+        ck_assert_int_eq(tsgs_dataset_from_dense(n, d, x, y, &rel, NULL), TSGS_OK);
+        tsgs_model *b = NULL;
+        ck_assert_int_eq(tsgs_train(rel, p, NULL, &b, NULL, NULL), TSGS_OK);
+        ck_assert_int_eq(tsgs_predict(b, rel, 1, dec, NULL), TSGS_OK);
+        for (size_t i = 0; i < n; i++)
+            ck_assert_msg(dec[i] == s[i * (size_t)k + (size_t)c],
+                          "class %d row %zu: %g by hand, %g", c, i, dec[i],
+                          s[i * (size_t)k + (size_t)c]);
+        tsgs_model_free(b);
+        tsgs_dataset_free(rel);
+        free(x);
+        free(y);
+    }
+    double acc = accuracy(m, s, truth, n);
+    printf("%d clusters, 6 labels each: one-vs-rest accuracy %.3f\n", k, acc);
+    ck_assert_double_gt(acc, 0.9);
+
+    /* the binary calls refuse it, naming the way */
+    ck_assert_int_eq(tsgs_predict(m, ds, 1, dec, &err), TSGS_ERR_PARAM);
+    ck_assert_ptr_nonnull(strstr(err.message, "tsgs_predict_scores"));
+
+    /* saved and loaded: the same scores, and files that lose a class or a
+     * line are refused */
+    ck_assert_int_eq(tsgs_model_save(m, "tmp_ovr.model", &err), TSGS_OK);
+    tsgs_model *back = NULL;
+    ck_assert_msg(tsgs_model_load("tmp_ovr.model", &back, &err) == TSGS_OK,
+                  "%s", err.message);
+    double *s2 = malloc(sizeof(double) * n * (size_t)k);
+    ck_assert_int_eq(tsgs_predict_scores(back, ds, 2, s2, NULL), TSGS_OK);
+    ck_assert_int_eq(memcmp(s, s2, sizeof(double) * n * (size_t)k), 0);
+    tsgs_model_free(back);
+    FILE *f = fopen("tmp_ovr.model", "rb");
+    fseek(f, 0, SEEK_END);
+    long len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *text = malloc((size_t)len + 1);
+    ck_assert_uint_eq(fread(text, 1, (size_t)len, f), (size_t)len);
+    text[len] = '\0';
+    fclose(f);
+    ck_assert(strncmp(text, "tsgs3vm-ovr 1\n", 14) == 0);
+    for (long cut = len / 3; cut < len; cut += len / 3) { /* truncated */
+        f = fopen("tmp_bad.model", "wb");
+        fwrite(text, 1, (size_t)cut, f);
+        fclose(f);
+        back = NULL;
+        ck_assert_int_eq(tsgs_model_load("tmp_bad.model", &back, &err),
+                         TSGS_ERR_FORMAT);
+        ck_assert_ptr_null(back);
+        ck_assert_ptr_nonnull(strstr(err.message, "tmp_bad.model"));
+    }
+    char *classes_line = strstr(text, "\nclasses ");
+    classes_line[9] = '9'; /* a class count the file does not hold */
+    f = fopen("tmp_bad.model", "wb");
+    fwrite(text, 1, (size_t)len, f);
+    fclose(f);
+    ck_assert_int_eq(tsgs_model_load("tmp_bad.model", &back, &err),
+                     TSGS_ERR_FORMAT);
+    remove("tmp_ovr.model");
+    remove("tmp_bad.model");
+    free(text);
+    free(s);
+    free(s2);
+    free(dec);
+    free(truth);
+    tsgs_model_free(m);
+    tsgs_dataset_free(ds);
+}
+
+START_TEST(three_classes_safe_default)
+{
+    tsgs_params p = tsgs_params_default();
+    p.threads = 1;
+    check_against_by_hand(3, &p);
+}
+END_TEST
+
+START_TEST(ten_classes_tsg)
+{
+    tsgs_params p = tsgs_params_default();
+    p.solver = TSGS_SOLVER_TSG;
+    p.threads = 1;
+    check_against_by_hand(10, &p);
+}
+END_TEST
+
+Suite *multiclass_suite(void)
+{
+    Suite *s = suite_create("multiclass");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, three_classes_safe_default);
+    tcase_add_test(tc, ten_classes_tsg);
+    suite_add_tcase(s, tc);
+    return s;
+}
