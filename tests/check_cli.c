@@ -588,6 +588,40 @@ END_TEST
 
 static void assert_model_line(const char *model, const char *line);
 
+/* Three label values: train one-vs-rest; predict writes the label and one
+ * decision value per class, in the file's label values. */
+START_TEST(multiclass_train_predict)
+{
+    const char *data = tmp("three.svm"), *model = tmp("m3.model"),
+               *out = tmp("out3.txt");
+    FILE *f = fopen(data, "w");
+    for (int i = 0; i < 60; i++)
+        fprintf(f, "%d 1:%g 2:%g\n", 10 * (i % 3 + 1),
+                (i % 3) * 3.0 + 0.05 * (i % 7), (i % 3 == 1) * 2.0 + 0.03 * (i % 5));
+    fclose(f);
+    result r;
+    run(&r, "train", "-q", data, model, NULL);
+    ck_assert_msg(r.status == 0, "train: %s", r.err);
+    result_free(&r);
+    run(&r, "predict", model, data, out, NULL);
+    ck_assert_msg(r.status == 0, "predict: %s", r.err);
+    ck_assert_ptr_nonnull(strstr(r.out, "Accuracy = 100.00% (60/60)"));
+    result_free(&r);
+    char *text = slurp(out);
+    ck_assert_ptr_nonnull(text);
+    double label, s1, s2, s3;
+    char extra;
+    ck_assert_int_eq(sscanf(text, "%lf %lf %lf %lf%c", &label, &s1, &s2, &s3,
+                            &extra), 5);
+    ck_assert(label == 10.0 && extra == '\n');
+    ck_assert(s1 > s2 && s1 > s3);
+    free(text);
+    remove(data);
+    remove(model);
+    remove(out);
+}
+END_TEST
+
 /* svm-train's short options: -c is the cost per labeled row, -g gamma;
  * -t 2 / -s 0 / -b 0 / -m / -h accepted; the rest refused, naming why and
  * the way here. predict writes to standard output for "-". */
@@ -884,6 +918,7 @@ Suite *cli_suite(void)
     tcase_add_test(tc, config_unknown_key);
     tcase_add_test(tc, command_line_beats_config);
     tcase_add_test(tc, svm_train_short_options);
+    tcase_add_test(tc, multiclass_train_predict);
     tcase_add_test(tc, labeled_keeps_n);
     tcase_add_test(tc, unlabeled_file_and_label);
     tcase_add_test(tc, interrupt_saves_model);
