@@ -1,5 +1,5 @@
 # tsgs3vm: build the library, the tool, the tests and the benchmarks.
-#   make            build/libtsgs3vm.a and build/tsgs3vm
+#   make            build/libtsgs3vm.a, build/libtsgs3vm.so and build/tsgs3vm
 #   make test       build and run the Check suites (build/check_all)
 #   make bench      build the benchmark programs (build/bench_*)
 #   make install    PREFIX=/usr/local DESTDIR= : header, library, tool, .pc
@@ -30,6 +30,13 @@ BENCH_BIN := $(BENCH_SRC:bench/%.c=$(B)/bench_%)
 
 LIBA := $(B)/libtsgs3vm.a
 TOOL := $(B)/tsgs3vm
+# The shared library: SONAME libtsgs3vm.so.0 (the major version), built from
+# position-independent objects of its own, exporting the public API only
+# (src/libtsgs3vm.map).
+SO_MAJOR := 0
+SO_VERSION := 0.1.0
+LIBSO := $(B)/libtsgs3vm.so.$(SO_VERSION)
+PIC_OBJ := $(LIB_SRC:%.c=$(B)/pic/%.o)
 
 # Debian packages the build and the tests need (run as root; tests/setup.sh
 # installs only the missing ones, make included, and keeps the same list).
@@ -37,7 +44,7 @@ DEB_PACKAGES := build-essential pkg-config libhwloc-dev check zlib1g-dev \
     liblzma-dev libbz2-dev xz-utils gzip bzip2
 
 .PHONY: all test bench install clean deps FORCE
-all: $(LIBA) $(TOOL)
+all: $(LIBA) $(LIBSO) $(TOOL)
 
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -50,6 +57,25 @@ $(B)/src/dense.o: HOT_FLAGS := -O3 -ffp-contract=fast -Wno-psabi
 $(LIBA): $(LIB_OBJ)
 	@rm -f $@
 	$(AR) rcs $@ $^
+
+$(B)/pic/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(REQ_CFLAGS) $(CFLAGS) $(HOT_FLAGS) -fPIC -c $< -o $@
+$(B)/pic/src/kernel.o: HOT_FLAGS := -O3 -ffp-contract=fast -Wno-psabi
+$(B)/pic/src/dense.o: HOT_FLAGS := -O3 -ffp-contract=fast -Wno-psabi
+
+$(LIBSO): $(PIC_OBJ) src/libtsgs3vm.map
+	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,libtsgs3vm.so.$(SO_MAJOR) \
+	    -Wl,--version-script=src/libtsgs3vm.map -o $@ $(PIC_OBJ) $(REQ_LIBS)
+	ln -sf libtsgs3vm.so.$(SO_VERSION) $(B)/libtsgs3vm.so.$(SO_MAJOR)
+	ln -sf libtsgs3vm.so.$(SO_MAJOR) $(B)/libtsgs3vm.so
+
+# A program linked to the shared library alone: every public call it makes
+# resolves, no internal name is exported, and the runtime version matches
+# the header's.
+$(B)/so_check: tests/so_check.c $(LIBSO)
+	$(CC) $(REQ_CFLAGS) $(CFLAGS) -o $@ $< -L$(B) -ltsgs3vm \
+	    -Wl,-rpath,'$$ORIGIN'
 
 $(TOOL): $(CLI_OBJ) $(LIBA)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIBA) $(REQ_LIBS)
@@ -72,7 +98,8 @@ $(B)/check_all: $(TEST_OBJ) $(LIBA)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(TEST_OBJ) $(LIBA) $(CHECK_LIBS) \
 	    $(REQ_LIBS)
 
-test: $(B)/check_all $(TOOL)
+test: $(B)/check_all $(TOOL) $(B)/so_check
+	$(B)/so_check $(LIBSO)
 	cd tests && ../$(B)/check_all
 
 $(B)/bench_%: bench/%.c $(LIBA)
@@ -99,6 +126,10 @@ install: all $(B)/tsgs3vm.pc
 	    $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin
 	install -m 644 include/tsgs3vm.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 $(LIBA) $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(LIBSO) $(DESTDIR)$(PREFIX)/lib/
+	ln -sf libtsgs3vm.so.$(SO_VERSION) \
+	    $(DESTDIR)$(PREFIX)/lib/libtsgs3vm.so.$(SO_MAJOR)
+	ln -sf libtsgs3vm.so.$(SO_MAJOR) $(DESTDIR)$(PREFIX)/lib/libtsgs3vm.so
 	install -m 644 $(B)/tsgs3vm.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
 	install -m 755 $(TOOL) $(DESTDIR)$(PREFIX)/bin/
 

@@ -28,6 +28,10 @@ extern "C" {
 #define TSGS_VERSION_PATCH 0
 #define TSGS_VERSION_STRING "0.1.0"
 
+/* The library's version at run time ("0.1.0"): with the shared library it
+ * may differ from the TSGS_VERSION_STRING a program was compiled with. */
+const char *tsgs_version(void);
+
 /* ------------------------------------------------------------------ errors */
 
 typedef enum {

@@ -55,3 +55,5 @@ void tsgs__error_clear(tsgs_error *err)
         return;
     memset(err, 0, sizeof *err);
 }
+
+const char *tsgs_version(void) { return TSGS_VERSION_STRING; }
