@@ -245,6 +245,8 @@ typedef struct {
     uint64_t seed;
     int threads;             /* 0: OMP_NUM_THREADS, else one per core */
     tsgs_bind bind;
+    int probability;         /* fit probability outputs (Platt scaling on
+                                5-fold CV decision values) */
     int warm_start;          /* stochastic solvers: start from the exact
                                 supervised SVM on the first features
                                 (1), from zero (0), -1: auto (1 up to
@@ -358,6 +360,16 @@ tsgs_status tsgs_predict_scores(const tsgs_model *m, const tsgs_dataset *ds,
                                 int threads, double *scores, tsgs_error *err);
 /* The label a row of scores stands for. */
 double tsgs_model_label_of(const tsgs_model *m, const double *scores);
+
+/* Probability outputs (LIBSVM's -b 1), for models trained with
+ * p->probability = 1: Platt's sigmoid of the decision value, fitted on
+ * decision values from 5-fold cross-validation on the labeled rows (each
+ * fold's labeled rows held out as unlabeled ones); K classes: each class's
+ * one-vs-rest probability, normalised to sum to 1. */
+int tsgs_model_has_probability(const tsgs_model *m);
+/* n x K probabilities (K = tsgs_model_classes, in its order), row-major. */
+tsgs_status tsgs_predict_proba(const tsgs_model *m, const tsgs_dataset *ds,
+                               int threads, double *proba, tsgs_error *err);
 size_t tsgs_model_features_in(const tsgs_model *m);  /* input dimension */
 long tsgs_model_feature_count(const tsgs_model *m);  /* random features */
 const tsgs_params *tsgs_model_params(const tsgs_model *m);

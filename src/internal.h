@@ -231,6 +231,9 @@ struct tsgs_model {
     int cache_enabled;
     struct tsgs__bs3vm *bs3vm; /* bs3vm: its support vectors, else NULL */
     char note[256];     /* what training chose, in words (not saved) */
+    /* Platt scaling (probability.c): P(+1 | f) = 1 / (1 + exp(A f + B)) */
+    int has_prob;
+    double prob_a, prob_b;
     /* One-vs-rest over nclass > 2 classes (multiclass.c): ovr[k] is the
      * binary model of classes[k] (+1) against the rest (-1); then only d,
      * params and note are used here. 0 / NULL for a binary model. */
@@ -331,9 +334,12 @@ tsgs_status tsgs__bs3vm_read(FILE *f, const char *path, long *line,
  * (malloc'd) and their number into *k (0 when no row is labeled). */
 tsgs_status tsgs__class_values(const tsgs_dataset *ds, double **classes,
                                size_t *k, tsgs_error *err);
-/* ds with labels +1 for `positive`, -1 for the other labeled rows,
- * unlabeled ones kept: a view that borrows ds's rows (free it with
- * tsgs__ovr_view_free, never tsgs_dataset_free). */
+/* ds's rows with a copy of its labels, to change: a view that borrows the
+ * rows (free it with tsgs__ovr_view_free, never tsgs_dataset_free). */
+tsgs_status tsgs__label_view(const tsgs_dataset *ds, tsgs_dataset **out,
+                             tsgs_error *err);
+/* The same with labels +1 for `positive`, -1 for the other labeled rows,
+ * unlabeled ones kept. */
 tsgs_status tsgs__ovr_view(const tsgs_dataset *ds, double positive,
                            tsgs_dataset **out, tsgs_error *err);
 void tsgs__ovr_view_free(tsgs_dataset *view);
@@ -345,6 +351,14 @@ tsgs_status tsgs__model_ovr(tsgs_model **subs, const double *classes,
  * failure (err set). */
 double tsgs__accuracy_on(const tsgs_model *m, const tsgs_dataset *ds,
                          int threads, tsgs_error *err);
+
+/* -------------------------------------------------- core: probability.c */
+
+/* Platt's sigmoid fitted to decision values f[0..n) of rows of classes
+ * y (+1 / -1): P(+1 | f) = 1 / (1 + exp(A f + B)). */
+void tsgs__platt_fit(const double *f, const double *y, size_t n, double *a,
+                     double *b);
+double tsgs__platt_prob(double a, double b, double f);
 
 /* --------------------------------------------------- core: warm_start.c */
 

@@ -50,6 +50,12 @@ static void write_model(FILE *f, const tsgs_model *m)
     put_double(f, m->label_neg);
     fputc(' ', f);
     put_double(f, m->label_pos);
+    if (m->has_prob) { /* Platt's sigmoid (probability.c) */
+        fputs("\nprobability-ab ", f);
+        put_double(f, m->prob_a);
+        fputc(' ', f);
+        put_double(f, m->prob_b);
+    }
     fprintf(f, "\nscaler %s\n", scaling_name(m->scaler.kind));
     if (m->scaler.kind != TSGS_SCALE_NONE) {
         fputs("scaler-shift", f);
@@ -325,6 +331,7 @@ static tsgs_status load_binary(reader_t *r, int last, tsgs_model **out,
     p.directions = TSGS_DIRECTIONS_IID;
     long d = -1, blocks = -1, ncoef = -1, nsv = -1;
     double scale = NAN, bias = NAN, labels[2] = {NAN, NAN};
+    double prob_ab[2] = {NAN, NAN};
     tsgs_scaling scaling = TSGS_SCALE_NONE;
     int have_scaling = 0;
     double *shift = NULL, *mul = NULL;
@@ -399,6 +406,9 @@ static tsgs_status load_binary(reader_t *r, int last, tsgs_model **out,
         } else if (strcmp(key, "labels") == 0) {
             if ((st = parse_doubles(r, key, val, labels, 2, err)))
                 goto fail;
+        } else if (strcmp(key, "probability-ab") == 0) {
+            if ((st = parse_doubles(r, key, val, prob_ab, 2, err)))
+                goto fail;
         } else if (strcmp(key, "scaler") == 0) {
             have_scaling = 1;
             if (strcmp(val, "zscore") == 0)
@@ -450,6 +460,12 @@ static tsgs_status load_binary(reader_t *r, int last, tsgs_model **out,
                         nsv >= 0 ? "support-vectors" : "coefficients");
         goto fail;
     }
+    if (p.probability != !isnan(prob_ab[0])) {
+        st = tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
+                        "probability %d but %s \"probability-ab\" line",
+                        p.probability, isnan(prob_ab[0]) ? "no" : "a");
+        goto fail;
+    }
     if (!isnan(labels[0]) && labels[0] == labels[1]) {
         st = tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
                         "labels: both classes are labelled %g; the two "
@@ -492,6 +508,9 @@ static tsgs_status load_binary(reader_t *r, int last, tsgs_model **out,
     m->bias = bias;
     m->label_neg = labels[0];
     m->label_pos = labels[1];
+    m->has_prob = !isnan(prob_ab[0]);
+    m->prob_a = prob_ab[0];
+    m->prob_b = prob_ab[1];
     m->scaler.kind = scaling;
     m->scaler.d = (size_t)d;
     m->scaler.shift = shift;

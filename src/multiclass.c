@@ -36,8 +36,8 @@ tsgs_status tsgs__class_values(const tsgs_dataset *ds, double **classes,
     return TSGS_OK;
 }
 
-tsgs_status tsgs__ovr_view(const tsgs_dataset *ds, double positive,
-                           tsgs_dataset **out, tsgs_error *err)
+tsgs_status tsgs__label_view(const tsgs_dataset *ds, tsgs_dataset **out,
+                             tsgs_error *err)
 {
     tsgs_dataset *v = calloc(1, sizeof *v);
     double *y = malloc(sizeof(double) * (ds->n ? ds->n : 1));
@@ -46,13 +46,25 @@ tsgs_status tsgs__ovr_view(const tsgs_dataset *ds, double positive,
         free(y);
         return TSGS__NOMEM(err);
     }
-    for (size_t i = 0; i < ds->n; i++)
-        y[i] = isnan(ds->y[i]) ? ds->y[i] : ds->y[i] == positive ? 1.0 : -1.0;
+    memcpy(y, ds->y, sizeof(double) * ds->n);
     v->n = v->cap = ds->n;
     v->d = ds->d;
     v->x = ds->x; /* borrowed */
     v->y = y;
     *out = v;
+    return TSGS_OK;
+}
+
+tsgs_status tsgs__ovr_view(const tsgs_dataset *ds, double positive,
+                           tsgs_dataset **out, tsgs_error *err)
+{
+    tsgs_status st = tsgs__label_view(ds, out, err);
+    if (st != TSGS_OK)
+        return st;
+    double *y = (*out)->y;
+    for (size_t i = 0; i < ds->n; i++)
+        if (!isnan(y[i]))
+            y[i] = y[i] == positive ? 1.0 : -1.0;
     return TSGS_OK;
 }
 

@@ -161,6 +161,10 @@ static const entry_t table[] = {
      "threads; 0: OMP_NUM_THREADS, else one per core"},
     {"bind", K_ENUM, OFF(bind), 0, 0, bind_names,
      "thread pinning: auto, compact, scatter, none"},
+    {"probability", K_INT, OFF(probability), 0, 1, NULL,
+     "1: fit probability outputs (LIBSVM's -b 1): Platt's sigmoid on "
+     "decision values from 5-fold cross-validation on the labeled rows, "
+     "five more fits"},
     {"warm-start", K_INT, OFF(warm_start), -1, 1, NULL,
      "stochastic solvers: 1 start from the exact supervised SVM on the "
      "labeled rows over the model's first features (the steps then refine "

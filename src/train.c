@@ -2,6 +2,7 @@
  * classes), fit the scaler, and hand the job to the solver named by the
  * parameters (solvers/solver.h). */
 #include "solvers/solver.h"
+#include "model_select.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -102,6 +103,122 @@ static tsgs_status check_finite(const tsgs_dataset *ds, tsgs_error *err)
     return TSGS_OK;
 }
 
+#define PROB_FOLDS 5 /* as LIBSVM's -b 1 */
+
+/* The decision values of the labeled rows held out of fit f (stratified
+ * folds; held out = made unlabeled, so the fit still sees every row) into
+ * out[i] for each labeled row i of fold f. */
+static tsgs_status fold_decisions(const tsgs_dataset *ds,
+                                  const tsgs_params *q,
+                                  const tsgs__train_opts *opt,
+                                  const size_t *lab, size_t nl,
+                                  const int *fold, int f, double *out,
+                                  tsgs_error *err)
+{
+    tsgs_dataset *view = NULL, *held = NULL;
+    tsgs_model *m = NULL;
+    size_t nh = 0;
+    for (size_t i = 0; i < nl; i++)
+        nh += fold[i] == f;
+    float *x = malloc(sizeof(float) * (nh ? nh : 1) * ds->d);
+    double *dec = malloc(sizeof(double) * (nh ? nh : 1));
+    tsgs_status st = TSGS_OK;
+    if (!x || !dec) {
+        st = TSGS__NOMEM(err);
+        goto done;
+    }
+    if ((st = tsgs__label_view(ds, &view, err)))
+        goto done;
+    for (size_t i = 0, h = 0; i < nl; i++)
+        if (fold[i] == f) {
+            view->y[lab[i]] = NAN;
+            memcpy(x + h++ * ds->d, ds->x + lab[i] * ds->d,
+                   sizeof(float) * ds->d);
+        }
+    if ((st = tsgs__train_ex(view, q, NULL, opt, &m, NULL, err)) ||
+        (st = tsgs_dataset_from_dense(nh, ds->d, x, NULL, &held, err)) ||
+        (st = tsgs_predict(m, held, q->threads, dec, err)))
+        goto done;
+    for (size_t i = 0, h = 0; i < nl; i++)
+        if (fold[i] == f)
+            out[i] = dec[h++];
+done:
+    tsgs_dataset_free(held);
+    tsgs_model_free(m);
+    tsgs__ovr_view_free(view);
+    free(x);
+    free(dec);
+    return st;
+}
+
+/* Probability outputs for a binary model m trained on ds: Platt's sigmoid
+ * on decision values from PROB_FOLDS-fold cross-validation of the same
+ * training on the labeled rows (probability.c). A class of one labeled row
+ * cannot be held out: then m's own decision values stand in. */
+static tsgs_status calibrate(const tsgs_dataset *ds, const tsgs_params *params,
+                             const tsgs__train_opts *opt, tsgs_model *m,
+                             tsgs_error *err)
+{
+    size_t nl = 0, npos = 0;
+    for (size_t i = 0; i < ds->n; i++)
+        if (!isnan(ds->y[i])) {
+            nl++;
+            npos += ds->y[i] == m->label_pos;
+        }
+    size_t *lab = malloc(sizeof(size_t) * nl), *scratch = malloc(sizeof(size_t) * nl);
+    double *y = malloc(sizeof(double) * nl), *f = malloc(sizeof(double) * nl);
+    int *fold = malloc(sizeof(int) * nl);
+    tsgs_dataset *labeled = NULL;
+    float *xl = NULL;
+    tsgs_status st = TSGS_OK;
+    if (!lab || !scratch || !y || !f || !fold) {
+        st = TSGS__NOMEM(err);
+        goto done;
+    }
+    for (size_t i = 0, j = 0; i < ds->n; i++)
+        if (!isnan(ds->y[i])) {
+            lab[j] = i;
+            y[j++] = ds->y[i] == m->label_pos ? 1.0 : -1.0;
+        }
+    const size_t least = npos < nl - npos ? npos : nl - npos;
+    if (least >= 2) {
+        const int k = least < PROB_FOLDS ? (int)least : PROB_FOLDS;
+        tsgs__stratified_folds(y, nl, k, params->seed, 7, scratch, fold);
+        /* The folds fit with the C and sigma the model resolved, so that
+         * their decision values are on the model's scale. */
+        tsgs_params q = *params;
+        q.probability = 0;
+        q.c = m->params.c;
+        q.sigma = m->params.sigma;
+        for (int fi = 0; fi < k && st == TSGS_OK; fi++)
+            st = fold_decisions(ds, &q, opt, lab, nl, fold, fi, f, err);
+    } else {
+        xl = malloc(sizeof(float) * nl * ds->d);
+        if (!xl) {
+            st = TSGS__NOMEM(err);
+            goto done;
+        }
+        for (size_t j = 0; j < nl; j++)
+            memcpy(xl + j * ds->d, ds->x + lab[j] * ds->d,
+                   sizeof(float) * ds->d);
+        if (!(st = tsgs_dataset_from_dense(nl, ds->d, xl, NULL, &labeled, err)))
+            st = tsgs_predict(m, labeled, params->threads, f, err);
+    }
+    if (st == TSGS_OK) {
+        tsgs__platt_fit(f, y, nl, &m->prob_a, &m->prob_b);
+        m->has_prob = 1;
+    }
+done:
+    tsgs_dataset_free(labeled);
+    free(xl);
+    free(lab);
+    free(scratch);
+    free(y);
+    free(f);
+    free(fold);
+    return st;
+}
+
 long tsgs_train_steps(const tsgs_dataset *ds, const tsgs_params *p)
 {
     return solver_of(p->solver)->steps(ds, p);
@@ -156,7 +273,17 @@ tsgs_status tsgs__train_ex(const tsgs_dataset *ds, const tsgs_params *params,
         job.n_pos += ds->y[i] == job.label_pos;
     if ((st = tsgs__scaler_fit(ds, params->scale, &job.scaler, err)))
         return st;
-    st = solver_of(params->solver)->train(&job, out, stopped_early, err);
+    int stopped = 0;
+    st = solver_of(params->solver)->train(&job, out, &stopped, err);
     tsgs__scaler_clear(&job.scaler); /* a no-op once a model took it */
+    if (stopped_early)
+        *stopped_early = stopped;
+    /* the safe solver fits them from its own selection CV when it runs one */
+    if (st == TSGS_OK && params->probability && !stopped &&
+        !(*out)->has_prob &&
+        (st = calibrate(ds, params, opt, *out, err)) != TSGS_OK) {
+        tsgs_model_free(*out);
+        *out = NULL;
+    }
     return st;
 }

@@ -616,6 +616,25 @@ START_TEST(multiclass_train_predict)
     ck_assert(label == 10.0 && extra == '\n');
     ck_assert(s1 > s2 && s1 > s3);
     free(text);
+    /* -b 1: probabilities in svm-predict's layout, summing to 1 */
+    run(&r, "predict", "-b", "1", model, data, out, NULL);
+    assert_error(&r, "-b 1", "train it with -b 1", NULL);
+    result_free(&r);
+    run(&r, "train", "-q", "-b", "1", data, model, NULL);
+    ck_assert_msg(r.status == 0, "train -b 1: %s", r.err);
+    result_free(&r);
+    run(&r, "predict", "-b", "1", model, data, out, NULL);
+    ck_assert_msg(r.status == 0, "predict -b 1: %s", r.err);
+    result_free(&r);
+    text = slurp(out);
+    ck_assert_ptr_nonnull(text);
+    ck_assert(strncmp(text, "labels 10 20 30\n", 16) == 0);
+    double p1, p2, p3;
+    ck_assert_int_eq(sscanf(text + 16, "%lf %lf %lf %lf", &label, &p1, &p2, &p3), 4);
+    ck_assert(label == 10.0);
+    ck_assert_double_eq_tol(p1 + p2 + p3, 1.0, 1e-12);
+    ck_assert(p1 > p2 && p1 > p3);
+    free(text);
     remove(data);
     remove(model);
     remove(out);
@@ -644,7 +663,7 @@ START_TEST(svm_train_short_options)
         {"-t", "0", "rbf kernel (-t 2)"},
         {"-s", "1", "C-SVC"},
         {"-v", "5", "tsgs3vm cv --folds 5"},
-        {"-b", "1", "probability"},
+        {"-b", "2", "0 or 1"},
         {"-e", "0.01", "--passes"},
         {"-w1", "2", "--balance"},
         {"-c", "-3", "positive number"},

@@ -326,13 +326,17 @@ static int short_option(cli_opts *o, const char *flag, const char *value,
         return 1;
     }
     if (strcmp(flag, "-b") == 0) {
-        if (strcmp(value, "0") == 0)
-            return 0;
-        fprintf(stderr, "ERROR: -b %s: probability outputs are not "
-                        "available yet; predict writes the label and the "
-                        "decision value\n",
-                value);
-        return 1;
+        if (strcmp(value, "0") != 0 && strcmp(value, "1") != 0) {
+            fprintf(stderr, "ERROR: -b %s: expected 0 or 1 (probability "
+                            "outputs)\n",
+                    value);
+            return 1;
+        }
+        /* train: fit them (--probability); predict: write them */
+        if (train)
+            return set_key("probability", value, o, &err) != TSGS_OK;
+        o->probability_out = value[0] == '1';
+        return 0;
     }
     static const char *const others[][2] = {
         {"-d", "the kernel degree (no polynomial kernel here)"},

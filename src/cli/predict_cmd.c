@@ -25,7 +25,9 @@ static void usage(void)
            "core)\n"
            "  --bind POLICY   auto, compact, scatter or none\n"
            "  -q, --quiet     no accuracy line\n"
-           "  -b 0            no probability outputs (svm-predict's default)\n"
+           "  -b 0|1          1: write each class's probability instead of the\n"
+           "                  decision values, after a \"labels\" line, as\n"
+           "                  svm-predict -b 1 (the model trained with -b 1)\n"
            "  --config FILE   read key = value options from FILE\n"
            "TEST_FILE may be - (standard input), OUTPUT_FILE - (standard "
            "output; the\naccuracy line then goes to standard error).\n\n");
@@ -41,25 +43,50 @@ static void on_warn(const char *msg, void *user)
 /* Writes "label decision" lines to a temporary file beside `path` and
  * renames it over `path` once complete, so that a failed or interrupted
  * write never leaves a partial file. Returns 0, or 1 after an error. */
+/* What predict writes: scores (n x score columns) and, with -b 1,
+ * probabilities (n x classes). */
+typedef struct {
+    const tsgs_model *model;
+    const double *scores, *proba;
+    size_t n;
+} predictions;
+
 /* "label score..." per row: the label, then the decision value (binary)
- * or each class's one-vs-rest decision value. */
-static void put_rows(FILE *out, const tsgs_model *model, const double *s,
-                     size_t n)
+ * or each class's one-vs-rest decision value; with probabilities, LIBSVM's
+ * -b 1 layout: a "labels ..." line, then the label and each class's
+ * probability per row. */
+static void put_rows(FILE *out, const predictions *pr)
 {
-    const size_t k = tsgs_model_score_columns(model);
-    for (size_t i = 0; i < n; i++) {
-        fprintf(out, "%.17g", tsgs_model_label_of(model, s + i * k));
-        for (size_t c = 0; c < k; c++)
-            fprintf(out, " %.17g", s[i * k + c]);
+    const tsgs_model *m = pr->model;
+    const size_t k = tsgs_model_score_columns(m);
+    const size_t nc = tsgs_model_classes(m, NULL);
+    if (pr->proba) {
+        double *labels = malloc(sizeof(double) * nc);
+        if (labels) {
+            tsgs_model_classes(m, labels);
+            fputs("labels", out);
+            for (size_t c = 0; c < nc; c++)
+                fprintf(out, " %.17g", labels[c]);
+            fputc('\n', out);
+            free(labels);
+        }
+    }
+    for (size_t i = 0; i < pr->n; i++) {
+        fprintf(out, "%.17g", tsgs_model_label_of(m, pr->scores + i * k));
+        if (pr->proba)
+            for (size_t c = 0; c < nc; c++)
+                fprintf(out, " %.17g", pr->proba[i * nc + c]);
+        else
+            for (size_t c = 0; c < k; c++)
+                fprintf(out, " %.17g", pr->scores[i * k + c]);
         fputc('\n', out);
     }
 }
 
-static int write_output(const char *path, const tsgs_model *model,
-                        const double *dec, size_t n)
+static int write_output(const char *path, const predictions *pr)
 {
     if (strcmp(path, "-") == 0) {
-        put_rows(stdout, model, dec, n);
+        put_rows(stdout, pr);
         return 0; /* predict checks stdout once done */
     }
     struct stat lst;
@@ -74,7 +101,7 @@ static int write_output(const char *path, const tsgs_model *model,
                     strerror(errno));
             return 1;
         }
-        put_rows(out, model, dec, n);
+        put_rows(out, pr);
         int bad = ferror(out) != 0;
         bad |= fclose(out) != 0;
         if (bad)
@@ -104,7 +131,7 @@ static int write_output(const char *path, const tsgs_model *model,
         free(tmp);
         return 1;
     }
-    put_rows(out, model, dec, n);
+    put_rows(out, pr);
     int bad = ferror(out) != 0, e = 0;
     if (fflush(out) != 0) {
         bad = 1;
@@ -138,7 +165,7 @@ int cmd_predict(int argc, char **argv)
     tsgs_error err;
     tsgs_model *model = NULL;
     tsgs_dataset *test = NULL;
-    double *dec = NULL;
+    double *dec = NULL, *proba = NULL;
     int rc = 1;
     if (cli_parse(&o, argc, argv, predict_keys))
         goto done;
@@ -154,6 +181,12 @@ int cmd_predict(int argc, char **argv)
     }
     if (tsgs_model_load(o.positional[0], &model, &err)) {
         cli_error(&err);
+        goto done;
+    }
+    if (o.probability_out && !tsgs_model_has_probability(model)) {
+        fprintf(stderr, "ERROR: %s: -b 1: the model has no probability "
+                        "outputs; train it with -b 1 (--probability 1)\n",
+                o.positional[0]);
         goto done;
     }
     o.read.min_features = tsgs_model_features_in(model);
@@ -179,8 +212,21 @@ int cmd_predict(int argc, char **argv)
         cli_error(&err);
         goto done;
     }
+    if (o.probability_out) {
+        proba = malloc(sizeof(double) * tsgs_model_classes(model, NULL) *
+                       (n ? n : 1));
+        if (!proba) {
+            fprintf(stderr, "ERROR: out of memory\n");
+            goto done;
+        }
+        if (tsgs_predict_proba(model, test, o.params.threads, proba, &err)) {
+            cli_error(&err);
+            goto done;
+        }
+    }
+    const predictions pr = {model, dec, proba, n};
     const int to_stdout = o.npositional == 3 && strcmp(o.positional[2], "-") == 0;
-    if (o.npositional == 3 && write_output(o.positional[2], model, dec, n))
+    if (o.npositional == 3 && write_output(o.positional[2], &pr))
         goto done;
     if (!o.quiet)
         cli_print_accuracy(to_stdout ? stderr : stdout, "Accuracy",
@@ -192,6 +238,7 @@ int cmd_predict(int argc, char **argv)
     rc = 0;
 done:
     free(dec);
+    free(proba);
     tsgs_dataset_free(test);
     tsgs_model_free(model);
     cli_opts_free(&o);

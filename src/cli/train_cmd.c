@@ -178,8 +178,9 @@ static void usage(const cli_opts *o)
            "  -c C                     cost C per labeled row (sets --c to "
            "C x the labeled rows)\n"
            "  -g GAMMA                 kernel gamma (--sigma)\n"
-           "  -t 2, -s 0, -b 0         rbf kernel, C-SVC, no probabilities "
-           "(the only choices)\n"
+           "  -b 0|1                   1: fit probability outputs "
+           "(--probability)\n"
+           "  -t 2, -s 0               rbf kernel, C-SVC (the only choices)\n"
            "  -m MB, -h 0|1            accepted and ignored (LIBSVM's cache "
            "and shrinking)\n"
            "  -v K                     see tsgs3vm cv --folds K\n\n",

@@ -305,13 +305,17 @@ done:
 /* The path on every labeled row (into cand_w, cand_b) and, side by side
  * with it, the path of each CV fold with that fold's labels held out;
  * acc gets each candidate's CV accuracy and *kept the candidate kept: the
- * most annealed one at least as accurate as the supervised one. Each path
+ * most annealed one at least as accurate as the supervised one. oof (if
+ * not NULL) gets every held-out decision value, candidate c's of row i in
+ * repeat r at oof[(c * SELECT_REPEATS + r) * nl + i]: what probability
+ * outputs are fitted on. Each path
  * runs on one thread: a path's steps are too short to share (a parallel
  * region per step costs more than it saves, and a lot more when the
  * machine is busy), and there are k + 1 paths to spread. */
 static tsgs_status paths_and_selection(safe_t *s, double *cand_w,
                                        double *cand_b, double *acc,
-                                       int *kept, tsgs_error *err)
+                                       int *kept, double *oof,
+                                       tsgs_error *err)
 {
     const size_t nl = s->nl, D = s->D;
     const int k = nl < FOLDS ? (int)nl : FOLDS;
@@ -348,6 +352,9 @@ static tsgs_status paths_and_selection(safe_t *s, double *cand_w,
             for (int c = 0; c < nc; c++) {
                 double g = cb[c] + tsgs__dot_fd(x, cw_ + (size_t)c * D, D);
                 r[c] += (g > 0.0 ? 1.0 : -1.0) == s->yl[i];
+                if (oof) /* one task per (repeat, row): no race */
+                    oof[((size_t)c * SELECT_REPEATS + (size_t)(task / k)) *
+                            nl + i] = g;
             }
         }
 #ifdef _OPENMP
@@ -381,6 +388,23 @@ done:
     free(scr);
     free(right);
     return st;
+}
+
+/* Platt's sigmoid on the kept candidate's held-out decision values, every
+ * repeat of the selection's CV (probability.c). */
+static tsgs_status fit_probability(const safe_t *s, const double *oof,
+                                   int kept, tsgs_model *m, tsgs_error *err)
+{
+    const size_t n = s->nl * SELECT_REPEATS;
+    double *y = malloc(sizeof(double) * n);
+    if (!y)
+        return TSGS__NOMEM(err);
+    for (size_t r = 0; r < SELECT_REPEATS; r++)
+        memcpy(y + r * s->nl, s->yl, sizeof(double) * s->nl);
+    tsgs__platt_fit(oof + (size_t)kept * n, y, n, &m->prob_a, &m->prob_b);
+    m->has_prob = 1;
+    free(y);
+    return TSGS_OK;
 }
 
 /* ------------------------------------------------------- the model */
@@ -529,6 +553,7 @@ static tsgs_status safe_train(const tsgs_dataset *ds, const tsgs_params *p,
     s.nl = tsgs_dataset_labeled_count(ds);
     s.pos_label = pos;
     double *cand_w = NULL, cand_b[1 + N_TEMPS], acc[1 + N_TEMPS];
+    double *oof = NULL;
     tsgs_model *m = NULL;
     int kept = 0;
     tsgs_status st = gather_rows(&s, err);
@@ -550,8 +575,17 @@ static tsgs_status safe_train(const tsgs_dataset *ds, const tsgs_params *p,
     }
     if ((st = compute_features(&s, semi, err)) != TSGS_OK)
         goto done;
+    /* With probability outputs asked for, the selection's held-out
+     * decision values (the same C, sigma and candidates) are kept for
+     * Platt's fit below; without a selection, train.c fits them. */
+    if (semi && p->probability &&
+        !(oof = malloc(sizeof(double) * s.nl * SELECT_REPEATS *
+                       (1 + N_TEMPS)))) {
+        st = TSGS__NOMEM(err);
+        goto done;
+    }
     if (semi)
-        st = paths_and_selection(&s, cand_w, cand_b, acc, &kept, err);
+        st = paths_and_selection(&s, cand_w, cand_b, acc, &kept, oof, err);
     else
         st = fit_path(&s, NULL, 0, 1, 0, cand_w, cand_b, err);
     if (st != TSGS_OK)
@@ -564,6 +598,10 @@ static tsgs_status safe_train(const tsgs_dataset *ds, const tsgs_params *p,
                     kept > 0, neg, pos, scaler, &m, err);
     if (st != TSGS_OK)
         goto done;
+    if (oof && (st = fit_probability(&s, oof, kept, m, err)) != TSGS_OK) {
+        tsgs_model_free(m);
+        goto done;
+    }
     report_done(&s, m);
     if (stopped_early)
         *stopped_early = stopped;
@@ -572,6 +610,7 @@ done:
     if (st != TSGS_OK)
         tsgs__scaler_clear(scaler);
     free(cand_w);
+    free(oof);
     safe_free(&s);
     return st;
 }
