@@ -252,6 +252,13 @@ tsgs_status tsgs__model_cache_sync(tsgs_model *m, tsgs_error *err);
 /* Directions in the model, rounded up to whole groups. */
 long tsgs__model_dirs(const tsgs_model *m);
 /* The view the kernel evaluates. */
+/* m's first `blocks` blocks (added as needed) take the weights w of a
+ * linear model on the feature rows tsgs__feature_rows builds over their
+ * directions (PAIR: the cos then the sin columns), and b its bias: the
+ * scale folded to 1, the direction cache synced. */
+tsgs_status tsgs__model_set_weights(tsgs_model *m, long blocks,
+                                    const double *w, double b,
+                                    tsgs_error *err);
 /* Block b's directions packed as tsgs__pack_directions packs them: copied
  * from the cache when it holds them, else regenerated. 0, or -1 when out
  * of memory. */

@@ -145,6 +145,30 @@ int tsgs__model_block_directions(const tsgs_model *m, long b, float *panel,
     return 0;
 }
 
+tsgs_status tsgs__model_set_weights(tsgs_model *m, long blocks,
+                                    const double *w, double b,
+                                    tsgs_error *err)
+{
+    tsgs_status st;
+    while (m->nblocks < blocks)
+        if ((st = tsgs__model_add_block(m, err)) != TSGS_OK)
+            return st;
+    /* Feature rows are phi = norm * (cos | sin) / sqrt(ndirs), the model
+     * f = scale * norm * sum (ac cos + as sin) + bias: ac = w / sqrt(ndirs)
+     * at scale 1. */
+    tsgs__model_fold_scale(m);
+    const size_t ndirs = (size_t)(blocks * m->fs.dirs);
+    const int pair = m->fs.map == TSGS_FEATURES_PAIR;
+    const double k = 1.0 / sqrt((double)ndirs);
+    for (size_t g = 0; g < ndirs; g++) {
+        m->ac[g] = k * w[g];
+        if (pair)
+            m->as[g] = k * w[ndirs + g];
+    }
+    m->bias = b;
+    return tsgs__model_cache_sync(m, err);
+}
+
 tsgs__fview tsgs__model_view(const tsgs_model *m)
 {
     tsgs__fview v;

@@ -11,7 +11,6 @@
 #include "model_select.h"
 #include "svm_dual.h"
 
-#include <math.h>
 #include <stdlib.h>
 
 #define START_EPOCHS 1000 /* dual passes at most, as the safe solver's fit */
@@ -38,21 +37,7 @@ tsgs_status tsgs__warm_start(tsgs_model *m, long blocks, const float *XL,
     if ((st = tsgs__svm_dual_features(phi, D, yl, nl, c_lib, &o, w, &bias,
                                       err)))
         goto done;
-    while (m->nblocks < blocks)
-        if ((st = tsgs__model_add_block(m, err)))
-            goto done;
-    /* Feature rows are phi = norm * (cos | sin) / sqrt(ndirs), the model
-     * f = scale * norm * sum (ac cos + as sin) + bias: ac = w / sqrt(ndirs)
-     * at scale 1. */
-    tsgs__model_fold_scale(m);
-    const double k = 1.0 / sqrt((double)ndirs);
-    for (size_t g = 0; g < ndirs; g++) {
-        m->ac[g] = k * w[g];
-        if (pair)
-            m->as[g] = k * w[ndirs + g];
-    }
-    m->bias = bias;
-    st = tsgs__model_cache_sync(m, err);
+    st = tsgs__model_set_weights(m, blocks, w, bias, err);
 done:
     free(phi);
     free(w);

@@ -425,21 +425,10 @@ static tsgs_status make_model(const safe_t *s, const double *w, double b,
     tsgs_status st = tsgs__model_new(&q, s->d, nblocks, &m, err);
     if (st != TSGS_OK)
         return st;
-    for (long i = 0; i < nblocks; i++)
-        if ((st = tsgs__model_add_block(m, err)) != TSGS_OK)
-            goto fail;
-    const int pair = s->fs.map == TSGS_FEATURES_PAIR;
-    const double k = 1.0 / sqrt((double)s->ndirs);
-    for (size_t g = 0; g < s->ndirs; g++) {
-        m->ac[g] = k * w[g];
-        if (pair)
-            m->as[g] = k * w[s->ndirs + g];
-    }
-    m->bias = b;
+    if ((st = tsgs__model_set_weights(m, nblocks, w, b, err)) != TSGS_OK)
+        goto fail;
     m->label_neg = neg;
     m->label_pos = pos;
-    if ((st = tsgs__model_cache_sync(m, err)) != TSGS_OK)
-        goto fail;
     m->scaler = *scaler; /* the model owns it from here */
     memset(scaler, 0, sizeof *scaler);
     snprintf(m->note, sizeof m->note, "%s", s->note);
