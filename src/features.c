@@ -19,6 +19,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The phase b of direction j of block b: U[0, 2 pi) for COS features, 0
+ * for PAIR (iid or orthogonal directions alike). */
+static float direction_phase(const tsgs__fspec *fs, long block, long j)
+{
+    if (fs->map != TSGS_FEATURES_COS)
+        return 0.0f;
+    tsgs__u32x4 r = tsgs__philox(fs->seed, (uint32_t)block, (uint32_t)j, 0,
+                                 TSGS__STREAM_PHASE);
+    return (float)(2.0 * TSGS__PI * tsgs__u01(r.v[0], r.v[1]));
+}
+
 /* Direction j of block b, iid, into omega[0], omega[stride], ... (stride
  * TSGS__LANES writes a packed panel's lane in place). */
 static void direction_strided(const tsgs__fspec *fs, long block, long j,
@@ -42,12 +53,7 @@ static void direction_strided(const tsgs__fspec *fs, long block, long j,
         if (k + 1 < fs->d)
             omega[(k + 1) * stride] = (float)z1;
     }
-    if (fs->map == TSGS_FEATURES_COS) {
-        tsgs__u32x4 r = tsgs__philox(fs->seed, b, jj, 0, TSGS__STREAM_PHASE);
-        *phase = (float)(2.0 * TSGS__PI * tsgs__u01(r.v[0], r.v[1]));
-    } else {
-        *phase = 0.0f;
-    }
+    *phase = direction_phase(fs, block, j);
 }
 
 /* Group q of an orthogonal spec into Q (group x d doubles): row i is
@@ -145,14 +151,8 @@ static int directions_strided(const tsgs__fspec *fs, long g0, long count,
         float *out = panel + (size_t)grp * d * TSGS__LANES + lane;
         for (size_t k = 0; k < d; k++)
             out[k * TSGS__LANES] = (float)row[k];
-        phase[grp * TSGS__LANES + lane] = 0.0f; /* RBF: COS phases below */
-        if (fs->map == TSGS_FEATURES_COS) {
-            tsgs__u32x4 r = tsgs__philox(fs->seed, (uint32_t)(g / fs->dirs),
-                                         (uint32_t)(g % fs->dirs), 0,
-                                         TSGS__STREAM_PHASE);
-            phase[grp * TSGS__LANES + lane] =
-                (float)(2.0 * TSGS__PI * tsgs__u01(r.v[0], r.v[1]));
-        }
+        phase[grp * TSGS__LANES + lane] =
+            direction_phase(fs, g / fs->dirs, g % fs->dirs);
     }
     free(Q);
     free(raw);

@@ -48,9 +48,7 @@ void tsgs__platt_fit(const double *f, const double *y, size_t n, double *a,
         /* gradient and Hessian (with a small ridge) of the loss in (A, B) */
         double h11 = 1e-12, h22 = 1e-12, h21 = 0.0, g1 = 0.0, g2 = 0.0;
         for (size_t i = 0; i < n; i++) {
-            double z = *a * f[i] + *b;
-            double p = z >= 0.0 ? exp(-z) / (1.0 + exp(-z))
-                                : 1.0 / (1.0 + exp(z));
+            double p = tsgs__platt_prob(*a, *b, f[i]);
             double q = 1.0 - p;
             double d2 = p * q, d1 = t[i] - p;
             h11 += f[i] * f[i] * d2;

@@ -785,6 +785,15 @@ static long sgd_steps(const tsgs_dataset *ds, const tsgs_params *p)
 /* Unlabeled rows the median distance sees besides the labeled ones. */
 #define MEDIAN_UNLABELED 1000
 
+/* The first blocks, on which the grid chooses C and sigma and which the
+ * supervised start fills: the budget's (max-features), or with no budget
+ * the automatic one's. */
+static long first_blocks(const tsgs_params *p)
+{
+    long budget = p->max_features > 0 ? p->max_features : AUTO_FEATURES;
+    return (budget + p->block_size - 1) / p->block_size;
+}
+
 /* C and sigma, where not given, by the grid CV on the labeled rows that
  * the safe solver runs (model_select.c), on the model's own first
  * features (blocks 0, 1, ... up to the budget): C is the grid's per-row C
@@ -813,9 +822,7 @@ static tsgs_status choose_c_sigma(run_t *r, const tsgs__train_job *job,
                                  err)) != TSGS_OK)
         goto done;
     tsgs__fspec fs = tsgs__fspec_of(p, d); /* its sigma: the grid's */
-    long budget = p->max_features > 0 ? p->max_features : AUTO_FEATURES;
-    long blocks = (budget + p->block_size - 1) / p->block_size;
-    size_t ndirs = (size_t)(blocks * fs.dirs);
+    size_t ndirs = (size_t)(first_blocks(p) * fs.dirs);
     size_t D = p->feature_map == TSGS_FEATURES_PAIR ? 2 * ndirs : ndirs;
     tsgs__grid_job g = {r->XL, r->yl, nl, d, &fs, ndirs, D, sigma0, p->sigma,
                         p->c > 0.0 ? p->c / (double)nl : 0.0, p->seed,
@@ -836,14 +843,12 @@ done:
 #define WARM_MAX_FLOATS ((size_t)1 << 26)
 #define WARM_MAX_LABELED 5000
 
-/* The blocks the supervised start fills: the budget's, or with no budget
- * (max-features 0) the automatic one's. */
+/* The blocks the supervised start fills: the grid's, within the model's
+ * room (max_blocks). */
 static long start_blocks(const tsgs_params *p, long max_blocks)
 {
-    if (p->max_features > 0)
-        return max_blocks;
-    long auto_blocks = (AUTO_FEATURES + p->block_size - 1) / p->block_size;
-    return auto_blocks < max_blocks ? auto_blocks : max_blocks;
+    long blocks = first_blocks(p);
+    return blocks < max_blocks ? blocks : max_blocks;
 }
 
 /* Whether the supervised start fits: its feature rows in memory. */
