@@ -385,8 +385,10 @@ tsgs_status tsgs_model_save(const tsgs_model *m, const char *path,
 tsgs_status tsgs_model_load(const char *path, tsgs_model **out,
                             tsgs_error *err);
 
-/* Accuracy (fraction correct) of decision values against ds's labels,
- * counting labeled rows only; *n_labeled gets their number. */
+/* Accuracy (fraction correct) of scores against ds's labels, counting
+ * labeled rows only; *n_labeled gets their number. scores: n rows of
+ * tsgs_model_score_columns(m) values (a binary model: the decision values
+ * tsgs_predict gives). */
 double tsgs_accuracy(const tsgs_model *m, const tsgs_dataset *ds,
                      const double *decision, size_t *n_labeled);
 

@@ -271,10 +271,6 @@ void tsgs__model_fold_scale(tsgs_model *m);
 tsgs_status tsgs__model_decision(const tsgs_model *m, const float *X,
                                  size_t n, int threads, double *out,
                                  tsgs_error *err);
-/* Accuracy of m on a monitor set during training; < 0 if it could not be
- * measured (out of memory). */
-double tsgs__monitor_accuracy(const tsgs_model *m, const tsgs_dataset *mon,
-                              int threads);
 
 /* -------------------------------------------------------- core: train.c */
 

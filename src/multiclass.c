@@ -165,16 +165,8 @@ double tsgs__accuracy_on(const tsgs_model *m, const tsgs_dataset *ds,
         return -1.0;
     }
     double acc = -1.0;
-    if (tsgs_predict_scores(m, ds, threads, s, err) == TSGS_OK) {
-        size_t n = 0, right = 0;
-        for (size_t i = 0; i < ds->n; i++) {
-            if (isnan(ds->y[i]))
-                continue;
-            n++;
-            right += tsgs_model_label_of(m, s + i * k) == ds->y[i];
-        }
-        acc = n ? (double)right / (double)n : 0.0;
-    }
+    if (tsgs_predict_scores(m, ds, threads, s, err) == TSGS_OK)
+        acc = tsgs_accuracy(m, ds, s, NULL);
     free(s);
     return acc;
 }

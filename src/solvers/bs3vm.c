@@ -385,8 +385,9 @@ static void report(const bs_t *s, const tsgs_model *m,
     /* the sums a_j are w_t times t > 0: the signs, so the accuracy, are
      * those of the model */
     pr.monitor_accuracy =
-        measure && hooks->monitor ? tsgs__monitor_accuracy(m, hooks->monitor, s->threads)
-                                  : -1.0;
+        measure && hooks->monitor
+            ? tsgs__accuracy_on(m, hooks->monitor, s->threads, NULL)
+            : -1.0;
     hooks->progress(&pr, hooks->user);
 }
 

@@ -517,7 +517,8 @@ static void report_done(const safe_t *s, const tsgs_model *m)
                     (pr.elapsed_s > 0 ? pr.elapsed_s : 1e-9);
     pr.features = (long)s->D;
     pr.monitor_accuracy =
-        h->monitor ? tsgs__monitor_accuracy(m, h->monitor, s->threads) : -1.0;
+        h->monitor ? tsgs__accuracy_on(m, h->monitor, s->threads, NULL)
+                   : -1.0;
     h->progress(&pr, h->user);
 }
 

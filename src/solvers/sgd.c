@@ -1000,7 +1000,7 @@ static void report_progress(run_t *r, const tsgs_model *m,
     pr.features = tsgs_model_feature_count(m);
     double t_mon = now_s();
     pr.monitor_accuracy =
-        measure ? tsgs__monitor_accuracy(m, hooks->monitor, r->threads)
+        measure ? tsgs__accuracy_on(m, hooks->monitor, r->threads, NULL)
                 : -1.0;
     r->monitor_s += now_s() - t_mon;
     hooks->progress(&pr, hooks->user);
