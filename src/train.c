@@ -105,6 +105,27 @@ static tsgs_status check_finite(const tsgs_dataset *ds, tsgs_error *err)
 
 #define PROB_FOLDS 5 /* as LIBSVM's -b 1 */
 
+/* m's decision values of the rows rows[0..n) of ds into out. */
+static tsgs_status decisions_of_rows(const tsgs_model *m,
+                                     const tsgs_dataset *ds,
+                                     const size_t *rows, size_t n,
+                                     int threads, double *out,
+                                     tsgs_error *err)
+{
+    float *x = malloc(sizeof(float) * (n ? n : 1) * ds->d);
+    tsgs_dataset *sub = NULL;
+    if (!x)
+        return TSGS__NOMEM(err);
+    for (size_t i = 0; i < n; i++)
+        memcpy(x + i * ds->d, ds->x + rows[i] * ds->d, sizeof(float) * ds->d);
+    tsgs_status st = tsgs_dataset_from_dense(n, ds->d, x, NULL, &sub, err);
+    if (st == TSGS_OK)
+        st = tsgs_predict(m, sub, threads, out, err);
+    tsgs_dataset_free(sub);
+    free(x);
+    return st;
+}
+
 /* The decision values of the labeled rows held out of fit f (stratified
  * folds; held out = made unlabeled, so the fit still sees every row) into
  * out[i] for each labeled row i of fold f. */
@@ -115,38 +136,33 @@ static tsgs_status fold_decisions(const tsgs_dataset *ds,
                                   const int *fold, int f, double *out,
                                   tsgs_error *err)
 {
-    tsgs_dataset *view = NULL, *held = NULL;
+    tsgs_dataset *view = NULL;
     tsgs_model *m = NULL;
-    size_t nh = 0;
-    for (size_t i = 0; i < nl; i++)
-        nh += fold[i] == f;
-    float *x = malloc(sizeof(float) * (nh ? nh : 1) * ds->d);
-    double *dec = malloc(sizeof(double) * (nh ? nh : 1));
+    size_t *held = malloc(sizeof(size_t) * (nl ? nl : 1));
+    double *dec = malloc(sizeof(double) * (nl ? nl : 1));
     tsgs_status st = TSGS_OK;
-    if (!x || !dec) {
+    if (!held || !dec) {
         st = TSGS__NOMEM(err);
         goto done;
     }
     if ((st = tsgs__label_view(ds, &view, err)))
         goto done;
-    for (size_t i = 0, h = 0; i < nl; i++)
+    size_t nh = 0;
+    for (size_t i = 0; i < nl; i++)
         if (fold[i] == f) {
             view->y[lab[i]] = NAN;
-            memcpy(x + h++ * ds->d, ds->x + lab[i] * ds->d,
-                   sizeof(float) * ds->d);
+            held[nh++] = lab[i];
         }
     if ((st = tsgs__train_ex(view, q, NULL, opt, &m, NULL, err)) ||
-        (st = tsgs_dataset_from_dense(nh, ds->d, x, NULL, &held, err)) ||
-        (st = tsgs_predict(m, held, q->threads, dec, err)))
+        (st = decisions_of_rows(m, ds, held, nh, q->threads, dec, err)))
         goto done;
     for (size_t i = 0, h = 0; i < nl; i++)
         if (fold[i] == f)
             out[i] = dec[h++];
 done:
-    tsgs_dataset_free(held);
     tsgs_model_free(m);
     tsgs__ovr_view_free(view);
-    free(x);
+    free(held);
     free(dec);
     return st;
 }
@@ -168,8 +184,6 @@ static tsgs_status calibrate(const tsgs_dataset *ds, const tsgs_params *params,
     size_t *lab = malloc(sizeof(size_t) * nl), *scratch = malloc(sizeof(size_t) * nl);
     double *y = malloc(sizeof(double) * nl), *f = malloc(sizeof(double) * nl);
     int *fold = malloc(sizeof(int) * nl);
-    tsgs_dataset *labeled = NULL;
-    float *xl = NULL;
     tsgs_status st = TSGS_OK;
     if (!lab || !scratch || !y || !f || !fold) {
         st = TSGS__NOMEM(err);
@@ -193,24 +207,13 @@ static tsgs_status calibrate(const tsgs_dataset *ds, const tsgs_params *params,
         for (int fi = 0; fi < k && st == TSGS_OK; fi++)
             st = fold_decisions(ds, &q, opt, lab, nl, fold, fi, f, err);
     } else {
-        xl = malloc(sizeof(float) * nl * ds->d);
-        if (!xl) {
-            st = TSGS__NOMEM(err);
-            goto done;
-        }
-        for (size_t j = 0; j < nl; j++)
-            memcpy(xl + j * ds->d, ds->x + lab[j] * ds->d,
-                   sizeof(float) * ds->d);
-        if (!(st = tsgs_dataset_from_dense(nl, ds->d, xl, NULL, &labeled, err)))
-            st = tsgs_predict(m, labeled, params->threads, f, err);
+        st = decisions_of_rows(m, ds, lab, nl, params->threads, f, err);
     }
     if (st == TSGS_OK) {
         tsgs__platt_fit(f, y, nl, &m->prob_a, &m->prob_b);
         m->has_prob = 1;
     }
 done:
-    tsgs_dataset_free(labeled);
-    free(xl);
     free(lab);
     free(scratch);
     free(y);
