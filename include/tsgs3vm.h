@@ -384,6 +384,10 @@ tsgs_status tsgs_model_save(const tsgs_model *m, const char *path,
                             tsgs_error *err);
 tsgs_status tsgs_model_load(const char *path, tsgs_model **out,
                             tsgs_error *err);
+/* Whether tsgs_model_save could write a model at path: not over a pipe, a
+ * device or a directory, and in a folder that exists and takes new files.
+ * For a caller to ask before a long training, not after it. */
+tsgs_status tsgs_model_check_path(const char *path, tsgs_error *err);
 
 /* Accuracy (fraction correct) of scores against ds's labels, counting
  * labeled rows only; *n_labeled gets their number. scores: n rows of

@@ -87,6 +87,55 @@ static void write_model(FILE *f, const tsgs_model *m)
     fputs("end\n", f);
 }
 
+/* The folder a path names its file in: "." for a bare name, "/" for a
+ * file at the root. malloc'd; NULL when out of memory. */
+static char *folder_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        return strdup(".");
+    return strndup(path, slash == path ? 1 : (size_t)(slash - path));
+}
+
+/* Renaming over a pipe, a device or a directory would replace it. */
+static tsgs_status refuse_non_regular(const char *path, tsgs_error *err)
+{
+    struct stat sb;
+    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
+        return tsgs__fail(err, TSGS_ERR_IO, path, 0,
+                          "exists and is not a regular file: a model is "
+                          "written to a file");
+    return TSGS_OK;
+}
+
+tsgs_status tsgs_model_check_path(const char *path, tsgs_error *err)
+{
+    if (!path)
+        return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
+                          "tsgs_model_check_path: NULL argument");
+    tsgs_status st = refuse_non_regular(path, err);
+    if (st != TSGS_OK)
+        return st;
+    /* The model is written beside itself and renamed: its folder must
+     * exist and take new files. */
+    char *dir = folder_of(path);
+    if (!dir)
+        return TSGS__NOMEM(err);
+    struct stat sb;
+    if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
+        st = tsgs__fail(err, TSGS_ERR_IO, path, 0,
+                        "the folder %s does not exist (checked before "
+                        "training, so no run is lost)",
+                        dir);
+    else if (access(dir, W_OK | X_OK) != 0)
+        st = tsgs__fail(err, TSGS_ERR_IO, path, 0,
+                        "cannot create files in %s: %s (checked before "
+                        "training, so no run is lost)",
+                        dir, strerror(errno));
+    free(dir);
+    return st;
+}
+
 /* Temporary files "<name>.tmp.<pid>.<n>" beside path left by a save that
  * was killed (its process is gone) are removed: only this format's own
  * names, only for a dead pid, so a save running elsewhere keeps its file. */
@@ -94,8 +143,8 @@ static void remove_stale_temporaries(const char *path)
 {
     const char *slash = strrchr(path, '/');
     const char *base = slash ? slash + 1 : path;
-    size_t dlen = slash ? (size_t)(slash - path) : 0, blen = strlen(base);
-    char *dir = strndup(slash ? path : ".", slash ? (dlen ? dlen : 1) : 1);
+    const size_t blen = strlen(base);
+    char *dir = folder_of(path);
     if (!dir)
         return;
     DIR *dh = opendir(dir);
@@ -151,12 +200,9 @@ tsgs_status tsgs_model_save(const tsgs_model *m, const char *path,
     if (!m || !path)
         return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
                           "tsgs_model_save: NULL argument");
-    /* Renaming over a pipe, a device or a directory would replace it. */
-    struct stat sb;
-    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
-        return tsgs__fail(err, TSGS_ERR_IO, path, 0,
-                          "exists and is not a regular file: a model is "
-                          "written to a file");
+    tsgs_status st0 = refuse_non_regular(path, err);
+    if (st0 != TSGS_OK)
+        return st0;
     remove_stale_temporaries(path);
     /* A temporary file beside the target, renamed over it once complete:
      * an interrupted save never leaves a half-written model. Created with

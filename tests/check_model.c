@@ -279,6 +279,23 @@ START_TEST(stale_temporaries_removed)
 }
 END_TEST
 
+/* Where a model could not be saved is said before any training: a folder
+ * that does not exist, a path that is a directory; a new file in an
+ * existing folder is fine. */
+START_TEST(check_path_before_training)
+{
+    tsgs_error err;
+    ck_assert_int_eq(tsgs_model_check_path("fresh.model", &err), TSGS_OK);
+    ck_assert_int_eq(tsgs_model_check_path("no/such/dir/m.model", &err),
+                     TSGS_ERR_IO);
+    ck_assert_ptr_nonnull(strstr(err.message, "no/such/dir/m.model: the folder "
+                                              "no/such/dir does not exist"));
+    ck_assert_int_eq(tsgs_model_check_path(".", &err), TSGS_ERR_IO);
+    ck_assert_ptr_nonnull(strstr(err.message, "not a regular file"));
+    ck_assert_int_eq(access("fresh.model", F_OK), -1); /* nothing written */
+}
+END_TEST
+
 START_TEST(save_failure_leaves_old_file)
 {
     tsgs_dataset *ds;
@@ -317,6 +334,7 @@ Suite *model_suite(void)
     tcase_add_test(tc, corrupt_files_refused);
     tcase_add_test(tc, strict_header_refused);
     tcase_add_test(tc, stale_temporaries_removed);
+    tcase_add_test(tc, check_path_before_training);
     tcase_add_test(tc, save_failure_leaves_old_file);
     tcase_add_test(tc, predict_refuses_other_width);
     suite_add_tcase(s, tc);

@@ -63,10 +63,6 @@ void cli_print_accuracy(FILE *to, const char *what, const char *path,
                         const tsgs_model *m, const tsgs_dataset *ds,
                         const double *scores, int quiet);
 
-/* 0 when a model can be written at path (its folder exists and takes new
- * files); else prints why and returns 1. Checked before any work. */
-int cli_check_writable(const char *path);
-
 /* 1 if path names something that exists and is not a regular file (a
  * device, a pipe, /dev/stdout...), which must not be replaced by rename. */
 int cli_is_special(const char *path);

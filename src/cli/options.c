@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 void cli_opts_init(cli_opts *o)
 {
@@ -99,34 +98,6 @@ void cli_print_accuracy(FILE *to, const char *what, const char *path,
     }
     fprintf(to, "%s = %.2f%% (%zu/%zu)\n", what,
             100.0 * (double)right / (double)n, right, n);
-}
-
-int cli_check_writable(const char *path)
-{
-    /* The model is written beside itself and renamed: its folder must
-     * exist and take new files. */
-    const char *slash = strrchr(path, '/');
-    char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path))
-                      : strdup(".");
-    if (!dir) {
-        fprintf(stderr, "ERROR: out of memory\n");
-        return 1;
-    }
-    int rc = 0;
-    struct stat st;
-    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        fprintf(stderr, "ERROR: %s: the folder %s does not exist (checked "
-                        "before training, so no run is lost)\n",
-                path, dir);
-        rc = 1;
-    } else if (access(dir, W_OK | X_OK) != 0) {
-        fprintf(stderr, "ERROR: %s: cannot create files in %s: %s (checked "
-                        "before training, so no run is lost)\n",
-                path, dir, strerror(errno));
-        rc = 1;
-    }
-    free(dir);
-    return rc;
 }
 
 int cli_is_special(const char *path)

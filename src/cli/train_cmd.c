@@ -212,19 +212,11 @@ int cmd_train(int argc, char **argv)
         goto done;
     }
     const char *train_path = o.positional[0], *model_path = o.positional[1];
-    if (cli_is_special(model_path)) {
-        /* the model is written beside it and renamed over it */
-        fprintf(stderr, "ERROR: %s: not a regular file; the model must go to "
-                        "a file\n",
-                model_path);
-        goto done;
-    }
-    if (tsgs_params_check(&o.params, &err) != TSGS_OK) {
+    if (tsgs_model_check_path(model_path, &err) != TSGS_OK ||
+        tsgs_params_check(&o.params, &err) != TSGS_OK) {
         cli_error(&err);
         goto done;
     }
-    if (cli_check_writable(model_path))
-        goto done;
 
     /* From here on Ctrl-C (or SIGTERM) asks for a clean stop: the model of
      * the iterations done so far is saved. A second one ends the process. */
