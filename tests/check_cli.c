@@ -2,6 +2,7 @@
  * (fork + exec) on the small files of data/cli/, its exit status, stdout,
  * stderr and output files checked. This process never runs OpenMP itself:
  * only the children do. Run from tests/ (make test does). */
+#include "fixtures.h"
 #include "tsgs3vm.h"
 
 #include <check.h>
@@ -57,27 +58,8 @@ static const char *tmp(const char *name)
     return p;
 }
 
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 4096, len = 0;
-    char *s = malloc(cap);
-    ck_assert_ptr_nonnull(s);
-    size_t k;
-    while ((k = fread(s + len, 1, cap - len - 1, f)) > 0) {
-        len += k;
-        if (cap - len - 1 == 0) {
-            cap *= 2;
-            s = realloc(s, cap);
-            ck_assert_ptr_nonnull(s);
-        }
-    }
-    s[len] = '\0';
-    fclose(f);
-    return s;
-}
+/* The whole file, NULL when it cannot be opened (fixtures.c). */
+static char *slurp(const char *path) { return test_read_file(path, NULL); }
 
 typedef struct {
     int status; /* exit status, or 1000 + signal when killed */

@@ -265,16 +265,9 @@ END_TEST
 
 static char *read_all(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    ck_assert_ptr_nonnull(f);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    ck_assert_uint_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
+    char *text = test_read_file(path, NULL);
+    ck_assert_ptr_nonnull(text);
+    return text;
 }
 
 /* A model says which directions it used; a file from before the key

@@ -26,16 +26,8 @@ static tsgs_model *trained(tsgs_feature_map map, tsgs_scaling scale, tsgs_datase
 
 static char *slurp(const char *path, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    ck_assert_ptr_nonnull(f);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    ck_assert_uint_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
-    buf[n] = '\0';
-    fclose(f);
-    *len = (size_t)n;
+    char *buf = test_read_file(path, len);
+    ck_assert_ptr_nonnull(buf);
     return buf;
 }
 

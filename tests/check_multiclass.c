@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fixtures.h"
 #include "internal.h"
 
 /* K Gaussian clusters (sd 1) in d dimensions, centres 4 apart on the axes
@@ -113,18 +114,14 @@ static void check_against_by_hand(int k, const tsgs_params *p)
     ck_assert_int_eq(tsgs_predict_scores(back, ds, 2, s2, NULL), TSGS_OK);
     ck_assert_int_eq(memcmp(s, s2, sizeof(double) * n * (size_t)k), 0);
     tsgs_model_free(back);
-    FILE *f = fopen("tmp_ovr.model", "rb");
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *text = malloc((size_t)len + 1);
-    ck_assert_uint_eq(fread(text, 1, (size_t)len, f), (size_t)len);
-    text[len] = '\0';
-    fclose(f);
+    size_t len;
+    char *text = test_read_file("tmp_ovr.model", &len);
+    ck_assert_ptr_nonnull(text);
     ck_assert(strncmp(text, "tsgs3vm-ovr 1\n", 14) == 0);
-    for (long cut = len / 3; cut < len; cut += len / 3) { /* truncated */
+    FILE *f;
+    for (size_t cut = len / 3; cut < len; cut += len / 3) { /* truncated */
         f = fopen("tmp_bad.model", "wb");
-        fwrite(text, 1, (size_t)cut, f);
+        fwrite(text, 1, cut, f);
         fclose(f);
         back = NULL;
         ck_assert_int_eq(tsgs_model_load("tmp_bad.model", &back, &err),
@@ -135,7 +132,7 @@ static void check_against_by_hand(int k, const tsgs_params *p)
     char *classes_line = strstr(text, "\nclasses ");
     classes_line[9] = '9'; /* a class count the file does not hold */
     f = fopen("tmp_bad.model", "wb");
-    fwrite(text, 1, (size_t)len, f);
+    fwrite(text, 1, len, f);
     fclose(f);
     ck_assert_int_eq(tsgs_model_load("tmp_bad.model", &back, &err),
                      TSGS_ERR_FORMAT);

@@ -103,19 +103,14 @@ START_TEST(probabilities_calibrated_on_held_out_rows)
     ck_assert_int_eq(memcmp(pr, pr2, sizeof(double) * 2 * n_test), 0);
     tsgs_model_free(back);
     /* a file that says probability 1 without the sigmoid is refused */
-    FILE *f = fopen("tmp_prob.model", "rb");
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *text = malloc((size_t)len + 1);
-    ck_assert_uint_eq(fread(text, 1, (size_t)len, f), (size_t)len);
-    text[len] = '\0';
-    fclose(f);
+    size_t len;
+    char *text = test_read_file("tmp_prob.model", &len);
+    ck_assert_ptr_nonnull(text);
     char *ab = strstr(text, "\nprobability-ab ");
     ck_assert_ptr_nonnull(ab);
     memcpy(ab + 1, "xrobability", 11); /* an unknown key now */
-    f = fopen("tmp_prob.model", "wb");
-    fwrite(text, 1, (size_t)len, f);
+    FILE *f = fopen("tmp_prob.model", "wb");
+    fwrite(text, 1, len, f);
     fclose(f);
     back = NULL;
     ck_assert_int_eq(tsgs_model_load("tmp_prob.model", &back, &err),

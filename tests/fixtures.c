@@ -89,3 +89,28 @@ void test_skip(const char *test, const char *why)
         fclose(f);
     }
 }
+
+char *test_read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 4096, n = 0, k;
+    char *s = malloc(cap);
+    while (s && (k = fread(s + n, 1, cap - n - 1, f)) > 0) {
+        n += k;
+        if (n + 1 == cap) {
+            char *grown = realloc(s, cap *= 2);
+            if (!grown)
+                free(s);
+            s = grown;
+        }
+    }
+    fclose(f);
+    if (!s)
+        return NULL;
+    s[n] = '\0';
+    if (len)
+        *len = n;
+    return s;
+}

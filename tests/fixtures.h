@@ -16,6 +16,11 @@ tsgs_dataset *fixture_blobs(size_t n, size_t d, double sep, double pos_frac,
 tsgs_dataset *fixture_moons(size_t n, size_t n_labeled, double noise,
                             unsigned seed, double **truth);
 
+/* A whole file (a regular file, a pipe, a tool's captured output) as a
+ * NUL-terminated string; *len (if not NULL) gets its length. NULL when it
+ * cannot be opened. */
+char *test_read_file(const char *path, size_t *len);
+
 #define TEST_SKIP_LOG "skipped.log"
 
 /* Records that a test case could not run here (and why): printed at once
