@@ -206,3 +206,13 @@ tsgs__fspec tsgs__fspec_of(const tsgs_params *p, size_t d)
                       orthogonal && group > 1, group > 1 ? group : 1};
     return fs;
 }
+
+size_t tsgs__feature_columns(const tsgs__fspec *fs, size_t ndirs)
+{
+    return fs->map == TSGS_FEATURES_PAIR ? 2 * ndirs : ndirs;
+}
+
+long tsgs__blocks_for(const tsgs_params *p, long features)
+{
+    return (features + p->block_size - 1) / p->block_size;
+}

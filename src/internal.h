@@ -152,6 +152,12 @@ typedef struct {
 
 /* The feature blocks that params p describe on d-dimensional rows. */
 tsgs__fspec tsgs__fspec_of(const tsgs_params *p, size_t d);
+/* Features that ndirs directions give: 2 each (cos and sin) for PAIR, 1
+ * for COS. */
+size_t tsgs__feature_columns(const tsgs__fspec *fs, size_t ndirs);
+/* Whole blocks of p's block size that hold `features` features (rounded
+ * up). */
+long tsgs__blocks_for(const tsgs_params *p, long features);
 /* Direction j of block b: omega (d floats) and its phase. 0, or -1 when
  * out of memory (an orthogonal group needs group x d doubles). */
 int tsgs__direction(const tsgs__fspec *fs, long block, long j, float *omega,

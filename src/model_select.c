@@ -124,7 +124,7 @@ tsgs_status tsgs__feature_rows(const tsgs__fspec *fs, size_t ndirs,
     const long ngroups = (long)((ndirs + TSGS__LANES - 1) / TSGS__LANES);
     const size_t W = (size_t)ngroups * TSGS__LANES;
     const int pair = fs->map == TSGS_FEATURES_PAIR;
-    const size_t D = pair ? 2 * ndirs : ndirs;
+    const size_t D = tsgs__feature_columns(fs, ndirs);
     const size_t chunk = 1024; /* rows per kernel call: bounded scratch */
     float *panel = malloc(sizeof(float) * W * fs->d);
     float *phase = malloc(sizeof(float) * W);

@@ -21,8 +21,7 @@ tsgs_status tsgs__warm_start(tsgs_model *m, long blocks, const float *XL,
 {
     const long dirs = m->fs.dirs;
     const size_t ndirs = (size_t)(blocks * dirs);
-    const int pair = m->fs.map == TSGS_FEATURES_PAIR;
-    const size_t D = pair ? 2 * ndirs : ndirs;
+    const size_t D = tsgs__feature_columns(&m->fs, ndirs);
     float *phi = malloc(sizeof(float) * nl * D);
     double *w = malloc(sizeof(double) * D);
     tsgs_status st = TSGS_OK;

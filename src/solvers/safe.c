@@ -447,9 +447,8 @@ static void choose_features(safe_t *s, const tsgs_params *p)
 {
     s->fs = tsgs__fspec_of(p, s->d); /* its sigma: the grid's, later */
     long want = p->max_features > 0 ? p->max_features : DEFAULT_FEATURES;
-    long dirs = p->feature_map == TSGS_FEATURES_PAIR ? (want + 1) / 2 : want;
-    s->ndirs = (size_t)((dirs + s->fs.dirs - 1) / s->fs.dirs * s->fs.dirs);
-    s->D = p->feature_map == TSGS_FEATURES_PAIR ? 2 * s->ndirs : s->ndirs;
+    s->ndirs = (size_t)(tsgs__blocks_for(p, want) * s->fs.dirs);
+    s->D = tsgs__feature_columns(&s->fs, s->ndirs);
 }
 
 /* The feature rows at the chosen sigma: the labeled rows, then (semi) the

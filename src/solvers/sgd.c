@@ -791,7 +791,7 @@ static long sgd_steps(const tsgs_dataset *ds, const tsgs_params *p)
 static long first_blocks(const tsgs_params *p)
 {
     long budget = p->max_features > 0 ? p->max_features : AUTO_FEATURES;
-    return (budget + p->block_size - 1) / p->block_size;
+    return tsgs__blocks_for(p, budget);
 }
 
 /* C and sigma, where not given, by the grid CV on the labeled rows that
@@ -823,7 +823,7 @@ static tsgs_status choose_c_sigma(run_t *r, const tsgs__train_job *job,
         goto done;
     tsgs__fspec fs = tsgs__fspec_of(p, d); /* its sigma: the grid's */
     size_t ndirs = (size_t)(first_blocks(p) * fs.dirs);
-    size_t D = p->feature_map == TSGS_FEATURES_PAIR ? 2 * ndirs : ndirs;
+    size_t D = tsgs__feature_columns(&fs, ndirs);
     tsgs__grid_job g = {r->XL, r->yl, nl, d, &fs, ndirs, D, sigma0, p->sigma,
                         p->c > 0.0 ? p->c / (double)nl : 0.0, p->seed,
                         tsgs__threads_resolve(p->threads)};
@@ -856,8 +856,8 @@ static int warm_start_fits(const run_t *r, const tsgs_params *p, size_t d,
                            long max_blocks)
 {
     const tsgs__fspec fs = tsgs__fspec_of(p, d);
-    size_t D = (size_t)(start_blocks(p, max_blocks) * fs.dirs) *
-               (p->feature_map == TSGS_FEATURES_PAIR ? 2 : 1);
+    size_t D = tsgs__feature_columns(
+        &fs, (size_t)(start_blocks(p, max_blocks) * fs.dirs));
     return r->nl > 0 && r->nl <= WARM_MAX_LABELED && D > 0 &&
            r->nl <= WARM_MAX_FLOATS / D;
 }
@@ -920,7 +920,7 @@ static tsgs_status resolve_settings(run_t *r, const tsgs__train_job *job,
                           "for T = %ld must be below 1",
                           p->theta, tsgs__step_size(p, 1, *T), *T);
     *max_blocks = p->max_features > 0
-                      ? (p->max_features + p->block_size - 1) / p->block_size
+                      ? tsgs__blocks_for(p, p->max_features)
                       : *T;
     if (*max_blocks < 1)
         *max_blocks = 1;
