@@ -344,14 +344,14 @@ tsgs_status tsgs__bs3vm_read(FILE *f, const char *path, long *line,
 tsgs_status tsgs__class_values(const tsgs_dataset *ds, double **classes,
                                size_t *k, tsgs_error *err);
 /* ds's rows with a copy of its labels, to change: a view that borrows the
- * rows (free it with tsgs__ovr_view_free, never tsgs_dataset_free). */
+ * rows (free it with tsgs__view_free, never tsgs_dataset_free). */
 tsgs_status tsgs__label_view(const tsgs_dataset *ds, tsgs_dataset **out,
                              tsgs_error *err);
 /* The same with labels +1 for `positive`, -1 for the other labeled rows,
  * unlabeled ones kept. */
 tsgs_status tsgs__ovr_view(const tsgs_dataset *ds, double positive,
                            tsgs_dataset **out, tsgs_error *err);
-void tsgs__ovr_view_free(tsgs_dataset *view);
+void tsgs__view_free(tsgs_dataset *view);
 /* A one-vs-rest model that takes over the k binary models subs (subs[i]
  * for classes[i]; both arrays copied, the models owned from here). */
 tsgs_status tsgs__model_ovr(tsgs_model **subs, const double *classes,

@@ -68,7 +68,7 @@ tsgs_status tsgs__ovr_view(const tsgs_dataset *ds, double positive,
     return TSGS_OK;
 }
 
-void tsgs__ovr_view_free(tsgs_dataset *view)
+void tsgs__view_free(tsgs_dataset *view)
 {
     if (!view)
         return;

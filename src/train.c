@@ -71,7 +71,7 @@ static tsgs_status train_one_vs_rest(const tsgs_dataset *ds,
             break;
         st = tsgs__train_ex(view, params, hooks ? &quiet : NULL, opt,
                             &subs[c], &stopped, err);
-        tsgs__ovr_view_free(view);
+        tsgs__view_free(view);
     }
     if (st == TSGS_OK && stopped)
         st = tsgs__fail(err, TSGS_ERR_STOPPED, NULL, 0,
@@ -161,7 +161,7 @@ static tsgs_status fold_decisions(const tsgs_dataset *ds,
             out[i] = dec[h++];
 done:
     tsgs_model_free(m);
-    tsgs__ovr_view_free(view);
+    tsgs__view_free(view);
     free(held);
     free(dec);
     return st;

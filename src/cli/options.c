@@ -40,19 +40,13 @@ void cli_default_mode(const char *path)
     chmod(path, 0666 & ~mask);
 }
 
-/* Whether y is one of the model's classes (1 when that cannot be told). */
-static int known_label(const tsgs_model *m, double y)
+/* Whether y is one of the k labels. */
+static int known_label(const double *labels, size_t k, double y)
 {
-    size_t k = tsgs_model_classes(m, NULL);
-    double *labels = malloc(sizeof(double) * k);
-    if (!labels)
-        return 1;
-    tsgs_model_classes(m, labels);
-    int known = 0;
-    for (size_t c = 0; c < k && !known; c++)
-        known = labels[c] == y;
-    free(labels);
-    return known;
+    for (size_t c = 0; c < k; c++)
+        if (labels[c] == y)
+            return 1;
+    return 0;
 }
 
 size_t cli_count_correct(const tsgs_model *m, const tsgs_dataset *ds,
@@ -60,15 +54,21 @@ size_t cli_count_correct(const tsgs_model *m, const tsgs_dataset *ds,
                          size_t *n_foreign)
 {
     const size_t k = tsgs_model_score_columns(m);
+    /* the model's labels, once; out of memory: none counted as foreign */
+    const size_t nc = tsgs_model_classes(m, NULL);
+    double *labels = malloc(sizeof(double) * nc);
+    if (labels)
+        tsgs_model_classes(m, labels);
     size_t n = 0, right = 0, foreign = 0;
     for (size_t i = 0; i < tsgs_dataset_rows(ds); i++) {
         double y = tsgs_dataset_label(ds, i);
         if (tsgs_is_unlabeled(y))
             continue;
         n++;
-        foreign += !known_label(m, y);
+        foreign += labels && !known_label(labels, nc, y);
         right += tsgs_model_label_of(m, scores + i * k) == y;
     }
+    free(labels);
     *n_labeled = n;
     if (n_foreign)
         *n_foreign = foreign;
