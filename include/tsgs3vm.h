@@ -105,6 +105,15 @@ tsgs_status tsgs_dataset_from_dense(size_t n, size_t d, const float *x,
                                     const double *y, tsgs_dataset **out,
                                     tsgs_error *err);
 
+/* The same without copying the rows: the dataset borrows x, which must
+ * stay unchanged and alive until tsgs_dataset_free (language bindings pass
+ * their arrays this way). The library never writes borrowed rows: calls
+ * that change rows (drop_features, append_unlabeled) copy them first.
+ * Labels are copied. */
+tsgs_status tsgs_dataset_wrap_dense(size_t n, size_t d, const float *x,
+                                    const double *y, tsgs_dataset **out,
+                                    tsgs_error *err);
+
 void tsgs_dataset_free(tsgs_dataset *ds);
 
 size_t tsgs_dataset_rows(const tsgs_dataset *ds);
@@ -268,6 +277,10 @@ typedef struct {
 } tsgs_params;
 
 tsgs_params tsgs_params_default(void);
+/* The defaults on the heap, for bindings that cannot take a struct by
+ * value (ctypes); NULL when out of memory. Free with tsgs_params_free. */
+tsgs_params *tsgs_params_new(void);
+void tsgs_params_free(tsgs_params *p);
 tsgs_status tsgs_params_check(const tsgs_params *p, tsgs_error *err);
 
 /* Sets one parameter by its option / config key ("c", "max-features",

@@ -59,11 +59,57 @@ tsgs_status tsgs_dataset_from_dense(size_t n, size_t d, const float *x,
     return TSGS_OK;
 }
 
+tsgs_status tsgs_dataset_wrap_dense(size_t n, size_t d, const float *x,
+                                    const double *y, tsgs_dataset **out,
+                                    tsgs_error *err)
+{
+    if (!out || !x)
+        return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
+                          "tsgs_dataset_wrap_dense: NULL argument");
+    if (!size_ok(n, d, sizeof(float)) || n > SIZE_MAX / sizeof(double))
+        return tsgs__fail(err, TSGS_ERR_NOMEM, NULL, 0,
+                          "dataset of %zu x %zu is too large", n, d);
+    tsgs_dataset *ds = calloc(1, sizeof *ds);
+    double *labels = malloc(sizeof(double) * (n ? n : 1));
+    if (!ds || !labels) {
+        free(ds);
+        free(labels);
+        return TSGS__NOMEM(err);
+    }
+    for (size_t i = 0; i < n; i++)
+        labels[i] = y && !isnan(y[i]) ? y[i] : TSGS_UNLABELED;
+    /* The rows are only read while borrowed (see own_rows). */
+    ds->x = (float *)x;
+    ds->x_borrowed = 1;
+    ds->y = labels;
+    ds->n = ds->cap = n;
+    ds->d = d;
+    *out = ds;
+    return TSGS_OK;
+}
+
+/* Gives a dataset its own copy of borrowed rows before they change. */
+static tsgs_status own_rows(tsgs_dataset *ds, tsgs_error *err)
+{
+    if (!ds->x_borrowed)
+        return TSGS_OK;
+    size_t nx = ds->n && ds->d ? ds->n * ds->d : 1;
+    float *x = malloc(sizeof(float) * nx);
+    if (!x)
+        return TSGS__NOMEM(err);
+    if (ds->n && ds->d)
+        memcpy(x, ds->x, sizeof(float) * ds->n * ds->d);
+    ds->x = x;
+    ds->x_borrowed = 0;
+    return TSGS_OK;
+}
+
 void tsgs_dataset_free(tsgs_dataset *ds)
 {
     if (!ds)
         return;
-    free(ds->x);
+    if (!ds->x_borrowed)
+        free(ds->x);
     free(ds->y);
     free(ds);
 }
@@ -109,6 +155,9 @@ tsgs_status tsgs_dataset_drop_features(tsgs_dataset *ds, size_t d_keep,
                           "tsgs_dataset_drop_features: NULL dataset");
     size_t nz = 0;
     if (d_keep < ds->d) {
+        tsgs_status st = own_rows(ds, err);
+        if (st != TSGS_OK)
+            return st;
         /* row i moves to i * d_keep: never past its own start, so an
          * in-place forward copy is safe */
         for (size_t i = 0; i < ds->n; i++) {
@@ -144,6 +193,10 @@ tsgs_status tsgs_dataset_append_unlabeled(tsgs_dataset *dst,
         /* Same width: grow in place. A failed realloc leaves dst intact,
          * and arrays larger than cap are harmless. */
         if (n > dst->cap) {
+            /* src may be dst: it sees the copy too */
+            tsgs_status st = own_rows(dst, err);
+            if (st != TSGS_OK)
+                return st;
             float *x = realloc(dst->x, sizeof(float) * nx);
             if (!x)
                 return TSGS__NOMEM(err);
@@ -176,9 +229,11 @@ tsgs_status tsgs_dataset_append_unlabeled(tsgs_dataset *dst,
         }
         memcpy(x + n0 * d, src->x, sizeof(float) * ns * d);
         memcpy(y, dst->y, sizeof(double) * n0);
-        free(dst->x);
+        if (!dst->x_borrowed)
+            free(dst->x);
         free(dst->y);
         dst->x = x;
+        dst->x_borrowed = 0;
         dst->y = y;
         dst->d = d;
         dst->cap = n;

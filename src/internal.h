@@ -34,6 +34,8 @@ struct tsgs_dataset {
     size_t cap; /* rows allocated */
     float *x;   /* n * d, row-major */
     double *y;  /* n raw labels, NaN = unlabeled */
+    int x_borrowed; /* x is the caller's (tsgs_dataset_wrap_dense): never
+                       freed or written; copied before a change */
 };
 
 /* Allocates an empty dataset of dimension d with room for cap rows. */

@@ -52,6 +52,16 @@ tsgs_params tsgs_params_default(void)
     return p;
 }
 
+tsgs_params *tsgs_params_new(void)
+{
+    tsgs_params *p = malloc(sizeof *p);
+    if (p)
+        *p = tsgs_params_default();
+    return p;
+}
+
+void tsgs_params_free(tsgs_params *p) { free(p); }
+
 typedef enum { K_DOUBLE, K_LONG, K_INT, K_U64, K_ENUM } kind_t;
 
 typedef struct {

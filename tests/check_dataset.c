@@ -314,12 +314,66 @@ START_TEST(drop_features_keeps_prefix)
 }
 END_TEST
 
+/* A wrapped dataset reads the caller's rows in place, copies the labels,
+ * never frees or writes the rows, and copies them before a change. */
+START_TEST(wrap_dense_borrows_rows)
+{
+    float x[6] = {1, 2, 3, 4, 5, 6};
+    const float keep[6] = {1, 2, 3, 4, 5, 6};
+    double y[3] = {1, TSGS_UNLABELED, 2};
+    tsgs_dataset *ds = NULL;
+    tsgs_error err;
+    ck_assert_int_eq(tsgs_dataset_wrap_dense(3, 2, x, y, &ds, &err), TSGS_OK);
+    ck_assert_ptr_eq(tsgs_dataset_row(ds, 1), x + 2); /* no copy */
+    y[0] = 7;                                          /* labels copied */
+    ck_assert_double_eq(tsgs_dataset_label(ds, 0), 1.0);
+    ck_assert_uint_eq(tsgs_dataset_labeled_count(ds), 2);
+
+    /* appending to itself copies first: x is untouched */
+    ck_assert_int_eq(tsgs_dataset_append_unlabeled(ds, ds, &err), TSGS_OK);
+    ck_assert_uint_eq(tsgs_dataset_rows(ds), 6);
+    ck_assert_ptr_ne(tsgs_dataset_row(ds, 0), x);
+    ck_assert_float_eq(tsgs_dataset_row(ds, 5)[1], 6.0f);
+    ck_assert_mem_eq(x, keep, sizeof keep);
+    tsgs_dataset_free(ds); /* x is on the stack: freeing it would crash */
+
+    /* dropping features copies first too */
+    ck_assert_int_eq(tsgs_dataset_wrap_dense(3, 2, x, NULL, &ds, &err), TSGS_OK);
+    ck_assert_uint_eq(tsgs_dataset_labeled_count(ds), 0);
+    size_t dropped = 0;
+    ck_assert_int_eq(tsgs_dataset_drop_features(ds, 1, &dropped, &err),
+                     TSGS_OK);
+    ck_assert_uint_eq(dropped, 3);
+    ck_assert_float_eq(tsgs_dataset_row(ds, 2)[0], 5.0f);
+    ck_assert_mem_eq(x, keep, sizeof keep);
+    tsgs_dataset_free(ds);
+
+    /* appending a wider source to a wrapped one lays it out afresh */
+    float wide[3] = {7, 8, 9};
+    tsgs_dataset *src = NULL;
+    ck_assert_int_eq(tsgs_dataset_wrap_dense(1, 3, wide, NULL, &src, &err),
+                     TSGS_OK);
+    ck_assert_int_eq(tsgs_dataset_wrap_dense(3, 2, x, y, &ds, &err), TSGS_OK);
+    ck_assert_int_eq(tsgs_dataset_append_unlabeled(ds, src, &err), TSGS_OK);
+    ck_assert_uint_eq(tsgs_dataset_features(ds), 3);
+    ck_assert_float_eq(tsgs_dataset_row(ds, 1)[2], 0.0f);
+    ck_assert_float_eq(tsgs_dataset_row(ds, 3)[2], 9.0f);
+    ck_assert_mem_eq(x, keep, sizeof keep);
+    tsgs_dataset_free(ds);
+    tsgs_dataset_free(src);
+
+    ck_assert_int_eq(tsgs_dataset_wrap_dense(3, 2, NULL, y, &ds, &err),
+                     TSGS_ERR_PARAM);
+}
+END_TEST
+
 Suite *dataset_suite(void)
 {
     Suite *s = suite_create("dataset");
     TCase *tc = tcase_create("basics");
     tcase_add_test(tc, from_dense_copies_and_accessors);
     tcase_add_test(tc, internal_new_is_empty);
+    tcase_add_test(tc, wrap_dense_borrows_rows);
     suite_add_tcase(s, tc);
     tc = tcase_create("append");
     tcase_add_test(tc, append_pads_narrower_source);

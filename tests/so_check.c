@@ -21,6 +21,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "so_check: default params refused: %s\n", err.message);
         bad = 1;
     }
+    /* The heap copy bindings use holds the same defaults. */
+    tsgs_params *hp = tsgs_params_new();
+    if (!hp || memcmp(hp, &p, sizeof p) != 0) {
+        fprintf(stderr, "so_check: tsgs_params_new differs from the defaults\n");
+        bad = 1;
+    }
+    tsgs_params_free(hp);
     if (argc > 1) {
         void *h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
         if (!h) {
