@@ -41,9 +41,10 @@ PIC_OBJ := $(LIB_SRC:%.c=$(B)/pic/%.o)
 # Debian packages the build and the tests need (run as root; tests/setup.sh
 # installs only the missing ones, make included, and keeps the same list).
 DEB_PACKAGES := build-essential pkg-config libhwloc-dev check zlib1g-dev \
-    liblzma-dev libbz2-dev xz-utils gzip bzip2
+    liblzma-dev libbz2-dev xz-utils gzip bzip2 python3 python3-numpy \
+    python3-sklearn python3-pytest python3-matplotlib
 
-.PHONY: all test bench install clean deps FORCE
+.PHONY: all test test-python bench install clean deps FORCE
 all: $(LIBA) $(LIBSO) $(TOOL)
 
 $(B)/%.o: %.c
@@ -101,6 +102,16 @@ $(B)/check_all: $(TEST_OBJ) $(LIBA)
 test: $(B)/check_all $(TOOL) $(B)/so_check
 	$(B)/so_check $(LIBSO)
 	cd tests && ../$(B)/check_all
+	$(MAKE) --no-print-directory test-python
+
+# The Python package (python/tsgs3vm) over this build's shared library and
+# tool: Debian's python3 with python3-numpy, -sklearn and -pytest
+# (tests/setup.sh test installs them).
+PYTHON ?= /usr/bin/python3
+test-python: $(LIBSO) $(TOOL)
+	TSGS3VM_LIBRARY=$(abspath $(B))/libtsgs3vm.so.$(SO_MAJOR) \
+	TSGS3VM_TOOL=$(abspath $(TOOL)) \
+	    $(PYTHON) -m pytest -q -p no:cacheprovider python/tests
 
 $(B)/bench_%: bench/%.c $(LIBA)
 	$(CC) $(REQ_CFLAGS) $(CFLAGS) -O3 -ffp-contract=fast -Wno-psabi -o $@ $< \

@@ -1,10 +1,19 @@
 #!/usr/bin/env bash
-# Installs the Debian packages the build and the tests need, where they are
-# missing (README's two commands start with it, and so does CI). As root it
-# runs apt-get; otherwise it names the missing packages and fails.
+# Installs the Debian packages the build needs, where they are missing
+# (README's two commands start with it, and so does CI); `tests/setup.sh
+# test` adds what the tests need (Check for C, Debian's Python 3 with NumPy,
+# scikit-learn and pytest for the Python package). As root it runs apt-get;
+# otherwise it names the missing packages and fails.
 set -euo pipefail
 pkgs=(make build-essential pkg-config libhwloc-dev check zlib1g-dev
       liblzma-dev libbz2-dev xz-utils gzip bzip2)
+for want in "$@"; do
+    case "$want" in
+    test) pkgs+=(python3 python3-numpy python3-sklearn python3-pytest
+                python3-matplotlib) ;;
+    *) echo "tests/setup.sh: unknown set '$want' (known: test)" >&2; exit 2 ;;
+    esac
+done
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null |

@@ -1,0 +1,269 @@
+"""TSGS3VMClassifier against the C tool, and its own contract: the same
+model as `tsgs3vm train` for the same seed, model files both ways, pickling,
+GridSearchCV, probabilities, errors, threads, no copy of float32 rows, and
+Ctrl-C."""
+import ctypes
+import os
+import pickle
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_blobs, make_moons
+from sklearn.model_selection import GridSearchCV
+from sklearn.svm import SVC
+
+import tsgs3vm
+from tsgs3vm import TSGS3VMClassifier, TSGSOSError, TSGSValueError
+from tsgs3vm import classifier as classifier_module
+
+
+def semi_supervised_moons(n=600, labeled=20, seed=0):
+    """SYNTHETIC two moons: `labeled` rows keep their class, the rest -1."""
+    X, y = make_moons(n, noise=0.1, random_state=seed)
+    X = X.astype(np.float32)
+    rng = np.random.RandomState(seed)
+    keep = np.concatenate([rng.choice(np.flatnonzero(y == c), labeled // 2,
+                                      replace=False) for c in (0, 1)])
+    y_semi = np.full(n, -1)
+    y_semi[keep] = y[keep]
+    return X, y, y_semi
+
+
+def write_libsvm(path, X, y):
+    """Rows as LIBSVM text; float32 values printed exactly (%.9g)."""
+    with open(path, "w") as f:
+        for row, label in zip(X, y):
+            f.write("%d %s\n" % (label, " ".join(
+                "%d:%.9g" % (j + 1, v) for j, v in enumerate(row))))
+
+
+def tool_predictions(tool, model, data, out):
+    subprocess.run([tool, "predict", "-q", "--threads", "1", model, data,
+                    out], check=True)
+    rows = [line.split() for line in open(out)]
+    return (np.array([float(r[0]) for r in rows]),
+            np.array([[float(v) for v in r[1:]] for r in rows]))
+
+
+def test_version_is_the_library_version():
+    assert tsgs3vm.__version__ == tsgs3vm.version()
+    assert tsgs3vm.version().count(".") == 2
+
+
+@pytest.mark.parametrize("solver", ["safe", "tsg"])
+def test_same_model_as_the_tool(tool, tmp_path, solver):
+    """The tool on a file of the same rows, same seed and solver, gives the
+    same decision values as the estimator, and each predicts with the
+    other's model file."""
+    X, _, y = semi_supervised_moons()
+    data = str(tmp_path / "moons.svm")
+    write_libsvm(data, X, y)
+    tool_model = str(tmp_path / "tool.model")
+    subprocess.run([tool, "train", "-q", "--unlabeled-label", "-1",
+                    "--seed", "7", "--solver", solver, "--bind", "none",
+                    data, tool_model], check=True)
+
+    clf = TSGS3VMClassifier(solver=solver, random_state=7).fit(X, y)
+    from_tool = TSGS3VMClassifier.load_model(tool_model)
+    np.testing.assert_array_equal(from_tool.decision_function(X),
+                                  clf.decision_function(X))
+    np.testing.assert_array_equal(from_tool.classes_, clf.classes_)
+
+    py_model = str(tmp_path / "py.model")
+    clf.save_model(py_model)
+    labels, decisions = tool_predictions(tool, py_model, data,
+                                         str(tmp_path / "out"))
+    np.testing.assert_array_equal(labels, clf.predict(X))
+    np.testing.assert_allclose(decisions[:, 0], clf.decision_function(X),
+                               rtol=1e-9, atol=1e-12)
+
+
+def test_multiclass_string_labels_and_the_tool(tool, tmp_path):
+    """Three classes named by strings: predictions in those names, one
+    one-vs-rest column per class; numeric labels give the tool's model."""
+    X, y = make_blobs(240, centers=3, random_state=3)
+    X = X.astype(np.float32)
+    names = np.array(["ant", "bee", "cat"])[y]
+    clf = TSGS3VMClassifier(random_state=2).fit(X, names)
+    assert list(clf.classes_) == ["ant", "bee", "cat"]
+    assert clf.decision_function(X).shape == (240, 3)
+    assert clf.score(X, names) > 0.95
+
+    numeric = TSGS3VMClassifier(random_state=2).fit(X, y + 1)
+    np.testing.assert_array_equal(numeric.decision_function(X),
+                                  clf.decision_function(X))
+    model = str(tmp_path / "m")
+    numeric.save_model(model)
+    data = str(tmp_path / "blobs.svm")
+    write_libsvm(data, X, y + 1)
+    labels, scores = tool_predictions(tool, model, data, str(tmp_path / "o"))
+    np.testing.assert_array_equal(labels, numeric.predict(X))
+    np.testing.assert_allclose(scores, numeric.decision_function(X),
+                               rtol=1e-9, atol=1e-12)
+
+
+def test_unlabeled_rows_are_used():
+    """SYNTHETIC moons with 20 labels: the unlabeled rows move the model
+    (it differs from the one trained on the 20 labeled rows alone) and it
+    classifies at least as well as an SVC on those 20 rows."""
+    X, y, y_semi = semi_supervised_moons()
+    semi = TSGS3VMClassifier(random_state=1).fit(X, y_semi)
+    labeled = y_semi != -1
+    alone = TSGS3VMClassifier(random_state=1).fit(X[labeled], y_semi[labeled])
+    assert not np.array_equal(semi.decision_function(X),
+                              alone.decision_function(X))
+    svc = SVC().fit(X[labeled], y[labeled])
+    assert semi.score(X, y) >= svc.score(X, y) - 0.01
+
+
+def test_pickle_round_trip(tmp_path):
+    X, y, y_semi = semi_supervised_moons()
+    clf = TSGS3VMClassifier(random_state=3, probability=True).fit(X, y_semi)
+    copy = pickle.loads(pickle.dumps(clf))
+    np.testing.assert_array_equal(copy.decision_function(X),
+                                  clf.decision_function(X))
+    np.testing.assert_array_equal(copy.predict_proba(X), clf.predict_proba(X))
+    assert copy.get_params() == clf.get_params()
+    # the pickled form holds the model file's text, which the tool reads
+    state = clf.__getstate__()
+    assert state["_model"].startswith(b"tsgs3vm-")
+    unfitted = pickle.loads(pickle.dumps(TSGS3VMClassifier(c=3.0)))
+    assert unfitted.c == 3.0 and not hasattr(unfitted, "_model")
+
+
+def test_grid_search():
+    X, y = make_moons(300, noise=0.15, random_state=4)
+    grid = GridSearchCV(TSGS3VMClassifier(random_state=0, solver="dsg"),
+                        {"sigma": [0.5, 2.0], "c": [10.0, 100.0]}, cv=3)
+    grid.fit(X, y)
+    assert set(grid.best_params_) == {"sigma", "c"}
+    assert grid.best_score_ > 0.85
+    assert len(grid.cv_results_["mean_test_score"]) == 4
+
+
+def test_probabilities():
+    """Rows sum to 1, agree with predict where confident, and are reasonably
+    calibrated on held-out SYNTHETIC blobs."""
+    X, y = make_blobs(1200, centers=[[-2, 0], [2, 0]], cluster_std=1.5,
+                      random_state=5)  # Bayes error about 9%
+    X = X.astype(np.float32)
+    y_semi = np.where(np.arange(1200) < 300, y, -1)
+    clf = TSGS3VMClassifier(random_state=1, probability=True).fit(
+        X[:900], y_semi[:900])
+    proba = clf.predict_proba(X[900:])
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0, atol=1e-12)
+    confident = proba.max(axis=1) > 0.9
+    np.testing.assert_array_equal(clf.classes_[proba[confident].argmax(1)],
+                                  clf.predict(X[900:][confident]))
+    # mean predicted probability of class 1 vs its frequency, in 3 bins
+    p1 = proba[:, 1]
+    for lo, hi in ((0, 0.3), (0.3, 0.7), (0.7, 1.01)):
+        sel = (p1 >= lo) & (p1 < hi)
+        if sel.sum() >= 20:
+            assert abs(p1[sel].mean() - y[900:][sel].mean()) < 0.15
+    np.testing.assert_allclose(np.exp(clf.predict_log_proba(X[900:])), proba)
+    without = TSGS3VMClassifier(random_state=1).fit(X[:300], y[:300])
+    assert not hasattr(without, "predict_proba")
+
+
+def test_library_errors_are_python_exceptions(tmp_path):
+    X, y, y_semi = semi_supervised_moons(200)
+    with pytest.raises(TSGSValueError, match="solver") as e:
+        TSGS3VMClassifier(solver="nope").fit(X, y_semi)
+    assert e.value.status_name == "bad parameter"
+    with pytest.raises(ValueError, match="max-features"):
+        TSGS3VMClassifier(max_features="many").fit(X, y_semi)
+    with pytest.raises(ValueError, match="budget-labeled"):
+        TSGS3VMClassifier(extra_params={"budget_labeled": -5}).fit(X, y_semi)
+    with pytest.raises(TSGSOSError) as e:
+        TSGS3VMClassifier.load_model(str(tmp_path / "missing.model"))
+    assert "missing.model" in str(e.value)
+    bad = tmp_path / "bad.model"
+    bad.write_text("tsgs3vm-model 1\nfeatures-in two\n")
+    with pytest.raises(TSGSValueError) as e:
+        TSGS3VMClassifier.load_model(str(bad))
+    assert e.value.file.endswith("bad.model") and e.value.line >= 1
+    clf = TSGS3VMClassifier(random_state=1).fit(X, y_semi)
+    with pytest.raises(ValueError, match="features"):
+        clf.predict(X[:, :1])
+    with pytest.raises(ValueError, match="no labeled rows"):
+        TSGS3VMClassifier().fit(X, np.full(len(X), -1))
+    with pytest.raises(ValueError, match="one class"):
+        TSGS3VMClassifier().fit(X, np.where(y_semi == 1, -1, y_semi))
+
+
+def test_threads_give_the_same_model():
+    """The parallel result equals the serial one, bit for bit."""
+    X, y, y_semi = semi_supervised_moons(2000)
+    one = TSGS3VMClassifier(solver="tsg", random_state=5, n_jobs=1)
+    two = TSGS3VMClassifier(solver="tsg", random_state=5, n_jobs=2)
+    d1 = one.fit(X, y_semi).decision_function(X)
+    d2 = two.fit(X, y_semi).decision_function(X)
+    np.testing.assert_array_equal(d1, d2)
+
+
+def test_float32_rows_are_not_copied(monkeypatch):
+    """float32 C-ordered rows go to the library in place; other layouts are
+    converted once."""
+    seen = []
+    real = classifier_module._dataset
+
+    def spy(X, y=None):
+        seen.append(X.ctypes.data)
+        return real(X, y)
+
+    monkeypatch.setattr(classifier_module, "_dataset", spy)
+    X, _, y_semi = semi_supervised_moons(300)
+    X = np.ascontiguousarray(X, dtype=np.float32)
+    clf = TSGS3VMClassifier(solver="dsg", random_state=1).fit(X, y_semi)
+    clf.predict(X)
+    assert seen == [X.ctypes.data, X.ctypes.data]
+    seen.clear()
+    clf.predict(np.asfortranarray(X))
+    assert seen[0] != X.ctypes.data
+
+
+def test_interrupt_stops_training_cleanly():
+    """Ctrl-C during a long fit raises KeyboardInterrupt soon after, and the
+    caller's SIGINT handler is back in place."""
+    X, _, y_semi = semi_supervised_moons(3000)
+    clf = TSGS3VMClassifier(solver="tsg", iterations=10**7, warm_start=0,
+                            random_state=1)
+    before = signal.getsignal(signal.SIGINT)
+    timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
+    start = time.monotonic()
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        clf.fit(X, y_semi)
+    timer.join()
+    # 10^7 steps take minutes; the stop comes within a few steps
+    assert time.monotonic() - start < 30
+    assert signal.getsignal(signal.SIGINT) is before
+    assert not hasattr(clf, "classes_")
+
+
+def test_no_library_symbols_beyond_the_api():
+    """The binding calls only tsgs_ functions the shared library exports."""
+    lib = tsgs3vm._native.lib
+    with pytest.raises(AttributeError):
+        lib.tsgs__philox
+    assert isinstance(lib.tsgs_version, ctypes._CFuncPtr)
+
+
+def test_example_script_writes_its_plot(root, tmp_path):
+    """python/examples/plot_codrna.py runs on the shipped data and writes a
+    PNG (matplotlib from Debian: python3-matplotlib)."""
+    pytest.importorskip("matplotlib")
+    out = tmp_path / "plot.png"
+    env = dict(os.environ, PYTHONPATH=os.path.join(root, "python"))
+    run = subprocess.run([sys.executable, os.path.join(
+        root, "python", "examples", "plot_codrna.py"), "--quick", str(out)],
+        env=env, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr
+    assert "200 labeled" in run.stdout
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

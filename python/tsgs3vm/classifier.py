@@ -1,0 +1,430 @@
+"""TSGS3VMClassifier: the scikit-learn estimator over libtsgs3vm.
+
+Semi-supervised as scikit-learn's sklearn.semi_supervised: rows whose target
+is `unlabeled_label` (-1 by default) are unlabeled. Parameters carry the
+command-line tool's names (`--max-features` is `max_features`); None leaves
+the library's default, so that Python and `tsgs3vm train` agree.
+"""
+import ctypes
+import os
+import signal
+import sys
+import tempfile
+import threading
+import warnings
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils import check_random_state
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted
+
+from . import _native
+from .errors import check
+
+# Parameters passed to the library under the tool's key ("_" for "-").
+TOOL_PARAMS = (
+    "solver", "kernel", "sigma", "c", "c_star", "uloss", "ramp_s",
+    "feature_map", "directions", "step", "eta", "theta", "t0",
+    "batch_labeled", "batch_unlabeled", "iterations", "passes",
+    "block_size", "max_features", "balance", "balance_ratio", "anneal",
+    "scale", "warm_start", "unlabeled_sample", "bind",
+)
+
+
+def _text(value):
+    """A parameter value as the library's strict parser reads it."""
+    if isinstance(value, (bool, np.bool_)):
+        return "1" if value else "0"
+    if isinstance(value, (float, np.floating)):
+        return repr(float(value))
+    return str(value)
+
+
+class _Handle:
+    """Owns one C object and frees it with the matching call."""
+
+    def __init__(self, pointer, free):
+        self.pointer, self._free = pointer, free
+
+    def __del__(self):
+        if self.pointer:
+            self._free(self.pointer)
+            self.pointer = None
+
+
+def _dataset(X, y=None):
+    """A dataset over X's rows (float32, C order: no copy) and labels y
+    (float64, NaN = unlabeled). X must outlive it."""
+    err = _native.Error()
+    out = ctypes.c_void_p()
+    yp = None if y is None else y.ctypes.data_as(ctypes.POINTER(ctypes.c_double))
+    st = _native.lib.tsgs_dataset_wrap_dense(
+        X.shape[0], X.shape[1],
+        X.ctypes.data_as(ctypes.POINTER(ctypes.c_float)), yp,
+        ctypes.byref(out), ctypes.byref(err))
+    check(st, err)
+    return _Handle(out.value, _native.lib.tsgs_dataset_free)
+
+
+class _Interrupt:
+    """Ctrl-C during training stops the library cleanly (its should_stop
+    hook), then raises KeyboardInterrupt in Python. Only the main thread
+    can take signals; elsewhere training runs to its end."""
+
+    def __init__(self):
+        self.requested = False
+        self._previous = None
+
+    def __enter__(self):
+        if threading.current_thread() is threading.main_thread():
+            try:
+                self._previous = signal.signal(signal.SIGINT, self._on_sigint)
+            except ValueError:  # e.g. an embedded interpreter
+                self._previous = None
+        return self
+
+    def _on_sigint(self, signum, frame):
+        self.requested = True
+
+    def __exit__(self, *exc):
+        if self._previous is not None:
+            signal.signal(signal.SIGINT, self._previous)
+        return False
+
+
+class TSGS3VMClassifier(ClassifierMixin, BaseEstimator):
+    """Semi-supervised kernel SVM trained by triply stochastic gradients.
+
+    fit(X, y) takes every row: those whose y is `unlabeled_label` (-1, as in
+    sklearn.semi_supervised) are unlabeled, the others labeled. Two classes
+    train one model; more train one-vs-rest.
+
+    Parameters named as the tool's options (see `tsgs3vm train --help` for
+    each meaning and default); None keeps the library's default:
+    solver, kernel, sigma (the rbf kernel's gamma), c (the labeled loss
+    weight, LIBSVM's C times the labeled rows), c_star, uloss, ramp_s,
+    feature_map, directions, step, eta, theta, t0, batch_labeled,
+    batch_unlabeled, iterations, passes, block_size, max_features, balance,
+    balance_ratio, anneal, scale, warm_start, unlabeled_sample, bind.
+
+    probability : bool, fit Platt probability outputs (predict_proba).
+    unlabeled_label : the target value that marks unlabeled rows; None:
+        every row is labeled.
+    random_state : int (the tool's --seed, so that the same int gives the
+        tool's model), RandomState or None.
+    n_jobs : threads; None: the library's default (OMP_NUM_THREADS, else one
+        per core); -1: one per core; -2: all but one, and so on.
+    bind : thread pinning; "none" by default here, as a library inside
+        another program (joblib workers side by side) should not pin.
+    extra_params : dict of any other tool key (as `tsgs3vm train --KEY`)
+        to its value, e.g. {"budget-labeled": 50}.
+    verbose : progress on stderr every `verbose` steps (0: none).
+    """
+
+    def __init__(self, *, solver=None, kernel=None, sigma=None, c=None,
+                 c_star=None, uloss=None, ramp_s=None, feature_map=None,
+                 directions=None, step=None, eta=None, theta=None, t0=None,
+                 batch_labeled=None, batch_unlabeled=None, iterations=None,
+                 passes=None, block_size=None, max_features=None,
+                 balance=None, balance_ratio=None, anneal=None, scale=None,
+                 warm_start=None, unlabeled_sample=None, bind="none",
+                 probability=False, unlabeled_label=-1, random_state=None,
+                 n_jobs=None, extra_params=None, verbose=0):
+        self.solver = solver
+        self.kernel = kernel
+        self.sigma = sigma
+        self.c = c
+        self.c_star = c_star
+        self.uloss = uloss
+        self.ramp_s = ramp_s
+        self.feature_map = feature_map
+        self.directions = directions
+        self.step = step
+        self.eta = eta
+        self.theta = theta
+        self.t0 = t0
+        self.batch_labeled = batch_labeled
+        self.batch_unlabeled = batch_unlabeled
+        self.iterations = iterations
+        self.passes = passes
+        self.block_size = block_size
+        self.max_features = max_features
+        self.balance = balance
+        self.balance_ratio = balance_ratio
+        self.anneal = anneal
+        self.scale = scale
+        self.warm_start = warm_start
+        self.unlabeled_sample = unlabeled_sample
+        self.bind = bind
+        self.probability = probability
+        self.unlabeled_label = unlabeled_label
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.extra_params = extra_params
+        self.verbose = verbose
+
+    # ------------------------------------------------------------ settings
+    def _threads(self):
+        """n_jobs as the library's thread count (0: its default)."""
+        if self.n_jobs is None or self.n_jobs == -1:
+            return 0
+        n = int(self.n_jobs)
+        if n == 0:
+            raise ValueError("n_jobs == 0 has no meaning; use None, -1 or "
+                             "a positive count")
+        return n if n > 0 else max(1, (os.cpu_count() or 1) + 1 + n)
+
+    def _seed(self):
+        if isinstance(self.random_state, (int, np.integer)) and \
+                not isinstance(self.random_state, bool):
+            if self.random_state < 0:
+                raise ValueError("random_state must be >= 0, got %d"
+                                 % self.random_state)
+            return int(self.random_state)
+        rng = check_random_state(self.random_state)
+        return int(rng.randint(0, 2**31 - 1))
+
+    def _settings(self):
+        """(tool key, text) pairs for every parameter that is set."""
+        pairs = []
+        for name in TOOL_PARAMS:
+            value = getattr(self, name)
+            if value is not None:
+                pairs.append((name.replace("_", "-"), _text(value)))
+        pairs.append(("probability", _text(bool(self.probability))))
+        pairs.append(("seed", str(self._seed())))
+        pairs.append(("threads", str(self._threads())))
+        for key, value in (self.extra_params or {}).items():
+            pairs.append((str(key).replace("_", "-"), _text(value)))
+        return pairs
+
+    def _params(self):
+        p = _native.lib.tsgs_params_new()
+        if not p:
+            raise MemoryError("tsgs_params_new: out of memory")
+        handle = _Handle(p, _native.lib.tsgs_params_free)
+        err = _native.Error()
+        for key, text in self._settings():
+            check(_native.lib.tsgs_params_set(p, key.encode(), text.encode(),
+                                              ctypes.byref(err)), err)
+        check(_native.lib.tsgs_params_check(p, ctypes.byref(err)), err)
+        return handle
+
+    # ----------------------------------------------------------------- fit
+    def _unlabeled_mask(self, y):
+        if self.unlabeled_label is None:
+            return np.zeros(y.shape[0], dtype=bool)
+        if y.dtype.kind in "iufb":
+            if not isinstance(self.unlabeled_label, (int, float, np.number)):
+                return np.zeros(y.shape[0], dtype=bool)
+            return y == self.unlabeled_label
+        return np.array([v == self.unlabeled_label for v in y], dtype=bool)
+
+    def _encode(self, y, unlabeled):
+        """The labels handed to the library: numeric classes as they are
+        (so a saved model predicts them in the tool), others as their
+        index in classes_; NaN for unlabeled rows."""
+        labeled = y[~unlabeled]
+        check_classification_targets(labeled if labeled.size else y)
+        if labeled.size == 0:
+            raise ValueError("no labeled rows: every target is the "
+                             "unlabeled_label %r" % (self.unlabeled_label,))
+        classes = np.unique(labeled)
+        if classes.shape[0] < 2:
+            hint = ""
+            if unlabeled.any():
+                hint = ("; rows whose target is %r are unlabeled: if %r is a "
+                        "class, give unlabeled rows another value and set "
+                        "unlabeled_label to it (None: every row labeled)"
+                        % ((self.unlabeled_label,) * 2))
+            raise ValueError(
+                "only one class is present among the labeled rows (%r): a "
+                "classifier needs 2 or more classes%s" % (classes[0], hint))
+        codes = np.full(y.shape[0], np.nan)
+        if y.dtype.kind in "iuf":
+            codes[~unlabeled] = labeled.astype(np.float64)
+        else:
+            codes[~unlabeled] = np.searchsorted(classes, labeled)
+        return codes, classes
+
+    def fit(self, X, y):
+        """Trains on every row of X; y = unlabeled_label marks unlabeled
+        rows. Returns self."""
+        X, y = self._validate_data(X, y, dtype=np.float32, order="C",
+                                   accept_sparse=False)
+        unlabeled = self._unlabeled_mask(y)
+        codes, classes = self._encode(y, unlabeled)
+        params = self._params()
+        data = _dataset(X, codes)
+        model = self._train(data, params)
+        self._model = _Handle(model, _native.lib.tsgs_model_free)
+        self.classes_ = classes
+        note = _native.lib.tsgs_model_note(model)
+        self.note_ = note.decode() if note else ""
+        self.n_features_ = int(_native.lib.tsgs_model_feature_count(model))
+        return self
+
+    def _train(self, data, params):
+        messages = []
+        progress_every = int(self.verbose) if self.verbose else 0
+
+        def on_progress(pr, user):
+            p = pr.contents
+            what = ("stage " + p.stage.decode()) if p.stage else "step"
+            print("tsgs3vm: %s %d/%d, %.1f s, %d features"
+                  % (what, p.iteration, p.iterations, p.elapsed_s, p.features),
+                  file=sys.stderr)
+
+        def on_warn(message, user):
+            messages.append(message.decode("utf-8", "replace"))
+
+        with _Interrupt() as interrupt:
+            hooks = _native.Hooks(
+                should_stop=_native.STOP_FN(lambda user: interrupt.requested),
+                warn=_native.WARN_FN(on_warn))
+            if progress_every:  # else NULL: the library reports nothing
+                hooks.progress = _native.PROGRESS_FN(on_progress)
+                hooks.progress_every = progress_every
+            out = ctypes.c_void_p()
+            stopped = ctypes.c_int(0)
+            err = _native.Error()
+            st = _native.lib.tsgs_train(data.pointer, params.pointer,
+                                        ctypes.byref(hooks), ctypes.byref(out),
+                                        ctypes.byref(stopped),
+                                        ctypes.byref(err))
+        for m in messages:
+            warnings.warn(m, RuntimeWarning)
+        if interrupt.requested:
+            if out.value:
+                _native.lib.tsgs_model_free(out.value)
+            raise KeyboardInterrupt("tsgs3vm: training interrupted")
+        check(st, err)
+        return out.value
+
+    # ------------------------------------------------------------- predict
+    def _scores(self, X):
+        check_is_fitted(self)
+        X = self._validate_data(X, dtype=np.float32, order="C",
+                                accept_sparse=False, reset=False)
+        model = self._model.pointer
+        cols = _native.lib.tsgs_model_score_columns(model)
+        scores = np.empty((X.shape[0], cols), dtype=np.float64)
+        if X.shape[0]:
+            err = _native.Error()
+            data = _dataset(X)
+            check(_native.lib.tsgs_predict_scores(
+                model, data.pointer, self._threads(),
+                scores.ctypes.data_as(ctypes.POINTER(ctypes.c_double)),
+                ctypes.byref(err)), err)
+        return scores, X
+
+    def decision_function(self, X):
+        """Decision values: shape (n,) for two classes (positive: classes_[1]),
+        (n, n_classes) one-vs-rest values for more."""
+        scores, _ = self._scores(X)
+        return scores[:, 0] if scores.shape[1] == 1 else scores
+
+    def predict(self, X):
+        """The class of each row, in y's own values."""
+        scores, _ = self._scores(X)
+        if scores.shape[1] == 1:
+            index = (scores[:, 0] > 0).astype(np.intp)
+        else:
+            index = np.argmax(scores, axis=1)  # ties: the first, as the tool
+        return self.classes_[index]
+
+    def _has_probability(self):
+        check_is_fitted(self)
+        return bool(_native.lib.tsgs_model_has_probability(self._model.pointer))
+
+    @available_if(_has_probability)
+    def predict_proba(self, X):
+        """Class probabilities (n, n_classes) in classes_ order; the model
+        must have been fitted with probability=True."""
+        check_is_fitted(self)
+        X = self._validate_data(X, dtype=np.float32, order="C",
+                                accept_sparse=False, reset=False)
+        k = self.classes_.shape[0]
+        proba = np.empty((X.shape[0], k), dtype=np.float64)
+        if X.shape[0]:
+            err = _native.Error()
+            data = _dataset(X)
+            check(_native.lib.tsgs_predict_proba(
+                self._model.pointer, data.pointer, self._threads(),
+                proba.ctypes.data_as(ctypes.POINTER(ctypes.c_double)),
+                ctypes.byref(err)), err)
+        return proba
+
+    @available_if(_has_probability)
+    def predict_log_proba(self, X):
+        """Logarithms of predict_proba."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
+
+    # --------------------------------------------------------- model files
+    def save_model(self, path):
+        """Writes the model file `tsgs3vm predict` reads."""
+        check_is_fitted(self)
+        err = _native.Error()
+        check(_native.lib.tsgs_model_save(self._model.pointer,
+                                          os.fsencode(path),
+                                          ctypes.byref(err)), err)
+
+    def _load_model(self, path):
+        err = _native.Error()
+        out = ctypes.c_void_p()
+        check(_native.lib.tsgs_model_load(os.fsencode(path), ctypes.byref(out),
+                                          ctypes.byref(err)), err)
+        return _Handle(out.value, _native.lib.tsgs_model_free)
+
+    @classmethod
+    def load_model(cls, path):
+        """An estimator over a model file written by `tsgs3vm train` (or
+        save_model). Its classes are the file's label values."""
+        est = cls()
+        est._model = est._load_model(path)
+        model = est._model.pointer
+        k = _native.lib.tsgs_model_classes(model, None)
+        labels = np.empty(k, dtype=np.float64)
+        _native.lib.tsgs_model_classes(
+            model, labels.ctypes.data_as(ctypes.POINTER(ctypes.c_double)))
+        integral = np.all(labels == np.round(labels))
+        est.classes_ = labels.astype(np.int64) if integral else labels
+        est.n_features_in_ = int(_native.lib.tsgs_model_features_in(model))
+        est.n_features_ = int(_native.lib.tsgs_model_feature_count(model))
+        est.note_ = ""
+        return est
+
+    def _model_text(self):
+        fd, path = tempfile.mkstemp(prefix="tsgs3vm-", suffix=".model")
+        os.close(fd)
+        try:
+            self.save_model(path)
+            with open(path, "rb") as f:
+                return f.read()
+        finally:
+            os.unlink(path)
+
+    # ------------------------------------------------------------- pickle
+    def __getstate__(self):
+        """Pickled through the model file's text: the C model itself is not
+        picklable, its file is portable."""
+        state = super().__getstate__()
+        state = dict(state)
+        if "_model" in state:
+            state["_model"] = self._model_text()
+        return state
+
+    def __setstate__(self, state):
+        text = state.pop("_model", None)
+        super().__setstate__(state)
+        if text is not None:
+            fd, path = tempfile.mkstemp(prefix="tsgs3vm-", suffix=".model")
+            try:
+                with os.fdopen(fd, "wb") as f:
+                    f.write(text)
+                self._model = self._load_model(path)
+            finally:
+                os.unlink(path)
