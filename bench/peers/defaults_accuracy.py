@@ -37,6 +37,9 @@ Methods (--methods), each fit and predict a whole process, timed together:
                probability is a logistic of its decision value, not a Platt fit)
   labelspread  sk_peer.py labelspread_knn (7 neighbours) on the labeled rows +
                at most 5,000 unlabeled ones
+  python       py_peer.py: the Python estimator TSGS3VMClassifier with its
+               defaults on the tool's files (the same model as tsgs3vm with
+               the same seed), fit and predict each a Python process
   majority     the majority-class rate of the test rows (no process)
 The peers run with OMP/OPENBLAS/MKL_NUM_THREADS=1; the tool with the caller's
 environment (its default thread count).
@@ -122,7 +125,8 @@ GAUSS_D, GAUSS_M = 50, 1.6449
 SK_UNLABELED = {"selftrain": 10000, "labelspread": 5000}
 LIBSVM_GAMMAS = [2.0 ** k for k in range(-15, 4, 2)]   # 2^-15 .. 2^3
 LIBSVM_CS = [2.0 ** k for k in range(-5, 16, 2)]       # 2^-5 .. 2^15
-METHODS = ["tsgs3vm", "tsgs3vm_sup", "dsg", "tsg", "libsvm", "selftrain", "labelspread", "majority"]
+METHODS = ["tsgs3vm", "tsgs3vm_sup", "dsg", "tsg", "python", "libsvm", "selftrain", "labelspread",
+           "majority"]
 COLS = ["case", "size", "seed", "method", "accuracy", "seconds", "note"]
 
 
@@ -355,7 +359,7 @@ def run_unit(case, size, seed, cfg):
         f = {k: os.path.join(wd, k + ".svm") for k in
              ("labeled", "unlabeled", "labeled_s", "masked_s", "test_s")}
         methods = cfg["methods"]
-        if any(m in methods for m in ("tsgs3vm", "tsgs3vm_sup", "dsg", "tsg")):
+        if any(m in methods for m in ("tsgs3vm", "tsgs3vm_sup", "dsg", "tsg", "python")):
             dim = Xtr.shape[1] if cfg["explicit_dim"] else 0
             write_svm(f["labeled"], Xtr[lab], ytr[lab], dim)
             write_svm(f["unlabeled"], Xtr[unl], np.zeros(len(unl)), dim)
@@ -434,6 +438,14 @@ def run_unit(case, size, seed, cfg):
                     safe = last_line(log, "safe:")
                     note = "; ".join(x for x in (note, safe) if x)
                 emit(m, a, secs, note)
+            elif m == "python":
+                model, pred = os.path.join(wd, "python.pkl"), os.path.join(wd, "python.pred")
+                peer = os.path.join(HERE, "py_peer.py")
+                a, secs, st, _ = pair(m, [PY, peer, "fit", "--labeled", f["labeled"],
+                                          "--unlabeled", f["unlabeled"], "--model", model],
+                                      [PY, peer, "predict", "--model", model, "--test",
+                                       test_raw, "--out", pred], pred, yte, tool_env, tool_env)
+                emit(m, a, secs, "" if st == "ok" else st)
             elif m == "libsvm":
                 (a, secs, st, _), chosen = libsvm_grid(True)
                 note = (f"gamma={chosen[0]:g} C={chosen[1]:g} (5-fold CV {chosen[2]}%)"
