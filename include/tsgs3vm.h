@@ -343,6 +343,13 @@ tsgs_status tsgs_train(const tsgs_dataset *train, const tsgs_params *p,
  * bs3vm: p->passes * (rows of train), one labeled row and one edge each. */
 long tsgs_train_steps(const tsgs_dataset *train, const tsgs_params *p);
 
+/* An estimate of the bytes tsgs_train needs beyond the dataset: the
+ * allocations that grow with the input dimension (direction panels and
+ * cache, orthogonal groups, gathered rows), which decide whether a wide
+ * data set fits; for a caller to refuse a run before it starts. */
+tsgs_status tsgs_train_memory(const tsgs_dataset *train, const tsgs_params *p,
+                              double *bytes, tsgs_error *err);
+
 void tsgs_model_free(tsgs_model *m);
 
 /* Decision values of every row of ds (n doubles), computed with `threads`

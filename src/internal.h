@@ -152,6 +152,18 @@ typedef struct {
  * so on wide rows the groups stop at this many directions. */
 #define TSGS__ORF_GROUP_MAX 128
 
+/* Features when max-features is -1: the safe solver's, and the stochastic
+ * solvers' at least (they take ceil(sqrt(n)) when more): the kernel's
+ * approximation needs this many on small sets (fewer lost accuracy on the
+ * labeled fit). */
+#define TSGS__AUTO_FEATURES 1024
+/* The features the grid and the start work on: max-features, or with none
+ * (0, -1) TSGS__AUTO_FEATURES (memory.c). */
+long tsgs__first_features(const tsgs_params *p);
+/* The feature budget of a run on n rows when max-features is -1 or set
+ * (not 0, no budget). */
+long tsgs__default_features(const tsgs_params *p, size_t n);
+
 /* The feature blocks that params p describe on d-dimensional rows. */
 tsgs__fspec tsgs__fspec_of(const tsgs_params *p, size_t d);
 /* Features that ndirs directions give: 2 each (cos and sin) for PAIR, 1

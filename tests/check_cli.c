@@ -403,6 +403,41 @@ START_TEST(bad_options)
 }
 END_TEST
 
+/* A file whose one feature index lies far beyond the others is refused
+ * before training, quickly, naming the file, its shape and --max-memory;
+ * an explicit limit applies to any file, and 0 lifts it. */
+START_TEST(memory_refused_up_front)
+{
+    const char *wide = tmp("wide.svm");
+    FILE *f = fopen(wide, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("+1 1:1 9999999:2\n-1 2:1\n", f);
+    fclose(f);
+    const char *model = tmp("m.model");
+    result r;
+    run(&r, "train", "--max-memory", "8G", wide, model, NULL);
+    assert_error(&r, "wide.svm", "2 rows x 9999999 features", "GB",
+                 "--max-memory", NULL);
+    result_free(&r);
+    run(&r, "train", "--max-memory", "1K", DATA "train.svm", model, NULL);
+    assert_error(&r, "train.svm", "more than the 1.0 KB allowed", NULL);
+    result_free(&r);
+    run(&r, "cv", "--max-memory", "1K", "--grid", "c=1,10", DATA "train.svm",
+        NULL);
+    assert_error(&r, "train.svm", "--max-memory", NULL);
+    result_free(&r);
+    run(&r, "train", "--max-memory", "lots", DATA "train.svm", model, NULL);
+    assert_error(&r, "max-memory", "lots", NULL);
+    result_free(&r);
+    ck_assert(!file_exists(model));
+    run(&r, "train", "-q", "--max-memory", "0", "--solver", "dsg",
+        DATA "train.svm", model, NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    result_free(&r);
+    ck_assert(file_exists(model));
+}
+END_TEST
+
 START_TEST(bad_arguments)
 {
     const char *model = tmp("m.model");
@@ -912,6 +947,7 @@ Suite *cli_suite(void)
     tcase_add_test(tc, test_file_sample);
     tcase_add_test(tc, help_lists_every_key);
     tcase_add_test(tc, bad_options);
+    tcase_add_test(tc, memory_refused_up_front);
     tcase_add_test(tc, bad_arguments);
     tcase_add_test(tc, predict_bad_inputs);
     tcase_add_test(tc, foreign_labels_warn);

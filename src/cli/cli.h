@@ -18,6 +18,7 @@ typedef struct {
     char *topology_synthetic;   /* topology --synthetic DESCRIPTION (owned) */
     double libsvm_c;            /* -c C: svm-train's per-row cost; 0: none */
     int probability_out;        /* predict -b 1: write probabilities */
+    double max_memory;          /* --max-memory bytes; -1 auto; 0 none */
     int quiet;
     int help;
     const char *positional[4];
@@ -45,6 +46,16 @@ const char *cli_path(const char *path, int output);
 int cli_read(const cli_opts *o, const char *path, tsgs_dataset **out);
 
 void cli_error(const tsgs_error *err);
+
+/* --max-memory's value: "auto" (-1), 0 (no limit), or a size in bytes
+ * with an optional K, M, G or T suffix (powers of 1024; "GB", "GiB" too).
+ * Returns nonzero when it is none of these. */
+int cli_parse_size(const char *text, double *bytes);
+/* Prints an error and returns 1 when training ds (read from path) with p
+ * needs more memory (tsgs_train_memory's estimate) than --max-memory
+ * allows; auto: the machine's available memory. */
+int cli_check_memory(const cli_opts *o, const char *path,
+                     const tsgs_dataset *ds, const tsgs_params *p);
 /* A test file with more features than the model: drops the extra ones
  * with a warning naming the file and the count (LIBSVM ignores feature
  * indices a model never saw). Returns nonzero on error (printed). */

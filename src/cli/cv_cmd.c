@@ -19,7 +19,7 @@ typedef struct {
 
 static const char *const cv_keys[] = {
     "@params", "format", "label-column", "skip-columns", "header",
-    "unlabeled-label", "labeled", "unlabeled", "quiet", NULL};
+    "unlabeled-label", "labeled", "unlabeled", "quiet", "max-memory", NULL};
 
 /* "c=1,10,100" or "sigma=log:-3:3" (10^-3 .. 10^3 by factors of 10) or
  * "sigma=log:-3:3:0.5". */
@@ -92,7 +92,8 @@ static void usage(const cli_opts *o)
            "  --write-config FILE      write the best point as a config "
            "file\n"
            "  --labeled N, --unlabeled FILE, --unlabeled-label V, --config "
-           "FILE, -c C, -g GAMMA, -q\n"
+           "FILE, -c C, -g GAMMA, -q,\n"
+           "  --max-memory SIZE        (checked for every grid point)\n"
            "                           as for train\n\n",
            MAX_AXES);
     cli_print_read_help(1);
@@ -314,6 +315,9 @@ int cmd_cv(int argc, char **argv)
         for (size_t i = 0; i < npoints && !c_axis; i++)
             points[i].c = o.params.c;
     }
+    for (size_t i = 0; i < npoints; i++)
+        if (cli_check_memory(&o, o.positional[0], train, &points[i]))
+            goto done;
     report_ctx ctx = {axes, naxes, o.quiet, wall()};
     if (!o.quiet)
         fprintf(stderr, "%zu grid points x %d folds on %zu labeled rows "

@@ -16,6 +16,7 @@ void cli_opts_init(cli_opts *o)
     memset(o, 0, sizeof *o);
     o->params = tsgs_params_default();
     o->read = tsgs_read_options_default();
+    o->max_memory = -1.0; /* auto */
 }
 
 void cli_opts_free(cli_opts *o)
@@ -177,6 +178,10 @@ static tsgs_status set_key(const char *key, const char *value, void *user,
     } else if (strcmp(key, "test-every") == 0) {
         if (parse_long(value, 0, &v) == 0) o->test_every = v;
         else why = "a number of iterations >= 0";
+    } else if (strcmp(key, "max-memory") == 0) {
+        double b;
+        if (cli_parse_size(value, &b) == 0) o->max_memory = b;
+        else why = "auto, 0 (no limit) or a size such as 8G, 512M";
     } else if (strcmp(key, "quiet") == 0) {
         if (strcmp(value, "1") == 0 || strcmp(value, "yes") == 0) o->quiet = 1;
         else if (strcmp(value, "0") == 0 || strcmp(value, "no") == 0) o->quiet = 0;

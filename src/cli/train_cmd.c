@@ -13,7 +13,7 @@
 static const char *const train_keys[] = {
     "@params", "format", "label-column", "skip-columns", "header",
     "unlabeled-label", "labeled", "unlabeled", "test", "test-every", "quiet",
-    NULL};
+    "max-memory", NULL};
 
 /* The signal that asked for a stop (SIGINT, SIGTERM), 0 while none. */
 static volatile sig_atomic_t interrupted = 0;
@@ -171,6 +171,12 @@ static void usage(const cli_opts *o)
            "                           they use a seeded sample of at most "
            "%d labeled rows\n"
            "  -q, --quiet              no progress on stderr\n"
+           "  --max-memory SIZE        refuse to train (before it starts) when "
+           "the estimated\n"
+           "                           memory exceeds SIZE: auto (the "
+           "machine's available\n"
+           "                           memory, the default), 0 (no limit), "
+           "8G, 512M, ...\n"
            "  --config FILE            read key = value options from FILE "
            "(command line wins)\n"
            "TRAIN_FILE, --unlabeled and --test may be - (standard input).\n\n"
@@ -278,6 +284,8 @@ int cmd_train(int argc, char **argv)
         fprintf(stderr, "read %zu rows x %zu features (%zu labeled, %zu "
                         "unlabeled) in %.2fs\n",
                 n, tsgs_dataset_features(train), nl, n - nl, wall() - t0);
+    if (cli_check_memory(&o, train_path, train, &o.params))
+        goto done;
     if (interrupted) {
         fprintf(stderr, "interrupted before training: no model written\n");
         rc = 128 + interrupted;

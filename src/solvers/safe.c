@@ -31,7 +31,6 @@
 /* Progress stages reported: model selection, the paths and the safe
  * selection, done. */
 #define SAFE_STAGES 3
-#define DEFAULT_FEATURES 1024
 #define FOLDS 5
 #define SELECT_REPEATS 2   /* CV repeats of the safe selection */
 #define LBFGS_ITERS 50     /* per temperature */
@@ -441,12 +440,12 @@ fail:
 
 /* ---------------------------------------------------------- the run */
 
-/* The feature map: DEFAULT_FEATURES (or max-features) features, rounded
+/* The feature map: TSGS__AUTO_FEATURES (or max-features) features, rounded
  * to whole blocks of the model. */
 static void choose_features(safe_t *s, const tsgs_params *p)
 {
     s->fs = tsgs__fspec_of(p, s->d); /* its sigma: the grid's, later */
-    long want = p->max_features > 0 ? p->max_features : DEFAULT_FEATURES;
+    long want = tsgs__first_features(p);
     s->ndirs = (size_t)(tsgs__blocks_for(p, want) * s->fs.dirs);
     s->D = tsgs__feature_columns(&s->fs, s->ndirs);
 }

@@ -779,9 +779,6 @@ static long sgd_steps(const tsgs_dataset *ds, const tsgs_params *p)
     return T < 1.0 ? 1 : T > 1e15 ? (long)1e15 : (long)T;
 }
 
-/* At least this many features by default: the kernel's approximation
- * needs it on small sets (fewer lost accuracy on the labeled fit). */
-#define AUTO_FEATURES 1024
 /* Unlabeled rows the median distance sees besides the labeled ones. */
 #define MEDIAN_UNLABELED 1000
 
@@ -790,8 +787,7 @@ static long sgd_steps(const tsgs_dataset *ds, const tsgs_params *p)
  * the automatic one's. */
 static long first_blocks(const tsgs_params *p)
 {
-    long budget = p->max_features > 0 ? p->max_features : AUTO_FEATURES;
-    return tsgs__blocks_for(p, budget);
+    return tsgs__blocks_for(p, tsgs__first_features(p));
 }
 
 /* C and sigma, where not given, by the grid CV on the labeled rows that
@@ -887,10 +883,8 @@ static tsgs_status resolve_settings(run_t *r, const tsgs__train_job *job,
     const tsgs_dataset *ds = job->ds;
     tsgs_params *p = &r->p;
     tsgs_status st;
-    if (p->max_features < 0) { /* all rows */
-        long root = (long)ceil(sqrt((double)ds->n));
-        p->max_features = root > AUTO_FEATURES ? root : AUTO_FEATURES;
-    }
+    if (p->max_features < 0) /* all rows */
+        p->max_features = tsgs__default_features(p, ds->n);
     if ((p->c <= 0.0 || p->sigma <= 0.0) &&
         (st = choose_c_sigma(r, job, err)) != TSGS_OK)
         return st;

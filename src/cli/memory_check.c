@@ -1,0 +1,96 @@
+/* --max-memory: refuse a training run whose estimated memory
+ * (tsgs_train_memory) will not fit, before it starts, naming the file,
+ * its shape and the bytes. */
+#include "cli.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int cli_parse_size(const char *text, double *bytes)
+{
+    if (strcmp(text, "auto") == 0) {
+        *bytes = -1.0;
+        return 0;
+    }
+    char *end;
+    double v = strtod(text, &end);
+    if (end == text || !(v >= 0.0) || v > 1e18)
+        return 1;
+    static const char units[] = "KMGT";
+    double scale = 1.0;
+    if (*end) {
+        const char *u = strchr(units, *end);
+        if (!u || !*u || (end[1] && strcmp(end + 1, "B") != 0 &&
+                          strcmp(end + 1, "iB") != 0))
+            return 1;
+        for (const char *k = units; k <= u; k++)
+            scale *= 1024.0;
+    }
+    *bytes = v * scale;
+    return 0;
+}
+
+/* The machine's available memory (MemAvailable: free plus what the page
+ * cache would give back); its physical memory where /proc says nothing. */
+static double available_bytes(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    if (f) {
+        char line[256];
+        unsigned long long kb;
+        while (fgets(line, sizeof line, f))
+            if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1) {
+                fclose(f);
+                return (double)kb * 1024.0;
+            }
+        fclose(f);
+    }
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    return pages > 0 && size > 0 ? (double)pages * (double)size : 0.0;
+}
+
+static void print_bytes(FILE *to, double b)
+{
+    const char *unit[] = {"bytes", "KB", "MB", "GB", "TB"};
+    int u = 0;
+    while (b >= 1024.0 && u < 4) {
+        b /= 1024.0;
+        u++;
+    }
+    fprintf(to, u ? "%.1f %s" : "%.0f %s", b, unit[u]);
+}
+
+int cli_check_memory(const cli_opts *o, const char *path,
+                     const tsgs_dataset *ds, const tsgs_params *p)
+{
+    if (o->max_memory == 0.0)
+        return 0;
+    tsgs_error err;
+    double need;
+    if (tsgs_train_memory(ds, p, &need, &err) != TSGS_OK) {
+        cli_error(&err);
+        return 1;
+    }
+    const int automatic = o->max_memory < 0.0;
+    const double limit = automatic ? available_bytes() : o->max_memory;
+    if (limit <= 0.0 || need <= limit)
+        return 0;
+    size_t n = tsgs_dataset_rows(ds), d = tsgs_dataset_features(ds);
+    fprintf(stderr, "ERROR: %s: %zu rows x %zu features: training needs "
+                    "about ",
+            path, n, d);
+    print_bytes(stderr, need);
+    fprintf(stderr, " beyond the rows' ");
+    print_bytes(stderr, (double)n * (double)d * sizeof(float));
+    fprintf(stderr, ", more than the ");
+    print_bytes(stderr, limit);
+    fprintf(stderr, " %s (--max-memory%s). Most of it grows with the %zu "
+                    "features: a LIBSVM file's largest feature index sets "
+                    "them, so one index far beyond the others is the usual "
+                    "cause; --max-memory 0 tries anyway.\n",
+            automatic ? "this machine has available" : "allowed",
+            automatic ? " auto" : "", d);
+    return 1;
+}

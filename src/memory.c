@@ -1,0 +1,77 @@
+/* The memory a training run needs, estimated before it starts, so that a
+ * caller can refuse a run that cannot fit instead of failing (or swapping)
+ * hours later. The estimate counts the allocations that grow with the
+ * input dimension d: they are what explodes when one feature index lies far
+ * beyond the others (a LIBSVM file whose one row has index 10^7 asks for
+ * gigabytes per direction panel), while the per-row vectors stay small. */
+#include "internal.h"
+
+#include <math.h>
+
+long tsgs__first_features(const tsgs_params *p)
+{
+    return p->max_features > 0 ? p->max_features : TSGS__AUTO_FEATURES;
+}
+
+long tsgs__default_features(const tsgs_params *p, size_t n)
+{
+    if (p->max_features > 0 || p->solver == TSGS_SOLVER_SAFE)
+        return tsgs__first_features(p);
+    long root = (long)ceil(sqrt((double)n));
+    return root > TSGS__AUTO_FEATURES ? root : TSGS__AUTO_FEATURES;
+}
+
+/* Directions of the first `features` features, rounded up to whole
+ * blocks and to whole kernel lane groups (the packed panels' width). */
+static double panel_directions(const tsgs_params *p, const tsgs__fspec *fs,
+                               long features)
+{
+    double dirs = (double)tsgs__blocks_for(p, features) * (double)fs->dirs;
+    return ceil(dirs / TSGS__LANES) * TSGS__LANES;
+}
+
+tsgs_status tsgs_train_memory(const tsgs_dataset *ds, const tsgs_params *p,
+                              double *bytes, tsgs_error *err)
+{
+    if (!ds || !p || !bytes)
+        return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
+                          "tsgs_train_memory: NULL argument");
+    const double d = (double)ds->d, f4 = sizeof(float), f8 = sizeof(double);
+    const double nl = (double)tsgs_dataset_labeled_count(ds);
+    const double nu = (double)ds->n - nl;
+    const tsgs__fspec fs = tsgs__fspec_of(p, ds->d);
+    double total = 0.0;
+    if (p->solver == TSGS_SOLVER_BS3VM) {
+        /* support vectors' rows: each budget (0: every labeled row,
+         * ceil(0.2 n_u) unlabeled ones), at most the rows there are */
+        double bl = p->budget_labeled > 0 ? (double)p->budget_labeled : nl;
+        double bu = p->budget_unlabeled > 0 ? (double)p->budget_unlabeled
+                                            : ceil(0.2 * nu);
+        *bytes = (fmin(bl, nl) + fmin(bu, nu)) * d * f4;
+        return TSGS_OK;
+    }
+    /* the grid's (and the safe solver's) feature panel over the first
+     * features, and the model's direction cache when it is kept (with no
+     * budget, every step's block) */
+    const long budget = p->max_features == 0
+                            ? tsgs_train_steps(ds, p) * p->block_size
+                            : tsgs__default_features(p, ds->n);
+    const double cache = panel_directions(p, &fs, budget) * d * f4;
+    total += panel_directions(p, &fs, tsgs__first_features(p)) * d * f4;
+    if (cache <= p->cache_mb * 1048576.0)
+        total += cache;
+    /* one orthogonal group being generated: group x d doubles */
+    if (fs.orthogonal)
+        total += (double)fs.group * d * f8 + d * f4;
+    /* rows gathered and scaled: the labeled rows, and the safe solver's
+     * unlabeled sample or the stochastic solvers' mini-batches */
+    double rows = nl;
+    if (p->solver == TSGS_SOLVER_SAFE)
+        rows += p->unlabeled_sample > 0 && nu > (double)p->unlabeled_sample
+                    ? (double)p->unlabeled_sample : nu;
+    else
+        rows += (double)p->batch_labeled + (double)p->batch_unlabeled;
+    total += rows * d * f4;
+    *bytes = total;
+    return TSGS_OK;
+}

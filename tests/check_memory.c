@@ -1,0 +1,109 @@
+/* tsgs_train_memory: the estimate grows with the input dimension as the
+ * direction panels do, covers the panel the grid allocates, follows the
+ * solver's settings, and refuses NULL arguments. */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "internal.h"
+
+/* n rows of d features (all zero but one per row), the first nl labeled
+ * +1 / -1 alternately. */
+static tsgs_dataset *rows_of(size_t n, size_t d, size_t nl)
+{
+    float *x = calloc(n * d, sizeof(float));
+    double *y = malloc(sizeof(double) * n);
+    ck_assert(x && y);
+    for (size_t i = 0; i < n; i++) {
+        x[i * d + i % d] = 1.0f;
+        y[i] = i < nl ? (i % 2 ? 1.0 : -1.0) : TSGS_UNLABELED;
+    }
+    tsgs_dataset *ds = NULL;
+    tsgs_error err;
+    ck_assert_int_eq(tsgs_dataset_from_dense(n, d, x, y, &ds, &err), TSGS_OK);
+    free(x);
+    free(y);
+    return ds;
+}
+
+static double estimate(const tsgs_dataset *ds, const tsgs_params *p)
+{
+    double b = -1.0;
+    tsgs_error err;
+    ck_assert_int_eq(tsgs_train_memory(ds, p, &b, &err), TSGS_OK);
+    ck_assert(b > 0.0);
+    return b;
+}
+
+START_TEST(grows_with_the_dimension)
+{
+    tsgs_params p = tsgs_params_default();
+    tsgs_dataset *narrow = rows_of(100, 2000, 20);
+    tsgs_dataset *wide = rows_of(100, 4000, 20);
+    double a = estimate(narrow, &p), b = estimate(wide, &p);
+    /* every term is proportional to d */
+    ck_assert_double_eq_tol(b / a, 2.0, 1e-9);
+    /* the safe solver's panel alone: its 1024 features are 512 pair
+     * directions of d floats */
+    ck_assert(a >= 512.0 * 2000 * sizeof(float));
+    tsgs_dataset_free(narrow);
+    tsgs_dataset_free(wide);
+}
+END_TEST
+
+START_TEST(follows_the_settings)
+{
+    tsgs_dataset *ds = rows_of(400, 1000, 40);
+    tsgs_params p = tsgs_params_default();
+    double safe = estimate(ds, &p);
+    tsgs_params q = p;
+    tsgs_params_set(&q, "max-features", "4096", NULL);
+    /* the panel and the cache grow from 512 to 2048 directions of d floats */
+    ck_assert_double_eq_tol(estimate(ds, &q) - safe,
+                            2.0 * (2048 - 512) * 1000 * sizeof(float), 1e-3);
+    q = p;
+    tsgs_params_set(&q, "cache-mb", "0", NULL); /* no cache kept */
+    tsgs_params_set(&q, "solver", "tsg", NULL);
+    tsgs_params r = q;
+    tsgs_params_set(&r, "cache-mb", "1024", NULL);
+    ck_assert(estimate(ds, &r) > estimate(ds, &q));
+    q = p;
+    tsgs_params_set(&q, "directions", "iid", NULL); /* no group workspace */
+    ck_assert(estimate(ds, &q) < safe);
+    /* bs3vm keeps support vectors' rows, not directions: its labeled
+     * budget (100) capped at the 40 labeled rows, and ceil(0.2 n_u) */
+    q = p;
+    tsgs_params_set(&q, "solver", "bs3vm", NULL);
+    ck_assert_double_eq_tol(estimate(ds, &q),
+                            (40.0 + ceil(0.2 * 360)) * 1000 * sizeof(float),
+                            1e-6);
+    tsgs_params_set(&q, "budget-unlabeled", "10", NULL);
+    ck_assert_double_eq_tol(estimate(ds, &q), 50.0 * 1000 * sizeof(float),
+                            1e-6);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
+START_TEST(null_arguments)
+{
+    tsgs_params p = tsgs_params_default();
+    tsgs_dataset *ds = rows_of(10, 3, 4);
+    double b;
+    tsgs_error err;
+    ck_assert_int_eq(tsgs_train_memory(NULL, &p, &b, &err), TSGS_ERR_PARAM);
+    ck_assert_int_eq(tsgs_train_memory(ds, NULL, &b, &err), TSGS_ERR_PARAM);
+    ck_assert_int_eq(tsgs_train_memory(ds, &p, NULL, &err), TSGS_ERR_PARAM);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
+Suite *memory_suite(void)
+{
+    Suite *s = suite_create("memory");
+    TCase *tc = tcase_create("estimate");
+    tcase_add_test(tc, grows_with_the_dimension);
+    tcase_add_test(tc, follows_the_settings);
+    tcase_add_test(tc, null_arguments);
+    suite_add_tcase(s, tc);
+    return s;
+}
