@@ -3,6 +3,7 @@
 #   make test       build and run the Check suites (build/check_all)
 #   make bench      build the benchmark programs (build/bench_*)
 #   make install    PREFIX=/usr/local DESTDIR= : header, library, tool, .pc
+#   make fuzz, fuzz-run, test-asan, test-tsan: tests/hardening.mk
 CC ?= cc
 CFLAGS ?= -O2 -g
 LDFLAGS ?=
@@ -151,5 +152,7 @@ deps:
 
 clean:
 	rm -rf $(B)
+
+include tests/hardening.mk
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

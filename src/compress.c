@@ -10,7 +10,10 @@
 #include <string.h>
 #include <zlib.h>
 
-#define RAW_BUF (1u << 18) /* compressed bytes read per fread */
+/* Compressed bytes read per fread (the fuzz build makes it small). */
+#ifndef RAW_BUF
+#define RAW_BUF (1u << 18)
+#endif
 
 struct tsgs__istream {
     FILE *f;

@@ -10,7 +10,11 @@
 #include <string.h>
 #include <strings.h>
 
-#define READ_CHUNK ((size_t)1 << 22) /* initial line buffer: 4 MiB */
+/* The initial line buffer: 4 MiB. The fuzz build (tests/hardening.mk)
+ * makes it small, so that short inputs reach the refill and growth paths. */
+#ifndef READ_CHUNK
+#define READ_CHUNK ((size_t)1 << 22)
+#endif
 #define MAX_INDEX 10000000UL         /* larger LIBSVM indexes are absurd */
 #define SHOW_MAX 40                  /* token characters quoted in errors */
 
@@ -238,7 +242,9 @@ static double decimal_value(const decimal *dv)
             v /= 1e22;
         v /= P10[-x];
     } else {
-        for (; x > 22 && !isinf(v); x -= 22)
+        /* No early exit on infinity: x must end at 22 or below, as it
+         * indexes P10 (an overflow stays infinite). */
+        for (; x > 22; x -= 22)
             v *= 1e22;
         v *= P10[x];
     }
@@ -655,10 +661,14 @@ static int skippable(const char *p, const char *e)
 }
 
 /* Looks at the buffered start of the file: a line with ',' means CSV,
- * "i:v" means LIBSVM; lines with one token say neither. */
-static void detect(reader *R, tsgs_format *fmt)
+ * "i:v" means LIBSVM; lines with one token say neither. Returns 0 when the
+ * buffer ends before a line that tells and more can be read: a short read
+ * (a compressed stream, a pipe) must not decide on part of a line, or the
+ * same text would read differently compressed and plain. */
+static int detect(reader *R, tsgs_format *fmt)
 {
     const char *p = R->lr.buf + R->lr.pos, *end = R->lr.buf + R->lr.end;
+    int can_read_more = !R->lr.eof && R->lr.end < R->lr.cap;
     *fmt = TSGS_FORMAT_CSV;
     while (p < end) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -668,16 +678,19 @@ static void detect(reader *R, tsgs_format *fmt)
         while (h < e && !(*h == '#' && (h == p || is_ws(h[-1]))))
             h++;
         if (memchr(p, ',', (size_t)(h - p)))
-            return;
+            return 1;
+        if (!nl && can_read_more)
+            return 0; /* the rest of this line may hold a ',' */
         if (memchr(p, ':', (size_t)(h - p))) {
             *fmt = TSGS_FORMAT_LIBSVM;
-            return;
+            return 1;
         }
         const char *t = skip_ws(p, h);
         if (t < h && skip_ws(tok_end(t, h), h) < h)
-            return; /* two or more blank-separated numbers: CSV */
+            return 1; /* two or more blank-separated numbers: CSV */
         p = e + 1;
     }
+    return !can_read_more;
 }
 
 /* The rows do not fit in memory as dense floats: say which file, its
@@ -790,7 +803,9 @@ tsgs_status tsgs_dataset_read(const char *path, const tsgs_read_options *opt,
         R.lr.pos = 3;
     tsgs_format fmt = opt->format;
     if (fmt == TSGS_FORMAT_AUTO)
-        detect(&R, &fmt);
+        while (!detect(&R, &fmt))
+            if ((st = fill(&R.lr, err)) != TSGS_OK)
+                goto done;
     int header_pending = fmt == TSGS_FORMAT_CSV && opt->header != 0;
     /* HEPMASS writes its header as a comment ("# label,f0,...,mass"): the
      * fields of a first line like that, to tell with header = yes whether

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "fixtures.h"
 #include "internal.h"
@@ -114,6 +115,34 @@ START_TEST(concatenated_members_all_read)
     ck_assert_float_eq(tsgs_dataset_row(ds, 4)[4], 3.5f);
     ck_assert_float_eq(tsgs_dataset_row(ds, 9)[4], 3.5f);
     ck_assert_float_eq(tsgs_dataset_row(ds, 6)[1], 1000.0f);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
+/* The format is told from whole lines. A gzip file of two members split
+ * inside the second line ("1\n+1 " | "2:-0.5 53:2\n") gives its first
+ * read only "1\n+1 ": deciding on that (no "i:v" yet, so CSV) made it read
+ * otherwise than the plain text (found by tests/fuzz/fuzz_reader_packed). */
+START_TEST(detection_waits_for_a_whole_line)
+{
+    make_tmp();
+    char path[128];
+    snprintf(path, sizeof path, "%s/split.svm.gz", tmp_dir);
+    const char *part[2] = {"1\n+1 ", "2:-0.5 53:2\n"};
+    for (int i = 0; i < 2; i++) { /* "ab": a second member */
+        gzFile z = gzopen(path, i ? "ab" : "wb");
+        ck_assert_ptr_nonnull(z);
+        ck_assert_int_eq(gzputs(z, part[i]), (int)strlen(part[i]));
+        ck_assert_int_eq(gzclose(z), Z_OK);
+    }
+    tsgs_dataset *ds = read_ok(path, NULL);
+    remove(path);
+    remove_tmp();
+    ck_assert_uint_eq(tsgs_dataset_rows(ds), 2);
+    ck_assert_uint_eq(tsgs_dataset_features(ds), 53);
+    ck_assert_double_eq(tsgs_dataset_label(ds, 1), 1.0);
+    ck_assert_float_eq(tsgs_dataset_row(ds, 1)[1], -0.5f);
+    ck_assert_float_eq(tsgs_dataset_row(ds, 1)[52], 2.0f);
     tsgs_dataset_free(ds);
 }
 END_TEST
@@ -259,6 +288,14 @@ static const struct {
      "value is NaN or infinite"},
     {"1 2:1e39\n", TSGS_FORMAT_AUTO, 1, TSGS_ERR_DATA, 1,
      "token 2 \"2:1e39\": value is out of range for a float"},
+    /* exponents past the powers-of-ten table (an out-of-bounds read in
+     * decimal_value that only the sanitizer builds saw) */
+    {"+1 1:1e399\n", TSGS_FORMAT_AUTO, 1, TSGS_ERR_DATA, 1,
+     "token 2 \"1:1e399\": value is out of range for a float"},
+    {"1 2:-7.8e401\n", TSGS_FORMAT_AUTO, 1, TSGS_ERR_DATA, 1,
+     "value is out of range for a float"},
+    {"1,2\n0,7.8e401\n", TSGS_FORMAT_CSV, 1, TSGS_ERR_DATA, 2,
+     "column 2 \"7.8e401\": value is out of range for a float"},
     {"NaN 1:1\n", TSGS_FORMAT_LIBSVM, 1, TSGS_ERR_DATA, 1,
      "token 1 \"NaN\": label is NaN or infinite"},
     {"1e999 1:1\n", TSGS_FORMAT_LIBSVM, 1, TSGS_ERR_DATA, 1,
@@ -459,6 +496,33 @@ START_TEST(format_detection)
     ds = text_ok("1 2\n3 4\n", &o);
     ck_assert_uint_eq(tsgs_dataset_features(ds), 1);
     ck_assert_double_eq(tsgs_dataset_label(ds, 1), 3.0);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
+/* Values whose exponent takes decimal_value past its 23 powers of ten:
+ * scaled in steps of 1e22 to the nearest float, or zero. Exponents that
+ * overflow are bad[]'s cases: there the old code, once the value was
+ * infinite, indexed the table with the exponent left over (only the
+ * sanitizer build, make test-asan, sees that read). */
+START_TEST(exponents_beyond_the_table)
+{
+    tsgs_read_options o = tsgs_read_options_default();
+    tsgs_dataset *ds = text_ok("1 1:1e23 2:123456789e-30 3:1e-500 "
+                               "4:0.1e39 5:1e-45\n", &o);
+    ck_assert_uint_eq(tsgs_dataset_features(ds), 5);
+    const float *x = tsgs_dataset_row(ds, 0);
+    ck_assert_float_eq_tol(x[0], 1e23f, 1e23f * 1e-7f);
+    ck_assert_float_eq_tol(x[1], 1.23456789e-22f, 1.23456789e-22f * 1e-7f);
+    ck_assert_float_eq(x[2], 0.0f);
+    ck_assert_float_eq_tol(x[3], 1e38f, 1e38f * 1e-7f);
+    ck_assert_float_eq(x[4], (float)1e-45); /* the smallest subnormal */
+    tsgs_dataset_free(ds);
+    /* a header token with a huge exponent is still a header name */
+    ds = text_ok("label,7.8e401\n1,2\n0,3\n", &o);
+    ck_assert_uint_eq(tsgs_dataset_rows(ds), 2);
+    ck_assert_double_eq(tsgs_dataset_label(ds, 1), 0.0);
+    ck_assert_float_eq(tsgs_dataset_row(ds, 1)[0], 3.0f);
     tsgs_dataset_free(ds);
 }
 END_TEST
@@ -831,6 +895,7 @@ Suite *reader_suite(void)
     tcase_add_test(tc, random_floats_round_trip);
     tcase_add_test(tc, long_lines_grow_the_buffer);
     tcase_add_test(tc, format_detection);
+    tcase_add_test(tc, exponents_beyond_the_table);
     suite_add_tcase(s, tc);
     tc = tcase_create("csv");
     tcase_add_test(tc, csv_header_columns_and_separators);
@@ -838,6 +903,7 @@ Suite *reader_suite(void)
     tc = tcase_create("compressed");
     tcase_add_loop_test(tc, compressed_same_as_plain, 0, 3);
     tcase_add_loop_test(tc, concatenated_members_all_read, 0, 3);
+    tcase_add_test(tc, detection_waits_for_a_whole_line);
     tcase_add_loop_test(tc, truncated_or_corrupt_archives_fail, 0,
                         (int)(sizeof broken / sizeof broken[0]));
     tcase_add_test(tc, half_archive_fails_after_the_lines_it_had);

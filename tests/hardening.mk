@@ -1,0 +1,61 @@
+# Fuzzing and sanitizer builds (README, "Hardening"). Included by the
+# Makefile; each build has its own folder, apart from build/.
+#   make fuzz                       build-fuzz/fuzz_* (clang, libFuzzer,
+#                                   ASan + UBSan) and their seed corpora
+#   make fuzz-run FUZZ_SECONDS=N    run each target N s; fails on a finding
+#   make test-asan                  every suite under ASan + UBSan (gcc)
+#   make test-tsan                  the threaded suites under TSan (clang,
+#                                   libomp with its archer tool)
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 30
+FB := build-fuzz
+FUZZ_TARGETS := reader_libsvm reader_csv reader_compressed reader_packed \
+    model_load config params_set
+# No OpenMP: the parsers are serial, and a fuzzer wants one thread (so
+# the pragmas and the thread counts they would use go unused).
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_CFLAGS := $(filter-out -fopenmp,$(REQ_CFLAGS)) -Wno-unknown-pragmas \
+    -Wno-unused-variable -Wno-unused-parameter -Wno-psabi \
+    -g -O1 -fno-omit-frame-pointer $(FUZZ_SAN)
+# Small read buffers: short inputs then cross buffer refills and growth
+# (and each run allocates kilobytes, not 4 MiB, so it is fast).
+FUZZ_CFLAGS += -DREAD_CHUNK=256 -DRAW_BUF=64
+FUZZ_LIBS := $(filter-out -fopenmp,$(REQ_LIBS))
+FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(FB)/%.o)
+FUZZ_HELPER_OBJ := $(addprefix $(FB)/tests/fuzz/, \
+    fuzz_file.o fuzz_check.o fuzz_pack.o)
+FUZZ_BIN := $(FUZZ_TARGETS:%=$(FB)/fuzz_%)
+# Objects kept between builds (make would delete them as intermediates).
+.SECONDARY: $(FUZZ_LIB_OBJ) $(FUZZ_HELPER_OBJ) \
+    $(FUZZ_TARGETS:%=$(FB)/tests/fuzz/fuzz_%.o)
+
+.PHONY: fuzz fuzz-run fuzz-seeds test-asan test-tsan
+fuzz: $(FUZZ_BIN) $(FB)/seeds/.done
+
+$(FB)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(FB)/fuzz_%: $(FB)/tests/fuzz/fuzz_%.o $(FUZZ_HELPER_OBJ) $(FUZZ_LIB_OBJ)
+	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $^ $(FUZZ_LIBS)
+
+# Seeds come from tests/data and models the tool trains (tests/fuzz/seeds.sh).
+$(FB)/seeds/.done: tests/fuzz/seeds.sh $(TOOL)
+	tests/fuzz/seeds.sh $(FB)/seeds $(TOOL)
+	@touch $@
+fuzz-seeds: $(FB)/seeds/.done
+
+fuzz-run: fuzz
+	tests/fuzz/run.sh $(FUZZ_SECONDS) $(FB) $(FUZZ_RUN_TARGETS)
+
+# Every suite under AddressSanitizer + UndefinedBehaviorSanitizer, in its
+# own folder (the CLI suite runs build/tsgs3vm, so that is built too).
+ASAN_B := build-asan
+ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
+    -fno-sanitize-recover=undefined
+test-asan: $(TOOL)
+	$(MAKE) B=$(ASAN_B) CFLAGS="$(ASAN_FLAGS)" \
+	    LDFLAGS="-fsanitize=address,undefined" $(ASAN_B)/check_all
+	cd tests && CK_TIMEOUT_MULTIPLIER=10 ../$(ASAN_B)/check_all
+
+-include $(shell find $(FB) -name '*.d' 2>/dev/null)
