@@ -2,6 +2,7 @@
 #   make            build/libtsgs3vm.a, build/libtsgs3vm.so and build/tsgs3vm
 #   make test       build and run the Check suites (build/check_all)
 #   make bench      build the benchmark programs (build/bench_*)
+#   make coverage   line coverage of the tests (build-cov/, tests/coverage.sh)
 #   make install    PREFIX=/usr/local DESTDIR= : header, library, tool, .pc
 #   make fuzz, fuzz-run, test-asan, test-tsan: tests/hardening.mk
 CC ?= cc
@@ -45,7 +46,7 @@ DEB_PACKAGES := build-essential pkg-config libhwloc-dev check zlib1g-dev \
     liblzma-dev libbz2-dev xz-utils gzip bzip2 python3 python3-numpy \
     python3-sklearn python3-pytest python3-matplotlib
 
-.PHONY: all test test-python bench install clean deps FORCE
+.PHONY: all test test-python bench install clean deps coverage FORCE
 all: $(LIBA) $(LIBSO) $(TOOL)
 
 $(B)/%.o: %.c
@@ -90,9 +91,11 @@ $(B)/tests/suites.h: $(TEST_SRC)
 	    n=$$(basename $$f .c); echo "SUITE($${n#check_})"; done > $@.tmp
 	@cmp -s $@.tmp $@ || mv $@.tmp $@; rm -f $@.tmp
 
+# The tests run the tool of the same build folder (build-asan/, build-cov/).
 $(B)/tests/%.o: tests/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(REQ_CFLAGS) $(CHECK_CFLAGS) -I$(B)/tests $(CFLAGS) -c $< -o $@
+	$(CC) $(REQ_CFLAGS) $(CHECK_CFLAGS) -I$(B)/tests \
+	    -DTEST_TOOL='"../$(B)/tsgs3vm"' $(CFLAGS) -c $< -o $@
 
 $(B)/tests/runner.o: tests/runner.c $(B)/tests/suites.h
 
@@ -119,6 +122,9 @@ $(B)/bench_%: bench/%.c $(LIBA)
 	    $(LIBA) $(REQ_LIBS)
 
 bench: $(BENCH_BIN) $(TOOL)
+
+coverage:
+	tests/coverage.sh
 
 # A static library: its users link the dependencies too (Requires, not
 # Requires.private). Rebuilt every time, since it records PREFIX.

@@ -874,10 +874,37 @@ int tsgs__placement_nodes(const tsgs_placement *pl, int *nodes, int max)
     return n;
 }
 
+int tsgs__interleave_nodes(const tsgs_topology *t, int threads,
+                           tsgs_bind policy, int *os_nodes, int max)
+{
+    if (!t || threads <= 0 || t->numa_nodes < 2)
+        return 0;
+    policy = tsgs_bind_resolve(t, threads, policy);
+    if (policy == TSGS_BIND_NONE)
+        return 0;
+    tsgs_placement *pl = NULL;
+    if (tsgs_placement_plan(t, threads, policy, &pl, NULL) != TSGS_OK)
+        return 0;
+    int n = tsgs__placement_nodes(pl, NULL, 0);
+    int *logical = n >= 2 ? malloc(sizeof *logical * (size_t)n) : NULL;
+    if (!logical) {
+        tsgs_placement_free(pl);
+        return 0;
+    }
+    tsgs__placement_nodes(pl, logical, n);
+    for (int i = 0; i < n && i < max; i++) {
+        hwloc_obj_t node = hwloc_get_obj_by_type(t->h, HWLOC_OBJ_NUMANODE,
+                                                 (unsigned)logical[i]);
+        os_nodes[i] = node ? (int)node->os_index : -1;
+    }
+    free(logical);
+    tsgs_placement_free(pl);
+    return n;
+}
+
 void tsgs__place_interleaved(void *addr, size_t len, int threads,
                              tsgs_bind policy)
 {
-    policy = resolve_policy(policy, threads);
     if (!addr || len == 0 || policy == TSGS_BIND_NONE)
         return;
     const tsgs_topology *t = this_machine();
@@ -888,21 +915,16 @@ void tsgs__place_interleaved(void *addr, size_t len, int threads,
     if (!sup || !sup->membind || !sup->membind->set_area_membind ||
         !sup->membind->interleave_membind)
         return;
-    tsgs_placement *pl = NULL;
-    if (tsgs_placement_plan(t, tsgs__threads_resolve(threads), policy, &pl,
-                            NULL) != TSGS_OK)
-        return;
-    int n = tsgs__placement_nodes(pl, NULL, 0);
-    int *nodes = n >= 2 ? malloc(sizeof *nodes * (size_t)n) : NULL;
-    hwloc_bitmap_t set = nodes ? hwloc_bitmap_alloc() : NULL;
+    /* at most one entry per usable node */
+    int *nodes = malloc(sizeof *nodes * (size_t)t->numa_nodes);
+    int n = nodes ? tsgs__interleave_nodes(t, tsgs__threads_resolve(threads),
+                                           policy, nodes, t->numa_nodes)
+                  : 0;
+    hwloc_bitmap_t set = n >= 2 ? hwloc_bitmap_alloc() : NULL;
     if (set) {
-        tsgs__placement_nodes(pl, nodes, n);
-        for (int i = 0; i < n; i++) {
-            hwloc_obj_t node = hwloc_get_obj_by_type(
-                t->h, HWLOC_OBJ_NUMANODE, (unsigned)nodes[i]);
-            if (node)
-                hwloc_bitmap_set(set, node->os_index);
-        }
+        for (int i = 0; i < n && i < t->numa_nodes; i++)
+            if (nodes[i] >= 0)
+                hwloc_bitmap_set(set, (unsigned)nodes[i]);
         /* Whole pages only: round the start down and the end up. */
         long page = sysconf(_SC_PAGESIZE);
         uintptr_t a = (uintptr_t)addr, ps = page > 0 ? (uintptr_t)page
@@ -918,7 +940,6 @@ void tsgs__place_interleaved(void *addr, size_t len, int threads,
     }
     hwloc_bitmap_free(set);
     free(nodes);
-    tsgs_placement_free(pl);
 }
 
 /* Per-thread buffers carry a 64-byte header that says how they were
@@ -932,17 +953,38 @@ typedef struct {
     size_t total;
 } local_header;
 
+/* The single NUMA node (OS index) local to every PU of cpus, or -1; nodes
+ * gets the nodeset of those PUs. */
+static int node_near(const tsgs_topology *t, hwloc_const_cpuset_t cpus,
+                     hwloc_nodeset_t nodes)
+{
+    hwloc_cpuset_to_nodeset(t->h, cpus, nodes);
+    return hwloc_bitmap_weight(nodes) == 1 ? hwloc_bitmap_first(nodes) : -1;
+}
+
+int tsgs__node_near(const tsgs_topology *t, const int *os_pus, int n)
+{
+    hwloc_bitmap_t cpus = hwloc_bitmap_alloc();
+    hwloc_bitmap_t nodes = hwloc_bitmap_alloc();
+    int node = -1;
+    if (t && cpus && nodes && n > 0) {
+        for (int i = 0; i < n; i++)
+            hwloc_bitmap_set(cpus, (unsigned)os_pus[i]);
+        node = node_near(t, cpus, nodes);
+    }
+    hwloc_bitmap_free(cpus);
+    hwloc_bitmap_free(nodes);
+    return node;
+}
+
 /* The single NUMA node (OS index) the calling thread is bound near, or -1
  * when it is not bound within one node. */
 static int current_node(const tsgs_topology *t, hwloc_nodeset_t nodes)
 {
     hwloc_bitmap_t cpus = hwloc_bitmap_alloc();
     int node = -1;
-    if (cpus && hwloc_get_cpubind(t->h, cpus, HWLOC_CPUBIND_THREAD) == 0) {
-        hwloc_cpuset_to_nodeset(t->h, cpus, nodes);
-        if (hwloc_bitmap_weight(nodes) == 1)
-            node = hwloc_bitmap_first(nodes);
-    }
+    if (cpus && hwloc_get_cpubind(t->h, cpus, HWLOC_CPUBIND_THREAD) == 0)
+        node = node_near(t, cpus, nodes);
     hwloc_bitmap_free(cpus);
     return node;
 }

@@ -208,6 +208,24 @@ void tsgs__eval_features(size_t d, const float *panel, const float *phase,
                          long ngroups, const float *X, size_t n, int threads,
                          float *cosv, float *sinv);
 
+/* The kernel's code paths: one per x86-64 level it is compiled for
+ * (x86-64 GCC builds; elsewhere the baseline alone). A call runs the widest
+ * one the CPU supports, unless a test forces another. */
+typedef enum {
+    TSGS__ISA_BASELINE, /* x86-64 (SSE2), or the target's own */
+    TSGS__ISA_AVX2,     /* x86-64-v3: AVX2 and FMA */
+    TSGS__ISA_AVX512,   /* x86-64-v4: AVX-512 */
+    TSGS__ISA_COUNT
+} tsgs__isa;
+
+/* Nonzero when this build has isa's code path and this CPU can run it. */
+int tsgs__isa_supported(tsgs__isa isa);
+const char *tsgs__isa_name(tsgs__isa isa);
+/* Tests only: the kernel runs isa's code path from now on (-1: the widest
+ * again). Not thread-safe: call it while no kernel runs. -1 (and nothing
+ * changes) when isa is not supported, else 0. */
+int tsgs__isa_force(int isa);
+
 /* cos and sin of TSGS__LANES floats at a time, as the kernel computes
  * them (exposed for tests). */
 void tsgs__sincos_f(const float *x, size_t n, float *s, float *c);
@@ -423,11 +441,26 @@ size_t tsgs__bs3vm_maintain(tsgs__bs3vm *b, const unsigned char *lab,
  * may be NULL) and returns how many there are. Pure. */
 int tsgs__placement_nodes(const tsgs_placement *pl, int *nodes, int max);
 
+/* The NUMA nodes (OS indexes, in order of first use) that
+ * tsgs__place_interleaved spreads a shared array over when `threads`
+ * threads (> 0) run under `policy` (AUTO resolved as tsgs_bind_resolve
+ * does) on topology t: the nodes the plan's threads sit near. Writes at
+ * most max of them and returns how many there are; 0 when there is nothing
+ * to interleave (one node used, NONE). Pure. */
+int tsgs__interleave_nodes(const tsgs_topology *t, int threads,
+                           tsgs_bind policy, int *os_nodes, int max);
+
+/* The NUMA node (OS index) local to all of the n PUs os_pus (OS indexes),
+ * or -1 when they span several nodes or none: the node tsgs__alloc_local
+ * uses for a thread bound to them. Pure. */
+int tsgs__node_near(const tsgs_topology *t, const int *os_pus, int n);
+
 /* Interleaves the pages of a large shared array [addr, addr + len) over the
  * NUMA nodes that `threads` threads placed by `policy` use (AUTO resolved
  * as tsgs__bind_threads does); for the caller's memory, only when the
- * caller asked for a binding (COMPACT or SCATTER). Best effort and silent: nothing happens on
- * one NUMA node, under NONE, or where memory binding is unsupported. */
+ * caller asked for a binding (COMPACT or SCATTER). Best effort and silent:
+ * nothing happens on one NUMA node, under NONE, or where memory binding is
+ * unsupported. The nodes: tsgs__interleave_nodes on this machine. */
 void tsgs__place_interleaved(void *addr, size_t len, int threads,
                              tsgs_bind policy);
 

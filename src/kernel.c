@@ -21,14 +21,19 @@ typedef int vi8 __attribute__((vector_size(4 * TSGS__LANES)));
 typedef unsigned int vu8 __attribute__((vector_size(4 * TSGS__LANES)));
 typedef double vd4 __attribute__((vector_size(4 * TSGS__LANES)));
 
-/* One binary, the widest vector unit of the machine it runs on. */
+/* One binary, the widest vector unit of the machine it runs on: each hot
+ * function is compiled once per x86-64 level (FOR_ISAS) and dispatched at
+ * run time (isa_now), so that a test can run every path the CPU has. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
     !defined(__SANITIZE_THREAD__)
-#define KERNEL_CLONES \
-    __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", \
-                                 "default")))
+#define HAVE_ISA_PATHS 1
+#define FOR_ISAS(def)                                                    \
+    def(_avx512, __attribute__((target("arch=x86-64-v4"))))              \
+    def(_avx2, __attribute__((target("arch=x86-64-v3"))))                \
+    def(_base, )
 #else
-#define KERNEL_CLONES
+#define HAVE_ISA_PATHS 0
+#define FOR_ISAS(def) def(_base, )
 #endif
 #define ALWAYS_INLINE static inline __attribute__((always_inline))
 
@@ -181,30 +186,95 @@ ALWAYS_INLINE void tile_body(size_t d, const float *W, const float *P,
     }
 }
 
-KERNEL_CLONES
-static void tile_sums_cos(size_t d, const float *W, const float *P,
-                          const double *ac, long ng, const float *X,
-                          size_t n, double *out)
+/* tile_sums_cos_avx512, _avx2, _base and the same for pair. */
+#define DEFINE_TILE_SUMS(suffix, target)                                  \
+    target static void tile_sums_cos##suffix(                             \
+        size_t d, const float *W, const float *P, const double *ac,       \
+        long ng, const float *X, size_t n, double *out)                   \
+    {                                                                     \
+        tile_body(d, W, P, ac, NULL, ng, X, n, out, 0);                   \
+    }                                                                     \
+    target static void tile_sums_pair##suffix(                            \
+        size_t d, const float *W, const float *P, const double *ac,       \
+        const double *as, long ng, const float *X, size_t n, double *out) \
+    {                                                                     \
+        tile_body(d, W, P, ac, as, ng, X, n, out, 1);                     \
+    }
+FOR_ISAS(DEFINE_TILE_SUMS)
+
+/* -1: the widest supported path; else the one a test forced. */
+static int isa_forced = -1;
+
+int tsgs__isa_supported(tsgs__isa isa)
 {
-    tile_body(d, W, P, ac, NULL, ng, X, n, out, 0);
+#if HAVE_ISA_PATHS
+    __builtin_cpu_init();
+    switch (isa) {
+    case TSGS__ISA_AVX512:
+        return __builtin_cpu_supports("x86-64-v4") > 0;
+    case TSGS__ISA_AVX2:
+        return __builtin_cpu_supports("x86-64-v3") > 0;
+    default:
+        return isa == TSGS__ISA_BASELINE;
+    }
+#else
+    return isa == TSGS__ISA_BASELINE;
+#endif
 }
 
-KERNEL_CLONES
-static void tile_sums_pair(size_t d, const float *W, const float *P,
-                           const double *ac, const double *as, long ng,
-                           const float *X, size_t n, double *out)
+const char *tsgs__isa_name(tsgs__isa isa)
 {
-    tile_body(d, W, P, ac, as, ng, X, n, out, 1);
+    static const char *const names[TSGS__ISA_COUNT] = {
+        "baseline", "x86-64-v3 (AVX2)", "x86-64-v4 (AVX-512)"};
+    return isa >= 0 && isa < TSGS__ISA_COUNT ? names[isa] : "unknown";
 }
 
-static void tile_sums(size_t d, const float *W, const float *P,
-                      const double *ac, const double *as, long ng,
-                      const float *X, size_t n, double *out)
+int tsgs__isa_force(int isa)
 {
+    if (isa != -1 && (isa < 0 || isa >= TSGS__ISA_COUNT ||
+                      !tsgs__isa_supported((tsgs__isa)isa)))
+        return -1;
+    isa_forced = isa;
+    return 0;
+}
+
+/* The path a kernel call runs, chosen once per call. */
+static tsgs__isa isa_now(void)
+{
+    if (isa_forced >= 0)
+        return (tsgs__isa)isa_forced;
+    for (int i = TSGS__ISA_COUNT - 1; i > 0; i--)
+        if (tsgs__isa_supported((tsgs__isa)i))
+            return (tsgs__isa)i;
+    return TSGS__ISA_BASELINE;
+}
+
+static void tile_sums(tsgs__isa isa, size_t d, const float *W,
+                      const float *P, const double *ac, const double *as,
+                      long ng, const float *X, size_t n, double *out)
+{
+#if HAVE_ISA_PATHS
+    if (isa == TSGS__ISA_AVX512) {
+        if (as)
+            tile_sums_pair_avx512(d, W, P, ac, as, ng, X, n, out);
+        else
+            tile_sums_cos_avx512(d, W, P, ac, ng, X, n, out);
+        return;
+    }
+    if (isa == TSGS__ISA_AVX2) {
+        if (as)
+            tile_sums_pair_avx2(d, W, P, ac, as, ng, X, n, out);
+        else
+            tile_sums_cos_avx2(d, W, P, ac, ng, X, n, out);
+        return;
+    }
+#else
+    (void)isa;
+#endif
     if (as)
-        tile_sums_pair(d, W, P, ac, as, ng, X, n, out);
+        tile_sums_pair_base(d, W, P, ac, as, ng, X, n, out);
     else
-        tile_sums_cos(d, W, P, ac, ng, X, n, out);
+        tile_sums_cos_base(d, W, P, ac, ng, X, n, out);
 }
 
 /* Below this many feature evaluations a call stays on one thread: waking
@@ -216,6 +286,7 @@ tsgs_status tsgs__eval_sums(const tsgs__fview *v, const float *X, size_t n,
 {
     const size_t d = v->fs->d;
     const long ng = (v->ndirs + TSGS__LANES - 1) / TSGS__LANES;
+    const tsgs__isa isa = isa_now();
     if (n == 0)
         return TSGS_OK;
     if (ng == 0) {
@@ -252,7 +323,7 @@ tsgs_status tsgs__eval_sums(const tsgs__fview *v, const float *X, size_t n,
                 long gn = ng - g0 < GROUP_TILE ? ng - g0 : GROUP_TILE;
                 size_t r0 = (size_t)rt * ROW_TILE;
                 size_t rn = n - r0 < ROW_TILE ? n - r0 : ROW_TILE;
-                tile_sums(d, v->panel + (size_t)g0 * d * TSGS__LANES,
+                tile_sums(isa, d, v->panel + (size_t)g0 * d * TSGS__LANES,
                           v->phase + g0 * TSGS__LANES,
                           v->ac + g0 * TSGS__LANES,
                           v->as ? v->as + g0 * TSGS__LANES : NULL, gn,
@@ -311,7 +382,7 @@ tsgs_status tsgs__eval_sums(const tsgs__fview *v, const float *X, size_t n,
                 for (long rt = 0; rt < nrt; rt++) {
                     size_t r0 = (size_t)rt * ROW_TILE;
                     size_t rn = n - r0 < ROW_TILE ? n - r0 : ROW_TILE;
-                    tile_sums(d, W, P, v->ac + g0 * TSGS__LANES,
+                    tile_sums(isa, d, W, P, v->ac + g0 * TSGS__LANES,
                               v->as ? v->as + g0 * TSGS__LANES : NULL, gn,
                               X + r0 * d, rn, part + (size_t)gt * n + r0);
                 }
@@ -342,10 +413,10 @@ tsgs_status tsgs__eval_sums(const tsgs__fview *v, const float *X, size_t n,
     return TSGS_OK;
 }
 
-KERNEL_CLONES
-static void features_rows(size_t d, const float *panel, const float *phase,
-                          long ngroups, const float *X, size_t i0, size_t i1,
-                          float *cosv, float *sinv)
+ALWAYS_INLINE void features_body(size_t d, const float *panel,
+                                 const float *phase, long ngroups,
+                                 const float *X, size_t i0, size_t i1,
+                                 float *cosv, float *sinv)
 {
     const size_t width = (size_t)ngroups * TSGS__LANES;
     for (size_t i = i0; i < i1; i++) {
@@ -368,6 +439,35 @@ static void features_rows(size_t d, const float *panel, const float *phase,
     }
 }
 
+/* features_rows_avx512, _avx2 and _base. */
+#define DEFINE_FEATURES_ROWS(suffix, target)                                \
+    target static void features_rows##suffix(                               \
+        size_t d, const float *panel, const float *phase, long ngroups,     \
+        const float *X, size_t i0, size_t i1, float *cosv, float *sinv)     \
+    {                                                                       \
+        features_body(d, panel, phase, ngroups, X, i0, i1, cosv, sinv);     \
+    }
+FOR_ISAS(DEFINE_FEATURES_ROWS)
+
+static void features_rows(tsgs__isa isa, size_t d, const float *panel,
+                          const float *phase, long ngroups, const float *X,
+                          size_t i0, size_t i1, float *cosv, float *sinv)
+{
+#if HAVE_ISA_PATHS
+    if (isa == TSGS__ISA_AVX512) {
+        features_rows_avx512(d, panel, phase, ngroups, X, i0, i1, cosv, sinv);
+        return;
+    }
+    if (isa == TSGS__ISA_AVX2) {
+        features_rows_avx2(d, panel, phase, ngroups, X, i0, i1, cosv, sinv);
+        return;
+    }
+#else
+    (void)isa;
+#endif
+    features_rows_base(d, panel, phase, ngroups, X, i0, i1, cosv, sinv);
+}
+
 void tsgs__eval_features(size_t d, const float *panel, const float *phase,
                          long ngroups, const float *X, size_t n, int threads,
                          float *cosv, float *sinv)
@@ -376,13 +476,14 @@ void tsgs__eval_features(size_t d, const float *panel, const float *phase,
     const int nt = work < PARALLEL_MIN_WORK ? 1 : (threads > 0 ? threads : 1);
     const size_t chunk = 16;
     const long nchunks = (long)((n + chunk - 1) / chunk);
+    const tsgs__isa isa = isa_now();
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(nt) schedule(static)
 #endif
     for (long c = 0; c < nchunks; c++) {
         size_t i0 = (size_t)c * chunk;
         size_t i1 = i0 + chunk < n ? i0 + chunk : n;
-        features_rows(d, panel, phase, ngroups, X, i0, i1, cosv, sinv);
+        features_rows(isa, d, panel, phase, ngroups, X, i0, i1, cosv, sinv);
     }
 }
 

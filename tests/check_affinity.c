@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -675,6 +676,135 @@ START_TEST(test_placement_nodes)
 }
 END_TEST
 
+/* The nodes a shared array is interleaved over (OS indexes, in order of
+ * first use), 0 when nothing is interleaved. */
+static int interleave(const tsgs_topology *t, int threads, tsgs_bind policy,
+                      int *nodes)
+{
+    for (int i = 0; i < 32; i++)
+        nodes[i] = -2;
+    return tsgs__interleave_nodes(t, threads, policy, nodes, 32);
+}
+
+static void assert_nodes(const int *got, int n, const int *want, int nwant,
+                         const char *what)
+{
+    ck_assert_msg(n == nwant, "%s: %d nodes, expected %d", what, n, nwant);
+    for (int i = 0; i < n; i++)
+        ck_assert_msg(got[i] == want[i], "%s: node %d is %d, expected %d",
+                      what, i, got[i], want[i]);
+}
+
+/* Interleaving on 2 packages x 2 NUMA nodes x 4 cores x 2 PUs (16 cores):
+ * over exactly the nodes the plan's threads use, none when they all sit on
+ * one node, none under NONE; AUTO pins (and interleaves) full runs only. */
+START_TEST(test_interleave_nodes_synthetic)
+{
+    tsgs_topology *t = synthetic("pack:2 numa:2 core:4 pu:2");
+    int nodes[32];
+    static const int alternate[] = {0, 2, 1, 3}, in_order[] = {0, 1, 2, 3};
+    /* scatter alternates packages first: nodes 0 and 2, then 1 and 3 */
+    assert_nodes(nodes, interleave(t, 2, TSGS_BIND_SCATTER, nodes),
+                 alternate, 2, "scatter 2");
+    assert_nodes(nodes, interleave(t, 4, TSGS_BIND_SCATTER, nodes),
+                 alternate, 4, "scatter 4");
+    assert_nodes(nodes, interleave(t, 32, TSGS_BIND_SCATTER, nodes),
+                 alternate, 4, "scatter 32");
+    /* compact fills node 0's 4 cores first */
+    ck_assert_int_eq(interleave(t, 4, TSGS_BIND_COMPACT, nodes), 0);
+    ck_assert_int_eq(nodes[0], -2); /* nothing written */
+    assert_nodes(nodes, interleave(t, 5, TSGS_BIND_COMPACT, nodes),
+                 in_order, 2, "compact 5");
+    assert_nodes(nodes, interleave(t, 9, TSGS_BIND_COMPACT, nodes),
+                 in_order, 3, "compact 9");
+    assert_nodes(nodes, interleave(t, 16, TSGS_BIND_COMPACT, nodes),
+                 in_order, 4, "compact 16");
+    ck_assert_int_eq(interleave(t, 16, TSGS_BIND_NONE, nodes), 0);
+    ck_assert_int_eq(interleave(t, 0, TSGS_BIND_SCATTER, nodes), 0);
+    /* at most max written, the count still whole */
+    nodes[1] = -2;
+    ck_assert_int_eq(tsgs__interleave_nodes(t, 4, TSGS_BIND_SCATTER, nodes, 1),
+                     4);
+    ck_assert_int_eq(nodes[0], 0);
+    ck_assert_int_eq(nodes[1], -2);
+
+    unsetenv("OMP_PROC_BIND");
+    unsetenv("OMP_PLACES");
+    assert_nodes(nodes, interleave(t, 16, TSGS_BIND_AUTO, nodes), in_order,
+                 4, "auto 16");
+    ck_assert_int_eq(interleave(t, 8, TSGS_BIND_AUTO, nodes), 0);
+    setenv("OMP_PROC_BIND", "spread", 1); /* OpenMP places them: hands off */
+    ck_assert_int_eq(interleave(t, 16, TSGS_BIND_AUTO, nodes), 0);
+    unsetenv("OMP_PROC_BIND");
+    tsgs_topology_free(t);
+
+    /* one NUMA node: nothing to interleave, whatever the plan */
+    t = synthetic("pack:2 core:4 pu:2");
+    ck_assert_int_eq(interleave(t, 8, TSGS_BIND_SCATTER, nodes), 0);
+    ck_assert_int_eq(interleave(t, 8, TSGS_BIND_COMPACT, nodes), 0);
+    tsgs_topology_free(t);
+}
+END_TEST
+
+/* A thread's local buffer goes to the one node of its PUs: every PU of
+ * the synthetic machine (8 PUs per node), a set inside one node, a set
+ * across two, none. */
+START_TEST(test_node_near_synthetic)
+{
+    tsgs_topology *t = synthetic("pack:2 numa:2 core:4 pu:2");
+    for (int pu = 0; pu < 32; pu++)
+        ck_assert_int_eq(tsgs__node_near(t, &pu, 1), pu / 8);
+    tsgs_placement *pl = plan(t, 32, TSGS_BIND_SCATTER);
+    for (int i = 0; i < 32; i++) /* synthetic: OS index = logical index */
+        ck_assert_int_eq(tsgs__node_near(t, &pl->os_pu[i], 1), pl->numa[i]);
+    tsgs_placement_free(pl);
+    static const int same[] = {16, 17, 23}, across[] = {7, 8};
+    ck_assert_int_eq(tsgs__node_near(t, same, 3), 2);
+    ck_assert_int_eq(tsgs__node_near(t, across, 2), -1);
+    ck_assert_int_eq(tsgs__node_near(t, same, 0), -1);
+    ck_assert_int_eq(tsgs__node_near(NULL, same, 1), -1);
+    tsgs_topology_free(t);
+}
+END_TEST
+
+/* A restricted machine (16amd64-8n2c-cpusets.xml): the usable NUMA nodes
+ * with PUs have OS indexes 1, 2 and 3 (logical 0, 1, 2), so a plan that
+ * confused the two would bind memory to the wrong nodes (or to node 0,
+ * which this process may not use). PUs 0-1 and 12-15 have no usable node. */
+START_TEST(test_xml_interleave_os_indexes)
+{
+    tsgs_topology *t = open_xml("16amd64-8n2c-cpusets.xml");
+    int nodes[32];
+    static const int os123[] = {1, 2, 3};
+    assert_nodes(nodes, interleave(t, 6, TSGS_BIND_SCATTER, nodes), os123, 3,
+                 "cpusets scatter 6");
+    assert_nodes(nodes, interleave(t, 10, TSGS_BIND_COMPACT, nodes), os123,
+                 3, "cpusets compact 10");
+    static const int near[16] = {-1, -1, 1, 1, -1, 2, 3, -1,
+                                 -1, -1, -1, -1, -1, -1, -1, -1};
+    for (int pu = 0; pu < 16; pu++)
+        ck_assert_msg(tsgs__node_near(t, &pu, 1) == near[pu],
+                      "PU %d: node %d, expected %d", pu,
+                      tsgs__node_near(t, &pu, 1), near[pu]);
+    tsgs_topology_free(t);
+
+    /* 24 nodes of 8 cores: scatter uses one core per node in turn */
+    t = open_xml("192em64t-24n8c2t.xml");
+    int all[24];
+    for (int i = 0; i < 24; i++)
+        all[i] = i;
+    assert_nodes(nodes, interleave(t, 6, TSGS_BIND_SCATTER, nodes), all, 6,
+                 "24 nodes scatter 6");
+    ck_assert_int_eq(tsgs__interleave_nodes(t, 24, TSGS_BIND_SCATTER, nodes,
+                                            32),
+                     24);
+    assert_nodes(nodes, 24, all, 24, "24 nodes scatter 24");
+    assert_nodes(nodes, interleave(t, 10, TSGS_BIND_COMPACT, nodes), all, 2,
+                 "24 nodes compact 10");
+    tsgs_topology_free(t);
+}
+END_TEST
+
 START_TEST(test_place_interleaved_keeps_data)
 {
     size_t n = 1 << 20;
@@ -689,6 +819,59 @@ START_TEST(test_place_interleaved_keeps_data)
     for (size_t i = 0; i < n; i++)
         ck_assert(x[i] == (double)i);
     free(x);
+}
+END_TEST
+
+/* On a machine with several NUMA nodes, the pages of a shared array are
+ * interleaved over the plan's nodes: hwloc reads the policy and the nodes
+ * back. One node (or memory binding refused here): SKIPPED. */
+START_TEST(test_place_interleaved_this_machine)
+{
+    tsgs_topology *t = NULL;
+    ck_assert_int_eq(tsgs_topology_open(&t, NULL), TSGS_OK);
+    int numa = 0, cores = 0;
+    tsgs_topology_counts(t, NULL, &numa, &cores, NULL);
+    int nodes[64];
+    int n = tsgs__interleave_nodes(t, cores, TSGS_BIND_SCATTER, nodes, 64);
+    tsgs_topology_free(t);
+    if (numa < 2 || n < 2) {
+        test_skip("affinity test_place_interleaved_this_machine",
+                  "one NUMA node");
+        return;
+    }
+    ck_assert_int_le(n, 64);
+    hwloc_topology_t h;
+    hwloc_topology_init(&h);
+    hwloc_topology_load(h);
+    long page = sysconf(_SC_PAGESIZE);
+    size_t len = 64 * (size_t)page;
+    unsigned char *x = aligned_alloc((size_t)page, len);
+    ck_assert_ptr_nonnull(x);
+    memset(x, 1, len);
+    hwloc_nodeset_t want = hwloc_bitmap_alloc(), got = hwloc_bitmap_alloc();
+    for (int i = 0; i < n; i++)
+        hwloc_bitmap_set(want, (unsigned)nodes[i]);
+    /* can this process bind memory at all (containers may refuse)? */
+    if (hwloc_set_area_membind(h, x, len, want, HWLOC_MEMBIND_BIND,
+                               HWLOC_MEMBIND_BYNODESET) != 0) {
+        test_skip("affinity test_place_interleaved_this_machine",
+                  "memory binding refused here");
+        goto done;
+    }
+    tsgs__place_interleaved(x + 100, len - 200, cores, TSGS_BIND_SCATTER);
+    hwloc_membind_policy_t policy;
+    ck_assert_int_eq(hwloc_get_area_membind(h, x, len, got, &policy,
+                                            HWLOC_MEMBIND_BYNODESET),
+                     0);
+    ck_assert_int_eq(policy, HWLOC_MEMBIND_INTERLEAVE);
+    ck_assert(hwloc_bitmap_isequal(got, want));
+    for (size_t i = 0; i < len; i++)
+        ck_assert_int_eq(x[i], 1);
+done:
+    hwloc_bitmap_free(want);
+    hwloc_bitmap_free(got);
+    free(x);
+    hwloc_topology_destroy(h);
 }
 END_TEST
 
@@ -739,6 +922,8 @@ Suite *affinity_suite(void)
     tcase_add_test(tc, test_scatter_numa_inside_packages);
     tcase_add_test(tc, test_scatter_packages_one_numa);
     tcase_add_test(tc, test_describe);
+    tcase_add_test(tc, test_interleave_nodes_synthetic);
+    tcase_add_test(tc, test_node_near_synthetic);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("xml");
@@ -748,6 +933,7 @@ Suite *affinity_suite(void)
     tcase_add_loop_test(tc, test_xml_scatter_even, 0, NMACHINES);
     tcase_add_test(tc, test_xml_2n8c_scatter_4);
     tcase_add_test(tc, test_xml_cpuset_restricted);
+    tcase_add_test(tc, test_xml_interleave_os_indexes);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("errors");
@@ -767,6 +953,7 @@ Suite *affinity_suite(void)
     tcase_add_test(tc, test_binding_restored);
     tcase_add_test(tc, test_placement_nodes);
     tcase_add_test(tc, test_place_interleaved_keeps_data);
+    tcase_add_test(tc, test_place_interleaved_this_machine);
     tcase_add_test(tc, test_alloc_local);
     suite_add_tcase(s, tc);
     return s;

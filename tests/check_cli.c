@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define TOOL "../build/tsgs3vm"
+#define TOOL TEST_TOOL
 #define DATA "data/cli/"
 #define MAX_ARGS 32
 
@@ -890,6 +890,277 @@ START_TEST(cv_ties_go_to_the_largest_c)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ cv */
+
+/* The table cv prints: one row per grid point, the accuracy in the column
+ * after the axes. Returns the number of rows read into acc. */
+static int cv_table(const char *out, int naxes, double *acc, int max)
+{
+    const char *l = strchr(out, '\n'); /* past the header */
+    int n = 0;
+    while (l && l[1] && l[1] != '#') {
+        l++;
+        const char *p = l;
+        for (int a = 0; a < naxes; a++) {
+            p = strchr(p, '\t');
+            ck_assert_ptr_nonnull(p);
+            p++;
+        }
+        ck_assert_int_lt(n, max);
+        acc[n++] = strtod(p, NULL);
+        l = strchr(l, '\n');
+    }
+    return n;
+}
+
+/* The tool's table against the library's tsgs_cv on the same points,
+ * folds and seed; grid-parallel and fit-parallel give the same numbers;
+ * -v K is --folds K; progress goes to stderr unless -q. */
+START_TEST(cv_matches_library)
+{
+    result r;
+    run(&r, "cv", "--grid", "c=1,10", "--grid", "sigma=log:-2:0", "--folds",
+        "3", DATA "train.svm", NULL);
+    ck_assert_msg(r.status == 0, "cv: %s", r.err);
+    const char *header = "c\tsigma\tcv_accuracy\tcv_sd\n";
+    ck_assert_msg(strncmp(r.out, header, strlen(header)) == 0, "%s", r.out);
+    ck_assert_ptr_nonnull(strstr(r.out, "\n1\t0.01\t"));
+    ck_assert_ptr_nonnull(strstr(r.out, "\n10\t1\t"));
+    ck_assert_ptr_nonnull(strstr(r.err, "6 grid points x 3 folds on 160 "
+                                        "labeled rows (grid-parallel)"));
+    ck_assert_ptr_nonnull(strstr(r.err, "point 6: c=10 sigma=1  accuracy "));
+    double grid[6];
+    ck_assert_int_eq(cv_table(r.out, 2, grid, 6), 6);
+    result_free(&r);
+
+    run(&r, "cv", "-q", "--cv-parallel", "fit", "-v", "3", "--grid",
+        "c=1,10", "--grid", "sigma=0.01,0.1,1", DATA "train.svm", NULL);
+    ck_assert_msg(r.status == 0, "cv: %s", r.err);
+    ck_assert_str_eq(r.err, "");
+    double fit[6];
+    ck_assert_int_eq(cv_table(r.out, 2, fit, 6), 6);
+    for (int i = 0; i < 6; i++)
+        ck_assert_double_eq(fit[i], grid[i]);
+    result_free(&r);
+
+    tsgs_dataset *ds = NULL;
+    ck_assert_int_eq(tsgs_dataset_read(DATA "train.svm", NULL, &ds, NULL),
+                     TSGS_OK);
+    tsgs_params points[6];
+    static const double cs[] = {1, 10}, sigmas[] = {0.01, 0.1, 1};
+    for (int i = 0; i < 6; i++) {
+        points[i] = tsgs_params_default();
+        points[i].c = cs[i / 3];
+        points[i].sigma = sigmas[i % 3];
+    }
+    double mean[6], sd[6];
+    tsgs_error err;
+    ck_assert_msg(tsgs_cv(ds, points, 6, 3, points[0].seed, 2,
+                          TSGS_CV_PARALLEL_GRID, mean, sd, NULL, NULL,
+                          &err) == TSGS_OK,
+                  "%s", err.message);
+    for (int i = 0; i < 6; i++)
+        ck_assert_double_eq_tol(grid[i], mean[i], 1e-6);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
+/* --write-config writes the best point as a config file that, read back,
+ * gives the same accuracy; -c C is C per labeled row. */
+START_TEST(cv_write_config_round_trip)
+{
+    const char *conf = tmp("best.conf");
+    result r;
+    run(&r, "cv", "-q", "--grid", "c=1,10", "--grid", "sigma=0.1", "--folds",
+        "3", "--write-config", conf, DATA "train.svm", NULL);
+    ck_assert_msg(r.status == 0, "cv: %s", r.err);
+    double acc[2];
+    ck_assert_int_eq(cv_table(r.out, 2, acc, 2), 2);
+    int best = acc[1] > acc[0] + 1e-12 ? 1 : 0;
+    ck_assert_ptr_nonnull(strstr(r.out, best ? "# best: --c 10 --sigma 0.1"
+                                             : "# best: --c 1 --sigma 0.1"));
+    result_free(&r);
+    char *text = slurp(conf);
+    ck_assert_ptr_nonnull(text);
+    ck_assert_msg(strncmp(text, "# written by tsgs3vm cv on " DATA
+                                "train.svm: best of 2 grid points, 3-fold",
+                          60) == 0,
+                  "%s", text);
+    ck_assert_ptr_nonnull(strstr(text, "\nsigma = 0.1\n"));
+    ck_assert_ptr_nonnull(strstr(text, best ? "\nc = 1e+01\n" : "\nc = 1\n"));
+    free(text);
+
+    /* the config alone, one point: the same accuracy */
+    run(&r, "cv", "-q", "--config", conf, "--folds", "3", "--grid",
+        "seed=1", DATA "train.svm", NULL);
+    ck_assert_msg(r.status == 0, "cv --config: %s", r.err);
+    double again;
+    ck_assert_int_eq(cv_table(r.out, 1, &again, 1), 1);
+    ck_assert_double_eq(again, acc[best]);
+    result_free(&r);
+
+    /* -c 0.00625 is C = 0.00625 x 160 labeled rows = 1: the c=1 point */
+    run(&r, "cv", "-q", "-c", "0.00625", "--sigma", "0.1", "--folds", "3",
+        "--grid", "seed=1", DATA "train.svm", NULL);
+    ck_assert_msg(r.status == 0, "cv -c: %s", r.err);
+    ck_assert_int_eq(cv_table(r.out, 1, &again, 1), 1);
+    ck_assert_double_eq(again, acc[0]);
+    result_free(&r);
+
+    /* a folder that does not exist: nothing written, an error */
+    run(&r, "cv", "-q", "--grid", "c=1", "--folds", "3", "--write-config",
+        tmp("no/such/dir.conf"), DATA "train.svm", NULL);
+    assert_error(&r, "no/such/dir.conf", NULL);
+    result_free(&r);
+}
+END_TEST
+
+/* Unlabeled rows from a file, labels hidden by --labeled: counted in the
+ * summary line, and the CV runs on the labeled rows only. */
+START_TEST(cv_unlabeled_and_labeled)
+{
+    result r;
+    run(&r, "cv", "--unlabeled", DATA "unlabeled.svm", "--labeled", "40",
+        "--grid", "c=1", "--folds", "4", DATA "train.svm", NULL);
+    ck_assert_msg(r.status == 0, "cv: %s", r.err);
+    ck_assert_msg(strstr(r.err, "1 grid points x 4 folds on 40 labeled rows"),
+                  "%s", r.err);
+    double acc;
+    ck_assert_int_eq(cv_table(r.out, 1, &acc, 1), 1);
+    ck_assert_double_ge(acc, 0.5);
+    ck_assert_double_le(acc, 1.0);
+    result_free(&r);
+
+    run(&r, "cv", "--unlabeled-label", "0", "--grid", "c=1", "--folds", "4",
+        DATA "mixed.svm", NULL);
+    ck_assert_msg(r.status == 0, "cv: %s", r.err);
+    ck_assert_msg(strstr(r.err, "on 40 labeled rows"), "%s", r.err);
+    result_free(&r);
+
+    run(&r, "cv", "-q", "--unlabeled", tmp("missing.svm"), "--grid", "c=1",
+        DATA "train.svm", NULL);
+    assert_error(&r, "missing.svm", NULL);
+    result_free(&r);
+}
+END_TEST
+
+/* Every way to get cv's own options wrong stops with a message that names
+ * the option or the value, before any data is read. */
+START_TEST(cv_bad_options)
+{
+    static const struct {
+        const char *opt, *value, *says;
+    } bad[] = {
+        {"--grid", "c", "expected KEY=VALUES"},
+        {"--grid", "=1,2", "expected KEY=VALUES"},
+        {"--grid", "c=", "no values"},
+        {"--grid", "c=1,,2", "bad value list"},
+        {"--grid", "c=1,", "bad value list"},
+        {"--grid", "c=123456789012345678901234567890123", "bad value list"},
+        {"--grid", "sigma=log:1", "KEY=log:LO:HI[:STEP]"},
+        {"--grid", "sigma=log:2:1", "KEY=log:LO:HI[:STEP]"},
+        {"--grid", "sigma=log:0:1:0", "KEY=log:LO:HI[:STEP]"},
+        {"--grid", "sigma=log:0:100", "at most 64 values"},
+        {"--grid", "sigma=log:0:1:x", "KEY=log:LO:HI[:STEP]"},
+        {"--grid", "bogus-key=1", "--grid"},
+        {"--grid", "c=-1", "--grid"},
+        {"--folds", "1", "expected 2..1000"},
+        {"--folds", "1001", "expected 2..1000"},
+        {"--folds", "3x", "expected 2..1000"},
+        {"-v", "0", "expected 2..1000"},
+        {"--cv-parallel", "both", "grid or fit"},
+    };
+    result r;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        run(&r, "cv", bad[i].opt, bad[i].value, DATA "train.svm", NULL);
+        assert_error(&r, bad[i].says, NULL);
+        ck_assert_msg(!strstr(r.err, "read "), "%s %s read the data",
+                      bad[i].opt, bad[i].value);
+        result_free(&r);
+    }
+    /* 65 values in a list: one too many */
+    char list[512] = "c=";
+    for (int v = 1; v <= 65; v++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%d",
+                 v > 1 ? "," : "", v);
+    run(&r, "cv", "--grid", list, DATA "train.svm", NULL);
+    assert_error(&r, "bad value list", NULL);
+    result_free(&r);
+    /* 9 axes: one too many */
+    run(&r, "cv", "--grid", "c=1", "--grid", "sigma=1", "--grid", "seed=1",
+        "--grid", "c-star=1", "--grid", "eta=0", "--grid", "theta=0.5",
+        "--grid", "t0=100", "--grid", "anneal=0.3", "--grid", "block-size=8",
+        DATA "train.svm", NULL);
+    assert_error(&r, "at most 8 --grid axes", NULL);
+    result_free(&r);
+    /* the file: none, two, missing, not data */
+    run(&r, "cv", "--grid", "c=1", NULL);
+    assert_error(&r, "cv needs TRAIN_FILE", NULL);
+    result_free(&r);
+    run(&r, "cv", "--grid", "c=1", DATA "train.svm", DATA "test.svm", NULL);
+    assert_error(&r, "cv needs TRAIN_FILE", NULL);
+    result_free(&r);
+    run(&r, "cv", "--grid", "c=1", tmp("none.svm"), NULL);
+    assert_error(&r, "none.svm", NULL);
+    result_free(&r);
+    /* a model option cv does not take, and an unknown one */
+    run(&r, "cv", "--test", DATA "test.svm", "--grid", "c=1",
+        DATA "train.svm", NULL);
+    assert_error(&r, "--test", NULL);
+    result_free(&r);
+}
+END_TEST
+
+/* --help: the grid syntax, cv's own options and every model key. */
+START_TEST(cv_help)
+{
+    result r;
+    run(&r, "cv", "--help", NULL);
+    ck_assert_int_eq(r.status, 0);
+    ck_assert_ptr_nonnull(strstr(r.out, "Usage: tsgs3vm cv [options] --grid"));
+    ck_assert_ptr_nonnull(strstr(r.out, "--grid KEY=log:LO:HI[:S]"));
+    ck_assert_ptr_nonnull(strstr(r.out, "--cv-parallel MODE"));
+    ck_assert_ptr_nonnull(strstr(r.out, "--write-config FILE"));
+    ck_assert_ptr_nonnull(strstr(r.out, "Model options"));
+    char value[64];
+    const char *key;
+    tsgs_params p = tsgs_params_default();
+    for (size_t k = 0; (key = tsgs_params_key(k, &p, value, sizeof value,
+                                              NULL));
+         k++) {
+        char want[80];
+        snprintf(want, sizeof want, "--%s", key);
+        ck_assert_msg(strstr(r.out, want), "cv --help lacks %s", want);
+    }
+    result_free(&r);
+}
+END_TEST
+
+/* Ties: on separable rows every C reaches 100%; with two axes the
+ * neighbourhood decides, then the largest C. */
+START_TEST(cv_ties_use_neighbourhood)
+{
+    const char *path = tmp("sep.svm");
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    for (int i = 0; i < 40; i++)
+        fprintf(f, "%d 1:%g 2:%g\n", i % 2 ? 1 : -1,
+                (i % 2 ? 5.0 : -5.0) + 0.01 * i, 0.02 * (i % 7));
+    fclose(f);
+    result r;
+    run(&r, "cv", "-q", "--grid", "sigma=0.1,0.01", "--grid", "c=10,1000",
+        "--folds", "4", path, NULL);
+    ck_assert_msg(r.status == 0, "status %d: %s", r.status, r.err);
+    double acc[4];
+    ck_assert_int_eq(cv_table(r.out, 2, acc, 4), 4);
+    for (int i = 0; i < 4; i++)
+        ck_assert_double_eq(acc[i], 1.0);
+    /* all equal, all neighbourhoods equal: the largest C, first sigma */
+    ck_assert_msg(strstr(r.out, "# best: --sigma 0.1 --c 1000"), "%s", r.out);
+    result_free(&r);
+}
+END_TEST
+
 START_TEST(topology_this_machine)
 {
     result r;
@@ -961,6 +1232,12 @@ Suite *cli_suite(void)
     tcase_add_test(tc, interrupt_saves_model);
     tcase_add_test(tc, quiet_is_quiet);
     tcase_add_test(tc, cv_ties_go_to_the_largest_c);
+    tcase_add_test(tc, cv_matches_library);
+    tcase_add_test(tc, cv_write_config_round_trip);
+    tcase_add_test(tc, cv_unlabeled_and_labeled);
+    tcase_add_test(tc, cv_bad_options);
+    tcase_add_test(tc, cv_help);
+    tcase_add_test(tc, cv_ties_use_neighbourhood);
     tcase_add_test(tc, topology_this_machine);
     tcase_add_test(tc, topology_synthetic_scatter);
     suite_add_tcase(s, tc);

@@ -3,9 +3,11 @@
  * bits on 1 and 2 threads and with cached or regenerated directions. */
 #include <check.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "fixtures.h"
 #include "internal.h"
 
 static double max_sincos_error(double lo, double hi, int n)
@@ -166,6 +168,31 @@ static tsgs__fview case_view(const bench_case *c, int cached)
     return v;
 }
 
+/* Row i's weighted sum in double precision, straight from the directions
+ * (no packing, no tiles, no vectors); *mag gets the sum of |coefficient|,
+ * the scale of its rounding error. */
+static double brute_force_sum(const bench_case *c, size_t i, double *mag)
+{
+    const size_t d = c->fs.d;
+    float w[64], b;
+    ck_assert_uint_le(d, 64);
+    double ref = 0;
+    *mag = 0;
+    for (long g = 0; g < c->ndirs; g++) {
+        tsgs__direction(&c->fs, g / c->fs.dirs, g % c->fs.dirs, w, &b);
+        double ph = b;
+        for (size_t k = 0; k < d; k++)
+            ph += (double)w[k] * c->X[i * d + k];
+        ref += c->ac[g] * cos(ph);
+        *mag += fabs(c->ac[g]);
+        if (c->fs.map == TSGS_FEATURES_PAIR) {
+            ref += c->as[g] * sin(ph);
+            *mag += fabs(c->as[g]);
+        }
+    }
+    return ref;
+}
+
 /* Odd sizes: rows not a multiple of 4 or 32, directions spanning two group
  * tiles with a partial last group. */
 START_TEST(sums_match_brute_force)
@@ -178,20 +205,7 @@ START_TEST(sums_match_brute_force)
         tsgs__fview v = case_view(&c, 1);
         ck_assert_int_eq(tsgs__eval_sums(&v, c.X, c.n, 1, out, NULL), TSGS_OK);
         for (size_t i = 0; i < c.n; i++) {
-            double ref = 0, mag = 0;
-            for (long g = 0; g < c.ndirs; g++) {
-                float w[9], b;
-                tsgs__direction(&c.fs, g / c.fs.dirs, g % c.fs.dirs, w, &b);
-                double ph = b;
-                for (size_t k = 0; k < 9; k++)
-                    ph += (double)w[k] * c.X[i * 9 + k];
-                ref += c.ac[g] * cos(ph);
-                mag += fabs(c.ac[g]);
-                if (map == TSGS_FEATURES_PAIR) {
-                    ref += c.as[g] * sin(ph);
-                    mag += fabs(c.as[g]);
-                }
-            }
+            double mag, ref = brute_force_sum(&c, i, &mag);
             ck_assert_double_eq_tol(out[i], ref, 2e-6 * mag);
         }
         free(out);
@@ -254,6 +268,86 @@ START_TEST(block_features_match_sums)
 }
 END_TEST
 
+/* Each code path of the kernel (baseline, AVX2, AVX-512: one is chosen
+ * per CPU, so on a given machine the others never run unless forced)
+ * against the scalar double-precision reference: sums with cached and
+ * regenerated directions, on 1 and 2 threads, both feature maps, and the
+ * feature values of block rows. A path this CPU cannot run is SKIPPED. */
+START_TEST(every_code_path_matches_reference)
+{
+    const tsgs__isa isa = (tsgs__isa)_i;
+    if (!tsgs__isa_supported(isa)) {
+        char test[96];
+        snprintf(test, sizeof test, "kernel code path %s",
+                 tsgs__isa_name(isa));
+        test_skip(test, isa == TSGS__ISA_BASELINE
+                            ? "not built"
+                            : "this CPU (or build) does not have it");
+        return;
+    }
+    ck_assert_int_eq(tsgs__isa_force(isa), 0);
+    for (int m = 0; m < 2; m++) {
+        bench_case c;
+        tsgs_feature_map map = m ? TSGS_FEATURES_COS : TSGS_FEATURES_PAIR;
+        /* 2 group tiles (a partial one), 8 row tiles (a partial
+         * one), enough work (rows x groups x 16 > 65536) for 2 threads */
+        case_init(&c, map, 230, 13, 300);
+        double *out = malloc(sizeof(double) * c.n);
+        for (int run = 0; run < 4; run++) {
+            tsgs__fview v = case_view(&c, run & 1);
+            int threads = run < 2 ? 1 : 2;
+            ck_assert_int_eq(tsgs__eval_sums(&v, c.X, c.n, threads, out, NULL),
+                             TSGS_OK);
+            for (size_t i = 0; i < c.n; i++) {
+                double mag, ref = brute_force_sum(&c, i, &mag);
+                ck_assert_msg(fabs(out[i] - ref) <= 2e-6 * mag,
+                              "%s, %s, run %d, row %zu: %.9g vs %.9g",
+                              tsgs__isa_name(isa), m ? "cos" : "pair", run,
+                              i, out[i], ref);
+            }
+        }
+        const long ng = c.ng;
+        const size_t width = (size_t)ng * TSGS__LANES;
+        float *cv = malloc(sizeof(float) * c.n * width);
+        float *sv = malloc(sizeof(float) * c.n * width);
+        tsgs__eval_features(c.fs.d, c.panel, c.phase, ng, c.X, c.n, 2, cv,
+                            map == TSGS_FEATURES_PAIR ? sv : NULL);
+        for (size_t i = 0; i < c.n; i++)
+            for (long g = 0; g < c.ndirs; g++) {
+                float w[13], b;
+                tsgs__direction(&c.fs, g / c.fs.dirs, g % c.fs.dirs, w, &b);
+                double ph = b;
+                for (size_t k = 0; k < 13; k++)
+                    ph += (double)w[k] * c.X[i * 13 + k];
+                size_t at = i * width + (size_t)g;
+                /* float phases of 13 terms: errors to about 2e-6 */
+                ck_assert_msg(fabs(cv[at] - cos(ph)) <= 3e-6,
+                              "%s: cos feature %ld of row %zu: %.9g vs %.9g",
+                              tsgs__isa_name(isa), g, i, cv[at], cos(ph));
+                if (map == TSGS_FEATURES_PAIR)
+                    ck_assert_double_eq_tol(sv[at], sin(ph), 3e-6);
+            }
+        free(cv);
+        free(sv);
+        free(out);
+        case_free(&c);
+    }
+    ck_assert_int_eq(tsgs__isa_force(-1), 0);
+}
+END_TEST
+
+/* Forcing refuses what cannot run and leaves the choice unchanged. */
+START_TEST(isa_force_refuses_unknown_paths)
+{
+    ck_assert_int_eq(tsgs__isa_force(TSGS__ISA_COUNT), -1);
+    ck_assert_int_eq(tsgs__isa_force(-2), -1);
+    ck_assert(tsgs__isa_supported(TSGS__ISA_BASELINE));
+    ck_assert_int_eq(tsgs__isa_force(TSGS__ISA_BASELINE), 0);
+    ck_assert_int_eq(tsgs__isa_force(-1), 0);
+    ck_assert_str_eq(tsgs__isa_name(TSGS__ISA_COUNT), "unknown");
+}
+END_TEST
+
 Suite *kernel_suite(void)
 {
     Suite *s = suite_create("kernel");
@@ -264,6 +358,9 @@ Suite *kernel_suite(void)
     tcase_add_test(tc, sums_match_brute_force);
     tcase_add_test(tc, sums_identical_across_threads_and_cache);
     tcase_add_test(tc, block_features_match_sums);
+    tcase_add_loop_test(tc, every_code_path_matches_reference, 0,
+                        TSGS__ISA_COUNT);
+    tcase_add_test(tc, isa_force_refuses_unknown_paths);
     suite_add_tcase(s, tc);
     return s;
 }

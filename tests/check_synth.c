@@ -432,14 +432,14 @@ START_TEST(cli_synth)
 {
     /* The tool: a bad layout name is an error; a good run writes rows. */
     /* make test builds the tool first */
-    ck_assert_msg(access("../build/tsgs3vm", X_OK) == 0,
-                  "../build/tsgs3vm missing: run make test");
-    int rc = system("../build/tsgs3vm synth --layout csv --skip-columns 1 "
+    ck_assert_msg(access(TEST_TOOL, X_OK) == 0,
+                  TEST_TOOL " missing: run make test");
+    int rc = system(TEST_TOOL " synth --layout csv --skip-columns 1 "
                     "--label-column 2 " SUSY_SAMPLE " /tmp/tsgs_synth_cli.csv "
                     "2>/dev/null");
     ck_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == 1);
     ck_assert_int_ne(access("/tmp/tsgs_synth_cli.csv", F_OK), 0);
-    rc = system("../build/tsgs3vm synth --rows 250 --components 2 --seed 4 "
+    rc = system(TEST_TOOL " synth --rows 250 --components 2 --seed 4 "
                 "--threads 1 --quiet --skip-columns 1 --label-column 2 "
                 SUSY_SAMPLE " /tmp/tsgs_synth_cli.csv");
     ck_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == 0);

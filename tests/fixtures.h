@@ -4,6 +4,12 @@
 
 #include "tsgs3vm.h"
 
+/* The tool of the build under test, relative to tests/ (the Makefile sets
+ * it for its build folder). */
+#ifndef TEST_TOOL
+#define TEST_TOOL "../build/tsgs3vm"
+#endif
+
 /* Two Gaussian blobs in d dimensions, centres at -sep/2 and +sep/2 along
  * every axis; a fraction pos_frac of the rows positive (label +1, else -1);
  * the first n_labeled rows keep their labels, the rest are unlabeled.

@@ -62,8 +62,10 @@ static int parse_axis(const char *spec, axis_t *ax)
         memcpy(ax->values[ax->nvalues], p, len);
         ax->values[ax->nvalues++][len] = '\0';
         p += len;
-        if (*p == ',')
-            p++;
+        if (*p == ',' && *++p == '\0') { /* "1,2," lacks a value */
+            fprintf(stderr, "ERROR: --grid \"%s\": bad value list\n", spec);
+            return 1;
+        }
     }
     if (ax->nvalues == 0) {
         fprintf(stderr, "ERROR: --grid \"%s\": no values\n", spec);

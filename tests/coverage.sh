@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Line coverage of the library (src/, src/solvers/) and the tool (src/cli/)
+# under the whole test suite: a --coverage build in its own folder
+# (build-cov/, so build/ is untouched), `make test` run against it, then
+# gcov's per-file summary, totals per part. No lcov needed.
+#   tests/coverage.sh [OUTPUT_FILE]    (make coverage)
+# Prints a tab-separated table; OUTPUT_FILE (if given) gets it too, with the
+# machine and the command on top.
+set -euo pipefail
+# -O0 is slower: give the timed test cases room.
+export CK_TIMEOUT_MULTIPLIER=${CK_TIMEOUT_MULTIPLIER:-4}
+cd "$(dirname "$0")/.."
+B=build-cov
+out=${1:-}
+
+# Counters from earlier runs would add up: start from zero.
+find "$B" -name '*.gcda' -delete 2>/dev/null || true
+make -j"${JOBS:-2}" B="$B" CFLAGS="-O0 -g --coverage" LDFLAGS="--coverage" \
+    all "$B/check_all" "$B/so_check"
+status=0
+make B="$B" CFLAGS="-O0 -g --coverage" LDFLAGS="--coverage" test || status=$?
+
+# gcov -n: the summary only, no .gcov files. One line pair per source:
+#   File 'src/x.c'
+#   Lines executed:95.12% of 410
+summary() {
+    local objdir=$1; shift
+    gcov -n -o "$objdir" "$@" 2>/dev/null | awk '
+        /^File / { f = $2; gsub(/\047/, "", f); next }
+        /^Lines executed:/ && f ~ /\.c$/ {
+            split($2, a, ":"); pct = a[2]; sub(/%/, "", pct)
+            printf "%s\t%d\t%d\n", f, $4, int(pct * $4 / 100 + 0.5)
+            f = "" }'
+}
+
+table=$(
+    printf 'file\tlines\tcovered\tpercent\n'
+    for part in lib cli; do
+        if [ $part = lib ]; then
+            rows=$( (summary "$B/src" src/*.c; \
+                     summary "$B/src/solvers" src/solvers/*.c) | sort)
+            name="library (src/, src/solvers/)"
+        else
+            rows=$(summary "$B/src/cli" src/cli/*.c | sort)
+            name="tool (src/cli/)"
+        fi
+        printf '%s\n' "$rows" | awk -F'\t' -v name="$name" '
+            { printf "%s\t%d\t%d\t%.1f%%\n", $1, $2, $3,
+                     $2 ? 100 * $3 / $2 : 100
+              n += $2; c += $3 }
+            END { printf "TOTAL %s\t%d\t%d\t%.1f%%\n", name, n, c,
+                         n ? 100 * c / n : 100 }'
+    done
+)
+printf '%s\n' "$table"
+if [ -n "$out" ]; then
+    . bench/scripts/machine.sh
+    {
+        machine_header
+        printf '# command\tmake coverage (tests/coverage.sh: gcc --coverage -O0, make test, gcov -n)\n'
+        printf '# test_status\t%s\n' "$([ $status = 0 ] && echo pass || echo "FAIL ($status)")"
+        printf '%s\n' "$table"
+    } > "$out"
+fi
+exit $status
