@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 /* n * d without overflow of n * d * elem bytes; 0 on overflow. */
 static int size_ok(size_t n, size_t d, size_t elem)
@@ -59,11 +60,31 @@ tsgs_status tsgs_dataset_from_dense(size_t n, size_t d, const float *x,
     return TSGS_OK;
 }
 
+tsgs_status tsgs__dataset_unmap(tsgs_dataset *ds, tsgs_error *err)
+{
+    if (!ds || !ds->map)
+        return TSGS_OK;
+    size_t nx = ds->n && ds->d ? ds->n * ds->d : 1;
+    float *x = malloc(sizeof(float) * nx);
+    if (!x)
+        return TSGS__NOMEM(err);
+    memcpy(x, ds->x, sizeof(float) * ds->n * ds->d);
+    munmap(ds->map, ds->map_len);
+    ds->map = NULL;
+    ds->map_len = 0;
+    ds->x = x;
+    ds->cap = ds->n;
+    return TSGS_OK;
+}
+
 void tsgs_dataset_free(tsgs_dataset *ds)
 {
     if (!ds)
         return;
-    free(ds->x);
+    if (ds->map)
+        munmap(ds->map, ds->map_len);
+    else
+        free(ds->x);
     free(ds->y);
     free(ds);
 }
@@ -139,6 +160,11 @@ tsgs_status tsgs_dataset_append_unlabeled(tsgs_dataset *dst,
     size_t n = n0 + ns;
     if (!size_ok(n, d, sizeof(float)) || n > SIZE_MAX / sizeof(double))
         return TSGS__NOMEM(err);
+    if (dst->map) { /* rows mapped from a file cannot grow: copy them */
+        tsgs_status st = tsgs__dataset_unmap(dst, err);
+        if (st != TSGS_OK)
+            return st;
+    }
     size_t nx = n && d ? n * d : 1, ny = n ? n : 1;
     if (d == dst->d) {
         /* Same width: grow in place. A failed realloc leaves dst intact,

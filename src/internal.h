@@ -34,7 +34,24 @@ struct tsgs_dataset {
     size_t cap; /* rows allocated */
     float *x;   /* n * d, row-major */
     double *y;  /* n raw labels, NaN = unlabeled */
+    /* A .npy used in place: x lies inside this private file mapping
+     * (munmap'ed, not freed); NULL when x is malloc'ed. */
+    void *map;
+    size_t map_len;
 };
+
+/* -------------------------------------------------------------- npy.c */
+
+/* Whether buf starts with the .npy magic bytes. */
+int tsgs__npy_magic(const void *buf, size_t len);
+/* Reads a .npy features file (and its labels companion, or a label column
+ * as the options say); see tsgs_dataset_read. */
+tsgs_status tsgs__npy_read(const char *path, const tsgs_read_options *opt,
+                           tsgs_dataset **out, tsgs_error *err);
+
+/* Gives a dataset whose rows lie in a file mapping rows of its own on the
+ * heap (before anything grows them). */
+tsgs_status tsgs__dataset_unmap(tsgs_dataset *ds, tsgs_error *err);
 
 /* Allocates an empty dataset of dimension d with room for cap rows. */
 tsgs_status tsgs__dataset_new(size_t d, size_t cap, tsgs_dataset **out,

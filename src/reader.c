@@ -25,6 +25,7 @@ tsgs_read_options tsgs_read_options_default(void)
     o.has_unlabeled_label = 0;
     o.unlabeled_label = 0.0;
     o.min_features = 0;
+    o.threads = 0;
     return o;
 }
 
@@ -746,6 +747,17 @@ static tsgs_status finish(reader *R, tsgs_format fmt, tsgs_dataset **out,
     return TSGS_OK;
 }
 
+/* A .npy file: mapped by npy.c from its path, so only uncompressed. */
+static tsgs_status read_npy(reader *R, tsgs_dataset **out, tsgs_error *err)
+{
+    if (strcmp(tsgs__istream_kind(R->lr.in), "plain") != 0)
+        return tsgs__fail(err, TSGS_ERR_UNSUPPORTED, R->path, 0,
+                          "a %s-compressed .npy file: decompress it first "
+                          "(a .npy is mapped, not parsed)",
+                          tsgs__istream_kind(R->lr.in));
+    return tsgs__npy_read(R->path, R->opt, out, err);
+}
+
 tsgs_status tsgs_dataset_read(const char *path, const tsgs_read_options *opt,
                               tsgs_dataset **out, tsgs_error *err)
 {
@@ -785,6 +797,10 @@ tsgs_status tsgs_dataset_read(const char *path, const tsgs_read_options *opt,
     }
     if ((st = fill(&R.lr, err)) != TSGS_OK)
         goto done;
+    if (tsgs__npy_magic(R.lr.buf, R.lr.end)) {
+        st = read_npy(&R, out, err);
+        goto done;
+    }
     /* A UTF-8 byte order mark (spreadsheet exports) is not data. */
     if (R.lr.end >= 3 && memcmp(R.lr.buf, "\xef\xbb\xbf", 3) == 0)
         R.lr.pos = 3;
