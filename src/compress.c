@@ -42,6 +42,11 @@ const char *tsgs__istream_kind(const tsgs__istream *s)
     return kind_name(s->kind);
 }
 
+int tsgs__istream_plain_fd(const tsgs__istream *s)
+{
+    return s->kind == TSGS__COMP_NONE ? fileno(s->f) : -1;
+}
+
 static tsgs_status io_fail(tsgs__istream *s, tsgs_error *err, int e)
 {
     return tsgs__fail(err, TSGS_ERR_IO, s->path, 0, "read failed: %s",

@@ -40,6 +40,16 @@ struct tsgs_dataset {
     size_t map_len;
 };
 
+/* ----------------------------------------------------------- reader.c */
+
+/* tsgs_dataset_read, with the smallest chunk a plain file is split into
+ * for parallel parsing (the library uses 16 MiB; tests split small files
+ * to check that any split reads the same dataset). */
+tsgs_status tsgs__dataset_read_split(const char *path,
+                                     const tsgs_read_options *opt,
+                                     size_t min_chunk, tsgs_dataset **out,
+                                     tsgs_error *err);
+
 /* -------------------------------------------------------------- npy.c */
 
 /* Whether buf starts with the .npy magic bytes. */
@@ -490,6 +500,9 @@ tsgs_status tsgs__istream_read(tsgs__istream *s, void *buf, size_t cap,
                                size_t *got, tsgs_error *err);
 /* "plain", "gzip", "xz" or "bzip2". */
 const char *tsgs__istream_kind(const tsgs__istream *s);
+/* The file descriptor of an uncompressed stream (its bytes are the file's,
+ * so ranges of it may be read with pread), else -1. */
+int tsgs__istream_plain_fd(const tsgs__istream *s);
 void tsgs__istream_close(tsgs__istream *s);
 
 #endif /* TSGS_INTERNAL_H */

@@ -5,14 +5,19 @@
 
 #include <float.h>
 #include <math.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define READ_CHUNK ((size_t)1 << 22) /* initial line buffer: 4 MiB */
 #define MAX_INDEX 10000000UL         /* larger LIBSVM indexes are absurd */
 #define SHOW_MAX 40                  /* token characters quoted in errors */
+#define SPLIT_MIN_CHUNK ((size_t)1 << 24) /* 16 MiB: smaller reads stay serial */
+#define SPLIT_PER_THREAD 8 /* chunks per thread of a parallel read */
 
 tsgs_read_options tsgs_read_options_default(void)
 {
@@ -40,6 +45,11 @@ typedef struct {
     size_t scanned;   /* [pos, pos + scanned) holds no '\n' */
     int eof;
     long line;        /* number of the line last returned */
+    uint64_t base;    /* offset in the file of buf[0] */
+    /* A byte range [at, stop) of a plain file read with pread (one chunk
+     * of a parallel read) instead of the stream, when fd >= 0. */
+    int fd;
+    uint64_t at, stop;
 } lreader;
 
 /* Re-says a stream error with the line it happened at. */
@@ -54,12 +64,16 @@ static tsgs_status stream_fail(lreader *r, tsgs_status st, tsgs_error *err)
     return tsgs__fail(err, st, r->path, r->line + 1, "%s", msg);
 }
 
+static tsgs_status range_read(lreader *r, char *buf, size_t cap,
+                              size_t *got, tsgs_error *err);
+
 /* Reads more bytes after [pos, end), moving or growing the buffer. */
 static tsgs_status fill(lreader *r, tsgs_error *err)
 {
     if (r->pos > 0) {
         memmove(r->buf, r->buf + r->pos, r->end - r->pos);
         r->end -= r->pos;
+        r->base += r->pos;
         r->pos = 0;
     }
     if (r->end == r->cap) { /* one line fills the buffer: double it */
@@ -72,7 +86,9 @@ static tsgs_status fill(lreader *r, tsgs_error *err)
         r->cap *= 2;
     }
     size_t got = 0;
-    tsgs_status st = tsgs__istream_read(r->in, r->buf + r->end,
+    tsgs_status st =
+        r->fd >= 0 ? range_read(r, r->buf + r->end, r->cap - r->end, &got, err)
+                   : tsgs__istream_read(r->in, r->buf + r->end,
                                         r->cap - r->end, &got, err);
     if (st != TSGS_OK)
         return stream_fail(r, st, err);
@@ -747,6 +763,294 @@ static tsgs_status finish(reader *R, tsgs_format fmt, tsgs_dataset **out,
     return TSGS_OK;
 }
 
+/* ------------------------------------------------- parallel reading */
+
+/* A plain file is split at line starts into chunks (several per thread,
+ * taken by the threads as they come free), each parsed by the same line
+ * functions into a reader of its own; the chunks are joined in file order,
+ * so the dataset (and the first error, with its line number) is the serial
+ * read's. */
+
+typedef struct {
+    int fd;
+    uint64_t size;
+    int threads;
+    size_t min_chunk;
+} split_plan;
+
+/* Whether the rest of this file may be read in chunks: an uncompressed
+ * regular file of at least two chunks, and more than one thread. */
+static int plan_split(const reader *R, size_t min_chunk, split_plan *sp)
+{
+    memset(sp, 0, sizeof *sp);
+    int fd = tsgs__istream_plain_fd(R->lr.in);
+    struct stat sb;
+    if (fd < 0 || fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode))
+        return 0;
+    if (min_chunk == 0)
+        min_chunk = 1;
+    if ((uint64_t)sb.st_size / min_chunk < 2)
+        return 0;
+    int t = tsgs__threads_resolve(R->opt->threads);
+    if (t < 2)
+        return 0;
+    sp->fd = fd;
+    sp->size = (uint64_t)sb.st_size;
+    sp->threads = t;
+    sp->min_chunk = min_chunk;
+    return 1;
+}
+
+static tsgs_status range_read(lreader *r, char *buf, size_t cap,
+                              size_t *got, tsgs_error *err)
+{
+    uint64_t left = r->stop - r->at;
+    size_t want = left < cap ? (size_t)left : cap;
+    *got = 0;
+    while (*got < want) {
+        ssize_t k = pread(r->fd, buf + *got, want - *got,
+                          (off_t)(r->at + *got));
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0)
+            return tsgs__fail(err, TSGS_ERR_IO, r->path, 0,
+                              "read failed: %s", strerror(errno));
+        if (k == 0)
+            return tsgs__fail(err, TSGS_ERR_IO, r->path, 0,
+                              "read failed: the file ended at byte %llu, "
+                              "before its size when opened (was it "
+                              "changed while being read?)",
+                              (unsigned long long)(r->at + *got));
+        *got += (size_t)k;
+    }
+    r->at += want;
+    return TSGS_OK;
+}
+
+/* The first line start at or after `from` (a line starts after each
+ * '\n'), or size. */
+static tsgs_status line_start_from(const split_plan *sp, const char *path,
+                                   uint64_t from, uint64_t *start,
+                                   tsgs_error *err)
+{
+    char buf[1 << 16];
+    uint64_t at = from - 1; /* from >= 1: the byte before may end a line */
+    while (at < sp->size) {
+        lreader r;
+        memset(&r, 0, sizeof r);
+        r.path = path;
+        r.fd = sp->fd;
+        r.at = at;
+        r.stop = sp->size - at < sizeof buf ? sp->size : at + sizeof buf;
+        size_t got;
+        tsgs_status st = range_read(&r, buf, sizeof buf, &got, err);
+        if (st != TSGS_OK)
+            return st;
+        char *nl = memchr(buf, '\n', got);
+        if (nl) {
+            *start = at + (uint64_t)(nl - buf) + 1;
+            return TSGS_OK;
+        }
+        at += got;
+    }
+    *start = sp->size;
+    return TSGS_OK;
+}
+
+/* One chunk: the lines of [from, to) parsed into C with R's settings.
+ * C->lr.line counts the chunk's own lines. */
+static tsgs_status parse_chunk(const reader *R, tsgs_format fmt,
+                               const split_plan *sp, uint64_t from,
+                               uint64_t to, reader *C, tsgs_error *err)
+{
+    memset(C, 0, sizeof *C);
+    C->path = R->path;
+    C->opt = R->opt;
+    C->ncols = R->ncols;
+    C->labcol = R->labcol;
+    C->d = R->d;
+    C->delim = R->delim;
+    C->lr.path = R->path;
+    C->lr.fd = sp->fd;
+    C->lr.at = from;
+    C->lr.stop = to;
+    if (from == to)
+        return TSGS_OK;
+    C->lr.cap = to - from < READ_CHUNK ? (size_t)(to - from) : READ_CHUNK;
+    C->lr.buf = malloc(C->lr.cap + 1);
+    if (!C->lr.buf)
+        return TSGS__NOMEM(err);
+    for (;;) {
+        char *line;
+        size_t len;
+        tsgs_status st = next_line(&C->lr, &line, &len, err);
+        if (st != TSGS_OK)
+            return st;
+        if (!line)
+            return TSGS_OK;
+        const char *p = line, *e = line + len;
+        if (skippable(p, e))
+            continue;
+        st = fmt == TSGS_FORMAT_LIBSVM ? libsvm_line(C, skip_ws(p, e), e, err)
+                                       : csv_line(C, p, e, err);
+        if (st != TSGS_OK)
+            return st;
+    }
+}
+
+static void chunk_free(reader *C)
+{
+    free(C->lr.buf);
+    free(C->y);
+    free(C->idx);
+    free(C->val);
+    free(C->rowend);
+    free(C->x);
+}
+
+/* err says "path:LINE: ..." with the chunk's own line: say it again with
+ * the file's line. */
+static tsgs_status relocate_error(const char *path, long line_base,
+                                  tsgs_status st, tsgs_error *err)
+{
+    if (!err || err->line <= 0)
+        return st;
+    int k = snprintf(NULL, 0, "%s:%ld: ", path, err->line);
+    char msg[TSGS_ERROR_MESSAGE_MAX];
+    size_t len = strlen(err->message);
+    snprintf(msg, sizeof msg, "%s",
+             k > 0 && (size_t)k <= len ? err->message + k : err->message);
+    return tsgs__fail(err, st, path, line_base + err->line, "%s", msg);
+}
+
+/* Appends the chunks' rows to R's, in file order, each chunk's copied by
+ * a thread. */
+static tsgs_status join_chunks(reader *R, tsgs_format fmt, reader *C,
+                               int nc, int threads, tsgs_error *err)
+{
+    size_t *row0 = malloc(sizeof(size_t) * (size_t)(nc + 1));
+    size_t *pair0 = malloc(sizeof(size_t) * (size_t)(nc + 1));
+    if (!row0 || !pair0) {
+        free(row0);
+        free(pair0);
+        return TSGS__NOMEM(err);
+    }
+    row0[0] = R->n;
+    pair0[0] = R->np;
+    for (int c = 0; c < nc; c++) {
+        row0[c + 1] = row0[c] + C[c].n;
+        pair0[c + 1] = pair0[c] + C[c].np;
+        if (C[c].dmax > R->dmax)
+            R->dmax = C[c].dmax;
+    }
+    size_t n = row0[nc], np = pair0[nc];
+    int ok = grow((void **)&R->y, &R->ycap, n, sizeof(double));
+    if (fmt == TSGS_FORMAT_LIBSVM) {
+        size_t c1 = R->pcap;
+        ok = ok && grow((void **)&R->rowend, &R->rcap, n, sizeof(size_t)) &&
+             grow((void **)&R->idx, &c1, np + 1, sizeof(uint32_t)) &&
+             grow((void **)&R->val, &R->pcap, np + 1, sizeof(float));
+    } else {
+        ok = ok && (R->d == 0 || n <= SIZE_MAX / R->d - 1) &&
+             grow((void **)&R->x, &R->xcap, n * R->d + 1, sizeof(float));
+    }
+    if (!ok) {
+        free(row0);
+        free(pair0);
+        return TSGS__NOMEM(err);
+    }
+    (void)threads;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
+#endif
+    for (int c = 0; c < nc; c++) {
+        const reader *K = &C[c];
+        size_t r0 = row0[c], p0 = pair0[c];
+        if (K->n == 0)
+            continue; /* an empty chunk allocated nothing */
+        memcpy(R->y + r0, K->y, sizeof(double) * K->n);
+        if (fmt == TSGS_FORMAT_LIBSVM) {
+            if (K->np > 0) { /* rows without features: no pairs */
+                memcpy(R->idx + p0, K->idx, sizeof(uint32_t) * K->np);
+                memcpy(R->val + p0, K->val, sizeof(float) * K->np);
+            }
+            for (size_t i = 0; i < K->n; i++)
+                R->rowend[r0 + i] = p0 + K->rowend[i];
+        } else {
+            memcpy(R->x + r0 * R->d, K->x, sizeof(float) * K->n * R->d);
+        }
+    }
+    R->n = n;
+    R->np = np;
+    free(row0);
+    free(pair0);
+    return TSGS_OK;
+}
+
+/* The lines after R's position (R has just read the first data row),
+ * split at line starts into chunks parsed side by side. */
+static tsgs_status read_rest_split(reader *R, tsgs_format fmt,
+                                   const split_plan *sp, tsgs_error *err)
+{
+    uint64_t from = R->lr.base + R->lr.pos;
+    if (from >= sp->size)
+        return TSGS_OK;
+    uint64_t rest = sp->size - from;
+    /* Several chunks per thread, taken as threads come free: on a shared
+     * machine one thread may get less of its core than another. */
+    int nc = sp->threads > INT32_MAX / SPLIT_PER_THREAD
+                 ? INT32_MAX
+                 : sp->threads * SPLIT_PER_THREAD;
+    if (rest / sp->min_chunk < (uint64_t)nc)
+        nc = rest / sp->min_chunk > 0 ? (int)(rest / sp->min_chunk) : 1;
+    tsgs_status st = TSGS_OK;
+    uint64_t *bound = malloc(sizeof(uint64_t) * (size_t)(nc + 1));
+    reader *C = calloc((size_t)nc, sizeof *C);
+    tsgs_error *errs = calloc((size_t)nc, sizeof *errs);
+    tsgs_status *sts = calloc((size_t)nc, sizeof *sts);
+    if (!bound || !C || !errs || !sts) {
+        st = TSGS__NOMEM(err);
+        goto done;
+    }
+    bound[0] = from;
+    bound[nc] = sp->size;
+    for (int c = 1; c < nc; c++) {
+        uint64_t s = from + rest / (uint64_t)nc * (uint64_t)c;
+        if ((st = line_start_from(sp, R->path, s, &bound[c], err)) !=
+            TSGS_OK)
+            goto done;
+        if (bound[c] < bound[c - 1])
+            bound[c] = bound[c - 1];
+    }
+    int threads = sp->threads < nc ? sp->threads : nc;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
+#endif
+    for (int c = 0; c < nc; c++)
+        sts[c] = parse_chunk(R, fmt, sp, bound[c], bound[c + 1], &C[c],
+                             &errs[c]);
+    long line_base = R->lr.line;
+    for (int c = 0; c < nc; c++) {
+        if (sts[c] != TSGS_OK) {
+            if (err)
+                *err = errs[c];
+            st = relocate_error(R->path, line_base, sts[c], err);
+            goto done;
+        }
+        line_base += C[c].lr.line;
+    }
+    R->lr.line = line_base;
+    st = join_chunks(R, fmt, C, nc, threads, err);
+done:
+    for (int c = 0; C && c < nc; c++)
+        chunk_free(&C[c]);
+    free(C);
+    free(errs);
+    free(sts);
+    free(bound);
+    return st;
+}
+
 /* A .npy file: mapped by npy.c from its path, so only uncompressed. */
 static tsgs_status read_npy(reader *R, tsgs_dataset **out, tsgs_error *err)
 {
@@ -760,6 +1064,14 @@ static tsgs_status read_npy(reader *R, tsgs_dataset **out, tsgs_error *err)
 
 tsgs_status tsgs_dataset_read(const char *path, const tsgs_read_options *opt,
                               tsgs_dataset **out, tsgs_error *err)
+{
+    return tsgs__dataset_read_split(path, opt, SPLIT_MIN_CHUNK, out, err);
+}
+
+tsgs_status tsgs__dataset_read_split(const char *path,
+                                     const tsgs_read_options *opt,
+                                     size_t min_chunk, tsgs_dataset **out,
+                                     tsgs_error *err)
 {
     if (!path || !out)
         return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
@@ -786,6 +1098,7 @@ tsgs_status tsgs_dataset_read(const char *path, const tsgs_read_options *opt,
     R.path = path;
     R.opt = opt;
     R.lr.path = path;
+    R.lr.fd = -1;
     tsgs_status st = tsgs__istream_open(path, &R.lr.in, err);
     if (st != TSGS_OK)
         return st;
@@ -812,6 +1125,10 @@ tsgs_status tsgs_dataset_read(const char *path, const tsgs_read_options *opt,
      * fields of a first line like that, to tell with header = yes whether
      * it was the header (0: none). */
     int hash_fields = 0, first_line = 1;
+    /* After the first data row (which settles the format, the header and
+     * the columns), the rest of a large plain file is parsed in parallel. */
+    split_plan sp;
+    int split = plan_split(&R, min_chunk, &sp);
     for (;;) {
         char *line;
         size_t len;
@@ -848,6 +1165,11 @@ tsgs_status tsgs_dataset_read(const char *path, const tsgs_read_options *opt,
         }
         if (st != TSGS_OK)
             goto done;
+        if (split && R.n == 1) {
+            if ((st = read_rest_split(&R, fmt, &sp, err)) != TSGS_OK)
+                goto done;
+            break;
+        }
     }
     st = finish(&R, fmt, out, err);
 done:
