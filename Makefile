@@ -11,7 +11,7 @@ DESTDIR ?=
 PKG_CONFIG ?= pkg-config
 
 # Flags the build needs whatever CFLAGS the user gives.
-DEPS_PC := hwloc zlib liblzma
+DEPS_PC := hwloc zlib liblzma libzstd
 REQ_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -fopenmp -Wall -Wextra \
     -Iinclude -Isrc -MMD -MP $(shell $(PKG_CONFIG) --cflags $(DEPS_PC))
 REQ_LIBS := $(shell $(PKG_CONFIG) --libs $(DEPS_PC)) -lbz2 -lm -fopenmp
@@ -41,7 +41,7 @@ PIC_OBJ := $(LIB_SRC:%.c=$(B)/pic/%.o)
 # Debian packages the build and the tests need (run as root; tests/setup.sh
 # installs only the missing ones, make included, and keeps the same list).
 DEB_PACKAGES := build-essential pkg-config libhwloc-dev check zlib1g-dev \
-    liblzma-dev libbz2-dev xz-utils gzip bzip2
+    liblzma-dev libbz2-dev libzstd-dev xz-utils gzip bzip2 zstd
 
 .PHONY: all test bench install clean deps FORCE
 all: $(LIBA) $(LIBSO) $(TOOL)

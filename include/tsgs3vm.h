@@ -98,8 +98,10 @@ typedef struct {
 
 tsgs_read_options tsgs_read_options_default(void);
 
-/* Reads a LIBSVM/SVMlight or CSV file, plain or compressed with gzip, xz or
- * bzip2, or a NumPy .npy file (detected by magic bytes). A .npy holds the
+/* Reads a LIBSVM/SVMlight or CSV file, plain or compressed with gzip, xz,
+ * bzip2 or zstd, or a NumPy .npy file (detected by magic bytes). Plain text
+ * of 32 MiB or more is parsed by `threads` threads (split at line starts),
+ * and xz files of several blocks decoded by them. A .npy holds the
  * features, n x d float32 or float64; its labels are in the companion file
  * tsgs_npy_labels_path names (n numbers, NaN = unlabeled) or, without one,
  * in a column chosen as for CSV (label_column, skip_columns). Native float32

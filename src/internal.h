@@ -482,23 +482,27 @@ int tsgs__format_f6(float v, char *out);
 /* ---------------------------------------------------------- compress.c */
 
 /* A file read as bytes, decompressed on the fly when its magic bytes say
- * gzip, xz or bzip2. Corrupt or truncated data is an error, never a short
- * read. */
+ * gzip, xz, bzip2 or zstd. Corrupt or truncated data is an error, never a
+ * short read. */
 typedef enum {
     TSGS__COMP_NONE = 0,
     TSGS__COMP_GZIP,
     TSGS__COMP_XZ,
-    TSGS__COMP_BZIP2
+    TSGS__COMP_BZIP2,
+    TSGS__COMP_ZSTD
 } tsgs__compression;
 
 typedef struct tsgs__istream tsgs__istream;
 
-tsgs_status tsgs__istream_open(const char *path, tsgs__istream **out,
-                               tsgs_error *err);
+/* threads: decoder threads where the format allows (xz files of several
+ * blocks, as xz -T writes them): 0 = tsgs__threads_resolve's count,
+ * resolved only for such a file; 1 decodes on the caller's thread. */
+tsgs_status tsgs__istream_open(const char *path, int threads,
+                               tsgs__istream **out, tsgs_error *err);
 /* Reads up to cap bytes; *got = 0 only at the end of the data. */
 tsgs_status tsgs__istream_read(tsgs__istream *s, void *buf, size_t cap,
                                size_t *got, tsgs_error *err);
-/* "plain", "gzip", "xz" or "bzip2". */
+/* "plain", "gzip", "xz", "bzip2" or "zstd". */
 const char *tsgs__istream_kind(const tsgs__istream *s);
 /* The file descriptor of an uncompressed stream (its bytes are the file's,
  * so ranges of it may be read with pread), else -1. */

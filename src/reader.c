@@ -1099,7 +1099,7 @@ tsgs_status tsgs__dataset_read_split(const char *path,
     R.opt = opt;
     R.lr.path = path;
     R.lr.fd = -1;
-    tsgs_status st = tsgs__istream_open(path, &R.lr.in, err);
+    tsgs_status st = tsgs__istream_open(path, opt->threads, &R.lr.in, err);
     if (st != TSGS_OK)
         return st;
     R.lr.cap = READ_CHUNK;

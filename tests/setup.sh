@@ -4,7 +4,7 @@
 # runs apt-get; otherwise it names the missing packages and fails.
 set -euo pipefail
 pkgs=(make build-essential pkg-config libhwloc-dev check zlib1g-dev
-      liblzma-dev libbz2-dev xz-utils gzip bzip2)
+      liblzma-dev libbz2-dev libzstd-dev xz-utils gzip bzip2 zstd)
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null |

@@ -510,7 +510,7 @@ void cli_print_read_help(int unlabeled_label)
     if (unlabeled_label)
         printf("  --unlabeled-label (none)     label value that marks a row unlabeled\n"
                "                               (SVMlight: 0, UniverSVM: -3, scikit-learn: -1)\n");
-    printf("Files may be plain or compressed with gzip, xz or bzip2, or "
-           "NumPy .npy\n(labels in NAME.labels.npy, else the label column); "
-           "- is standard input.\n");
+    printf("Files may be plain or compressed with gzip, xz, bzip2 or zstd, "
+           "or NumPy .npy\n(labels in NAME.labels.npy, else the label "
+           "column); - is standard input.\n");
 }
