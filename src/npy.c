@@ -406,6 +406,16 @@ fail:
 
 static double elem_value(const unsigned char *p, const npy_type *t)
 {
+    if (t->kind == 'f' && !t->swap) { /* the usual case, without a copy */
+        if (t->size == 8) {
+            double d;
+            memcpy(&d, p, 8);
+            return d;
+        }
+        float f;
+        memcpy(&f, p, 4);
+        return f;
+    }
     unsigned char b[8];
     for (int i = 0; i < t->size; i++)
         b[i] = p[t->swap ? t->size - 1 - i : i];
@@ -446,27 +456,39 @@ static int threads_for(const tsgs_read_options *opt, uint64_t elems)
     return t < 1 ? 1 : t;
 }
 
+/* Whether x[0 .. NPY_SCAN_BLOCK) holds a NaN or an infinity: the largest
+ * magnitude's bits reach the all-ones exponent. A fixed count, so the
+ * loop vectorises without a remainder. */
+#define NPY_SCAN_BLOCK 4096
+
+static int block_nonfinite(const float *x)
+{
+    uint32_t top = 0;
+    for (size_t i = 0; i < NPY_SCAN_BLOCK; i++) {
+        uint32_t u;
+        memcpy(&u, x + i, 4);
+        u &= 0x7fffffffu;
+        top = u > top ? u : top;
+    }
+    return top >= 0x7f800000u;
+}
+
 /* The first element (row-major position) of x that is NaN or infinite,
- * or count when none: the flag is or-ed over blocks so the loop
- * vectorises, and only a block that has one is searched. */
+ * or count when none; only a block that has one is searched. */
 static size_t first_nonfinite(const float *x, size_t count, int threads)
 {
-    const size_t block = 4096;
-    size_t nb = (count + block - 1) / block, first = count;
+    size_t nb = count / NPY_SCAN_BLOCK, first = count;
     (void)threads;
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(threads) schedule(static) \
     reduction(min : first)
 #endif
-    for (size_t b = 0; b < nb; b++) {
-        size_t lo = b * block, hi = lo + block < count ? lo + block : count;
-        uint32_t bad = 0;
-        for (size_t i = lo; i < hi; i++) {
-            uint32_t u;
-            memcpy(&u, x + i, 4);
-            bad |= (uint32_t)((u & 0x7f800000u) == 0x7f800000u);
-        }
-        for (size_t i = lo; bad && i < hi; i++)
+    for (size_t b = 0; b <= nb; b++) {
+        size_t lo = b * NPY_SCAN_BLOCK;
+        size_t hi = b < nb ? lo + NPY_SCAN_BLOCK : count;
+        if (b < nb && !block_nonfinite(x + lo))
+            continue;
+        for (size_t i = lo; i < hi; i++)
             if (!isfinite(x[i])) {
                 if (i < first)
                     first = i;

@@ -709,8 +709,10 @@ static tsgs_status rows_too_big(const reader *R, size_t d, tsgs_error *err)
 }
 
 /* Builds the dataset from what was read. */
-static tsgs_status finish(reader *R, tsgs_format fmt, tsgs_dataset **out,
-                          tsgs_error *err)
+/* The dataset's width for R's rows (R->n of them, R->dmax or R->d wide),
+ * or why there is no dataset. */
+static tsgs_status final_width(const reader *R, tsgs_format fmt, size_t *dw,
+                               tsgs_error *err)
 {
     if (R->n == 0)
         return tsgs__fail(err, TSGS_ERR_DATA, R->path, 0,
@@ -724,6 +726,17 @@ static tsgs_status finish(reader *R, tsgs_format fmt, tsgs_dataset **out,
                           "no features: every row is empty");
     if (R->n > SIZE_MAX / sizeof(float) / d)
         return rows_too_big(R, d, err);
+    *dw = d;
+    return TSGS_OK;
+}
+
+static tsgs_status finish(reader *R, tsgs_format fmt, tsgs_dataset **out,
+                          tsgs_error *err)
+{
+    size_t d = 0;
+    tsgs_status st = final_width(R, fmt, &d, err);
+    if (st != TSGS_OK)
+        return st;
     tsgs_dataset *ds = calloc(1, sizeof *ds);
     if (!ds)
         return TSGS__NOMEM(err);
@@ -767,9 +780,9 @@ static tsgs_status finish(reader *R, tsgs_format fmt, tsgs_dataset **out,
 
 /* A plain file is split at line starts into chunks (several per thread,
  * taken by the threads as they come free), each parsed by the same line
- * functions into a reader of its own; the chunks are joined in file order,
- * so the dataset (and the first error, with its line number) is the serial
- * read's. */
+ * functions into a reader of its own; the chunks' rows are written into
+ * the dataset in file order, so the dataset (and the first error, with its
+ * line number) is the serial read's. */
 
 typedef struct {
     int fd;
@@ -923,78 +936,91 @@ static tsgs_status relocate_error(const char *path, long line_base,
     return tsgs__fail(err, st, path, line_base + err->line, "%s", msg);
 }
 
-/* Appends the chunks' rows to R's, in file order, each chunk's copied by
- * a thread. */
-static tsgs_status join_chunks(reader *R, tsgs_format fmt, reader *C,
-                               int nc, int threads, tsgs_error *err)
+/* Writes the rows of part K (LIBSVM pairs or CSV rows R->d wide) into x,
+ * d wide, from row r0 on; y likewise. */
+static void put_part(const reader *K, tsgs_format fmt, size_t d, size_t r0,
+                     float *x, double *y)
 {
-    size_t *row0 = malloc(sizeof(size_t) * (size_t)(nc + 1));
-    size_t *pair0 = malloc(sizeof(size_t) * (size_t)(nc + 1));
-    if (!row0 || !pair0) {
-        free(row0);
-        free(pair0);
-        return TSGS__NOMEM(err);
+    if (K->n == 0)
+        return; /* an empty chunk allocated nothing */
+    memcpy(y + r0, K->y, sizeof(double) * K->n);
+    if (fmt == TSGS_FORMAT_LIBSVM) {
+        size_t j = 0;
+        for (size_t i = 0; i < K->n; i++) {
+            float *row = x + (r0 + i) * d;
+            for (; j < K->rowend[i]; j++)
+                row[K->idx[j] - 1] = K->val[j];
+        }
+    } else if (d == K->d) {
+        memcpy(x + r0 * d, K->x, sizeof(float) * K->n * d);
+    } else {
+        for (size_t i = 0; i < K->n; i++)
+            memcpy(x + (r0 + i) * d, K->x + i * K->d, sizeof(float) * K->d);
     }
+}
+
+/* The dataset of R's rows then the chunks', in file order: each part
+ * written straight into the rows by a thread (as finish does for one). */
+static tsgs_status finish_parts(reader *R, tsgs_format fmt, reader *C,
+                                int nc, int threads, tsgs_dataset **out,
+                                tsgs_error *err)
+{
+    reader all = *R; /* R's settings with every part's counts */
+    size_t *row0 = malloc(sizeof(size_t) * (size_t)(nc + 1));
+    if (!row0)
+        return TSGS__NOMEM(err);
     row0[0] = R->n;
-    pair0[0] = R->np;
     for (int c = 0; c < nc; c++) {
         row0[c + 1] = row0[c] + C[c].n;
-        pair0[c + 1] = pair0[c] + C[c].np;
-        if (C[c].dmax > R->dmax)
-            R->dmax = C[c].dmax;
+        if (C[c].dmax > all.dmax)
+            all.dmax = C[c].dmax;
     }
-    size_t n = row0[nc], np = pair0[nc];
-    int ok = grow((void **)&R->y, &R->ycap, n, sizeof(double));
-    if (fmt == TSGS_FORMAT_LIBSVM) {
-        size_t c1 = R->pcap;
-        ok = ok && grow((void **)&R->rowend, &R->rcap, n, sizeof(size_t)) &&
-             grow((void **)&R->idx, &c1, np + 1, sizeof(uint32_t)) &&
-             grow((void **)&R->val, &R->pcap, np + 1, sizeof(float));
-    } else {
-        ok = ok && (R->d == 0 || n <= SIZE_MAX / R->d - 1) &&
-             grow((void **)&R->x, &R->xcap, n * R->d + 1, sizeof(float));
+    all.n = row0[nc];
+    size_t d = 0;
+    tsgs_status st = final_width(&all, fmt, &d, err);
+    tsgs_dataset *ds = NULL;
+    if (st != TSGS_OK)
+        goto done;
+    ds = calloc(1, sizeof *ds);
+    if (!ds || !(ds->y = malloc(sizeof(double) * all.n))) {
+        st = TSGS__NOMEM(err);
+        goto done;
     }
-    if (!ok) {
-        free(row0);
-        free(pair0);
-        return TSGS__NOMEM(err);
+    /* zeros where rows are sparse or padded; written once otherwise */
+    int zero = fmt == TSGS_FORMAT_LIBSVM || d != R->d;
+    ds->x = zero ? calloc(all.n * d, sizeof(float))
+                 : malloc(sizeof(float) * all.n * d);
+    if (!ds->x) {
+        st = rows_too_big(&all, d, err);
+        goto done;
     }
+    put_part(R, fmt, d, 0, ds->x, ds->y);
     (void)threads;
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
 #endif
-    for (int c = 0; c < nc; c++) {
-        const reader *K = &C[c];
-        size_t r0 = row0[c], p0 = pair0[c];
-        if (K->n == 0)
-            continue; /* an empty chunk allocated nothing */
-        memcpy(R->y + r0, K->y, sizeof(double) * K->n);
-        if (fmt == TSGS_FORMAT_LIBSVM) {
-            if (K->np > 0) { /* rows without features: no pairs */
-                memcpy(R->idx + p0, K->idx, sizeof(uint32_t) * K->np);
-                memcpy(R->val + p0, K->val, sizeof(float) * K->np);
-            }
-            for (size_t i = 0; i < K->n; i++)
-                R->rowend[r0 + i] = p0 + K->rowend[i];
-        } else {
-            memcpy(R->x + r0 * R->d, K->x, sizeof(float) * K->n * R->d);
-        }
-    }
-    R->n = n;
-    R->np = np;
+    for (int c = 0; c < nc; c++)
+        put_part(&C[c], fmt, d, row0[c], ds->x, ds->y);
+    ds->n = ds->cap = all.n;
+    ds->d = d;
+    *out = ds;
+    ds = NULL;
+done:
+    tsgs_dataset_free(ds);
     free(row0);
-    free(pair0);
-    return TSGS_OK;
+    return st;
 }
 
-/* The lines after R's position (R has just read the first data row),
- * split at line starts into chunks parsed side by side. */
+/* The dataset of R's rows (R has just read the first data row) and the
+ * lines after them, split at line starts into chunks parsed side by
+ * side. */
 static tsgs_status read_rest_split(reader *R, tsgs_format fmt,
-                                   const split_plan *sp, tsgs_error *err)
+                                   const split_plan *sp, tsgs_dataset **out,
+                                   tsgs_error *err)
 {
     uint64_t from = R->lr.base + R->lr.pos;
     if (from >= sp->size)
-        return TSGS_OK;
+        return finish(R, fmt, out, err);
     uint64_t rest = sp->size - from;
     /* Several chunks per thread, taken as threads come free: on a shared
      * machine one thread may get less of its core than another. */
@@ -1040,7 +1066,7 @@ static tsgs_status read_rest_split(reader *R, tsgs_format fmt,
         line_base += C[c].lr.line;
     }
     R->lr.line = line_base;
-    st = join_chunks(R, fmt, C, nc, threads, err);
+    st = finish_parts(R, fmt, C, nc, threads, out, err);
 done:
     for (int c = 0; C && c < nc; c++)
         chunk_free(&C[c]);
@@ -1166,9 +1192,8 @@ tsgs_status tsgs__dataset_read_split(const char *path,
         if (st != TSGS_OK)
             goto done;
         if (split && R.n == 1) {
-            if ((st = read_rest_split(&R, fmt, &sp, err)) != TSGS_OK)
-                goto done;
-            break;
+            st = read_rest_split(&R, fmt, &sp, out, err);
+            goto done;
         }
     }
     st = finish(&R, fmt, out, err);
