@@ -3,9 +3,13 @@
  * or takes an existing file (--file), then times tsgs_dataset_read on each
  * (warm page cache) at every thread count of --threads, the counts
  * interleaved run by run so that they see the same load; plain, .npy (the
- * CSV converted once by tsgs_dataset_save_npy) and, when gzip/xz are on
- * the PATH, compressed. Prints tab-separated lines; text_mb is the size of
- * the text the rows came from, so MB/s compare across forms.
+ * CSV converted once by tsgs_dataset_save_npy) and, when gzip, xz and
+ * zstd are on the PATH, compressed (xz -T2: blocks that liblzma's threads
+ * decode side by side). Prints tab-separated lines; text_mb is the size of
+ * the text the rows came from, so MB/s compare across forms; cpu_seconds
+ * is the median CPU time of all threads (on a machine shared by other
+ * jobs, wall time says how much of the CPU the run got, CPU time what the
+ * work cost).
  *
  * Usage: bench_read_rate [--rows N] [--features D] [--dir DIR] [--runs R]
  *                        [--threads 1,2] [--file PATH] [--no-compressed] */
@@ -14,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -24,6 +29,15 @@ static double now_s(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* CPU seconds of every thread of this process so far. */
+static double cpu_s(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
+           (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -74,6 +88,7 @@ static void time_read(const char *label, const char *path, const char *raw,
     if (stat(raw, &st_raw) || stat(path, &st_file))
         return;
     double *t = malloc(sizeof(double) * (size_t)runs * (size_t)tc->n);
+    double *cpu = malloc(sizeof(double) * (size_t)runs * (size_t)tc->n);
     size_t rows = 0;
     for (int r = 0; r < runs; r++)
         for (int c = 0; c < tc->n; c++) {
@@ -81,27 +96,31 @@ static void time_read(const char *label, const char *path, const char *raw,
             ro.threads = tc->counts[c];
             tsgs_dataset *ds;
             tsgs_error err;
-            double t0 = now_s();
+            double t0 = now_s(), c0 = cpu_s();
             if (tsgs_dataset_read(path, &ro, &ds, &err) != TSGS_OK) {
                 fprintf(stderr, "%s\n", err.message);
                 free(t);
+                free(cpu);
                 return;
             }
             t[c * runs + r] = now_s() - t0;
+            cpu[c * runs + r] = cpu_s() - c0;
             rows = tsgs_dataset_rows(ds);
             tsgs_dataset_free(ds);
         }
     for (int c = 0; c < tc->n; c++) {
-        double *tt = t + c * runs;
+        double *tt = t + c * runs, *cc = cpu + c * runs;
         qsort(tt, (size_t)runs, sizeof *tt, cmp_double);
+        qsort(cc, (size_t)runs, sizeof *cc, cmp_double);
         double med = tt[runs / 2];
-        printf("%s\t%d\t%zu\t%.1f\t%.1f\t%.3f\t%.3f\t%.0f\t%.3g\n", label,
-               tc->counts[c], rows, (double)st_file.st_size / 1e6,
-               (double)st_raw.st_size / 1e6, med, tt[0],
+        printf("%s\t%d\t%zu\t%.1f\t%.1f\t%.3f\t%.3f\t%.3f\t%.0f\t%.3g\n",
+               label, tc->counts[c], rows, (double)st_file.st_size / 1e6,
+               (double)st_raw.st_size / 1e6, med, tt[0], cc[runs / 2],
                (double)st_raw.st_size / 1e6 / med, (double)rows / med);
     }
     fflush(stdout);
     free(t);
+    free(cpu);
 }
 
 /* Converts text to NAME.npy (+ NAME.labels.npy) once and times reading. */
@@ -178,7 +197,8 @@ int main(int argc, char **argv)
     if (runs < 1)
         runs = 1;
     const char *header = "file\tthreads\trows\tfile_mb\ttext_mb\tseconds\t"
-                         "best_seconds\ttext_mb_per_s\trows_per_s\n";
+                         "best_seconds\tcpu_seconds\ttext_mb_per_s\t"
+                         "rows_per_s\n";
     if (file) {
         printf("# %s; median (and best) of %d warm reads\n", file, runs);
         printf("%s", header);
@@ -186,7 +206,7 @@ int main(int argc, char **argv)
         time_npy(file, runs, &tc);
         return 0;
     }
-    char svm[512], csv[512], cmd[1200];
+    char svm[512], csv[512], cmd[1800];
     snprintf(svm, sizeof svm, "%s/tsgs_read_rate.svm", dir);
     snprintf(csv, sizeof csv, "%s/tsgs_read_rate.csv", dir);
     if (write_file(svm, 0, rows, d) || write_file(csv, 1, rows, d)) {
@@ -201,15 +221,22 @@ int main(int argc, char **argv)
     time_read("libsvm", svm, svm, runs, &tc);
     time_read("csv", csv, csv, runs, &tc);
     time_npy(csv, runs, &tc);
-    snprintf(cmd, sizeof cmd, "gzip -1 -kf %s 2>/dev/null && xz -0 -T2 -kf %s 2>/dev/null", svm, svm);
+    /* xz -T2 writes blocks that liblzma's threads decode side by side. */
+    snprintf(cmd, sizeof cmd,
+             "gzip -1 -kf %s 2>/dev/null && xz -0 -T2 -kf %s 2>/dev/null && "
+             "zstd -q -1 -f -k %s 2>/dev/null",
+             svm, svm, svm);
     if (compressed && system(cmd) == 0) {
-        char gz[520], xz[520];
+        char gz[520], xz[520], zst[520];
         snprintf(gz, sizeof gz, "%s.gz", svm);
         snprintf(xz, sizeof xz, "%s.xz", svm);
+        snprintf(zst, sizeof zst, "%s.zst", svm);
         time_read("libsvm.gz", gz, svm, runs, &tc);
         time_read("libsvm.xz", xz, svm, runs, &tc);
+        time_read("libsvm.zst", zst, svm, runs, &tc);
         remove(gz);
         remove(xz);
+        remove(zst);
     }
     remove(svm);
     remove(csv);
