@@ -13,7 +13,7 @@ DESTDIR ?=
 PKG_CONFIG ?= pkg-config
 
 # Flags the build needs whatever CFLAGS the user gives.
-DEPS_PC := hwloc zlib liblzma
+DEPS_PC := hwloc zlib liblzma libzstd
 REQ_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -fopenmp -Wall -Wextra \
     -Iinclude -Isrc -MMD -MP $(shell $(PKG_CONFIG) --cflags $(DEPS_PC))
 REQ_LIBS := $(shell $(PKG_CONFIG) --libs $(DEPS_PC)) -lbz2 -lm -fopenmp
@@ -43,8 +43,8 @@ PIC_OBJ := $(LIB_SRC:%.c=$(B)/pic/%.o)
 # Debian packages the build and the tests need (run as root; tests/setup.sh
 # installs only the missing ones, make included, and keeps the same list).
 DEB_PACKAGES := build-essential pkg-config libhwloc-dev check zlib1g-dev \
-    liblzma-dev libbz2-dev xz-utils gzip bzip2 python3 python3-numpy \
-    python3-sklearn python3-pytest python3-matplotlib
+    liblzma-dev libbz2-dev libzstd-dev xz-utils gzip bzip2 zstd python3 \
+    python3-numpy python3-sklearn python3-pytest python3-matplotlib
 
 .PHONY: all test test-python bench install clean deps coverage FORCE
 all: $(LIBA) $(LIBSO) $(TOOL)

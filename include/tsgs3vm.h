@@ -90,14 +90,38 @@ typedef struct {
     double unlabeled_label;
     /* At least this many features (LIBSVM: pad to a model's dimension). */
     size_t min_features;
+    /* Threads parsing plain text and converting .npy files: 0 =
+     * OMP_NUM_THREADS, else one per core (as tsgs_params.threads). The
+     * dataset read is the same for any count. */
+    int threads;
 } tsgs_read_options;
 
 tsgs_read_options tsgs_read_options_default(void);
 
-/* Reads a LIBSVM/SVMlight or CSV file, plain or compressed with gzip, xz or
- * bzip2 (detected by magic bytes). */
+/* Reads a LIBSVM/SVMlight or CSV file, plain or compressed with gzip, xz,
+ * bzip2 or zstd, or a NumPy .npy file (detected by magic bytes). Plain text
+ * of 32 MiB or more is parsed by `threads` threads (split at line starts),
+ * and xz files of several blocks decoded by them. A .npy holds the
+ * features, n x d float32 or float64; its labels are in the companion file
+ * tsgs_npy_labels_path names (n numbers, NaN = unlabeled) or, without one,
+ * in a column chosen as for CSV (label_column, skip_columns). Native float32
+ * features are mapped and used in place (the file must then stay as it is
+ * while the dataset lives); anything else is converted. */
 tsgs_status tsgs_dataset_read(const char *path, const tsgs_read_options *opt,
                               tsgs_dataset **out, tsgs_error *err);
+
+/* The labels companion of a .npy features file: "NAME.labels.npy" for
+ * "NAME.npy" (else path + ".labels.npy"). Writes at most size bytes with
+ * its NUL; returns the length it needs, as snprintf. */
+size_t tsgs_npy_labels_path(const char *features_path, char *out,
+                            size_t size);
+
+/* Writes ds as NumPy files np.load reads: path (ending in .npy) holds the
+ * features, n x d '<f4' (C order), and tsgs_npy_labels_path(path) the
+ * labels, n '<f8' with NaN for unlabeled rows. tsgs_dataset_read reads the
+ * pair back to the same dataset without parsing. */
+tsgs_status tsgs_dataset_save_npy(const tsgs_dataset *ds, const char *path,
+                                  tsgs_error *err);
 
 /* Copies n rows of d features (row-major) and n labels (NULL: all
  * unlabeled; TSGS_UNLABELED entries are unlabeled). */

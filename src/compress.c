@@ -1,5 +1,6 @@
-/* Input streams: a file read as plain bytes or through gzip, xz or bzip2,
- * chosen by the magic bytes at its start (so pipes work: nothing seeks). */
+/* Input streams: a file read as plain bytes or through gzip, xz, bzip2 or
+ * zstd, chosen by the magic bytes at its start (so pipes work: nothing
+ * seeks); xz files of several blocks decoded by liblzma's threads. */
 #include "internal.h"
 
 #include <bzlib.h>
@@ -8,7 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
+#include <zstd.h>
+#include <zstd_errors.h>
 
 /* Compressed bytes read per fread (the fuzz build makes it small). */
 #ifndef RAW_BUF
@@ -27,6 +31,9 @@ struct tsgs__istream {
     z_stream z;
     lzma_stream x;
     bz_stream b;
+    ZSTD_DStream *zs;
+    int zs_in_frame;     /* zstd: the last frame read is not complete */
+    int threads;         /* xz decoder threads, 0: resolve */
 };
 
 static const char *kind_name(tsgs__compression k)
@@ -35,6 +42,7 @@ static const char *kind_name(tsgs__compression k)
     case TSGS__COMP_GZIP: return "gzip";
     case TSGS__COMP_XZ: return "xz";
     case TSGS__COMP_BZIP2: return "bzip2";
+    case TSGS__COMP_ZSTD: return "zstd";
     case TSGS__COMP_NONE: break;
     }
     return "plain";
@@ -43,6 +51,11 @@ static const char *kind_name(tsgs__compression k)
 const char *tsgs__istream_kind(const tsgs__istream *s)
 {
     return kind_name(s->kind);
+}
+
+int tsgs__istream_plain_fd(const tsgs__istream *s)
+{
+    return s->kind == TSGS__COMP_NONE ? fileno(s->f) : -1;
 }
 
 static tsgs_status io_fail(tsgs__istream *s, tsgs_error *err, int e)
@@ -80,9 +93,28 @@ static void decoder_end(tsgs__istream *s)
     case TSGS__COMP_GZIP: inflateEnd(&s->z); break;
     case TSGS__COMP_XZ: lzma_end(&s->x); break;
     case TSGS__COMP_BZIP2: BZ2_bzDecompressEnd(&s->b); break;
+    case TSGS__COMP_ZSTD: ZSTD_freeDStream(s->zs); s->zs = NULL; break;
     case TSGS__COMP_NONE: break;
     }
     s->live = 0;
+}
+
+/* liblzma's threaded decoder: blocks with their sizes in their headers
+ * (xz -T writes them) are decoded side by side, in order; a stream of one
+ * block is decoded on one thread as before. The threads may use up to a
+ * quarter of the memory; past that liblzma decodes on fewer. */
+static lzma_ret xz_decoder_mt(tsgs__istream *s)
+{
+    lzma_mt mt;
+    memset(&mt, 0, sizeof mt);
+    mt.flags = LZMA_CONCATENATED;
+    mt.threads = (uint32_t)tsgs__threads_resolve(s->threads);
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    mt.memlimit_threading = pages > 0 && page > 0
+                                ? (uint64_t)pages * (uint64_t)page / 4
+                                : (uint64_t)1 << 30;
+    mt.memlimit_stop = UINT64_MAX; /* as the one-thread decoder: no limit */
+    return lzma_stream_decoder_mt(&s->x, &mt);
 }
 
 static tsgs_status decoder_start(tsgs__istream *s, tsgs_error *err)
@@ -98,11 +130,20 @@ static tsgs_status decoder_start(tsgs__istream *s, tsgs_error *err)
         lzma_stream init = LZMA_STREAM_INIT;
         s->x = init;
         /* CONCATENATED: .xz files may hold several streams (xz -T). */
-        lzma_ret r = lzma_stream_decoder(&s->x, UINT64_MAX, LZMA_CONCATENATED);
+        lzma_ret r = s->threads != 1
+                         ? xz_decoder_mt(s)
+                         : lzma_stream_decoder(&s->x, UINT64_MAX,
+                                               LZMA_CONCATENATED);
         ok = r == LZMA_OK;
         nomem = r == LZMA_MEM_ERROR;
         break;
     }
+    case TSGS__COMP_ZSTD:
+        s->zs = ZSTD_createDStream();
+        ok = s->zs != NULL && !ZSTD_isError(ZSTD_initDStream(s->zs));
+        nomem = s->zs == NULL;
+        s->zs_in_frame = 0;
+        break;
     case TSGS__COMP_BZIP2:
         memset(&s->b, 0, sizeof s->b);
         ok = BZ2_bzDecompressInit(&s->b, 0, 0) == BZ_OK;
@@ -119,8 +160,8 @@ static tsgs_status decoder_start(tsgs__istream *s, tsgs_error *err)
     return TSGS_OK;
 }
 
-tsgs_status tsgs__istream_open(const char *path, tsgs__istream **out,
-                               tsgs_error *err)
+tsgs_status tsgs__istream_open(const char *path, int threads,
+                               tsgs__istream **out, tsgs_error *err)
 {
     if (!path || !out)
         return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
@@ -137,6 +178,7 @@ tsgs_status tsgs__istream_open(const char *path, tsgs__istream **out,
         goto fail;
     }
     memcpy(s->path, path, plen + 1);
+    s->threads = threads > 0 ? threads : 0;
     s->f = fopen(path, "rb");
     if (!s->f) {
         st = tsgs__fail(err, TSGS_ERR_IO, path, 0, "cannot open: %s",
@@ -164,6 +206,12 @@ tsgs_status tsgs__istream_open(const char *path, tsgs__istream **out,
     else if (s->raw_len >= 4 && m[0] == 'B' && m[1] == 'Z' && m[2] == 'h' &&
              m[3] >= '1' && m[3] <= '9')
         s->kind = TSGS__COMP_BZIP2;
+    else if (s->raw_len >= 4 && ((m[0] == 0x28 && m[1] == 0xb5 &&
+                                  m[2] == 0x2f && m[3] == 0xfd) ||
+                                 /* a skippable frame first */
+                                 ((m[0] & 0xf0) == 0x50 && m[1] == 0x2a &&
+                                  m[2] == 0x4d && m[3] == 0x18)))
+        s->kind = TSGS__COMP_ZSTD;
     else
         s->kind = TSGS__COMP_NONE;
     if ((st = decoder_start(s, err)) != TSGS_OK)
@@ -240,6 +288,27 @@ static tsgs_status decode_step(tsgs__istream *s, unsigned char *buf,
             return TSGS__NOMEM(err);
         if (r != LZMA_OK)
             return corrupt(s, err); /* BUF_ERROR at FINISH: truncated */
+        return TSGS_OK;
+    } else if (s->kind == TSGS__COMP_ZSTD) {
+        /* Frames one after another (zstd -T, cat a.zst b.zst) are decoded
+         * in turn by the same context; input that ends inside a frame is
+         * truncated. */
+        ZSTD_inBuffer in = {s->raw + s->raw_pos, avail, 0};
+        ZSTD_outBuffer out = {buf, cap, 0};
+        size_t r = ZSTD_decompressStream(s->zs, &out, &in);
+        s->raw_pos += in.pos;
+        *got = out.pos;
+        if (ZSTD_isError(r))
+            return ZSTD_getErrorCode(r) == ZSTD_error_memory_allocation
+                       ? TSGS__NOMEM(err)
+                       : corrupt(s, err);
+        if (in.pos > 0 || out.pos > 0) /* idle calls hint the next frame */
+            s->zs_in_frame = r != 0;
+        if (*got == 0 && s->raw_pos == s->raw_len && s->raw_eof) {
+            if (s->zs_in_frame)
+                return corrupt(s, err);
+            s->done = 1;
+        }
         return TSGS_OK;
     } else {
         s->b.next_in = (char *)s->raw + s->raw_pos;

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 /* n * d without overflow of n * d * elem bytes; 0 on overflow. */
 static int size_ok(size_t n, size_t d, size_t elem)
@@ -88,10 +89,12 @@ tsgs_status tsgs_dataset_wrap_dense(size_t n, size_t d, const float *x,
     return TSGS_OK;
 }
 
-/* Gives a dataset its own copy of borrowed rows before they change. */
+/* Gives a dataset rows of its own on the heap before anything changes or
+ * grows them: borrowed rows (tsgs_dataset_wrap_dense) and rows mapped from
+ * a .npy file. */
 static tsgs_status own_rows(tsgs_dataset *ds, tsgs_error *err)
 {
-    if (!ds->x_borrowed)
+    if (!ds->x_borrowed && !ds->map)
         return TSGS_OK;
     size_t nx = ds->n && ds->d ? ds->n * ds->d : 1;
     float *x = malloc(sizeof(float) * nx);
@@ -99,8 +102,13 @@ static tsgs_status own_rows(tsgs_dataset *ds, tsgs_error *err)
         return TSGS__NOMEM(err);
     if (ds->n && ds->d)
         memcpy(x, ds->x, sizeof(float) * ds->n * ds->d);
-    ds->x = x;
+    if (ds->map)
+        munmap(ds->map, ds->map_len);
+    ds->map = NULL;
+    ds->map_len = 0;
     ds->x_borrowed = 0;
+    ds->x = x;
+    ds->cap = ds->n;
     return TSGS_OK;
 }
 
@@ -108,7 +116,9 @@ void tsgs_dataset_free(tsgs_dataset *ds)
 {
     if (!ds)
         return;
-    if (!ds->x_borrowed)
+    if (ds->map)
+        munmap(ds->map, ds->map_len);
+    else if (!ds->x_borrowed)
         free(ds->x);
     free(ds->y);
     free(ds);
@@ -188,15 +198,16 @@ tsgs_status tsgs_dataset_append_unlabeled(tsgs_dataset *dst,
     size_t n = n0 + ns;
     if (!size_ok(n, d, sizeof(float)) || n > SIZE_MAX / sizeof(double))
         return TSGS__NOMEM(err);
+    /* borrowed or mapped rows cannot grow: copy them (src may be dst: it
+     * sees the copy too) */
+    tsgs_status st = own_rows(dst, err);
+    if (st != TSGS_OK)
+        return st;
     size_t nx = n && d ? n * d : 1, ny = n ? n : 1;
     if (d == dst->d) {
         /* Same width: grow in place. A failed realloc leaves dst intact,
          * and arrays larger than cap are harmless. */
         if (n > dst->cap) {
-            /* src may be dst: it sees the copy too */
-            tsgs_status st = own_rows(dst, err);
-            if (st != TSGS_OK)
-                return st;
             float *x = realloc(dst->x, sizeof(float) * nx);
             if (!x)
                 return TSGS__NOMEM(err);
@@ -229,11 +240,9 @@ tsgs_status tsgs_dataset_append_unlabeled(tsgs_dataset *dst,
         }
         memcpy(x + n0 * d, src->x, sizeof(float) * ns * d);
         memcpy(y, dst->y, sizeof(double) * n0);
-        if (!dst->x_borrowed)
-            free(dst->x);
+        free(dst->x);
         free(dst->y);
         dst->x = x;
-        dst->x_borrowed = 0;
         dst->y = y;
         dst->d = d;
         dst->cap = n;

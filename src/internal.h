@@ -36,7 +36,30 @@ struct tsgs_dataset {
     double *y;  /* n raw labels, NaN = unlabeled */
     int x_borrowed; /* x is the caller's (tsgs_dataset_wrap_dense): never
                        freed or written; copied before a change */
+    /* A .npy used in place: x lies inside this private file mapping
+     * (munmap'ed, not freed); NULL when x is malloc'ed. */
+    void *map;
+    size_t map_len;
 };
+
+/* ----------------------------------------------------------- reader.c */
+
+/* tsgs_dataset_read, with the smallest chunk a plain file is split into
+ * for parallel parsing (the library uses 16 MiB; tests split small files
+ * to check that any split reads the same dataset). */
+tsgs_status tsgs__dataset_read_split(const char *path,
+                                     const tsgs_read_options *opt,
+                                     size_t min_chunk, tsgs_dataset **out,
+                                     tsgs_error *err);
+
+/* -------------------------------------------------------------- npy.c */
+
+/* Whether buf starts with the .npy magic bytes. */
+int tsgs__npy_magic(const void *buf, size_t len);
+/* Reads a .npy features file (and its labels companion, or a label column
+ * as the options say); see tsgs_dataset_read. */
+tsgs_status tsgs__npy_read(const char *path, const tsgs_read_options *opt,
+                           tsgs_dataset **out, tsgs_error *err);
 
 /* Allocates an empty dataset of dimension d with room for cap rows. */
 tsgs_status tsgs__dataset_new(size_t d, size_t cap, tsgs_dataset **out,
@@ -502,24 +525,31 @@ int tsgs__format_f6(float v, char *out);
 /* ---------------------------------------------------------- compress.c */
 
 /* A file read as bytes, decompressed on the fly when its magic bytes say
- * gzip, xz or bzip2. Corrupt or truncated data is an error, never a short
- * read. */
+ * gzip, xz, bzip2 or zstd. Corrupt or truncated data is an error, never a
+ * short read. */
 typedef enum {
     TSGS__COMP_NONE = 0,
     TSGS__COMP_GZIP,
     TSGS__COMP_XZ,
-    TSGS__COMP_BZIP2
+    TSGS__COMP_BZIP2,
+    TSGS__COMP_ZSTD
 } tsgs__compression;
 
 typedef struct tsgs__istream tsgs__istream;
 
-tsgs_status tsgs__istream_open(const char *path, tsgs__istream **out,
-                               tsgs_error *err);
+/* threads: decoder threads where the format allows (xz files of several
+ * blocks, as xz -T writes them): 0 = tsgs__threads_resolve's count,
+ * resolved only for such a file; 1 decodes on the caller's thread. */
+tsgs_status tsgs__istream_open(const char *path, int threads,
+                               tsgs__istream **out, tsgs_error *err);
 /* Reads up to cap bytes; *got = 0 only at the end of the data. */
 tsgs_status tsgs__istream_read(tsgs__istream *s, void *buf, size_t cap,
                                size_t *got, tsgs_error *err);
-/* "plain", "gzip", "xz" or "bzip2". */
+/* "plain", "gzip", "xz", "bzip2" or "zstd". */
 const char *tsgs__istream_kind(const tsgs__istream *s);
+/* The file descriptor of an uncompressed stream (its bytes are the file's,
+ * so ranges of it may be read with pread), else -1. */
+int tsgs__istream_plain_fd(const tsgs__istream *s);
 void tsgs__istream_close(tsgs__istream *s);
 
 #endif /* TSGS_INTERNAL_H */

@@ -5,10 +5,13 @@
 
 #include <float.h>
 #include <math.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* The initial line buffer: 4 MiB. The fuzz build (tests/hardening.mk)
  * makes it small, so that short inputs reach the refill and growth paths. */
@@ -17,6 +20,8 @@
 #endif
 #define MAX_INDEX 10000000UL         /* larger LIBSVM indexes are absurd */
 #define SHOW_MAX 40                  /* token characters quoted in errors */
+#define SPLIT_MIN_CHUNK ((size_t)1 << 24) /* 16 MiB: smaller reads stay serial */
+#define SPLIT_PER_THREAD 8 /* chunks per thread of a parallel read */
 
 tsgs_read_options tsgs_read_options_default(void)
 {
@@ -29,6 +34,7 @@ tsgs_read_options tsgs_read_options_default(void)
     o.has_unlabeled_label = 0;
     o.unlabeled_label = 0.0;
     o.min_features = 0;
+    o.threads = 0;
     return o;
 }
 
@@ -43,6 +49,11 @@ typedef struct {
     size_t scanned;   /* [pos, pos + scanned) holds no '\n' */
     int eof;
     long line;        /* number of the line last returned */
+    uint64_t base;    /* offset in the file of buf[0] */
+    /* A byte range [at, stop) of a plain file read with pread (one chunk
+     * of a parallel read) instead of the stream, when fd >= 0. */
+    int fd;
+    uint64_t at, stop;
 } lreader;
 
 /* Re-says a stream error with the line it happened at. */
@@ -57,12 +68,16 @@ static tsgs_status stream_fail(lreader *r, tsgs_status st, tsgs_error *err)
     return tsgs__fail(err, st, r->path, r->line + 1, "%s", msg);
 }
 
+static tsgs_status range_read(lreader *r, char *buf, size_t cap,
+                              size_t *got, tsgs_error *err);
+
 /* Reads more bytes after [pos, end), moving or growing the buffer. */
 static tsgs_status fill(lreader *r, tsgs_error *err)
 {
     if (r->pos > 0) {
         memmove(r->buf, r->buf + r->pos, r->end - r->pos);
         r->end -= r->pos;
+        r->base += r->pos;
         r->pos = 0;
     }
     if (r->end == r->cap) { /* one line fills the buffer: double it */
@@ -75,7 +90,9 @@ static tsgs_status fill(lreader *r, tsgs_error *err)
         r->cap *= 2;
     }
     size_t got = 0;
-    tsgs_status st = tsgs__istream_read(r->in, r->buf + r->end,
+    tsgs_status st =
+        r->fd >= 0 ? range_read(r, r->buf + r->end, r->cap - r->end, &got, err)
+                   : tsgs__istream_read(r->in, r->buf + r->end,
                                         r->cap - r->end, &got, err);
     if (st != TSGS_OK)
         return stream_fail(r, st, err);
@@ -705,8 +722,10 @@ static tsgs_status rows_too_big(const reader *R, size_t d, tsgs_error *err)
 }
 
 /* Builds the dataset from what was read. */
-static tsgs_status finish(reader *R, tsgs_format fmt, tsgs_dataset **out,
-                          tsgs_error *err)
+/* The dataset's width for R's rows (R->n of them, R->dmax or R->d wide),
+ * or why there is no dataset. */
+static tsgs_status final_width(const reader *R, tsgs_format fmt, size_t *dw,
+                               tsgs_error *err)
 {
     if (R->n == 0)
         return tsgs__fail(err, TSGS_ERR_DATA, R->path, 0,
@@ -720,6 +739,17 @@ static tsgs_status finish(reader *R, tsgs_format fmt, tsgs_dataset **out,
                           "no features: every row is empty");
     if (R->n > SIZE_MAX / sizeof(float) / d)
         return rows_too_big(R, d, err);
+    *dw = d;
+    return TSGS_OK;
+}
+
+static tsgs_status finish(reader *R, tsgs_format fmt, tsgs_dataset **out,
+                          tsgs_error *err)
+{
+    size_t d = 0;
+    tsgs_status st = final_width(R, fmt, &d, err);
+    if (st != TSGS_OK)
+        return st;
     tsgs_dataset *ds = calloc(1, sizeof *ds);
     if (!ds)
         return TSGS__NOMEM(err);
@@ -759,8 +789,328 @@ static tsgs_status finish(reader *R, tsgs_format fmt, tsgs_dataset **out,
     return TSGS_OK;
 }
 
+/* ------------------------------------------------- parallel reading */
+
+/* A plain file is split at line starts into chunks (several per thread,
+ * taken by the threads as they come free), each parsed by the same line
+ * functions into a reader of its own; the chunks' rows are written into
+ * the dataset in file order, so the dataset (and the first error, with its
+ * line number) is the serial read's. */
+
+typedef struct {
+    int fd;
+    uint64_t size;
+    int threads;
+    size_t min_chunk;
+} split_plan;
+
+/* Whether the rest of this file may be read in chunks: an uncompressed
+ * regular file of at least two chunks, and more than one thread. */
+static int plan_split(const reader *R, size_t min_chunk, split_plan *sp)
+{
+    memset(sp, 0, sizeof *sp);
+    int fd = tsgs__istream_plain_fd(R->lr.in);
+    struct stat sb;
+    if (fd < 0 || fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode))
+        return 0;
+    if (min_chunk == 0)
+        min_chunk = 1;
+    if ((uint64_t)sb.st_size / min_chunk < 2)
+        return 0;
+    int t = tsgs__threads_resolve(R->opt->threads);
+    if (t < 2)
+        return 0;
+    sp->fd = fd;
+    sp->size = (uint64_t)sb.st_size;
+    sp->threads = t;
+    sp->min_chunk = min_chunk;
+    return 1;
+}
+
+static tsgs_status range_read(lreader *r, char *buf, size_t cap,
+                              size_t *got, tsgs_error *err)
+{
+    uint64_t left = r->stop - r->at;
+    size_t want = left < cap ? (size_t)left : cap;
+    *got = 0;
+    while (*got < want) {
+        ssize_t k = pread(r->fd, buf + *got, want - *got,
+                          (off_t)(r->at + *got));
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0)
+            return tsgs__fail(err, TSGS_ERR_IO, r->path, 0,
+                              "read failed: %s", strerror(errno));
+        if (k == 0)
+            return tsgs__fail(err, TSGS_ERR_IO, r->path, 0,
+                              "read failed: the file ended at byte %llu, "
+                              "before its size when opened (was it "
+                              "changed while being read?)",
+                              (unsigned long long)(r->at + *got));
+        *got += (size_t)k;
+    }
+    r->at += want;
+    return TSGS_OK;
+}
+
+/* The first line start at or after `from` (a line starts after each
+ * '\n'), or size. */
+static tsgs_status line_start_from(const split_plan *sp, const char *path,
+                                   uint64_t from, uint64_t *start,
+                                   tsgs_error *err)
+{
+    char buf[1 << 16];
+    uint64_t at = from - 1; /* from >= 1: the byte before may end a line */
+    while (at < sp->size) {
+        lreader r;
+        memset(&r, 0, sizeof r);
+        r.path = path;
+        r.fd = sp->fd;
+        r.at = at;
+        r.stop = sp->size - at < sizeof buf ? sp->size : at + sizeof buf;
+        size_t got;
+        tsgs_status st = range_read(&r, buf, sizeof buf, &got, err);
+        if (st != TSGS_OK)
+            return st;
+        char *nl = memchr(buf, '\n', got);
+        if (nl) {
+            *start = at + (uint64_t)(nl - buf) + 1;
+            return TSGS_OK;
+        }
+        at += got;
+    }
+    *start = sp->size;
+    return TSGS_OK;
+}
+
+/* One chunk: the lines of [from, to) parsed into C with R's settings.
+ * C->lr.line counts the chunk's own lines. */
+static tsgs_status parse_chunk(const reader *R, tsgs_format fmt,
+                               const split_plan *sp, uint64_t from,
+                               uint64_t to, reader *C, tsgs_error *err)
+{
+    memset(C, 0, sizeof *C);
+    C->path = R->path;
+    C->opt = R->opt;
+    C->ncols = R->ncols;
+    C->labcol = R->labcol;
+    C->d = R->d;
+    C->delim = R->delim;
+    C->lr.path = R->path;
+    C->lr.fd = sp->fd;
+    C->lr.at = from;
+    C->lr.stop = to;
+    if (from == to)
+        return TSGS_OK;
+    C->lr.cap = to - from < READ_CHUNK ? (size_t)(to - from) : READ_CHUNK;
+    C->lr.buf = malloc(C->lr.cap + 1);
+    if (!C->lr.buf)
+        return TSGS__NOMEM(err);
+    for (;;) {
+        char *line;
+        size_t len;
+        tsgs_status st = next_line(&C->lr, &line, &len, err);
+        if (st != TSGS_OK)
+            return st;
+        if (!line)
+            return TSGS_OK;
+        const char *p = line, *e = line + len;
+        if (skippable(p, e))
+            continue;
+        st = fmt == TSGS_FORMAT_LIBSVM ? libsvm_line(C, skip_ws(p, e), e, err)
+                                       : csv_line(C, p, e, err);
+        if (st != TSGS_OK)
+            return st;
+    }
+}
+
+static void chunk_free(reader *C)
+{
+    free(C->lr.buf);
+    free(C->y);
+    free(C->idx);
+    free(C->val);
+    free(C->rowend);
+    free(C->x);
+}
+
+/* err says "path:LINE: ..." with the chunk's own line: say it again with
+ * the file's line. */
+static tsgs_status relocate_error(const char *path, long line_base,
+                                  tsgs_status st, tsgs_error *err)
+{
+    if (!err || err->line <= 0)
+        return st;
+    int k = snprintf(NULL, 0, "%s:%ld: ", path, err->line);
+    char msg[TSGS_ERROR_MESSAGE_MAX];
+    size_t len = strlen(err->message);
+    snprintf(msg, sizeof msg, "%s",
+             k > 0 && (size_t)k <= len ? err->message + k : err->message);
+    return tsgs__fail(err, st, path, line_base + err->line, "%s", msg);
+}
+
+/* Writes the rows of part K (LIBSVM pairs or CSV rows R->d wide) into x,
+ * d wide, from row r0 on; y likewise. */
+static void put_part(const reader *K, tsgs_format fmt, size_t d, size_t r0,
+                     float *x, double *y)
+{
+    if (K->n == 0)
+        return; /* an empty chunk allocated nothing */
+    memcpy(y + r0, K->y, sizeof(double) * K->n);
+    if (fmt == TSGS_FORMAT_LIBSVM) {
+        size_t j = 0;
+        for (size_t i = 0; i < K->n; i++) {
+            float *row = x + (r0 + i) * d;
+            for (; j < K->rowend[i]; j++)
+                row[K->idx[j] - 1] = K->val[j];
+        }
+    } else if (d == K->d) {
+        memcpy(x + r0 * d, K->x, sizeof(float) * K->n * d);
+    } else {
+        for (size_t i = 0; i < K->n; i++)
+            memcpy(x + (r0 + i) * d, K->x + i * K->d, sizeof(float) * K->d);
+    }
+}
+
+/* The dataset of R's rows then the chunks', in file order: each part
+ * written straight into the rows by a thread (as finish does for one). */
+static tsgs_status finish_parts(reader *R, tsgs_format fmt, reader *C,
+                                int nc, int threads, tsgs_dataset **out,
+                                tsgs_error *err)
+{
+    reader all = *R; /* R's settings with every part's counts */
+    size_t *row0 = malloc(sizeof(size_t) * (size_t)(nc + 1));
+    if (!row0)
+        return TSGS__NOMEM(err);
+    row0[0] = R->n;
+    for (int c = 0; c < nc; c++) {
+        row0[c + 1] = row0[c] + C[c].n;
+        if (C[c].dmax > all.dmax)
+            all.dmax = C[c].dmax;
+    }
+    all.n = row0[nc];
+    size_t d = 0;
+    tsgs_status st = final_width(&all, fmt, &d, err);
+    tsgs_dataset *ds = NULL;
+    if (st != TSGS_OK)
+        goto done;
+    ds = calloc(1, sizeof *ds);
+    if (!ds || !(ds->y = malloc(sizeof(double) * all.n))) {
+        st = TSGS__NOMEM(err);
+        goto done;
+    }
+    /* zeros where rows are sparse or padded; written once otherwise */
+    int zero = fmt == TSGS_FORMAT_LIBSVM || d != R->d;
+    ds->x = zero ? calloc(all.n * d, sizeof(float))
+                 : malloc(sizeof(float) * all.n * d);
+    if (!ds->x) {
+        st = rows_too_big(&all, d, err);
+        goto done;
+    }
+    put_part(R, fmt, d, 0, ds->x, ds->y);
+    (void)threads;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
+#endif
+    for (int c = 0; c < nc; c++)
+        put_part(&C[c], fmt, d, row0[c], ds->x, ds->y);
+    ds->n = ds->cap = all.n;
+    ds->d = d;
+    *out = ds;
+    ds = NULL;
+done:
+    tsgs_dataset_free(ds);
+    free(row0);
+    return st;
+}
+
+/* The dataset of R's rows (R has just read the first data row) and the
+ * lines after them, split at line starts into chunks parsed side by
+ * side. */
+static tsgs_status read_rest_split(reader *R, tsgs_format fmt,
+                                   const split_plan *sp, tsgs_dataset **out,
+                                   tsgs_error *err)
+{
+    uint64_t from = R->lr.base + R->lr.pos;
+    if (from >= sp->size)
+        return finish(R, fmt, out, err);
+    uint64_t rest = sp->size - from;
+    /* Several chunks per thread, taken as threads come free: on a shared
+     * machine one thread may get less of its core than another. */
+    int nc = sp->threads > INT32_MAX / SPLIT_PER_THREAD
+                 ? INT32_MAX
+                 : sp->threads * SPLIT_PER_THREAD;
+    if (rest / sp->min_chunk < (uint64_t)nc)
+        nc = rest / sp->min_chunk > 0 ? (int)(rest / sp->min_chunk) : 1;
+    tsgs_status st = TSGS_OK;
+    uint64_t *bound = malloc(sizeof(uint64_t) * (size_t)(nc + 1));
+    reader *C = calloc((size_t)nc, sizeof *C);
+    tsgs_error *errs = calloc((size_t)nc, sizeof *errs);
+    tsgs_status *sts = calloc((size_t)nc, sizeof *sts);
+    if (!bound || !C || !errs || !sts) {
+        st = TSGS__NOMEM(err);
+        goto done;
+    }
+    bound[0] = from;
+    bound[nc] = sp->size;
+    for (int c = 1; c < nc; c++) {
+        uint64_t s = from + rest / (uint64_t)nc * (uint64_t)c;
+        if ((st = line_start_from(sp, R->path, s, &bound[c], err)) !=
+            TSGS_OK)
+            goto done;
+        if (bound[c] < bound[c - 1])
+            bound[c] = bound[c - 1];
+    }
+    int threads = sp->threads < nc ? sp->threads : nc;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
+#endif
+    for (int c = 0; c < nc; c++)
+        sts[c] = parse_chunk(R, fmt, sp, bound[c], bound[c + 1], &C[c],
+                             &errs[c]);
+    long line_base = R->lr.line;
+    for (int c = 0; c < nc; c++) {
+        if (sts[c] != TSGS_OK) {
+            if (err)
+                *err = errs[c];
+            st = relocate_error(R->path, line_base, sts[c], err);
+            goto done;
+        }
+        line_base += C[c].lr.line;
+    }
+    R->lr.line = line_base;
+    st = finish_parts(R, fmt, C, nc, threads, out, err);
+done:
+    for (int c = 0; C && c < nc; c++)
+        chunk_free(&C[c]);
+    free(C);
+    free(errs);
+    free(sts);
+    free(bound);
+    return st;
+}
+
+/* A .npy file: mapped by npy.c from its path, so only uncompressed. */
+static tsgs_status read_npy(reader *R, tsgs_dataset **out, tsgs_error *err)
+{
+    if (strcmp(tsgs__istream_kind(R->lr.in), "plain") != 0)
+        return tsgs__fail(err, TSGS_ERR_UNSUPPORTED, R->path, 0,
+                          "a %s-compressed .npy file: decompress it first "
+                          "(a .npy is mapped, not parsed)",
+                          tsgs__istream_kind(R->lr.in));
+    return tsgs__npy_read(R->path, R->opt, out, err);
+}
+
 tsgs_status tsgs_dataset_read(const char *path, const tsgs_read_options *opt,
                               tsgs_dataset **out, tsgs_error *err)
+{
+    return tsgs__dataset_read_split(path, opt, SPLIT_MIN_CHUNK, out, err);
+}
+
+tsgs_status tsgs__dataset_read_split(const char *path,
+                                     const tsgs_read_options *opt,
+                                     size_t min_chunk, tsgs_dataset **out,
+                                     tsgs_error *err)
 {
     if (!path || !out)
         return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
@@ -787,7 +1137,8 @@ tsgs_status tsgs_dataset_read(const char *path, const tsgs_read_options *opt,
     R.path = path;
     R.opt = opt;
     R.lr.path = path;
-    tsgs_status st = tsgs__istream_open(path, &R.lr.in, err);
+    R.lr.fd = -1;
+    tsgs_status st = tsgs__istream_open(path, opt->threads, &R.lr.in, err);
     if (st != TSGS_OK)
         return st;
     R.lr.cap = READ_CHUNK;
@@ -798,6 +1149,10 @@ tsgs_status tsgs_dataset_read(const char *path, const tsgs_read_options *opt,
     }
     if ((st = fill(&R.lr, err)) != TSGS_OK)
         goto done;
+    if (tsgs__npy_magic(R.lr.buf, R.lr.end)) {
+        st = read_npy(&R, out, err);
+        goto done;
+    }
     /* A UTF-8 byte order mark (spreadsheet exports) is not data. */
     if (R.lr.end >= 3 && memcmp(R.lr.buf, "\xef\xbb\xbf", 3) == 0)
         R.lr.pos = 3;
@@ -811,6 +1166,10 @@ tsgs_status tsgs_dataset_read(const char *path, const tsgs_read_options *opt,
      * fields of a first line like that, to tell with header = yes whether
      * it was the header (0: none). */
     int hash_fields = 0, first_line = 1;
+    /* After the first data row (which settles the format, the header and
+     * the columns), the rest of a large plain file is parsed in parallel. */
+    split_plan sp;
+    int split = plan_split(&R, min_chunk, &sp);
     for (;;) {
         char *line;
         size_t len;
@@ -847,6 +1206,10 @@ tsgs_status tsgs_dataset_read(const char *path, const tsgs_read_options *opt,
         }
         if (st != TSGS_OK)
             goto done;
+        if (split && R.n == 1) {
+            st = read_rest_split(&R, fmt, &sp, out, err);
+            goto done;
+        }
     }
     st = finish(&R, fmt, out, err);
 done:

@@ -1161,6 +1161,81 @@ START_TEST(cv_ties_use_neighbourhood)
 }
 END_TEST
 
+/* convert reads once; train, predict and cv on the .npy pair give what
+ * they give on the text. */
+START_TEST(convert_then_train_predict_cv)
+{
+    const char *tr = tmp("train.npy"), *te = tmp("test.npy");
+    result r;
+    run(&r, "convert", DATA "train.svm", tr, NULL);
+    ck_assert_msg(r.status == 0, "convert: %s", r.err);
+    ck_assert_ptr_nonnull(strstr(r.err, "train.labels.npy"));
+    result_free(&r);
+    ck_assert(file_exists(tmp("train.labels.npy")));
+    run(&r, "convert", "-q", DATA "test.svm", te, NULL);
+    ck_assert_msg(r.status == 0 && r.err[0] == '\0', "convert: %s", r.err);
+    result_free(&r);
+
+    const char *m_text = tmp("text.model"), *m_npy = tmp("npy.model");
+    run(&r, "train", "-q", "--iterations", "30", DATA "train.svm", m_text,
+        NULL);
+    ck_assert_msg(r.status == 0, "train: %s", r.err);
+    result_free(&r);
+    run(&r, "train", "-q", "--iterations", "30", tr, m_npy, NULL);
+    ck_assert_msg(r.status == 0, "train on .npy: %s", r.err);
+    result_free(&r);
+    char *a = slurp(m_text), *b = slurp(m_npy);
+    ck_assert_ptr_nonnull(a);
+    ck_assert_ptr_nonnull(b);
+    ck_assert_msg(strcmp(a, b) == 0, "the models differ");
+    free(a);
+    free(b);
+
+    const char *p_text = tmp("text.out"), *p_npy = tmp("npy.out");
+    run(&r, "predict", m_text, DATA "test.svm", p_text, NULL);
+    ck_assert_int_eq(r.status, 0);
+    a = r.out;
+    r.out = NULL;
+    result_free(&r);
+    run(&r, "predict", m_text, te, p_npy, NULL);
+    ck_assert_msg(r.status == 0, "predict on .npy: %s", r.err);
+    ck_assert_str_eq(r.out, a);
+    free(a);
+    result_free(&r);
+    a = slurp(p_text);
+    b = slurp(p_npy);
+    ck_assert_str_eq(a, b);
+    free(a);
+    free(b);
+
+    run(&r, "cv", "-q", "--grid", "c=1,10", "--folds", "3",
+        "--iterations", "20", DATA "train.svm", NULL);
+    ck_assert_int_eq(r.status, 0);
+    char *best = strstr(r.out, "# best");
+    ck_assert_ptr_nonnull(best);
+    a = strdup(best);
+    result_free(&r);
+    run(&r, "cv", "-q", "--grid", "c=1,10", "--folds", "3",
+        "--iterations", "20", tr, NULL);
+    ck_assert_msg(r.status == 0, "cv on .npy: %s", r.err);
+    ck_assert_ptr_nonnull(strstr(r.out, a));
+    free(a);
+    result_free(&r);
+
+    run(&r, "convert", DATA "train.svm", tmp("x.txt"), NULL);
+    assert_error(&r, "x.txt", "must end in .npy", NULL);
+    ck_assert(!file_exists(tmp("x.txt")));
+    result_free(&r);
+    run(&r, "convert", DATA "train.svm", NULL);
+    assert_error(&r, "convert needs IN and OUT.npy", NULL);
+    result_free(&r);
+    run(&r, "convert", tmp("missing.svm"), tmp("y.npy"), NULL);
+    assert_error(&r, "missing.svm", "cannot open", NULL);
+    ck_assert(!file_exists(tmp("y.npy")));
+    result_free(&r);
+}
+END_TEST
+
 START_TEST(topology_this_machine)
 {
     result r;
@@ -1238,6 +1313,7 @@ Suite *cli_suite(void)
     tcase_add_test(tc, cv_bad_options);
     tcase_add_test(tc, cv_help);
     tcase_add_test(tc, cv_ties_use_neighbourhood);
+    tcase_add_test(tc, convert_then_train_predict_cv);
     tcase_add_test(tc, topology_this_machine);
     tcase_add_test(tc, topology_synthetic_scatter);
     suite_add_tcase(s, tc);

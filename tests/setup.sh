@@ -6,7 +6,7 @@
 # otherwise it names the missing packages and fails.
 set -euo pipefail
 pkgs=(make build-essential pkg-config libhwloc-dev check zlib1g-dev
-      liblzma-dev libbz2-dev xz-utils gzip bzip2)
+      liblzma-dev libbz2-dev libzstd-dev xz-utils gzip bzip2 zstd)
 for want in "$@"; do
     case "$want" in
     test) pkgs+=(python3 python3-numpy python3-sklearn python3-pytest

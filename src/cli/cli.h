@@ -90,5 +90,6 @@ int cmd_predict(int argc, char **argv);
 int cmd_topology(int argc, char **argv);
 int cmd_synth(int argc, char **argv);
 int cmd_cv(int argc, char **argv);
+int cmd_convert(int argc, char **argv);
 
 #endif

@@ -14,6 +14,7 @@ static void usage(FILE *f)
             "  tsgs3vm predict [options] MODEL_FILE TEST_FILE [OUTPUT_FILE]\n"
             "  tsgs3vm cv [options] --grid KEY=VALUES ... TRAIN_FILE\n"
             "  tsgs3vm synth [options] SAMPLE_FILE OUTPUT_FILE  (synthetic data)\n"
+            "  tsgs3vm convert [options] IN OUT.npy  (read once, map later)\n"
             "  tsgs3vm topology [options]\n\n"
             "Each command takes --help.\n",
             TSGS_VERSION_STRING);
@@ -36,6 +37,8 @@ int main(int argc, char **argv)
         return cmd_cv(argc - 1, argv + 1);
     if (strcmp(cmd, "synth") == 0)
         return cmd_synth(argc - 1, argv + 1);
+    if (strcmp(cmd, "convert") == 0)
+        return cmd_convert(argc - 1, argv + 1);
     if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
         usage(stdout);
         return 0;

@@ -471,7 +471,9 @@ const char *cli_path(const char *path, int output)
 int cli_read(const cli_opts *o, const char *path, tsgs_dataset **out)
 {
     tsgs_error err;
-    if (tsgs_dataset_read(cli_path(path, 0), &o->read, out, &err) != TSGS_OK) {
+    tsgs_read_options ro = o->read;
+    ro.threads = o->params.threads; /* --threads parses the text too */
+    if (tsgs_dataset_read(cli_path(path, 0), &ro, out, &err) != TSGS_OK) {
         cli_error(&err);
         return 1;
     }
@@ -513,6 +515,7 @@ void cli_print_read_help(int unlabeled_label)
     if (unlabeled_label)
         printf("  --unlabeled-label (none)     label value that marks a row unlabeled\n"
                "                               (SVMlight: 0, UniverSVM: -3, scikit-learn: -1)\n");
-    printf("Files may be plain or compressed with gzip, xz or bzip2; - is "
-           "standard input.\n");
+    printf("Files may be plain or compressed with gzip, xz, bzip2 or zstd, "
+           "or NumPy .npy\n(labels in NAME.labels.npy, else the label "
+           "column); - is standard input.\n");
 }

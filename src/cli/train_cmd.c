@@ -255,6 +255,7 @@ int cmd_train(int argc, char **argv)
     if (o.test_file) {
         tsgs_read_options ro = o.read;
         ro.min_features = tsgs_dataset_features(train);
+        ro.threads = o.params.threads;
         ro.has_unlabeled_label = 0;
         if (tsgs_dataset_read(cli_path(o.test_file, 0), &ro, &test, &err)) {
             cli_error(&err);

@@ -1,0 +1,459 @@
+/* NumPy .npy input: files written by np.save (data/npy/make.py) read to
+ * exact values, float32 used in place and everything else converted, the
+ * labels companion and the label column, round trips through
+ * tsgs_dataset_save_npy, and every header, size and value error naming the
+ * file and the field. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fixtures.h"
+#include "internal.h"
+
+#define NPY "data/npy/"
+
+static const float X[3][4] = {{0.5f, -2.25f, 0.0f, 1e-3f},
+                              {3.0f, 4.5f, -0.0f, 7.0f},
+                              {-1.0f, 0.125f, 2.0f, 1e3f}};
+
+static tsgs_dataset *read_ok(const char *path, const tsgs_read_options *o)
+{
+    tsgs_dataset *ds = NULL;
+    tsgs_error err;
+    tsgs__error_clear(&err);
+    tsgs_status st = tsgs_dataset_read(path, o, &ds, &err);
+    ck_assert_msg(st == TSGS_OK, "%s: %s", path, err.message);
+    return ds;
+}
+
+static void check_x(const tsgs_dataset *ds, size_t skip, size_t d_out)
+{
+    ck_assert_uint_eq(tsgs_dataset_rows(ds), 3);
+    ck_assert_uint_eq(tsgs_dataset_features(ds), d_out);
+    for (size_t i = 0; i < 3; i++)
+        for (size_t k = 0; k < d_out; k++) {
+            float want = k + skip < 4 ? X[i][k + skip] : 0.0f;
+            float got = tsgs_dataset_row(ds, i)[k];
+            ck_assert_msg(memcmp(&got, &want, sizeof got) == 0,
+                          "[%zu, %zu]: %.9g, expected %.9g", i, k, got, want);
+        }
+}
+
+static void check_y(const tsgs_dataset *ds, const double *y)
+{
+    for (size_t i = 0; i < 3; i++) {
+        double got = tsgs_dataset_label(ds, i);
+        if (isnan(y[i]))
+            ck_assert_msg(isnan(got), "label %zu: %g, expected none", i, got);
+        else
+            ck_assert_double_eq(got, y[i]);
+    }
+}
+
+/* Every fixture numpy wrote reads to the same values. */
+static const struct {
+    const char *file;
+    double y[3];
+    int mapped; /* used in place */
+} good[] = {
+    {NPY "f4.npy", {1, -1, NAN}, 1},       /* '<f4', labels float64 */
+    {NPY "f8.npy", {1, -1, 0}, 0},         /* '<f8', labels int64 */
+    {NPY "fortran.npy", {1, -1, NAN}, 0},  /* fortran_order True */
+    {NPY "v2.npy", {1, -1, NAN}, 1},       /* format version 2.0 */
+    {NPY "table_be.npy", {1, -1, 2}, 0},   /* '>f4', label column 1 */
+};
+
+START_TEST(numpy_files_read_exact)
+{
+    tsgs_dataset *ds = read_ok(good[_i].file, NULL);
+    check_x(ds, 0, 4);
+    check_y(ds, good[_i].y);
+    ck_assert_msg((ds->map != NULL) == good[_i].mapped, "%s: mapped %d",
+                  good[_i].file, ds->map != NULL);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
+START_TEST(options_apply_and_convert)
+{
+    tsgs_read_options o = tsgs_read_options_default();
+    o.min_features = 6; /* a model's dimension: pad with zeros */
+    tsgs_dataset *ds = read_ok(NPY "f4.npy", &o);
+    ck_assert_ptr_null(ds->map);
+    check_x(ds, 0, 6);
+    tsgs_dataset_free(ds);
+
+    o = tsgs_read_options_default();
+    o.skip_columns = 1;
+    ds = read_ok(NPY "f4.npy", &o);
+    check_x(ds, 1, 3);
+    tsgs_dataset_free(ds);
+
+    o = tsgs_read_options_default();
+    o.has_unlabeled_label = 1;
+    o.unlabeled_label = -1;
+    ds = read_ok(NPY "f8.npy", &o);
+    check_y(ds, (const double[]){1, NAN, 0});
+    tsgs_dataset_free(ds);
+
+    /* The table without companion: label column last, or none. */
+    o = tsgs_read_options_default();
+    o.label_column = 0;
+    ds = read_ok(NPY "table_be.npy", &o);
+    ck_assert_uint_eq(tsgs_dataset_features(ds), 5);
+    ck_assert_uint_eq(tsgs_dataset_labeled_count(ds), 0);
+    ck_assert_float_eq(tsgs_dataset_row(ds, 2)[0], 2.0f);
+    tsgs_dataset_free(ds);
+    o.label_column = -1;
+    ds = read_ok(NPY "table_be.npy", &o);
+    ck_assert_uint_eq(tsgs_dataset_features(ds), 4);
+    check_y(ds, (const double[]){1e-3f, 7, 1e3});
+    tsgs_dataset_free(ds);
+
+    /* Any thread count gives the same dataset. */
+    for (int t = 1; t <= 3; t++) {
+        o = tsgs_read_options_default();
+        o.threads = t;
+        ds = read_ok(NPY "fortran.npy", &o);
+        check_x(ds, 0, 4);
+        tsgs_dataset_free(ds);
+    }
+}
+END_TEST
+
+/* A mapped dataset grows and shrinks like any other. */
+START_TEST(mapped_rows_append_and_drop)
+{
+    tsgs_dataset *a = read_ok(NPY "f4.npy", NULL);
+    tsgs_dataset *b = read_ok(NPY "v2.npy", NULL);
+    ck_assert_ptr_nonnull(a->map);
+    tsgs_error err;
+    ck_assert_int_eq(tsgs_dataset_append_unlabeled(a, b, &err), TSGS_OK);
+    ck_assert_ptr_null(a->map);
+    ck_assert_uint_eq(tsgs_dataset_rows(a), 6);
+    for (size_t i = 0; i < 6; i++)
+        ck_assert_int_eq(memcmp(tsgs_dataset_row(a, i), X[i % 3],
+                                sizeof X[0]), 0);
+    ck_assert_int_eq(tsgs_dataset_append_unlabeled(b, b, &err), TSGS_OK);
+    ck_assert_uint_eq(tsgs_dataset_rows(b), 6);
+    ck_assert_int_eq(memcmp(tsgs_dataset_row(b, 4), X[1], sizeof X[0]), 0);
+    tsgs_dataset_free(a);
+    tsgs_dataset_free(b);
+
+    /* Dropping features writes into the private mapping, not the file. */
+    a = read_ok(NPY "f4.npy", NULL);
+    size_t dropped;
+    ck_assert_int_eq(tsgs_dataset_drop_features(a, 2, &dropped, &err),
+                     TSGS_OK);
+    ck_assert_uint_eq(dropped, 4);
+    ck_assert_float_eq(tsgs_dataset_row(a, 1)[0], 3.0f);
+    tsgs_dataset_free(a);
+    a = read_ok(NPY "f4.npy", NULL);
+    check_x(a, 0, 4);
+    tsgs_dataset_free(a);
+}
+END_TEST
+
+static char tmp_dir[64];
+
+static void make_tmp(void)
+{
+    snprintf(tmp_dir, sizeof tmp_dir, "/tmp/tsgs_npy_XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(tmp_dir));
+}
+
+static const char *tmp_path(const char *name)
+{
+    static char buf[4][160];
+    static int next;
+    char *p = buf[next++ % 4];
+    snprintf(p, sizeof buf[0], "%s/%s", tmp_dir, name);
+    return p;
+}
+
+static void same_dataset(const tsgs_dataset *a, const tsgs_dataset *b)
+{
+    ck_assert_uint_eq(a->n, b->n);
+    ck_assert_uint_eq(a->d, b->d);
+    ck_assert_int_eq(memcmp(a->x, b->x, sizeof(float) * a->n * a->d), 0);
+    ck_assert_int_eq(memcmp(a->y, b->y, sizeof(double) * a->n), 0);
+}
+
+/* Text to .npy and back: the same bytes, NaN labels included. */
+START_TEST(save_and_read_back_identical)
+{
+    static const char *const files[] = {
+        "data/reader/basic.svm", "data/reader/synth_susy_100.csv",
+        "data/reader/synth_hepmass_100.csv"};
+    make_tmp();
+    for (size_t f = 0; f < 3; f++) {
+        tsgs_read_options o = tsgs_read_options_default();
+        o.has_unlabeled_label = f == 0; /* basic.svm's 0 label: none */
+        o.unlabeled_label = 0;
+        tsgs_dataset *a = read_ok(files[f], &o), *b;
+        const char *out = tmp_path("x.npy");
+        tsgs_error err;
+        ck_assert_int_eq(tsgs_dataset_save_npy(a, out, &err), TSGS_OK);
+        b = read_ok(out, NULL);
+        ck_assert_ptr_nonnull(b->map);
+        same_dataset(a, b);
+        tsgs_dataset_free(b);
+        remove(out);
+        remove(tmp_path("x.labels.npy"));
+        tsgs_dataset_free(a);
+    }
+    rmdir(tmp_dir);
+}
+END_TEST
+
+START_TEST(labels_path_convention)
+{
+    char buf[64];
+    ck_assert_uint_eq(tsgs_npy_labels_path("a/train.npy", buf, sizeof buf),
+                      strlen("a/train.labels.npy"));
+    ck_assert_str_eq(buf, "a/train.labels.npy");
+    tsgs_npy_labels_path("data", buf, sizeof buf);
+    ck_assert_str_eq(buf, "data.labels.npy");
+    ck_assert_uint_eq(tsgs_npy_labels_path("x.npy", buf, 4), 12);
+    ck_assert_str_eq(buf, "x.l");
+
+    tsgs_dataset *ds = read_ok(NPY "f4.npy", NULL);
+    tsgs_error err;
+    make_tmp();
+    ck_assert_int_eq(tsgs_dataset_save_npy(ds, tmp_path("x.txt"), &err),
+                     TSGS_ERR_PARAM);
+    ck_assert_ptr_nonnull(strstr(err.message, "must end in .npy"));
+    ck_assert_int_eq(tsgs_dataset_save_npy(ds, "/nonexistent/x.npy", &err),
+                     TSGS_ERR_IO);
+    ck_assert_str_eq(err.file, "/nonexistent/x.npy");
+    rmdir(tmp_dir);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
+/* ------------------------------------------------------------ errors */
+
+/* Writes a .npy of version (major, 0) with this header text (padded to 64
+ * bytes and ended by a newline unless raw) and data. */
+static void write_npy(const char *path, int major, const char *dict, int raw,
+                      const void *data, size_t bytes)
+{
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    size_t lb = major == 1 ? 2 : 4, pre = 8 + lb, n = strlen(dict);
+    size_t total = raw ? pre + n : (pre + n + 1 + 63) / 64 * 64;
+    size_t hlen = total - pre;
+    unsigned char head[12] = {0x93, 'N', 'U', 'M', 'P', 'Y',
+                              (unsigned char)major, 0,
+                              (unsigned char)(hlen & 0xff),
+                              (unsigned char)(hlen >> 8), 0, 0};
+    fwrite(head, 1, pre, f);
+    fwrite(dict, 1, n, f);
+    for (size_t i = n; !raw && i + 1 < hlen; i++)
+        fputc(' ', f);
+    if (!raw)
+        fputc('\n', f);
+    if (bytes)
+        fwrite(data, 1, bytes, f);
+    fclose(f);
+}
+
+#define F4_34 "{'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), }"
+
+static const struct {
+    const char *dict; /* NULL: F4_34 */
+    int major;
+    int raw;
+    long bytes;       /* of data: -1 = 48 (3 x 4 floats) */
+    const char *labels_dict; /* a companion, or NULL */
+    long label_bytes;
+    tsgs_status code;
+    int in_labels;    /* the error names the companion */
+    const char *says;
+} bad[] = {
+    {NULL, 4, 0, -1, NULL, 0, TSGS_ERR_PARSE, 0, "version 4.0"},
+    {"{'descr': '<c8', 'fortran_order': False, 'shape': (3, 4), }", 1, 0, 96,
+     NULL, 0, TSGS_ERR_PARSE, 0, "header field 'descr' = '<c8'"},
+    {"{'descr': '<i4', 'fortran_order': False, 'shape': (3, 4), }", 1, 0, 48,
+     NULL, 0, TSGS_ERR_PARSE, 0, "features must be float32"},
+    {"{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (3,), }", 1,
+     0, 12, NULL, 0, TSGS_ERR_PARSE, 0, "structured dtype"},
+    {"{'descr': '|f4', 'fortran_order': False, 'shape': (3, 4), }", 1, 0, -1,
+     NULL, 0, TSGS_ERR_PARSE, 0, "'descr' = '|f4'"},
+    {"{'descr': '<f4', 'fortran_order': Maybe, 'shape': (3, 4), }", 1, 0, -1,
+     NULL, 0, TSGS_ERR_PARSE, 0, "field 'fortran_order'"},
+    {"{'descr': '<f4', 'fortran_order': False, 'shape': (3, x), }", 1, 0, -1,
+     NULL, 0, TSGS_ERR_PARSE, 0, "field 'shape'"},
+    {"{'descr': '<f4', 'fortran_order': False, }", 1, 0, -1, NULL, 0,
+     TSGS_ERR_PARSE, 0, "field 'shape' is missing"},
+    {"{'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), 'x': 1, }", 1,
+     0, -1, NULL, 0, TSGS_ERR_PARSE, 0, "key 'x' is not one of"},
+    {"{'descr': '<f4', 'descr': '<f4', 'shape': (3, 4), }", 1, 0, -1, NULL, 0,
+     TSGS_ERR_PARSE, 0, "key 'descr' is given twice"},
+    {F4_34, 1, 1, -1, NULL, 0, TSGS_ERR_PARSE, 0,
+     "does not end with a newline"},
+    {F4_34 " x\n", 1, 1, -1, NULL, 0, TSGS_ERR_PARSE, 0,
+     "text after the dictionary"},
+    {"[1, 2]", 1, 0, -1, NULL, 0, TSGS_ERR_PARSE, 0, "expected a dictionary"},
+    {F4_34, 1, 0, 44, NULL, 0, TSGS_ERR_PARSE, 0,
+     "truncated: shape (3, 4) of '<f4' needs 48 bytes of data after the "
+     "header, the file has 44"},
+    {F4_34, 2, 0, 52, NULL, 0, TSGS_ERR_PARSE, 0, "bytes after the array"},
+    {F4_34, 1, 0, 0, NULL, 0, TSGS_ERR_PARSE, 0, "truncated"},
+    {"{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }", 1, 0, 12,
+     NULL, 0, TSGS_ERR_PARSE, 0, "'shape' = (3,): expected 2 dimensions"},
+    {"{'descr': '<f4', 'fortran_order': False, 'shape': (0, 4), }", 1, 0, 0,
+     NULL, 0, TSGS_ERR_DATA, 0, "no data rows"},
+    {"{'descr': '<f4', 'fortran_order': False, "
+     "'shape': (4294967296, 4294967296, 4294967296), }",
+     1, 0, 0, NULL, 0, TSGS_ERR_PARSE, 0, "the sizes overflow"},
+    /* the companion's own faults name the companion */
+    {NULL, 1, 0, -1, "{'descr': '<f8', 'fortran_order': False, "
+                     "'shape': (2,), }",
+     16, TSGS_ERR_DIM, 1, "'shape' = (2,): expected (3,)"},
+    {NULL, 1, 0, -1, "{'descr': '<f8', 'fortran_order': False, "
+                     "'shape': (3,), }",
+     20, TSGS_ERR_PARSE, 1, "truncated: shape (3,) of '<f8'"},
+    {NULL, 1, 0, -1, "{'descr': '<f8', 'fortran_order': False, "
+                     "'shape': (3, 1), }",
+     24, TSGS_ERR_DATA, 1, "element [1] = inf: label is infinite"},
+};
+
+START_TEST(bad_files_name_file_and_field)
+{
+    float data[24] = {0};
+    double labels[3] = {1, INFINITY, -1};
+    make_tmp();
+    const char *path = tmp_path("bad.npy"), *lpath = tmp_path("bad.labels.npy");
+    long bytes = bad[_i].bytes < 0 ? 48 : bad[_i].bytes;
+    write_npy(path, bad[_i].major, bad[_i].dict ? bad[_i].dict : F4_34,
+              bad[_i].raw, data, (size_t)bytes);
+    if (bad[_i].labels_dict)
+        write_npy(lpath, 1, bad[_i].labels_dict, 0, labels,
+                  (size_t)bad[_i].label_bytes);
+    tsgs_dataset *ds = NULL;
+    tsgs_error err;
+    tsgs__error_clear(&err);
+    tsgs_status st = tsgs_dataset_read(path, NULL, &ds, &err);
+    ck_assert_msg(st == bad[_i].code, "case %d: status %d (%s)", _i, st,
+                  err.message);
+    ck_assert_ptr_null(ds);
+    const char *named = bad[_i].in_labels ? lpath : path;
+    ck_assert_str_eq(err.file, named);
+    ck_assert_msg(strncmp(err.message, named, strlen(named)) == 0 &&
+                      strstr(err.message, bad[_i].says),
+                  "case %d: \"%s\" does not name %s and say \"%s\"", _i,
+                  err.message, named, bad[_i].says);
+    remove(path);
+    remove(lpath);
+    rmdir(tmp_dir);
+}
+END_TEST
+
+/* Cut anywhere, a real file fails with the file named; the magic itself is
+ * checked by the .npy reader. */
+START_TEST(truncated_anywhere_fails)
+{
+    size_t len = 0;
+    char *whole = test_read_file(NPY "f4.npy", &len);
+    ck_assert_ptr_nonnull(whole);
+    make_tmp();
+    const char *path = tmp_path("cut.npy");
+    for (size_t cut = 6; cut < len; cut += cut < 140 ? 1 : 7) {
+        FILE *f = fopen(path, "wb");
+        fwrite(whole, 1, cut, f);
+        fclose(f);
+        tsgs_dataset *ds = NULL;
+        tsgs_error err;
+        tsgs_status st = tsgs_dataset_read(path, NULL, &ds, &err);
+        ck_assert_msg(st == TSGS_ERR_PARSE, "cut at %zu: status %d (%s)", cut,
+                      st, err.message);
+        ck_assert_ptr_null(ds);
+        ck_assert_str_eq(err.file, path);
+        ck_assert_ptr_nonnull(strstr(err.message, "truncated"));
+    }
+    FILE *f = fopen(path, "wb");
+    fwrite("\x93NUMPZ\x01\x00", 1, 8, f);
+    fclose(f);
+    tsgs_dataset *ds = NULL;
+    tsgs_error err;
+    ck_assert_int_eq(tsgs__npy_read(path, &(tsgs_read_options){0}, &ds, &err),
+                     TSGS_ERR_PARSE);
+    ck_assert_ptr_nonnull(strstr(err.message, "magic: not a NumPy"));
+    remove(path);
+    rmdir(tmp_dir);
+    free(whole);
+}
+END_TEST
+
+/* Values a float cannot hold, in place and converted, and compressed
+ * .npy files, are refused with the element named. */
+START_TEST(bad_values_named_by_element)
+{
+    make_tmp();
+    const char *path = tmp_path("v.npy");
+    float f4[12] = {0};
+    f4[6] = NAN; /* [1, 2] */
+    write_npy(path, 1, F4_34, 0, f4, sizeof f4);
+    tsgs_dataset *ds = NULL;
+    tsgs_error err;
+    tsgs_read_options o = tsgs_read_options_default();
+    o.label_column = 0;
+    ck_assert_int_eq(tsgs_dataset_read(path, &o, &ds, &err), TSGS_ERR_DATA);
+    ck_assert_ptr_nonnull(strstr(err.message, "element [1, 2] = nan: value "
+                                              "is NaN or infinite"));
+    double f8[12] = {0};
+    f8[11] = 1e300; /* [2, 3] */
+    write_npy(path, 1,
+              "{'descr': '<f8', 'fortran_order': False, 'shape': (3, 4), }", 0,
+              f8, sizeof f8);
+    ck_assert_int_eq(tsgs_dataset_read(path, &o, &ds, &err), TSGS_ERR_DATA);
+    ck_assert_ptr_nonnull(strstr(err.message, "element [2, 3] = 1e+300: value "
+                                              "is out of range for a float"));
+    f8[11] = 0;
+    f8[4] = -INFINITY; /* [1, 0], the label column */
+    write_npy(path, 1,
+              "{'descr': '<f8', 'fortran_order': False, 'shape': (3, 4), }", 0,
+              f8, sizeof f8);
+    ck_assert_int_eq(tsgs_dataset_read(path, NULL, &ds, &err), TSGS_ERR_DATA);
+    ck_assert_ptr_nonnull(strstr(err.message, "element [1, 0] = -inf: label "
+                                              "is infinite"));
+    ck_assert_ptr_null(ds);
+    remove(path);
+
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "gzip -c " NPY "f4.npy > %s/z.npy.gz",
+             tmp_dir);
+    if (system(cmd) == 0) {
+        const char *gz = tmp_path("z.npy.gz");
+        ck_assert_int_eq(tsgs_dataset_read(gz, NULL, &ds, &err),
+                         TSGS_ERR_UNSUPPORTED);
+        ck_assert_ptr_nonnull(strstr(err.message, "gzip-compressed .npy"));
+        remove(gz);
+    } else {
+        test_skip("bad_values_named_by_element (gzip)", "no gzip");
+    }
+    rmdir(tmp_dir);
+}
+END_TEST
+
+Suite *npy_suite(void)
+{
+    Suite *s = suite_create("npy");
+    TCase *tc = tcase_create("npy");
+    tcase_add_loop_test(tc, numpy_files_read_exact, 0,
+                        (int)(sizeof good / sizeof good[0]));
+    tcase_add_test(tc, options_apply_and_convert);
+    tcase_add_test(tc, mapped_rows_append_and_drop);
+    tcase_add_test(tc, save_and_read_back_identical);
+    tcase_add_test(tc, labels_path_convention);
+    tcase_add_loop_test(tc, bad_files_name_file_and_field, 0,
+                        (int)(sizeof bad / sizeof bad[0]));
+    tcase_add_test(tc, truncated_anywhere_fails);
+    tcase_add_test(tc, bad_values_named_by_element);
+    suite_add_tcase(s, tc);
+    return s;
+}
