@@ -249,6 +249,31 @@ const char *tsgs__isa_name(tsgs__isa isa);
  * changes) when isa is not supported, else 0. */
 int tsgs__isa_force(int isa);
 
+/* tsgs__eval_sums and tsgs__eval_features for a team that is already
+ * running (a solver's one
+ * parallel region around its steps): every thread of the team calls them
+ * with the same arguments and they share the work through orphaned
+ * worksharing loops; outside a parallel region one thread does it all.
+ * The sums are the same bits as tsgs__eval_sums' on any team.
+ * part: tsgs__sums_scratch(ndirs, n) doubles shared by the team (NULL when
+ * that is 0); ws: the calling thread's scratch, needed when v has no
+ * panel; *failed (shared) is set when directions could not be generated
+ * (out of memory). Returns once out is complete on every thread. */
+typedef struct {
+    float *W, *P; /* one group tile of regenerated directions */
+} tsgs__kernel_ws;
+int tsgs__kernel_ws_init(tsgs__kernel_ws *ws, size_t d);
+void tsgs__kernel_ws_free(tsgs__kernel_ws *ws);
+size_t tsgs__sums_scratch(long ndirs, size_t n);
+void tsgs__eval_sums_team(const tsgs__fview *v, const float *X, size_t n,
+                          double *part, tsgs__kernel_ws *ws, double *out,
+                          int *failed);
+/* Returns without a barrier: the caller puts one before reading cosv. */
+void tsgs__eval_features_team(size_t d, const float *panel,
+                              const float *phase, long ngroups,
+                              const float *X, size_t n, float *cosv,
+                              float *sinv);
+
 /* cos and sin of TSGS__LANES floats at a time, as the kernel computes
  * them (exposed for tests). */
 void tsgs__sincos_f(const float *x, size_t n, float *s, float *c);

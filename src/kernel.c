@@ -281,136 +281,158 @@ static void tile_sums(tsgs__isa isa, size_t d, const float *W,
  * the team costs more than it saves. */
 #define PARALLEL_MIN_WORK 65536
 
-tsgs_status tsgs__eval_sums(const tsgs__fview *v, const float *X, size_t n,
-                            int threads, double *out, tsgs_error *err)
+static long group_tiles(long ndirs)
+{
+    const long ng = (ndirs + TSGS__LANES - 1) / TSGS__LANES;
+    return (ng + GROUP_TILE - 1) / GROUP_TILE;
+}
+
+size_t tsgs__sums_scratch(long ndirs, size_t n)
+{
+    const long ngt = group_tiles(ndirs);
+    return ngt > 1 ? (size_t)ngt * n : 0;
+}
+
+int tsgs__kernel_ws_init(tsgs__kernel_ws *ws, size_t d)
+{
+    ws->W = malloc(sizeof(float) * GROUP_TILE * TSGS__LANES * (d ? d : 1));
+    ws->P = malloc(sizeof(float) * GROUP_TILE * TSGS__LANES);
+    if (ws->W && ws->P)
+        return 0;
+    tsgs__kernel_ws_free(ws);
+    return -1;
+}
+
+void tsgs__kernel_ws_free(tsgs__kernel_ws *ws)
+{
+    free(ws->W);
+    free(ws->P);
+    ws->W = ws->P = NULL;
+}
+
+/* Cached omega: every (group tile, row tile) is one task. */
+static void cached_tiles(const tsgs__fview *v, const float *X, size_t n,
+                         long ng, double *part)
 {
     const size_t d = v->fs->d;
-    const long ng = (v->ndirs + TSGS__LANES - 1) / TSGS__LANES;
     const tsgs__isa isa = isa_now();
-    if (n == 0)
-        return TSGS_OK;
-    if (ng == 0) {
-        memset(out, 0, n * sizeof *out);
-        return TSGS_OK;
-    }
     const long ngt = (ng + GROUP_TILE - 1) / GROUP_TILE;
     const long nrt = (long)((n + ROW_TILE - 1) / ROW_TILE);
-    double *part = out;
-    if (ngt > 1) {
-        part = malloc(sizeof(double) * (size_t)ngt * n);
-        if (!part)
-            return TSGS__NOMEM(err);
-    }
-    const double work = (double)n * (double)ng * TSGS__LANES;
-    const int nt = work < PARALLEL_MIN_WORK ? 1 : (threads > 0 ? threads : 1);
-    int failed = 0;
-
-    if (v->panel) {
-        /* Cached omega: every (group tile, row tile) is one task; then the
-         * group tiles of each row are added in a fixed order (the same sums
-         * on any number of threads). One team for both loops. */
-        const long ntasks = ngt * nrt;
-#ifdef _OPENMP
-#pragma omp parallel num_threads(nt)
-#endif
-        {
+    const long ntasks = ngt * nrt;
 #ifdef _OPENMP
 #pragma omp for schedule(dynamic, 1)
 #endif
-            for (long t = 0; t < ntasks; t++) {
-                long gt = t / nrt, rt = t % nrt;
-                long g0 = gt * GROUP_TILE;
-                long gn = ng - g0 < GROUP_TILE ? ng - g0 : GROUP_TILE;
-                size_t r0 = (size_t)rt * ROW_TILE;
-                size_t rn = n - r0 < ROW_TILE ? n - r0 : ROW_TILE;
-                tile_sums(isa, d, v->panel + (size_t)g0 * d * TSGS__LANES,
-                          v->phase + g0 * TSGS__LANES,
-                          v->ac + g0 * TSGS__LANES,
-                          v->as ? v->as + g0 * TSGS__LANES : NULL, gn,
-                          X + r0 * d, rn, part + (size_t)gt * n + r0);
-            }
-            if (part != out) {
+    for (long t = 0; t < ntasks; t++) {
+        long gt = t / nrt, rt = t % nrt;
+        long g0 = gt * GROUP_TILE;
+        long gn = ng - g0 < GROUP_TILE ? ng - g0 : GROUP_TILE;
+        size_t r0 = (size_t)rt * ROW_TILE;
+        size_t rn = n - r0 < ROW_TILE ? n - r0 : ROW_TILE;
+        tile_sums(isa, d, v->panel + (size_t)g0 * d * TSGS__LANES,
+                  v->phase + g0 * TSGS__LANES, v->ac + g0 * TSGS__LANES,
+                  v->as ? v->as + g0 * TSGS__LANES : NULL, gn, X + r0 * d,
+                  rn, part + (size_t)gt * n + r0);
+    }
+}
+
+/* Regenerated omega: a task is a whole group tile, so each direction is
+ * generated once per call and reused for every row. */
+static void regenerated_tiles(const tsgs__fview *v, const float *X, size_t n,
+                              long ng, double *part, tsgs__kernel_ws *ws,
+                              int *failed)
+{
+    const size_t d = v->fs->d;
+    const tsgs__isa isa = isa_now();
+    const long ngt = (ng + GROUP_TILE - 1) / GROUP_TILE;
+    const long nrt = (long)((n + ROW_TILE - 1) / ROW_TILE);
+#ifdef _OPENMP
+#pragma omp for schedule(dynamic, 1)
+#endif
+    for (long gt = 0; gt < ngt; gt++) {
+        long g0 = gt * GROUP_TILE;
+        long gn = ng - g0 < GROUP_TILE ? ng - g0 : GROUP_TILE;
+        long count = v->ndirs - g0 * TSGS__LANES;
+        if (count > gn * TSGS__LANES)
+            count = gn * TSGS__LANES;
+        if (!ws || !ws->W ||
+            tsgs__pack_directions(v->fs, g0 * TSGS__LANES, count, ws->W,
+                                  ws->P)) {
+#ifdef _OPENMP
+#pragma omp atomic write
+#endif
+            *failed = 1;
+            continue;
+        }
+        for (long rt = 0; rt < nrt; rt++) {
+            size_t r0 = (size_t)rt * ROW_TILE;
+            size_t rn = n - r0 < ROW_TILE ? n - r0 : ROW_TILE;
+            tile_sums(isa, d, ws->W, ws->P, v->ac + g0 * TSGS__LANES,
+                      v->as ? v->as + g0 * TSGS__LANES : NULL, gn,
+                      X + r0 * d, rn, part + (size_t)gt * n + r0);
+        }
+    }
+}
+
+void tsgs__eval_sums_team(const tsgs__fview *v, const float *X, size_t n,
+                          double *part, tsgs__kernel_ws *ws, double *out,
+                          int *failed)
+{
+    const long ng = (v->ndirs + TSGS__LANES - 1) / TSGS__LANES;
+    if (n == 0)
+        return;
+    if (ng == 0) {
 #ifdef _OPENMP
 #pragma omp for schedule(static)
 #endif
-                for (size_t i = 0; i < n; i++) {
-                    double s = 0.0;
-                    for (long gt = 0; gt < ngt; gt++)
-                        s += part[(size_t)gt * n + i];
-                    out[i] = s;
-                }
-            }
-        }
-        if (part != out)
-            free(part);
-        return TSGS_OK;
-    } else {
-        /* Regenerated omega: a task is a whole group tile, so each
-         * direction is generated once per call and reused for every row. */
-#ifdef _OPENMP
-#pragma omp parallel num_threads(nt)
-#endif
-        {
-            float *W = malloc(sizeof(float) * GROUP_TILE * TSGS__LANES *
-                              (d > 0 ? d : 1));
-            float *P = malloc(sizeof(float) * GROUP_TILE * TSGS__LANES);
-            if (!W || !P) {
-#ifdef _OPENMP
-#pragma omp atomic write
-#endif
-                failed = 1;
-            }
-#ifdef _OPENMP
-#pragma omp for schedule(dynamic, 1)
-#endif
-            for (long gt = 0; gt < ngt; gt++) {
-                if (!W || !P)
-                    continue;
-                long g0 = gt * GROUP_TILE;
-                long gn = ng - g0 < GROUP_TILE ? ng - g0 : GROUP_TILE;
-                long count = v->ndirs - g0 * TSGS__LANES;
-                if (count > gn * TSGS__LANES)
-                    count = gn * TSGS__LANES;
-                if (tsgs__pack_directions(v->fs, g0 * TSGS__LANES, count, W,
-                                          P)) {
-#ifdef _OPENMP
-#pragma omp atomic write
-#endif
-                    failed = 1;
-                    continue;
-                }
-                for (long rt = 0; rt < nrt; rt++) {
-                    size_t r0 = (size_t)rt * ROW_TILE;
-                    size_t rn = n - r0 < ROW_TILE ? n - r0 : ROW_TILE;
-                    tile_sums(isa, d, W, P, v->ac + g0 * TSGS__LANES,
-                              v->as ? v->as + g0 * TSGS__LANES : NULL, gn,
-                              X + r0 * d, rn, part + (size_t)gt * n + r0);
-                }
-            }
-            free(W);
-            free(P);
-        }
+        for (size_t i = 0; i < n; i++)
+            out[i] = 0.0;
+        return;
     }
-    if (failed) {
-        if (part != out)
-            free(part);
+    const long ngt = (ng + GROUP_TILE - 1) / GROUP_TILE;
+    double *sums = ngt > 1 ? part : out;
+    if (v->panel)
+        cached_tiles(v, X, n, ng, sums);
+    else
+        regenerated_tiles(v, X, n, ng, sums, ws, failed);
+    if (ngt == 1)
+        return;
+    /* Combine the group tiles of each row in a fixed order: the same sums
+     * on any number of threads. */
+#ifdef _OPENMP
+#pragma omp for schedule(static)
+#endif
+    for (size_t i = 0; i < n; i++) {
+        double s = 0.0;
+        for (long gt = 0; gt < ngt; gt++)
+            s += part[(size_t)gt * n + i];
+        out[i] = s;
+    }
+}
+
+tsgs_status tsgs__eval_sums(const tsgs__fview *v, const float *X, size_t n,
+                            int threads, double *out, tsgs_error *err)
+{
+    const long ng = (v->ndirs + TSGS__LANES - 1) / TSGS__LANES;
+    const size_t nparts = tsgs__sums_scratch(v->ndirs, n);
+    double *part = NULL;
+    if (nparts && !(part = malloc(sizeof(double) * nparts)))
         return TSGS__NOMEM(err);
-    }
-    if (part != out) {
-        /* Combine the group tiles of each row in a fixed order: the same
-         * sums on any number of threads. */
+    const double work = (double)n * (double)ng * TSGS__LANES;
+    const int nt = work < PARALLEL_MIN_WORK ? 1 : (threads > 0 ? threads : 1);
+    int failed = 0;
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(nt) schedule(static)
+#pragma omp parallel num_threads(nt) if (nt > 1)
 #endif
-        for (size_t i = 0; i < n; i++) {
-            double s = 0.0;
-            for (long gt = 0; gt < ngt; gt++)
-                s += part[(size_t)gt * n + i];
-            out[i] = s;
-        }
-        free(part);
+    {
+        /* scratch for regenerated directions, one per thread */
+        tsgs__kernel_ws ws = {NULL, NULL};
+        if (!v->panel)
+            tsgs__kernel_ws_init(&ws, v->fs->d);
+        tsgs__eval_sums_team(v, X, n, part, &ws, out, &failed);
+        tsgs__kernel_ws_free(&ws);
     }
-    return TSGS_OK;
+    free(part);
+    return failed ? TSGS__NOMEM(err) : TSGS_OK;
 }
 
 ALWAYS_INLINE void features_body(size_t d, const float *panel,
@@ -468,23 +490,34 @@ static void features_rows(tsgs__isa isa, size_t d, const float *panel,
     features_rows_base(d, panel, phase, ngroups, X, i0, i1, cosv, sinv);
 }
 
-void tsgs__eval_features(size_t d, const float *panel, const float *phase,
-                         long ngroups, const float *X, size_t n, int threads,
-                         float *cosv, float *sinv)
+void tsgs__eval_features_team(size_t d, const float *panel,
+                              const float *phase, long ngroups,
+                              const float *X, size_t n, float *cosv,
+                              float *sinv)
 {
-    const double work = (double)n * (double)ngroups * TSGS__LANES;
-    const int nt = work < PARALLEL_MIN_WORK ? 1 : (threads > 0 ? threads : 1);
     const size_t chunk = 16;
     const long nchunks = (long)((n + chunk - 1) / chunk);
     const tsgs__isa isa = isa_now();
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(nt) schedule(static)
+#pragma omp for schedule(static) nowait
 #endif
     for (long c = 0; c < nchunks; c++) {
         size_t i0 = (size_t)c * chunk;
         size_t i1 = i0 + chunk < n ? i0 + chunk : n;
         features_rows(isa, d, panel, phase, ngroups, X, i0, i1, cosv, sinv);
     }
+}
+
+void tsgs__eval_features(size_t d, const float *panel, const float *phase,
+                         long ngroups, const float *X, size_t n, int threads,
+                         float *cosv, float *sinv)
+{
+    const double work = (double)n * (double)ngroups * TSGS__LANES;
+    const int nt = work < PARALLEL_MIN_WORK ? 1 : (threads > 0 ? threads : 1);
+#ifdef _OPENMP
+#pragma omp parallel num_threads(nt) if (nt > 1)
+#endif
+    tsgs__eval_features_team(d, panel, phase, ngroups, X, n, cosv, sinv);
 }
 
 void tsgs__cos_f(const float *x, size_t n, float *c)

@@ -3,6 +3,7 @@
  * start, the feature budget, early stop, bad input, and accuracy on a real
  * dataset with a fixed seed. */
 #include <check.h>
+#include <pthread.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -677,12 +678,116 @@ START_TEST(labeled_cache_or_not_same_model)
 }
 END_TEST
 
+/* The solver paths of one parallel region per run: the same bits on 1, 2
+ * and 3 threads, for the default tsg (the next mini-batch read ahead, a
+ * second pass reshuffled inside the run), the quantile balance, the
+ * checking rule, FRS, no labeled cache, regenerated directions and a run
+ * with progress and monitor hooks. */
+typedef struct {
+    long reports, last, measured;
+    int ordered, on_caller;
+    pthread_t caller;
+} watch_t;
+
+static void watch_progress(const tsgs_progress *pr, void *user)
+{
+    watch_t *w = user;
+    w->ordered &= pr->iteration > w->last;
+    w->last = pr->iteration;
+    w->reports++;
+    w->measured += pr->monitor_accuracy >= 0.0;
+    w->on_caller &= pthread_equal(pthread_self(), w->caller) != 0;
+}
+
+static tsgs_model *train_on(const tsgs_dataset *ds, tsgs_params p,
+                            int threads, int variant, watch_t *w)
+{
+    tsgs__train_opts opt = {0, 1e-150, -1};
+    tsgs_train_hooks h;
+    memset(&h, 0, sizeof h);
+    if (variant == 4)
+        opt.labeled_cache = 0;
+    if (variant == 6) {
+        h.progress = watch_progress;
+        h.progress_every = 3;
+        h.monitor = ds;
+        h.monitor_every = 10;
+        h.user = w;
+        memset(w, 0, sizeof *w);
+        w->ordered = w->on_caller = 1;
+        w->caller = pthread_self();
+    }
+    p.threads = threads;
+    tsgs_model *m = NULL;
+    ck_assert_int_eq(tsgs__train_ex(ds, &p, variant == 6 ? &h : NULL, &opt,
+                                    &m, NULL, NULL), TSGS_OK);
+    return m;
+}
+
+START_TEST(same_bits_on_1_2_3_threads)
+{
+    tsgs_dataset *ds = fixture_blobs(3000, 10, 1.0, 0.5, 300, 150, 11, NULL);
+    tsgs_params p = tsg_defaults();
+    p.max_features = 400;
+    p.block_size = 8;
+    p.batch_unlabeled = 128;
+    p.passes = 3; /* 64 steps, reshuffled twice inside the run */
+    switch (_i) {
+    case 1: p.balance = TSGS__BALANCE_HOLD; p.warm_start = 1; break;
+    case 2: p.solver = TSGS_SOLVER_CDSG; p.iterations = 120; break;
+    case 3: p.solver = TSGS_SOLVER_FRS; p.max_features = 128; break;
+    case 4: p.batch_labeled = 64; break; /* no labeled cache */
+    case 5: p.cache_mb = 0; p.iterations = 80; break;
+    default: break;
+    }
+    watch_t w[3];
+    tsgs_model *m[3];
+    for (int k = 0; k < 3; k++)
+        m[k] = train_on(ds, p, k + 1, _i, &w[k]);
+    for (int k = 1; k < 3; k++) {
+        ck_assert_int_eq(m[k]->nblocks, m[0]->nblocks);
+        size_t n = sizeof(double) * (size_t)tsgs__model_dirs(m[0]);
+        ck_assert_int_eq(memcmp(m[k]->ac, m[0]->ac, n), 0);
+        if (m[0]->as)
+            ck_assert_int_eq(memcmp(m[k]->as, m[0]->as, n), 0);
+        ck_assert(m[k]->scale == m[0]->scale && m[k]->bias == m[0]->bias);
+    }
+    if (_i == 6) {
+        /* hooks: every 3rd step, every 10th (measured) and the end, in
+         * order, on the caller's thread */
+        long T = tsgs_train_steps(ds, &p), reports = 1, measured = 1;
+        for (long t = 1; t < T; t++) {
+            reports += t % 3 == 0 || t % 10 == 0;
+            measured += t % 10 == 0;
+        }
+        ck_assert_int_eq(T, 64);
+        for (int k = 0; k < 3; k++) {
+            ck_assert_int_eq(w[k].reports, reports);
+            ck_assert_int_eq(w[k].last, T);
+            ck_assert_int_eq(w[k].measured, measured);
+            ck_assert(w[k].ordered && w[k].on_caller);
+        }
+        /* and the same model as without them */
+        tsgs_model *plain = train_on(ds, p, 2, 0, NULL);
+        ck_assert_int_eq(memcmp(plain->ac, m[0]->ac,
+                                sizeof(double) *
+                                    (size_t)tsgs__model_dirs(m[0])),
+                         0);
+        tsgs_model_free(plain);
+    }
+    for (int k = 0; k < 3; k++)
+        tsgs_model_free(m[k]);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
 Suite *train_suite(void)
 {
     Suite *s = suite_create("train");
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, one_and_two_threads_identical);
+    tcase_add_loop_test(tc, same_bits_on_1_2_3_threads, 0, 7);
     tcase_add_test(tc, lazy_scale_equals_explicit_decay);
     tcase_add_test(tc, long_run_renormalises);
     tcase_add_test(tc, balance_holds_against_skewed_start);

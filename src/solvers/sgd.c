@@ -9,7 +9,17 @@
  * of unscaled sums; form the loss derivatives; add a block of random
  * features (or, once the feature budget is full, update an old block:
  * UDSG / CDSG); decay every older coefficient through the lazy global
- * scale. */
+ * scale.
+ *
+ * Threads: a step is short (a fraction of a millisecond), so the team is
+ * started once around the steps (one parallel region per run, or per
+ * stretch between two monitor measurements), not once per phase of a
+ * step. The functions marked "team" are called by every thread of it with
+ * the same arguments: loops are shared by orphaned `omp for`, the serial
+ * parts run on one thread (`omp single`, which ends in a barrier), and what
+ * one thread decides for all is kept in run_t. Outside a parallel region
+ * the same code runs on one thread. Every sum has a fixed order, so the
+ * model has the same bits on any number of threads. */
 #include "solver.h"
 
 #include "model_select.h"
@@ -73,7 +83,31 @@ typedef struct {
     tsgs__train_opts opt;
     double t_start;     /* when the steps started */
     double monitor_s;   /* time spent measuring the monitor set since */
+    size_t *ubatch_next; /* the next mini-batch's rows, read ahead */
+    float *XU_next;     /* and their scaled copies */
+    long ahead_t;       /* the step whose rows XU_next holds (0: none) */
+    size_t *draws;      /* the shuffle's draws: two chunks */
+    double *part;       /* the kernel's partial sums, shared by the team */
+    size_t npart;       /* their size */
+    /* Shared by the team within a step: what one thread decided for all. */
+    tsgs_error *err;    /* where a failure is described */
+    int failed;         /* the kernel could not generate directions */
+    int stop;           /* the hooks asked to stop */
+    long t_last;        /* the last step run */
+    tsgs_status run_st; /* TSGS_OK, or why a step failed */
+    long blk;           /* the block this step writes */
+    double blk_eta;     /* and its step */
+    int blk_checked;    /* its gradient is the checking rule's */
+    double var;         /* block_gradient's sampling variance */
+    long best;          /* the checking rule's best candidate */
+    double best_eta;    /* and its step */
 } run_t;
+
+/* What each thread of the team keeps for itself. */
+typedef struct {
+    tsgs__kernel_ws ws; /* scratch for regenerated directions */
+    long ahead_t;       /* its copy of run_t's ahead_t */
+} lane_t;
 
 static void run_free(run_t *r)
 {
@@ -83,6 +117,7 @@ static void run_free(run_t *r)
     free(r->dac); free(r->das); free(r->sorted); free(r->gc); free(r->gs);
     free(r->cgc); free(r->cgs); free(r->bcl); free(r->bsl); free(r->fcl);
     free(r->fsl); free(r->XLb); free(r->gl); free(r->ubatch);
+    free(r->ubatch_next); free(r->XU_next); free(r->draws); free(r->part);
 }
 
 /* k-th smallest of v[0..n) (0-based), reordering v: quickselect, O(n). */
@@ -129,47 +164,145 @@ static double quantile_threshold(double *v, size_t n, double ratio)
     return 0.5 * (a + b);
 }
 
-/* A new random order of the unlabeled rows for pass `epoch`. */
-static void shuffle_pass(run_t *r)
+/* A new random order of the unlabeled rows for pass `epoch` (team):
+ * Fisher-Yates from the top, swapping i - 1 with draw j_i < i for i = n ..
+ * 2. The swaps must run in order, but the draws are independent
+ * (counter-based): the team draws the next chunk of them while one thread
+ * applies this chunk's swaps, which prefetch the rows they will touch. */
+#define SHUFFLE_CHUNK 16384
+
+/* j_i for i = hi, hi - 1, .., hi - len + 1 into J (team, no barrier). */
+static void shuffle_draws(const run_t *r, size_t hi, size_t len, size_t *J)
 {
-    for (size_t i = r->nu; i > 1; i--) {
-        size_t j = (size_t)tsgs__below(r->p.seed, TSGS__STREAM_EPOCH,
-                                       ((uint64_t)r->epoch << 40) ^ i, i);
+#ifdef _OPENMP
+#pragma omp for schedule(dynamic, 1024) nowait
+#endif
+    for (size_t k = 0; k < len; k++) {
+        size_t i = hi - k;
+        J[k] = (size_t)tsgs__below(r->p.seed, TSGS__STREAM_EPOCH,
+                                   ((uint64_t)r->epoch << 40) ^ i, i);
+    }
+}
+
+static void shuffle_swaps(run_t *r, size_t hi, size_t len, const size_t *J)
+{
+    const size_t ahead = 16;
+    for (size_t k = 0; k < len; k++) {
+        if (k + ahead < len)
+            __builtin_prefetch(r->uidx + J[k + ahead], 1);
+        size_t i = hi - k, j = J[k];
         size_t t = r->uidx[i - 1];
         r->uidx[i - 1] = r->uidx[j];
         r->uidx[j] = t;
     }
 }
 
-/* Gathers and scales the next unlabeled mini-batch into XU. */
-static void next_unlabeled_batch(run_t *r, const tsgs_model *m)
+static void shuffle_pass(run_t *r)
 {
-    /* Which rows (sequential: a pass may end inside the batch), then their
-     * scaled copies in parallel: each is a cache miss on a large set. */
-    for (size_t i = 0; i < r->bu; i++) {
-        if (r->upos == r->nu) {
-            r->epoch++;
-            shuffle_pass(r);
-            r->upos = 0;
-        }
-        r->ubatch[i] = r->uidx[r->upos++];
+    if (r->nu < 2)
+        return;
+    size_t *J[2] = {r->draws, r->draws + SHUFFLE_CHUNK};
+    size_t hi = r->nu, len = hi - 1 < SHUFFLE_CHUNK ? hi - 1 : SHUFFLE_CHUNK;
+    shuffle_draws(r, hi, len, J[0]);
+    for (int c = 0; hi > 1; c ^= 1) {
+#ifdef _OPENMP
+#pragma omp barrier
+#pragma omp single nowait
+#endif
+        shuffle_swaps(r, hi, len, J[c]);
+        hi -= len;
+        len = hi - 1 < SHUFFLE_CHUNK ? hi - 1 : SHUFFLE_CHUNK;
+        if (hi > 1)
+            shuffle_draws(r, hi, len, J[c ^ 1]);
     }
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(r->threads) schedule(static) \
-    if (r->bu * r->d >= 2048)
+#pragma omp barrier
+#endif
+}
+
+/* Rows of the pass order from position upos into rows[from ..), up to a
+ * whole mini-batch or the end of the pass; returns the rows filled. */
+static size_t take_rows(run_t *r, size_t *rows, size_t from)
+{
+    size_t i = from;
+    while (i < r->bu && r->upos < r->nu)
+        rows[i++] = r->uidx[r->upos++];
+    return i;
+}
+
+/* The rows of the next unlabeled mini-batch into `rows` (team); a pass
+ * that ends inside it is followed by a new shuffle. */
+static void pick_unlabeled_rows(run_t *r, size_t *rows)
+{
+    size_t got;
+#ifdef _OPENMP
+#pragma omp single copyprivate(got)
+#endif
+    got = take_rows(r, rows, 0);
+    if (got == r->bu)
+        return;
+#ifdef _OPENMP
+#pragma omp single
+#endif
+    {
+        r->epoch++;
+        r->upos = 0;
+    }
+    shuffle_pass(r);
+#ifdef _OPENMP
+#pragma omp single
+#endif
+    take_rows(r, rows, got);
+}
+
+/* Scaled copies of the mini-batch's rows (team, no barrier): each is a
+ * cache miss on a large set. */
+static void gather_rows(const run_t *r, const tsgs_model *m,
+                        const size_t *rows, float *X)
+{
+#ifdef _OPENMP
+#pragma omp for schedule(dynamic, 16) nowait
 #endif
     for (size_t i = 0; i < r->bu; i++)
-        tsgs__scaler_apply(&m->scaler, r->ds->x + r->ubatch[i] * r->d, r->d,
-                           r->XU + i * r->d);
-    /* Ask for the next mini-batch's rows now: their cache misses then
-     * overlap this step's kernel instead of stalling the next gather. */
-    const size_t line = 64 / sizeof(float);
-    for (size_t i = r->upos; i < r->nu && i < r->upos + r->bu; i++) {
-        const float *row = r->ds->x + r->uidx[i] * r->d;
-        for (size_t k = 0; k < r->d; k += line)
-            __builtin_prefetch(row + k);
-        __builtin_prefetch(row + r->d - 1);
+        tsgs__scaler_apply(&m->scaler, r->ds->x + rows[i] * r->d, r->d,
+                           X + i * r->d);
+}
+
+/* The unlabeled mini-batch of step t into XU (team). The next step's rows,
+ * where they lie in the current pass, are read ahead into XU_next while
+ * the team predicts this batch (no barrier after them: the caller's next
+ * worksharing loop absorbs them). */
+static void next_unlabeled_batch(run_t *r, const tsgs_model *m, long t,
+                                 long T, lane_t *me)
+{
+    if (me->ahead_t != t) {
+        pick_unlabeled_rows(r, r->ubatch);
+        gather_rows(r, m, r->ubatch, r->XU);
+#ifdef _OPENMP
+#pragma omp barrier
+#endif
     }
+    long ahead_t;
+#ifdef _OPENMP
+#pragma omp single copyprivate(ahead_t)
+#endif
+    {
+        if (r->ahead_t == t) {
+            float *x = r->XU;
+            r->XU = r->XU_next;
+            r->XU_next = x;
+            size_t *b = r->ubatch;
+            r->ubatch = r->ubatch_next;
+            r->ubatch_next = b;
+        }
+        ahead_t = t < T && r->nu - r->upos >= r->bu ? t + 1 : 0;
+        if (ahead_t)
+            take_rows(r, r->ubatch_next, 0);
+        r->ahead_t = ahead_t;
+    }
+    me->ahead_t = ahead_t;
+    if (ahead_t)
+        gather_rows(r, m, r->ubatch_next, r->XU_next);
 }
 
 /* Picks the labeled mini-batch of step t: the first bl entries of lidx
@@ -213,7 +346,8 @@ static tsgs_status gather_labeled(run_t *r, const tsgs__train_job *job,
     return TSGS_OK;
 }
 
-static tsgs_status run_setup(run_t *r, tsgs_model *m, tsgs_error *err)
+static tsgs_status run_setup(run_t *r, tsgs_model *m, long max_blocks,
+                             tsgs_error *err)
 {
     const tsgs_dataset *ds = r->ds;
     const size_t d = r->d;
@@ -229,6 +363,13 @@ static tsgs_status run_setup(run_t *r, tsgs_model *m, tsgs_error *err)
     r->wl = calloc(nl1, sizeof(double));
     r->XU = malloc(sizeof(float) * bu1 * d);
     r->ubatch = malloc(sizeof(size_t) * bu1);
+    r->XU_next = malloc(sizeof(float) * bu1 * d);
+    r->ubatch_next = malloc(sizeof(size_t) * bu1);
+    r->draws = malloc(sizeof(size_t) * 2 * SHUFFLE_CHUNK);
+    /* the kernel's partial sums for the largest model and batch */
+    const long most_dirs = (r->frs ? 1 : max_blocks) * m->fs.dirs;
+    r->npart = tsgs__sums_scratch(most_dirs, bu1 > nl1 ? bu1 : nl1);
+    r->part = malloc(sizeof(double) * (r->npart ? r->npart : 1));
     r->gu = malloc(sizeof(double) * bu1);
     r->wu = malloc(sizeof(double) * bu1);
     r->sorted = malloc(sizeof(double) * bu1);
@@ -260,7 +401,8 @@ static tsgs_status run_setup(run_t *r, tsgs_model *m, tsgs_error *err)
         !r->XU || !r->gu || !r->wu || !r->Wb || !r->Pb || !r->cl || !r->sl ||
         !r->bcl || !r->bsl || !r->cu || !r->su || !r->dac || !r->das ||
         !r->sorted || !r->gc || !r->gs || !r->cgc || !r->cgs || !r->XLb ||
-        !r->gl || !r->ubatch)
+        !r->gl || !r->ubatch || !r->XU_next || !r->ubatch_next ||
+        !r->draws || !r->part)
         return TSGS__NOMEM(err);
     size_t iu = 0;
     for (size_t i = 0; i < ds->n && r->nu; i++) /* DSG leaves them out */
@@ -272,23 +414,24 @@ static tsgs_status run_setup(run_t *r, tsgs_model *m, tsgs_error *err)
                             r->pair ? r->fsl : NULL);
     r->epoch = 0;
     r->upos = 0;
-    if (r->nu)
-        shuffle_pass(r);
+    r->ahead_t = 0;
+#ifdef _OPENMP
+#pragma omp parallel num_threads(r->threads) if (r->threads > 1)
+#endif
+    shuffle_pass(r);
     return TSGS_OK;
 }
 
 /* out[i] (+)= sum_j wc[j] cv[i][j] + ws[j] sv[i][j] for n rows of a
  * feature matrix with the given row stride (sv, ws NULL for COS): the FRS
- * decision values and the update of the cached labeled sums. Each row on
- * one thread, so the sums do not depend on the thread count. */
-static void weighted_rows(const run_t *r, size_t n, long ncols,
-                          const double *wc, const double *ws, const float *cv,
-                          const float *sv, size_t stride, int accumulate,
-                          double *out)
+ * decision values and the update of the cached labeled sums (team). Each
+ * row on one thread, so the sums do not depend on the thread count. */
+static void weighted_rows(size_t n, long ncols, const double *wc,
+                          const double *ws, const float *cv, const float *sv,
+                          size_t stride, int accumulate, double *out)
 {
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(r->threads) schedule(static) \
-    if (n * (size_t)ncols > 65536)
+#pragma omp for schedule(static)
 #endif
     for (size_t i = 0; i < n; i++) {
         double s = 0.0;
@@ -301,69 +444,90 @@ static void weighted_rows(const run_t *r, size_t n, long ncols,
     }
 }
 
-/* Unscaled sums of FRS features: out[i] = sum_j a_j phi_j(x_i). */
+/* Unscaled sums of FRS features: out[i] = sum_j a_j phi_j(x_i) (team). */
 static void feature_sums(const run_t *r, const tsgs_model *m, const float *cv,
                          const float *sv, size_t n, double *out)
 {
-    weighted_rows(r, n, r->frs_dirs, m->ac, m->as, cv, sv,
+    weighted_rows(n, r->frs_dirs, m->ac, m->as, cv, sv,
                   (size_t)r->frs_groups * TSGS__LANES, 0, out);
 }
 
 /* Decision values of the unlabeled mini-batch (gu, without bias) with the
- * model so far, and the balance bias from them. */
+ * model so far, and the balance bias from them (team). */
 static tsgs_status predict_unlabeled(run_t *r, tsgs_model *m, long t,
-                                     tsgs_error *err)
+                                     lane_t *me)
 {
     const tsgs_params *p = &r->p;
     if (r->frs) {
         /* FRS: the batch's features over every direction are needed for
          * the gradient anyway; the decision values are their sums. */
-        tsgs__eval_features(r->d, m->panel, m->phase, r->frs_groups, r->XU,
-                            r->bu, r->threads, r->cu, r->pair ? r->su : NULL);
+        tsgs__eval_features_team(r->d, m->panel, m->phase, r->frs_groups,
+                                 r->XU, r->bu, r->cu,
+                                 r->pair ? r->su : NULL);
+#ifdef _OPENMP
+#pragma omp barrier
+#endif
         feature_sums(r, m, r->cu, r->su, r->bu, r->gu);
     } else {
         tsgs__fview v = tsgs__model_view(m);
-        tsgs_status st = tsgs__eval_sums(&v, r->XU, r->bu, r->threads, r->gu,
-                                         err);
-        if (st != TSGS_OK)
-            return st;
+        tsgs__eval_sums_team(&v, r->XU, r->bu, r->part, &me->ws, r->gu,
+                             &r->failed);
     }
-    const double k = m->scale * m->norm;
-    for (size_t i = 0; i < r->bu; i++)
-        r->gu[i] *= k;
-    if (p->balance == TSGS__BALANCE_HOLD) {
-        /* Hold the share of unlabeled rows predicted positive to the class
-         * ratio: the bias puts the (1 - ratio) quantile of the mini-batch's
-         * decision values at 0. A running mean over recent mini-batches
-         * tracks the model's drift. (Holding the mean decision value
-         * instead, as TSVMs do, lets a few large values drag the
-         * boundary.) */
-        memcpy(r->sorted, r->gu, sizeof(double) * r->bu);
-        double q = quantile_threshold(r->sorted, r->bu, p->balance_ratio);
-        double rho = 1.0 / (double)t > 0.1 ? 1.0 / (double)t : 0.1;
-        r->mean_ema = (1.0 - rho) * r->mean_ema + rho * q;
-        m->bias = -r->mean_ema;
+    tsgs_status st = TSGS_OK;
+#ifdef _OPENMP
+#pragma omp single copyprivate(st)
+#endif
+    if (r->failed) {
+        st = TSGS__NOMEM(r->err);
+    } else {
+        const double k = m->scale * m->norm;
+        for (size_t i = 0; i < r->bu; i++)
+            r->gu[i] *= k;
+        if (p->balance == TSGS__BALANCE_HOLD) {
+            /* Hold the share of unlabeled rows predicted positive to the
+             * class ratio: the bias puts the (1 - ratio) quantile of the
+             * mini-batch's decision values at 0. A running mean over
+             * recent mini-batches tracks the model's drift. (Holding the
+             * mean decision value instead, as TSVMs do, lets a few large
+             * values drag the boundary.) */
+            memcpy(r->sorted, r->gu, sizeof(double) * r->bu);
+            double q = quantile_threshold(r->sorted, r->bu,
+                                          p->balance_ratio);
+            double rho = 1.0 / (double)t > 0.1 ? 1.0 / (double)t : 0.1;
+            r->mean_ema = (1.0 - rho) * r->mean_ema + rho * q;
+            m->bias = -r->mean_ema;
+        }
     }
-    return TSGS_OK;
+    return st;
 }
 
 /* Without the cache (many labeled rows): the labeled mini-batch's rows and
- * their decision values, through the same kernel as the unlabeled ones. */
+ * their decision values, through the same kernel as the unlabeled ones
+ * (team). */
 static tsgs_status predict_labeled(run_t *r, const tsgs_model *m,
-                                   tsgs_error *err)
+                                   lane_t *me)
 {
+#ifdef _OPENMP
+#pragma omp for schedule(static)
+#endif
     for (size_t i = 0; i < r->bl; i++)
         memcpy(r->XLb + i * r->d, r->XL + r->lidx[i] * r->d,
                sizeof(float) * r->d);
     tsgs__fview v = tsgs__model_view(m);
-    tsgs_status st = tsgs__eval_sums(&v, r->XLb, r->bl, r->threads, r->gl,
-                                     err);
-    if (st != TSGS_OK)
-        return st;
-    const double k = m->scale * m->norm;
-    for (size_t i = 0; i < r->bl; i++)
-        r->gl[i] *= k;
-    return TSGS_OK;
+    tsgs__eval_sums_team(&v, r->XLb, r->bl, r->part, &me->ws, r->gl,
+                         &r->failed);
+    tsgs_status st = TSGS_OK;
+#ifdef _OPENMP
+#pragma omp single copyprivate(st)
+#endif
+    if (r->failed) {
+        st = TSGS__NOMEM(r->err);
+    } else {
+        const double k = m->scale * m->norm;
+        for (size_t i = 0; i < r->bl; i++)
+            r->gl[i] *= k;
+    }
+    return st;
 }
 
 /* Loss derivatives, weighted as the objective's mini-batch means. Rows
@@ -408,31 +572,52 @@ static void loss_weights(run_t *r, const tsgs_model *m, double cstar)
     }
 }
 
+static void block_sums(const run_t *r, const tsgs_model *m, double *gc,
+                       double *gs, double *var);
+
 /* Features of the batch rows on block b (into cl/sl for every labeled
  * row, cu/su for the unlabeled mini-batch) and the gradient per unit step
  * of the block's actual coefficients (those of the bare cos / sin, so
  * f = sum_j beta_j cos_j), g_j = -(norm^2 / D) sum_i w_i cos_j(x_i): the
  * functional gradient sum_i w_i k(x_i, .) with k estimated by
- * (1 / D) sum_j phi_j(x_i) phi_j(.), phi_j = norm cos_j. Into gc/gs; *var
- * gets the sampling variance of g summed over the block (the checking
- * rule's noise term). */
+ * (1 / D) sum_j phi_j(x_i) phi_j(.), phi_j = norm cos_j. Into gc/gs, and
+ * the sampling variance of g summed over the block (the checking rule's
+ * noise term) into r->var. Team. */
 static tsgs_status block_gradient(run_t *r, const tsgs_model *m, long b,
-                                  double *gc, double *gs, double *var,
-                                  tsgs_error *err)
+                                  double *gc, double *gs)
+{
+    const int pair = r->pair;
+    tsgs_status st = TSGS_OK;
+#ifdef _OPENMP
+#pragma omp single copyprivate(st)
+#endif
+    if (tsgs__model_block_directions(m, b, r->Wb, r->Pb))
+        st = TSGS__NOMEM(r->err);
+    if (st != TSGS_OK)
+        return st;
+    if (r->lcache)
+        tsgs__eval_features_team(r->d, r->Wb, r->Pb, r->ngb, r->XL, r->nl,
+                                 r->cl, pair ? r->sl : NULL);
+    else
+        tsgs__eval_features_team(r->d, r->Wb, r->Pb, r->ngb, r->XLb, r->bl,
+                                 r->cl, pair ? r->sl : NULL);
+    tsgs__eval_features_team(r->d, r->Wb, r->Pb, r->ngb, r->XU, r->bu,
+                             r->cu, pair ? r->su : NULL);
+#ifdef _OPENMP
+#pragma omp barrier
+#pragma omp single
+#endif
+    block_sums(r, m, gc, gs, &r->var);
+    return TSGS_OK;
+}
+
+/* The gradient sums of block_gradient over the features it computed. */
+static void block_sums(const run_t *r, const tsgs_model *m, double *gc,
+                       double *gs, double *var)
 {
     const long dirs = m->fs.dirs;
     const size_t wb = r->wb;
     const int pair = r->pair;
-    if (tsgs__model_block_directions(m, b, r->Wb, r->Pb))
-        return TSGS__NOMEM(err);
-    if (r->lcache)
-        tsgs__eval_features(r->d, r->Wb, r->Pb, r->ngb, r->XL, r->nl,
-                            r->threads, r->cl, pair ? r->sl : NULL);
-    else
-        tsgs__eval_features(r->d, r->Wb, r->Pb, r->ngb, r->XLb, r->bl,
-                            r->threads, r->cl, pair ? r->sl : NULL);
-    tsgs__eval_features(r->d, r->Wb, r->Pb, r->ngb, r->XU, r->bu,
-                        r->threads, r->cu, pair ? r->su : NULL);
     const double unit = -m->norm * m->norm / (double)dirs;
     const double nrows = (double)(r->bl + r->bu);
     double v = 0.0;
@@ -469,47 +654,58 @@ static tsgs_status block_gradient(run_t *r, const tsgs_model *m, long b,
     }
     if (var)
         *var = v;
-    return TSGS_OK;
 }
 
 /* The step itself: decay every coefficient by (1 - eta) through the lazy
  * scale (the explicit loop is the tests' reference), add eta * g to block
  * b's actual coefficients, and keep the cached labeled sums current with
- * the features block_gradient left in cl/sl (O(n_l r)). */
+ * the features block_gradient left in cl/sl (O(n_l r)). Team. */
 static void apply_step(run_t *r, tsgs_model *m, long b, long dirs,
                        const float *cl, const float *sl, size_t wl_stride,
                        double eta, const double *gc, const double *gs)
 {
     const int pair = r->pair;
-    if (r->opt.explicit_decay) {
-        long n = tsgs__model_dirs(m);
-        for (long g = 0; g < n; g++) {
-            m->ac[g] *= 1.0 - eta;
-            if (pair)
-                m->as[g] *= 1.0 - eta;
+#ifdef _OPENMP
+#pragma omp single
+#endif
+    {
+        if (r->opt.explicit_decay) {
+            long n = tsgs__model_dirs(m);
+            for (long g = 0; g < n; g++) {
+                m->ac[g] *= 1.0 - eta;
+                if (pair)
+                    m->as[g] *= 1.0 - eta;
+            }
+            for (size_t i = 0; i < r->nl; i++)
+                r->hl[i] *= 1.0 - eta;
+        } else {
+            m->scale *= 1.0 - eta;
         }
-        for (size_t i = 0; i < r->nl; i++)
-            r->hl[i] *= 1.0 - eta;
-    } else {
-        m->scale *= 1.0 - eta;
-    }
-    /* actual coefficient = scale * norm * a, so a += eta g / (scale norm) */
-    const double to_a = eta / (m->scale * m->norm);
-    for (long j = 0; j < dirs; j++) {
-        r->dac[j] = to_a * gc[j];
-        r->das[j] = pair ? to_a * gs[j] : 0.0;
-        m->ac[b * dirs + j] += r->dac[j];
-        if (pair)
-            m->as[b * dirs + j] += r->das[j];
+        /* actual coefficient = scale * norm * a, so
+         * a += eta g / (scale norm) */
+        const double to_a = eta / (m->scale * m->norm);
+        for (long j = 0; j < dirs; j++) {
+            r->dac[j] = to_a * gc[j];
+            r->das[j] = pair ? to_a * gs[j] : 0.0;
+            m->ac[b * dirs + j] += r->dac[j];
+            if (pair)
+                m->as[b * dirs + j] += r->das[j];
+        }
     }
     if (r->lcache)
-        weighted_rows(r, r->nl, dirs, r->dac, r->das, cl, pair ? sl : NULL,
+        weighted_rows(r->nl, dirs, r->dac, r->das, cl, pair ? sl : NULL,
                       wl_stride, 1, r->hl);
     if (m->scale < r->opt.scale_floor) {
-        double s = m->scale;
-        tsgs__model_fold_scale(m);
-        for (size_t i = 0; i < r->nl; i++)
-            r->hl[i] *= s;
+#ifdef _OPENMP
+#pragma omp barrier
+#pragma omp single
+#endif
+        {
+            double s = m->scale;
+            tsgs__model_fold_scale(m);
+            for (size_t i = 0; i < r->nl; i++)
+                r->hl[i] *= s;
+        }
     }
 }
 
@@ -537,80 +733,92 @@ double tsgs__checked_step(double beta2, double beta_g, double g2, double V,
     return hi < gamma ? hi : gamma;
 }
 
-/* Examines reuse_candidates old blocks: the best one into *best and its
- * step into *eta (<= 0: none passes), leaving its gradient in gc/gs and its
- * features in cl/sl. */
+/* Examines reuse_candidates old blocks: the best one into r->best and its
+ * step into r->best_eta (<= 0: none passes), leaving its gradient in gc/gs
+ * and its features in bcl/bsl (team). */
 static tsgs_status check_candidates(run_t *r, tsgs_model *m, long t,
-                                    double gamma, long *best, double *eta,
-                                    tsgs_error *err)
+                                    double gamma)
 {
     const long dirs = m->fs.dirs;
     const long K = r->p.reuse_candidates;
-    double best_eta = -INFINITY;
-    tsgs_status st;
-    *best = -1;
     const double k = m->scale * m->norm;
+#ifdef _OPENMP
+#pragma omp single
+#endif
+    {
+        r->best_eta = -INFINITY;
+        r->best = -1;
+    }
     for (long c = 0; c < K; c++) {
         long b = (long)tsgs__below(r->p.seed, TSGS__STREAM_CHECK,
                                    ((uint64_t)t << 20) ^ (uint64_t)c,
                                    (uint64_t)m->nblocks);
-        double V;
-        if ((st = block_gradient(r, m, b, r->cgc, r->cgs, &V, err)))
+        tsgs_status st = block_gradient(r, m, b, r->cgc, r->cgs);
+        if (st != TSGS_OK)
             return st;
-        double beta2 = 0, beta_g = 0, g2 = 0;
-        for (long j = 0; j < dirs; j++) {
-            double bc = k * m->ac[b * dirs + j];
-            beta2 += bc * bc;
-            beta_g += bc * r->cgc[j];
-            g2 += r->cgc[j] * r->cgc[j];
-            if (r->pair) {
-                double bs = k * m->as[b * dirs + j];
-                beta2 += bs * bs;
-                beta_g += bs * r->cgs[j];
-                g2 += r->cgs[j] * r->cgs[j];
+#ifdef _OPENMP
+#pragma omp single
+#endif
+        {
+            double beta2 = 0, beta_g = 0, g2 = 0;
+            for (long j = 0; j < dirs; j++) {
+                double bc = k * m->ac[b * dirs + j];
+                beta2 += bc * bc;
+                beta_g += bc * r->cgc[j];
+                g2 += r->cgc[j] * r->cgc[j];
+                if (r->pair) {
+                    double bs = k * m->as[b * dirs + j];
+                    beta2 += bs * bs;
+                    beta_g += bs * r->cgs[j];
+                    g2 += r->cgs[j] * r->cgs[j];
+                }
+            }
+            double e = tsgs__checked_step(beta2, beta_g, g2, r->var, gamma);
+            if (e > r->best_eta) {
+                r->best_eta = e;
+                r->best = b;
+                memcpy(r->gc, r->cgc, sizeof(double) * (size_t)dirs);
+                memcpy(r->gs, r->cgs, sizeof(double) * (size_t)dirs);
+                /* keep the winner's features for the labeled-cache
+                 * update */
+                float *tmp;
+                tmp = r->cl; r->cl = r->bcl; r->bcl = tmp;
+                tmp = r->sl; r->sl = r->bsl; r->bsl = tmp;
             }
         }
-        double e = tsgs__checked_step(beta2, beta_g, g2, V, gamma);
-        if (e > best_eta) {
-            best_eta = e;
-            *best = b;
-            memcpy(r->gc, r->cgc, sizeof(double) * (size_t)dirs);
-            memcpy(r->gs, r->cgs, sizeof(double) * (size_t)dirs);
-            /* keep the winner's features for the labeled-cache update */
-            float *tmp;
-            tmp = r->cl; r->cl = r->bcl; r->bcl = tmp;
-            tmp = r->sl; r->sl = r->bsl; r->bsl = tmp;
-        }
     }
-    *eta = best_eta;
     return TSGS_OK;
 }
 
 /* One step of FRS3VM: mini-batch SGD on the same objective over one fixed
  * set of random features, every coefficient updated at every step (so a
  * step costs O(B M), the features never change, and the labeled rows'
- * features are computed once). t is 1-based. */
+ * features are computed once). t is 1-based. Team. */
 static tsgs_status step_frs(run_t *r, tsgs_model *m, long t, long T,
-                            tsgs_error *err)
+                            lane_t *me)
 {
     const tsgs_params *p = &r->p;
     const double gamma = tsgs__step_size(p, t, T);
     const double cstar = p->c_star * tsgs__anneal_factor(p, t, T);
     const long D = r->frs_dirs;
     const size_t W = (size_t)r->frs_groups * TSGS__LANES;
-    tsgs_status st;
     if (r->bu) {
-        next_unlabeled_batch(r, m);
-        if ((st = predict_unlabeled(r, m, t, err)) != TSGS_OK)
+        next_unlabeled_batch(r, m, t, T, me);
+        tsgs_status st = predict_unlabeled(r, m, t, me);
+        if (st != TSGS_OK)
             return st;
     }
-    next_labeled_batch(r, t);
-    loss_weights(r, m, cstar);
+#ifdef _OPENMP
+#pragma omp single
+#endif
+    {
+        next_labeled_batch(r, t);
+        loss_weights(r, m, cstar);
+    }
     /* as in block_gradient: norm^2 / D, the kernel estimate's weight */
     const double unit = -m->norm * m->norm / (double)D;
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(r->threads) schedule(static) \
-    if ((r->bl + r->bu) * (size_t)D > 65536)
+#pragma omp for schedule(static)
 #endif
     for (long j = 0; j < D; j++) {
         double sc = 0.0, ss = 0.0;
@@ -646,9 +854,9 @@ static void learn_bias(run_t *r, tsgs_model *m, double gamma)
     m->bias -= gamma * g;
 }
 
-/* One step of TSG, DSG or CDSG: t is 1-based. */
+/* One step of TSG, DSG or CDSG: t is 1-based. Team. */
 static tsgs_status step(run_t *r, tsgs_model *m, long t, long T,
-                        long max_blocks, tsgs_error *err)
+                        long max_blocks, lane_t *me)
 {
     const tsgs_params *p = &r->p;
     const long dirs = m->fs.dirs;
@@ -657,61 +865,80 @@ static tsgs_status step(run_t *r, tsgs_model *m, long t, long T,
     tsgs_status st;
 
     if (r->bu) {
-        next_unlabeled_batch(r, m);
-        if ((st = predict_unlabeled(r, m, t, err)) != TSGS_OK)
+        next_unlabeled_batch(r, m, t, T, me);
+        if ((st = predict_unlabeled(r, m, t, me)) != TSGS_OK)
             return st;
     }
+#ifdef _OPENMP
+#pragma omp single
+#endif
     next_labeled_batch(r, t);
-    if (!r->lcache && (st = predict_labeled(r, m, err)) != TSGS_OK)
+    if (!r->lcache && (st = predict_labeled(r, m, me)) != TSGS_OK)
         return st;
-    loss_weights(r, m, cstar);
-
     /* The block this step writes: a new one while the budget allows, else
      * an old one, drawn uniformly (UDSG) or by the checking rule (CDSG),
      * which also reuses before the budget is full when an old block takes
      * the full step. */
-    long b = -1;
-    double eta = gamma;
-    int fresh = m->nblocks < max_blocks, checked = 0;
-    const float *cl = r->cl, *sl = r->sl;
-    if (p->reuse == TSGS_REUSE_CHECK && m->nblocks > 0) {
-        double e;
-        long c;
-        if ((st = check_candidates(r, m, t, gamma, &c, &e, err)))
-            return st;
-        if (e >= gamma || (!fresh && e > 0.0)) {
-            b = c;
-            eta = e;
-            fresh = 0;
-            checked = 1; /* its gradient and features are at hand */
-            cl = r->bcl;
-            sl = r->bsl;
+    int check;
+#ifdef _OPENMP
+#pragma omp single copyprivate(check)
+#endif
+    {
+        loss_weights(r, m, cstar);
+        check = p->reuse == TSGS_REUSE_CHECK && m->nblocks > 0;
+    }
+    if (check && (st = check_candidates(r, m, t, gamma)) != TSGS_OK)
+        return st;
+    int checked;
+#ifdef _OPENMP
+#pragma omp single copyprivate(st, checked)
+#endif
+    {
+        long b = -1;
+        double eta = gamma;
+        int fresh = m->nblocks < max_blocks;
+        checked = 0;
+        if (check) {
+            double e = r->best_eta;
+            if (e >= gamma || (!fresh && e > 0.0)) {
+                b = r->best;
+                eta = e;
+                fresh = 0;
+                checked = 1; /* its gradient and features are at hand */
+            } else if (!fresh) {
+                b = -2; /* nothing passes: fall back to a uniform pick */
+            }
         } else if (!fresh) {
-            b = -2; /* nothing passes: fall back to a uniform pick */
+            b = -2;
         }
-    } else if (!fresh) {
-        b = -2;
+        st = TSGS_OK;
+        if (fresh) {
+            /* The cache takes the new block's directions before its
+             * gradient reads them from there. */
+            if ((st = tsgs__model_add_block(m, r->err)) == TSGS_OK)
+                st = tsgs__model_cache_sync(m, r->err);
+            b = m->nblocks - 1;
+        } else if (b == -2) {
+            b = (long)tsgs__below(p->seed, TSGS__STREAM_REUSE, (uint64_t)t,
+                                  (uint64_t)m->nblocks);
+        }
+        r->blk = b;
+        r->blk_eta = eta;
     }
-    if (fresh) {
-        /* The cache takes the new block's directions before its gradient
-         * reads them from there. */
-        if ((st = tsgs__model_add_block(m, err)) != TSGS_OK ||
-            (st = tsgs__model_cache_sync(m, err)) != TSGS_OK)
-            return st;
-        b = m->nblocks - 1;
-    } else if (b == -2) {
-        b = (long)tsgs__below(p->seed, TSGS__STREAM_REUSE, (uint64_t)t,
-                              (uint64_t)m->nblocks);
-    }
-    if (!checked) {
-        if ((st = block_gradient(r, m, b, r->gc, r->gs, NULL, err)))
-            return st;
-        cl = r->cl;
-        sl = r->sl;
-    }
-    apply_step(r, m, b, dirs, cl, sl, r->wb, eta, r->gc, r->gs);
-    if (p->balance != TSGS__BALANCE_HOLD)
+    if (st != TSGS_OK)
+        return st;
+    if (!checked &&
+        (st = block_gradient(r, m, r->blk, r->gc, r->gs)) != TSGS_OK)
+        return st;
+    /* the checking rule's winner keeps its features in bcl/bsl */
+    apply_step(r, m, r->blk, dirs, checked ? r->bcl : r->cl,
+               checked ? r->bsl : r->sl, r->wb, r->blk_eta, r->gc, r->gs);
+    if (p->balance != TSGS__BALANCE_HOLD) {
+#ifdef _OPENMP
+#pragma omp single
+#endif
         learn_bias(r, m, gamma);
+    }
     return TSGS_OK;
 }
 
@@ -968,7 +1195,7 @@ static tsgs_status start_model(run_t *r, tsgs__train_job *job, long T,
                                : (double)r->nl * (double)m->fs.dirs <=
                                      (double)r->bl * (double)max_blocks *
                                          (double)m->fs.dirs);
-    if ((st = run_setup(r, m, err)) != TSGS_OK)
+    if ((st = run_setup(r, m, max_blocks, err)) != TSGS_OK)
         goto fail;
     *out = m;
     return TSGS_OK;
@@ -1000,36 +1227,103 @@ static void report_progress(run_t *r, const tsgs_model *m,
     hooks->progress(&pr, hooks->user);
 }
 
+/* Whether the hooks ask for a progress report, and for a monitor
+ * measurement, after step t. */
+static int report_due(const tsgs_train_hooks *hooks, long t)
+{
+    return hooks && hooks->progress && hooks->progress_every > 0 &&
+           t % hooks->progress_every == 0;
+}
+
+static int measure_due(const tsgs_train_hooks *hooks, long t)
+{
+    return hooks && hooks->progress && hooks->monitor &&
+           hooks->monitor_every > 0 && t % hooks->monitor_every == 0;
+}
+
+/* Steps t0 .. t1 of T by the team (team), until a step fails (r->run_st)
+ * or the hooks ask to stop (r->stop); r->t_last gets the last step run.
+ * The hooks are called on the calling thread (the team's master), as
+ * progress reports without a monitor measurement: the measurement, which
+ * has a team of its own, comes between two such stretches. */
+static void run_stretch(run_t *r, tsgs_model *m, const tsgs_train_hooks *hooks,
+                        long t0, long t1, long T, long max_blocks,
+                        long ahead_t)
+{
+    /* ahead_t is r->ahead_t as the stretch starts: read before the team
+     * runs, as a thread that starts late would find the next one there */
+    lane_t me = {{NULL, NULL}, ahead_t};
+    /* without it, the kernel reports a failure if it needs the scratch */
+    tsgs__kernel_ws_init(&me.ws, r->d);
+    for (long t = t0; t <= t1; t++) {
+        tsgs_status st = r->frs ? step_frs(r, m, t, T, &me)
+                                : step(r, m, t, T, max_blocks, &me);
+        if (st != TSGS_OK) { /* the same on every thread */
+#ifdef _OPENMP
+#pragma omp master
+#endif
+            r->run_st = st;
+            break;
+        }
+#ifdef _OPENMP
+#pragma omp master
+#endif
+        {
+            r->t_last = t;
+            r->stop = hooks && hooks->should_stop &&
+                      hooks->should_stop(hooks->user);
+            if (!r->stop && t < T && report_due(hooks, t) &&
+                !measure_due(hooks, t))
+                report_progress(r, m, hooks, t, T, 0);
+        }
+#ifdef _OPENMP
+#pragma omp barrier
+#endif
+        if (r->stop)
+            break;
+    }
+    tsgs__kernel_ws_free(&me.ws);
+}
+
 /* Steps 1 .. T (or until the hooks ask to stop: *t_done gets the steps
  * run), with progress reports and monitor measurements as asked; the last
- * report is the caller's, once the model is final. */
+ * report is the caller's, once the model is final. One parallel region
+ * per stretch of steps between two monitor measurements (one per run
+ * without a monitor). */
 static tsgs_status run_steps(run_t *r, tsgs_model *m,
                              const tsgs_train_hooks *hooks, long T,
                              long max_blocks, long *t_done, int *stopped,
                              tsgs_error *err)
 {
-    long t;
     r->t_start = now_s();
     r->monitor_s = 0.0;
+    r->err = err;
+    r->stop = 0;
+    r->run_st = TSGS_OK;
+    r->failed = 0;
     *stopped = 0;
-    for (t = 1; t <= T; t++) {
-        tsgs_status st = r->frs ? step_frs(r, m, t, T, err)
-                                : step(r, m, t, T, max_blocks, err);
-        if (st != TSGS_OK)
-            return st;
-        if (hooks && hooks->should_stop && hooks->should_stop(hooks->user)) {
+    const long every = measure_due(hooks, 0) ? hooks->monitor_every : 0;
+    for (long t = 1; t <= T;) {
+        long last = every ? (t + every - 1) / every * every : T;
+        if (last > T)
+            last = T;
+        const long ahead_t = r->ahead_t;
+#ifdef _OPENMP
+#pragma omp parallel num_threads(r->threads) if (r->threads > 1)
+#endif
+        run_stretch(r, m, hooks, t, last, T, max_blocks, ahead_t);
+        if (r->run_st != TSGS_OK)
+            return r->run_st;
+        if (r->stop) {
             *stopped = 1;
-            break;
+            *t_done = r->t_last;
+            return TSGS_OK;
         }
-        int report = hooks && hooks->progress && hooks->progress_every > 0 &&
-                     t % hooks->progress_every == 0;
-        int measure = hooks && hooks->progress && hooks->monitor &&
-                      hooks->monitor_every > 0 &&
-                      t % hooks->monitor_every == 0;
-        if ((report || measure) && t < T)
-            report_progress(r, m, hooks, t, T, measure);
+        if (last < T) /* a measurement is due after it */
+            report_progress(r, m, hooks, last, T, 1);
+        t = last + 1;
     }
-    *t_done = *stopped ? t : T;
+    *t_done = T;
     return TSGS_OK;
 }
 
