@@ -18,6 +18,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -143,6 +146,26 @@ static void time_npy(const char *text, int runs, const thread_counts *tc)
     remove(labels);
 }
 
+/* How many CPUs this process gets now: `threads` threads spin for 0.5 s
+ * and their CPU time is divided by the wall time (on a machine shared
+ * with other sessions the scheduler's share, not the core count, may
+ * bound any speedup). */
+static double cpus_available(int threads)
+{
+    double t0 = now_s(), c0 = cpu_s();
+    (void)threads;
+#ifdef _OPENMP
+#pragma omp parallel num_threads(threads)
+#endif
+    {
+        volatile double x = 0;
+        while (now_s() - t0 < 0.5)
+            for (int i = 0; i < 10000; i++)
+                x += 1e-9 * i;
+    }
+    return (cpu_s() - c0) / (now_s() - t0);
+}
+
 static int parse_counts(const char *s, thread_counts *tc)
 {
     tc->n = 0;
@@ -196,6 +219,12 @@ int main(int argc, char **argv)
     }
     if (runs < 1)
         runs = 1;
+    int most = 1;
+    for (int c = 0; c < tc.n; c++)
+        most = tc.counts[c] > most ? tc.counts[c] : most;
+    printf("# cpus_available\t%.2f (%d threads spinning 0.5 s: CPU time / "
+           "wall time)\n",
+           cpus_available(most), most);
     const char *header = "file\tthreads\trows\tfile_mb\ttext_mb\tseconds\t"
                          "best_seconds\tcpu_seconds\ttext_mb_per_s\t"
                          "rows_per_s\n";

@@ -883,29 +883,9 @@ static tsgs_status line_start_from(const split_plan *sp, const char *path,
     return TSGS_OK;
 }
 
-/* One chunk: the lines of [from, to) parsed into C with R's settings.
- * C->lr.line counts the chunk's own lines. */
-static tsgs_status parse_chunk(const reader *R, tsgs_format fmt,
-                               const split_plan *sp, uint64_t from,
-                               uint64_t to, reader *C, tsgs_error *err)
+/* The lines of C's range, after its first data row has been read. */
+static tsgs_status parse_lines(reader *C, tsgs_format fmt, tsgs_error *err)
 {
-    memset(C, 0, sizeof *C);
-    C->path = R->path;
-    C->opt = R->opt;
-    C->ncols = R->ncols;
-    C->labcol = R->labcol;
-    C->d = R->d;
-    C->delim = R->delim;
-    C->lr.path = R->path;
-    C->lr.fd = sp->fd;
-    C->lr.at = from;
-    C->lr.stop = to;
-    if (from == to)
-        return TSGS_OK;
-    C->lr.cap = to - from < READ_CHUNK ? (size_t)(to - from) : READ_CHUNK;
-    C->lr.buf = malloc(C->lr.cap + 1);
-    if (!C->lr.buf)
-        return TSGS__NOMEM(err);
     for (;;) {
         char *line;
         size_t len;
@@ -922,6 +902,47 @@ static tsgs_status parse_chunk(const reader *R, tsgs_format fmt,
         if (st != TSGS_OK)
             return st;
     }
+}
+
+/* A thread's line buffer, kept from chunk to chunk (a new buffer for
+ * every chunk would have its pages faulted in every time). */
+typedef struct {
+    char *buf; /* cap + 1 bytes */
+    size_t cap;
+} line_buffer;
+
+/* One chunk: the lines of [from, to) parsed into C with R's settings,
+ * through the thread's buffer b. C->lr.line counts the chunk's own lines. */
+static tsgs_status parse_chunk(const reader *R, tsgs_format fmt,
+                               const split_plan *sp, uint64_t from,
+                               uint64_t to, line_buffer *b, reader *C,
+                               tsgs_error *err)
+{
+    memset(C, 0, sizeof *C);
+    C->path = R->path;
+    C->opt = R->opt;
+    C->ncols = R->ncols;
+    C->labcol = R->labcol;
+    C->d = R->d;
+    C->delim = R->delim;
+    C->lr.path = R->path;
+    C->lr.fd = sp->fd;
+    C->lr.at = from;
+    C->lr.stop = to;
+    if (from == to)
+        return TSGS_OK;
+    if (!b->buf) {
+        b->cap = READ_CHUNK;
+        if (!(b->buf = malloc(b->cap + 1)))
+            return TSGS__NOMEM(err);
+    }
+    C->lr.buf = b->buf;
+    C->lr.cap = b->cap;
+    tsgs_status st = parse_lines(C, fmt, err);
+    b->buf = C->lr.buf; /* grown for a long line, perhaps */
+    b->cap = C->lr.cap;
+    C->lr.buf = NULL;
+    return st;
 }
 
 static void chunk_free(reader *C)
@@ -1063,11 +1084,18 @@ static tsgs_status read_rest_split(reader *R, tsgs_format fmt,
     }
     int threads = sp->threads < nc ? sp->threads : nc;
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
+#pragma omp parallel num_threads(threads)
 #endif
-    for (int c = 0; c < nc; c++)
-        sts[c] = parse_chunk(R, fmt, sp, bound[c], bound[c + 1], &C[c],
-                             &errs[c]);
+    {
+        line_buffer b = {NULL, 0};
+#ifdef _OPENMP
+#pragma omp for schedule(dynamic, 1)
+#endif
+        for (int c = 0; c < nc; c++)
+            sts[c] = parse_chunk(R, fmt, sp, bound[c], bound[c + 1], &b,
+                                 &C[c], &errs[c]);
+        free(b.buf);
+    }
     long line_base = R->lr.line;
     for (int c = 0; c < nc; c++) {
         if (sts[c] != TSGS_OK) {

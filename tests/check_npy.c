@@ -424,6 +424,40 @@ START_TEST(bad_values_named_by_element)
     ck_assert_ptr_null(ds);
     remove(path);
 
+    /* Large enough for threads and whole scan blocks: the first bad value
+     * in row-major order is named, whatever the thread count. */
+    size_t big = 3 * 40000;
+    float *many = calloc(big, sizeof(float));
+    ck_assert_ptr_nonnull(many);
+    many[big - 1] = NAN;          /* [2, 39999], a later block */
+    many[2 * 40000 + 5] = INFINITY; /* [2, 5]: first */
+    many[4095] = 1e30f;           /* finite, last of a block */
+    write_npy(path, 1,
+              "{'descr': '<f4', 'fortran_order': False, "
+              "'shape': (3, 40000), }",
+              0, many, sizeof(float) * big);
+    for (int t = 1; t <= 4; t++) {
+        o.threads = t;
+        ck_assert_int_eq(tsgs_dataset_read(path, &o, &ds, &err),
+                         TSGS_ERR_DATA);
+        ck_assert_msg(strstr(err.message, "element [2, 5] = inf"), "%d: %s",
+                      t, err.message);
+    }
+    many[2 * 40000 + 5] = 0;
+    many[big - 1] = 0;
+    write_npy(path, 1,
+              "{'descr': '<f4', 'fortran_order': False, "
+              "'shape': (3, 40000), }",
+              0, many, sizeof(float) * big);
+    o.threads = 3;
+    ck_assert_int_eq(tsgs_dataset_read(path, &o, &ds, &err), TSGS_OK);
+    ck_assert_ptr_nonnull(ds->map);
+    ck_assert_float_eq(tsgs_dataset_row(ds, 0)[4095], 1e30f);
+    tsgs_dataset_free(ds);
+    ds = NULL;
+    free(many);
+    remove(path);
+
     char cmd[400];
     snprintf(cmd, sizeof cmd, "gzip -c " NPY "f4.npy > %s/z.npy.gz",
              tmp_dir);
