@@ -29,6 +29,21 @@ void fuzz_check_failure(tsgs_status st, const tsgs_error *err,
     }
 }
 
+tsgs_status fuzz_read_checked(const char *path, const tsgs_read_options *o,
+                              tsgs_dataset **ds, tsgs_error *err)
+{
+    *ds = NULL;
+    tsgs_status st = tsgs_dataset_read(path, o, ds, err);
+    if (st != TSGS_OK) {
+        if (*ds)
+            fail("output written on failure");
+        fuzz_check_failure(st, err, path);
+    } else {
+        fuzz_check_dataset(*ds);
+    }
+    return st;
+}
+
 void fuzz_check_dataset(const tsgs_dataset *ds)
 {
     size_t n = tsgs_dataset_rows(ds), d = tsgs_dataset_features(ds);

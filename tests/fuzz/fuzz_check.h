@@ -15,6 +15,12 @@ void fuzz_check_failure(tsgs_status st, const tsgs_error *err,
  * labels finite or unlabeled; the labeled count matches the labels. */
 void fuzz_check_dataset(const tsgs_dataset *ds);
 
+/* tsgs_dataset_read(path, o) with the checks above: on failure nothing
+ * written to *ds and fuzz_check_failure; on success fuzz_check_dataset.
+ * Returns the status (the caller frees *ds on success). */
+tsgs_status fuzz_read_checked(const char *path, const tsgs_read_options *o,
+                              tsgs_dataset **ds, tsgs_error *err);
+
 /* Two datasets with the same rows, features and labels, bit for bit. */
 void fuzz_check_same_dataset(const tsgs_dataset *a, const tsgs_dataset *b);
 

@@ -11,16 +11,9 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     const char *path = fuzz_file_write(data, size);
-    tsgs_dataset *ds = NULL;
+    tsgs_dataset *ds;
     tsgs_error err;
-    tsgs_status st = tsgs_dataset_read(path, NULL, &ds, &err);
-    if (st != TSGS_OK) {
-        if (ds)
-            abort();
-        fuzz_check_failure(st, &err, path);
-        return 0;
-    }
-    fuzz_check_dataset(ds);
-    tsgs_dataset_free(ds);
+    if (fuzz_read_checked(path, NULL, &ds, &err) == TSGS_OK)
+        tsgs_dataset_free(ds);
     return 0;
 }

@@ -21,16 +21,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     o.has_unlabeled_label = (opts >> 5) & 1;
     o.unlabeled_label = -1.0;
     const char *path = fuzz_file_write(data + 1, size - 1);
-    tsgs_dataset *ds = NULL;
+    tsgs_dataset *ds;
     tsgs_error err;
-    tsgs_status st = tsgs_dataset_read(path, &o, &ds, &err);
-    if (st != TSGS_OK) {
-        if (ds)
-            abort();
-        fuzz_check_failure(st, &err, path);
-        return 0;
-    }
-    fuzz_check_dataset(ds);
-    tsgs_dataset_free(ds);
+    if (fuzz_read_checked(path, &o, &ds, &err) == TSGS_OK)
+        tsgs_dataset_free(ds);
     return 0;
 }

@@ -14,16 +14,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     o.format = TSGS_FORMAT_LIBSVM;
     o.has_unlabeled_label = 1;
     o.unlabeled_label = 0.0;
-    tsgs_dataset *ds = NULL;
+    tsgs_dataset *ds;
     tsgs_error err;
-    tsgs_status st = tsgs_dataset_read(path, &o, &ds, &err);
-    if (st != TSGS_OK) {
-        if (ds)
-            abort(); /* output written on failure */
-        fuzz_check_failure(st, &err, path);
-        return 0;
-    }
-    fuzz_check_dataset(ds);
-    tsgs_dataset_free(ds);
+    if (fuzz_read_checked(path, &o, &ds, &err) == TSGS_OK)
+        tsgs_dataset_free(ds);
     return 0;
 }
