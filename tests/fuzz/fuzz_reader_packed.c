@@ -12,26 +12,18 @@
 #include "fuzz_pack.h"
 #include "tsgs3vm.h"
 
-/* Text that itself starts like an archive would be decompressed when read
- * plain, so the two reads would differ by design. */
+/* Text that itself starts like an archive (or a .npy file, which is read
+ * only when plain) is read as that format when plain, so the two reads
+ * would differ by design. */
 static int looks_compressed(const uint8_t *p, size_t n)
 {
     return (n >= 2 && p[0] == 0x1f && p[1] == 0x8b) ||
            (n >= 3 && memcmp(p, "BZh", 3) == 0) ||
-           (n >= 6 && memcmp(p, "\xfd" "7zXZ", 6) == 0);
-}
-
-static tsgs_status read_file(const char *path, tsgs_dataset **ds,
-                             tsgs_error *err)
-{
-    *ds = NULL;
-    tsgs_status st = tsgs_dataset_read(path, NULL, ds, err);
-    if (st != TSGS_OK) {
-        if (*ds)
-            abort();
-        fuzz_check_failure(st, err, path);
-    }
-    return st;
+           (n >= 6 && memcmp(p, "\xfd" "7zXZ", 6) == 0) ||
+           (n >= 4 && memcmp(p, "\x28\xb5\x2f\xfd", 4) == 0) || /* zstd */
+           (n >= 4 && (p[0] & 0xf0) == 0x50 &&         /* zstd skippable */
+            memcmp(p + 1, "\x2a\x4d\x18", 3) == 0) ||
+           (n >= 6 && memcmp(p, "\x93NUMPY", 6) == 0); /* .npy, plain only */
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -47,7 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     tsgs_dataset *plain = NULL, *packed = NULL;
     tsgs_error err_plain, err_packed;
     tsgs_status st_plain =
-        read_file(fuzz_file_write(text, n), &plain, &err_plain);
+        fuzz_read_checked(fuzz_file_write(text, n), NULL, &plain, &err_plain);
 
     uint8_t *z = NULL;
     size_t zn = 0;
@@ -55,7 +47,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (split < n)
         fuzz_pack(codec, text + split, n - split, &z, &zn);
     tsgs_status st_packed =
-        read_file(fuzz_file_write(z, zn), &packed, &err_packed);
+        fuzz_read_checked(fuzz_file_write(z, zn), NULL, &packed,
+                          &err_packed);
     free(z);
 
     if (st_plain != st_packed)
@@ -65,7 +58,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
         return 0;
     }
-    fuzz_check_dataset(plain);
     fuzz_check_same_dataset(plain, packed);
     tsgs_dataset_free(plain);
     tsgs_dataset_free(packed);
