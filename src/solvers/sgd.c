@@ -452,6 +452,20 @@ static void feature_sums(const run_t *r, const tsgs_model *m, const float *cv,
                   (size_t)r->frs_groups * TSGS__LANES, 0, out);
 }
 
+/* The kernel's raw sums of n rows as decision values (the lazy scale and
+ * the feature normalisation applied), or out of memory when the team could
+ * not generate directions. One thread calls it. */
+static tsgs_status scale_sums(run_t *r, const tsgs_model *m, double *g,
+                              size_t n)
+{
+    if (r->failed)
+        return TSGS__NOMEM(r->err);
+    const double k = m->scale * m->norm;
+    for (size_t i = 0; i < n; i++)
+        g[i] *= k;
+    return TSGS_OK;
+}
+
 /* Decision values of the unlabeled mini-batch (gu, without bias) with the
  * model so far, and the balance bias from them (team). */
 static tsgs_status predict_unlabeled(run_t *r, tsgs_model *m, long t,
@@ -477,13 +491,9 @@ static tsgs_status predict_unlabeled(run_t *r, tsgs_model *m, long t,
 #ifdef _OPENMP
 #pragma omp single copyprivate(st)
 #endif
-    if (r->failed) {
-        st = TSGS__NOMEM(r->err);
-    } else {
-        const double k = m->scale * m->norm;
-        for (size_t i = 0; i < r->bu; i++)
-            r->gu[i] *= k;
-        if (p->balance == TSGS__BALANCE_HOLD) {
+    {
+        st = scale_sums(r, m, r->gu, r->bu);
+        if (st == TSGS_OK && p->balance == TSGS__BALANCE_HOLD) {
             /* Hold the share of unlabeled rows predicted positive to the
              * class ratio: the bias puts the (1 - ratio) quantile of the
              * mini-batch's decision values at 0. A running mean over
@@ -520,13 +530,7 @@ static tsgs_status predict_labeled(run_t *r, const tsgs_model *m,
 #ifdef _OPENMP
 #pragma omp single copyprivate(st)
 #endif
-    if (r->failed) {
-        st = TSGS__NOMEM(r->err);
-    } else {
-        const double k = m->scale * m->norm;
-        for (size_t i = 0; i < r->bl; i++)
-            r->gl[i] *= k;
-    }
+    st = scale_sums(r, m, r->gl, r->bl);
     return st;
 }
 
