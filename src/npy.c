@@ -406,7 +406,13 @@ fail:
 
 static double elem_value(const unsigned char *p, const npy_type *t)
 {
-    if (t->kind == 'f' && !t->swap) { /* the usual case, without a copy */
+    unsigned char b[8];
+    if (t->swap) { /* into native order; the usual case reads p as it is */
+        for (int i = 0; i < t->size; i++)
+            b[i] = p[t->size - 1 - i];
+        p = b;
+    }
+    if (t->kind == 'f') {
         if (t->size == 8) {
             double d;
             memcpy(&d, p, 8);
@@ -416,21 +422,8 @@ static double elem_value(const unsigned char *p, const npy_type *t)
         memcpy(&f, p, 4);
         return f;
     }
-    unsigned char b[8];
-    for (int i = 0; i < t->size; i++)
-        b[i] = p[t->swap ? t->size - 1 - i : i];
-    if (t->kind == 'f') {
-        if (t->size == 4) {
-            float f;
-            memcpy(&f, b, 4);
-            return f;
-        }
-        double d;
-        memcpy(&d, b, 8);
-        return d;
-    }
     uint64_t u = 0;
-    memcpy(&u, b, (size_t)t->size); /* b holds native order now */
+    memcpy(&u, p, (size_t)t->size); /* native order */
     if (!host_little())
         u >>= 8 * (8 - t->size);
     if (t->kind == 'u')
