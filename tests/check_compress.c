@@ -18,12 +18,7 @@ static tsgs_dataset *read_ok(const char *path, int threads)
 {
     tsgs_read_options o = tsgs_read_options_default();
     o.threads = threads;
-    tsgs_dataset *ds = NULL;
-    tsgs_error err;
-    tsgs__error_clear(&err);
-    tsgs_status st = tsgs_dataset_read(path, &o, &ds, &err);
-    ck_assert_msg(st == TSGS_OK, "%s: %s", path, err.message);
-    return ds;
+    return test_read_ok(path, &o);
 }
 
 static void assert_same(const tsgs_dataset *a, const tsgs_dataset *b)

@@ -19,16 +19,6 @@ static const float X[3][4] = {{0.5f, -2.25f, 0.0f, 1e-3f},
                               {3.0f, 4.5f, -0.0f, 7.0f},
                               {-1.0f, 0.125f, 2.0f, 1e3f}};
 
-static tsgs_dataset *read_ok(const char *path, const tsgs_read_options *o)
-{
-    tsgs_dataset *ds = NULL;
-    tsgs_error err;
-    tsgs__error_clear(&err);
-    tsgs_status st = tsgs_dataset_read(path, o, &ds, &err);
-    ck_assert_msg(st == TSGS_OK, "%s: %s", path, err.message);
-    return ds;
-}
-
 static void check_x(const tsgs_dataset *ds, size_t skip, size_t d_out)
 {
     ck_assert_uint_eq(tsgs_dataset_rows(ds), 3);
@@ -68,7 +58,7 @@ static const struct {
 
 START_TEST(numpy_files_read_exact)
 {
-    tsgs_dataset *ds = read_ok(good[_i].file, NULL);
+    tsgs_dataset *ds = test_read_ok(good[_i].file, NULL);
     check_x(ds, 0, 4);
     check_y(ds, good[_i].y);
     ck_assert_msg((ds->map != NULL) == good[_i].mapped, "%s: mapped %d",
@@ -81,34 +71,34 @@ START_TEST(options_apply_and_convert)
 {
     tsgs_read_options o = tsgs_read_options_default();
     o.min_features = 6; /* a model's dimension: pad with zeros */
-    tsgs_dataset *ds = read_ok(NPY "f4.npy", &o);
+    tsgs_dataset *ds = test_read_ok(NPY "f4.npy", &o);
     ck_assert_ptr_null(ds->map);
     check_x(ds, 0, 6);
     tsgs_dataset_free(ds);
 
     o = tsgs_read_options_default();
     o.skip_columns = 1;
-    ds = read_ok(NPY "f4.npy", &o);
+    ds = test_read_ok(NPY "f4.npy", &o);
     check_x(ds, 1, 3);
     tsgs_dataset_free(ds);
 
     o = tsgs_read_options_default();
     o.has_unlabeled_label = 1;
     o.unlabeled_label = -1;
-    ds = read_ok(NPY "f8.npy", &o);
+    ds = test_read_ok(NPY "f8.npy", &o);
     check_y(ds, (const double[]){1, NAN, 0});
     tsgs_dataset_free(ds);
 
     /* The table without companion: label column last, or none. */
     o = tsgs_read_options_default();
     o.label_column = 0;
-    ds = read_ok(NPY "table_be.npy", &o);
+    ds = test_read_ok(NPY "table_be.npy", &o);
     ck_assert_uint_eq(tsgs_dataset_features(ds), 5);
     ck_assert_uint_eq(tsgs_dataset_labeled_count(ds), 0);
     ck_assert_float_eq(tsgs_dataset_row(ds, 2)[0], 2.0f);
     tsgs_dataset_free(ds);
     o.label_column = -1;
-    ds = read_ok(NPY "table_be.npy", &o);
+    ds = test_read_ok(NPY "table_be.npy", &o);
     ck_assert_uint_eq(tsgs_dataset_features(ds), 4);
     check_y(ds, (const double[]){1e-3f, 7, 1e3});
     tsgs_dataset_free(ds);
@@ -117,7 +107,7 @@ START_TEST(options_apply_and_convert)
     for (int t = 1; t <= 3; t++) {
         o = tsgs_read_options_default();
         o.threads = t;
-        ds = read_ok(NPY "fortran.npy", &o);
+        ds = test_read_ok(NPY "fortran.npy", &o);
         check_x(ds, 0, 4);
         tsgs_dataset_free(ds);
     }
@@ -127,8 +117,8 @@ END_TEST
 /* A mapped dataset grows and shrinks like any other. */
 START_TEST(mapped_rows_append_and_drop)
 {
-    tsgs_dataset *a = read_ok(NPY "f4.npy", NULL);
-    tsgs_dataset *b = read_ok(NPY "v2.npy", NULL);
+    tsgs_dataset *a = test_read_ok(NPY "f4.npy", NULL);
+    tsgs_dataset *b = test_read_ok(NPY "v2.npy", NULL);
     ck_assert_ptr_nonnull(a->map);
     tsgs_error err;
     ck_assert_int_eq(tsgs_dataset_append_unlabeled(a, b, &err), TSGS_OK);
@@ -144,14 +134,14 @@ START_TEST(mapped_rows_append_and_drop)
     tsgs_dataset_free(b);
 
     /* Dropping features writes into the private mapping, not the file. */
-    a = read_ok(NPY "f4.npy", NULL);
+    a = test_read_ok(NPY "f4.npy", NULL);
     size_t dropped;
     ck_assert_int_eq(tsgs_dataset_drop_features(a, 2, &dropped, &err),
                      TSGS_OK);
     ck_assert_uint_eq(dropped, 4);
     ck_assert_float_eq(tsgs_dataset_row(a, 1)[0], 3.0f);
     tsgs_dataset_free(a);
-    a = read_ok(NPY "f4.npy", NULL);
+    a = test_read_ok(NPY "f4.npy", NULL);
     check_x(a, 0, 4);
     tsgs_dataset_free(a);
 }
@@ -193,11 +183,11 @@ START_TEST(save_and_read_back_identical)
         tsgs_read_options o = tsgs_read_options_default();
         o.has_unlabeled_label = f == 0; /* basic.svm's 0 label: none */
         o.unlabeled_label = 0;
-        tsgs_dataset *a = read_ok(files[f], &o), *b;
+        tsgs_dataset *a = test_read_ok(files[f], &o), *b;
         const char *out = tmp_path("x.npy");
         tsgs_error err;
         ck_assert_int_eq(tsgs_dataset_save_npy(a, out, &err), TSGS_OK);
-        b = read_ok(out, NULL);
+        b = test_read_ok(out, NULL);
         ck_assert_ptr_nonnull(b->map);
         same_dataset(a, b);
         tsgs_dataset_free(b);
@@ -220,7 +210,7 @@ START_TEST(labels_path_convention)
     ck_assert_uint_eq(tsgs_npy_labels_path("x.npy", buf, 4), 12);
     ck_assert_str_eq(buf, "x.l");
 
-    tsgs_dataset *ds = read_ok(NPY "f4.npy", NULL);
+    tsgs_dataset *ds = test_read_ok(NPY "f4.npy", NULL);
     tsgs_error err;
     make_tmp();
     ck_assert_int_eq(tsgs_dataset_save_npy(ds, tmp_path("x.txt"), &err),

@@ -18,17 +18,6 @@
 
 #define R "data/reader/"
 
-static tsgs_dataset *read_ok(const char *path, const tsgs_read_options *o)
-{
-    tsgs_dataset *ds = NULL;
-    tsgs_error err;
-    tsgs__error_clear(&err);
-    tsgs_status st = tsgs_dataset_read(path, o, &ds, &err);
-    ck_assert_msg(st == TSGS_OK, "%s: %s", path, err.message);
-    ck_assert_ptr_nonnull(ds);
-    return ds;
-}
-
 /* Reads text written to a temporary file; returns the status. */
 static char tmp_dir[64];
 
@@ -73,7 +62,7 @@ static void check_basic(const char *path)
                                   {0, 0, 0, 0, 0},
                                   {0, 0, 0, 0, 3.5f}};
     static const double y[5] = {1, -1, 1, 0, -1};
-    tsgs_dataset *ds = read_ok(path, NULL);
+    tsgs_dataset *ds = test_read_ok(path, NULL);
     ck_assert_uint_eq(tsgs_dataset_rows(ds), 5);
     ck_assert_uint_eq(tsgs_dataset_features(ds), 5);
     ck_assert_uint_eq(tsgs_dataset_labeled_count(ds), 5);
@@ -109,7 +98,7 @@ START_TEST(concatenated_members_all_read)
     /* `cat a.gz a.gz` style files: the second member is read too. The
      * first copy lacks a final newline, so its last line runs into the
      * second copy's "# a comment line", which then is a comment. */
-    tsgs_dataset *ds = read_ok(twice[_i], NULL);
+    tsgs_dataset *ds = test_read_ok(twice[_i], NULL);
     ck_assert_uint_eq(tsgs_dataset_rows(ds), 10);
     ck_assert_uint_eq(tsgs_dataset_features(ds), 5);
     ck_assert_float_eq(tsgs_dataset_row(ds, 4)[4], 3.5f);
@@ -135,7 +124,7 @@ START_TEST(detection_waits_for_a_whole_line)
         ck_assert_int_eq(gzputs(z, part[i]), (int)strlen(part[i]));
         ck_assert_int_eq(gzclose(z), Z_OK);
     }
-    tsgs_dataset *ds = read_ok(path, NULL);
+    tsgs_dataset *ds = test_read_ok(path, NULL);
     remove(path);
     remove_tmp();
     ck_assert_uint_eq(tsgs_dataset_rows(ds), 2);
@@ -533,7 +522,7 @@ START_TEST(unlabeled_marker_and_min_features)
     o.has_unlabeled_label = 1;
     o.unlabeled_label = 0.0; /* SVMlight's transductive rows */
     o.min_features = 8;
-    tsgs_dataset *ds = read_ok(R "basic.svm", &o);
+    tsgs_dataset *ds = test_read_ok(R "basic.svm", &o);
     ck_assert_uint_eq(tsgs_dataset_features(ds), 8);
     ck_assert_uint_eq(tsgs_dataset_labeled_count(ds), 4);
     ck_assert(tsgs_is_unlabeled(tsgs_dataset_label(ds, 3)));
@@ -661,7 +650,7 @@ static void count_labels(const tsgs_dataset *ds, double a, size_t na,
 
 START_TEST(real_cod_rna_full)
 {
-    tsgs_dataset *ds = read_ok("data/real/cod-rna.txt.xz", NULL);
+    tsgs_dataset *ds = test_read_ok("data/real/cod-rna.txt.xz", NULL);
     ck_assert_uint_eq(tsgs_dataset_rows(ds), 59535);
     ck_assert_uint_eq(tsgs_dataset_features(ds), 8);
     count_labels(ds, -1, 39690, 1, 19845);
@@ -674,7 +663,7 @@ END_TEST
 START_TEST(real_ijcnn1_sample)
 {
     /* labels written -1.0 / 1.0, bzip2 as the source ships it */
-    tsgs_dataset *ds = read_ok(R "real/ijcnn1_300.svm.bz2", NULL);
+    tsgs_dataset *ds = test_read_ok(R "real/ijcnn1_300.svm.bz2", NULL);
     ck_assert_uint_eq(tsgs_dataset_rows(ds), 300);
     ck_assert_uint_eq(tsgs_dataset_features(ds), 22);
     count_labels(ds, -1, 295, 1, 5);
@@ -693,7 +682,7 @@ START_TEST(real_w8a_sample)
     /* +1 labels, trailing spaces, a final empty line */
     tsgs_read_options o = tsgs_read_options_default();
     o.min_features = 300; /* the sample's largest index is 299 */
-    tsgs_dataset *ds = read_ok(R "real/w8a_300.svm.xz", &o);
+    tsgs_dataset *ds = test_read_ok(R "real/w8a_300.svm.xz", &o);
     ck_assert_uint_eq(tsgs_dataset_rows(ds), 299);
     ck_assert_uint_eq(tsgs_dataset_features(ds), 300);
     count_labels(ds, -1, 249, 1, 50);
@@ -713,7 +702,7 @@ START_TEST(real_skin_sample)
     tsgs_read_options o = tsgs_read_options_default();
     o.format = TSGS_FORMAT_CSV;
     o.label_column = -1;
-    tsgs_dataset *ds = read_ok(R "real/skin_301.csv.xz", &o);
+    tsgs_dataset *ds = test_read_ok(R "real/skin_301.csv.xz", &o);
     ck_assert_uint_eq(tsgs_dataset_rows(ds), 300);
     ck_assert_uint_eq(tsgs_dataset_features(ds), 3);
     count_labels(ds, 1, 150, 2, 150);
@@ -729,7 +718,7 @@ START_TEST(real_higgs_samples)
 {
     tsgs_read_options o = tsgs_read_options_default();
     o.label_column = -1; /* this copy moved the label last */
-    tsgs_dataset *ds = read_ok(R "real/higgs_301.csv.gz", &o);
+    tsgs_dataset *ds = test_read_ok(R "real/higgs_301.csv.gz", &o);
     ck_assert_uint_eq(tsgs_dataset_rows(ds), 300);
     ck_assert_uint_eq(tsgs_dataset_features(ds), 28);
     count_labels(ds, 0, 143, 1, 157);
@@ -739,7 +728,7 @@ START_TEST(real_higgs_samples)
     tsgs_dataset_free(ds);
     /* UCI layout: label first, %.18e numbers, no header */
     o = tsgs_read_options_default();
-    ds = read_ok(R "real/higgs_uci_300.csv.bz2", &o);
+    ds = test_read_ok(R "real/higgs_uci_300.csv.bz2", &o);
     ck_assert_uint_eq(tsgs_dataset_rows(ds), 300);
     ck_assert_uint_eq(tsgs_dataset_features(ds), 28);
     count_labels(ds, 0, 153, 1, 147);
@@ -753,7 +742,7 @@ START_TEST(real_susy_sample)
     tsgs_read_options o = tsgs_read_options_default();
     o.skip_columns = 1; /* the UCI row index */
     o.label_column = 2;
-    tsgs_dataset *ds = read_ok(R "real/susy_301.csv.xz", &o);
+    tsgs_dataset *ds = test_read_ok(R "real/susy_301.csv.xz", &o);
     ck_assert_uint_eq(tsgs_dataset_rows(ds), 300);
     ck_assert_uint_eq(tsgs_dataset_features(ds), 18);
     count_labels(ds, 0, 175, 1, 125);
@@ -771,7 +760,7 @@ START_TEST(susy_published_layout)
 {
     const char *files[] = {R "synth_susy_100.csv", R "synth_susy_100.csv.gz"};
     for (int t = 0; t < 2; t++) {
-        tsgs_dataset *ds = read_ok(files[t], NULL); /* the defaults do */
+        tsgs_dataset *ds = test_read_ok(files[t], NULL); /* the defaults do */
         ck_assert_uint_eq(tsgs_dataset_rows(ds), 100);
         ck_assert_uint_eq(tsgs_dataset_features(ds), 18);
         count_labels(ds, 0, 59, 1, 41);
@@ -793,7 +782,7 @@ START_TEST(hepmass_published_layout)
         for (int header = -1; header <= 1; header++) {
             tsgs_read_options o = tsgs_read_options_default();
             o.header = header;
-            tsgs_dataset *ds = read_ok(files[t], &o);
+            tsgs_dataset *ds = test_read_ok(files[t], &o);
             ck_assert_uint_eq(tsgs_dataset_rows(ds), 100);
             ck_assert_uint_eq(tsgs_dataset_features(ds), 28);
             count_labels(ds, 0, 47, 1, 53);
@@ -875,7 +864,7 @@ START_TEST(shared_data_full_files)
     o.label_column = shared[_i].label_column;
     o.skip_columns = shared[_i].skip;
     o.min_features = shared[_i].features ? 0 : 1; /* a label-only file */
-    tsgs_dataset *ds = read_ok(path, &o);
+    tsgs_dataset *ds = test_read_ok(path, &o);
     ck_assert_uint_eq(tsgs_dataset_rows(ds), shared[_i].rows);
     ck_assert_uint_eq(tsgs_dataset_features(ds),
                       shared[_i].features ? shared[_i].features : 1);

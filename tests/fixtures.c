@@ -1,6 +1,7 @@
 /* Seeded synthetic datasets for tests (labelled synthetic wherever used). */
 #include "fixtures.h"
 
+#include <check.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -113,4 +114,15 @@ char *test_read_file(const char *path, size_t *len)
     if (len)
         *len = n;
     return s;
+}
+
+tsgs_dataset *test_read_ok(const char *path, const tsgs_read_options *o)
+{
+    tsgs_dataset *ds = NULL;
+    tsgs_error err;
+    tsgs__error_clear(&err);
+    tsgs_status st = tsgs_dataset_read(path, o, &ds, &err);
+    ck_assert_msg(st == TSGS_OK, "%s: %s", path, err.message);
+    ck_assert_ptr_nonnull(ds);
+    return ds;
 }

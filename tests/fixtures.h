@@ -27,6 +27,10 @@ tsgs_dataset *fixture_moons(size_t n, size_t n_labeled, double noise,
  * cannot be opened. */
 char *test_read_file(const char *path, size_t *len);
 
+/* Reads a data file that must read (o: NULL for the defaults); a failure
+ * fails the test with the library's message. */
+tsgs_dataset *test_read_ok(const char *path, const tsgs_read_options *o);
+
 #define TEST_SKIP_LOG "skipped.log"
 
 /* Records that a test case could not run here (and why): printed at once
