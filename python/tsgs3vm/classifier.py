@@ -304,31 +304,35 @@ class TSGS3VMClassifier(ClassifierMixin, BaseEstimator):
         return out.value
 
     # ------------------------------------------------------------- predict
-    def _scores(self, X):
+    def _per_row(self, X, call, columns):
+        """columns values per row of X from a library call taking (model,
+        rows, threads, out, err): the scores or the probabilities."""
         check_is_fitted(self)
         X = self._validate_data(X, dtype=np.float32, order="C",
                                 accept_sparse=False, reset=False)
-        model = self._model.pointer
-        cols = _native.lib.tsgs_model_score_columns(model)
-        scores = np.empty((X.shape[0], cols), dtype=np.float64)
+        out = np.empty((X.shape[0], columns), dtype=np.float64)
         if X.shape[0]:
             err = _native.Error()
             data = _dataset(X)
-            check(_native.lib.tsgs_predict_scores(
-                model, data.pointer, self._threads(),
-                scores.ctypes.data_as(ctypes.POINTER(ctypes.c_double)),
-                ctypes.byref(err)), err)
-        return scores, X
+            check(call(self._model.pointer, data.pointer, self._threads(),
+                       out.ctypes.data_as(ctypes.POINTER(ctypes.c_double)),
+                       ctypes.byref(err)), err)
+        return out
+
+    def _scores(self, X):
+        check_is_fitted(self)
+        columns = _native.lib.tsgs_model_score_columns(self._model.pointer)
+        return self._per_row(X, _native.lib.tsgs_predict_scores, columns)
 
     def decision_function(self, X):
         """Decision values: shape (n,) for two classes (positive: classes_[1]),
         (n, n_classes) one-vs-rest values for more."""
-        scores, _ = self._scores(X)
+        scores = self._scores(X)
         return scores[:, 0] if scores.shape[1] == 1 else scores
 
     def predict(self, X):
         """The class of each row, in y's own values."""
-        scores, _ = self._scores(X)
+        scores = self._scores(X)
         if scores.shape[1] == 1:
             index = (scores[:, 0] > 0).astype(np.intp)
         else:
@@ -343,19 +347,8 @@ class TSGS3VMClassifier(ClassifierMixin, BaseEstimator):
     def predict_proba(self, X):
         """Class probabilities (n, n_classes) in classes_ order; the model
         must have been fitted with probability=True."""
-        check_is_fitted(self)
-        X = self._validate_data(X, dtype=np.float32, order="C",
-                                accept_sparse=False, reset=False)
-        k = self.classes_.shape[0]
-        proba = np.empty((X.shape[0], k), dtype=np.float64)
-        if X.shape[0]:
-            err = _native.Error()
-            data = _dataset(X)
-            check(_native.lib.tsgs_predict_proba(
-                self._model.pointer, data.pointer, self._threads(),
-                proba.ctypes.data_as(ctypes.POINTER(ctypes.c_double)),
-                ctypes.byref(err)), err)
-        return proba
+        return self._per_row(X, _native.lib.tsgs_predict_proba,
+                             self.classes_.shape[0])
 
     @available_if(_has_probability)
     def predict_log_proba(self, X):
