@@ -216,3 +216,16 @@ long tsgs__blocks_for(const tsgs_params *p, long features)
 {
     return (features + p->block_size - 1) / p->block_size;
 }
+
+long tsgs__first_features(const tsgs_params *p)
+{
+    return p->max_features > 0 ? p->max_features : TSGS__AUTO_FEATURES;
+}
+
+long tsgs__default_features(const tsgs_params *p, size_t n)
+{
+    if (p->max_features > 0 || p->solver == TSGS_SOLVER_SAFE)
+        return tsgs__first_features(p);
+    long root = (long)ceil(sqrt((double)n));
+    return root > TSGS__AUTO_FEATURES ? root : TSGS__AUTO_FEATURES;
+}

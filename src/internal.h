@@ -181,7 +181,7 @@ typedef struct {
  * labeled fit). */
 #define TSGS__AUTO_FEATURES 1024
 /* The features the grid and the start work on: max-features, or with none
- * (0, -1) TSGS__AUTO_FEATURES (memory.c). */
+ * (0, -1) TSGS__AUTO_FEATURES. */
 long tsgs__first_features(const tsgs_params *p);
 /* The feature budget of a run on n rows when max-features is -1 or set
  * (not 0, no budget). */

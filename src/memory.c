@@ -8,19 +8,6 @@
 
 #include <math.h>
 
-long tsgs__first_features(const tsgs_params *p)
-{
-    return p->max_features > 0 ? p->max_features : TSGS__AUTO_FEATURES;
-}
-
-long tsgs__default_features(const tsgs_params *p, size_t n)
-{
-    if (p->max_features > 0 || p->solver == TSGS_SOLVER_SAFE)
-        return tsgs__first_features(p);
-    long root = (long)ceil(sqrt((double)n));
-    return root > TSGS__AUTO_FEATURES ? root : TSGS__AUTO_FEATURES;
-}
-
 /* Directions of the first `features` features, rounded up to whole
  * blocks and to whole kernel lane groups (the packed panels' width). */
 static double panel_directions(const tsgs_params *p, const tsgs__fspec *fs,
