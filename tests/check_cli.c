@@ -870,9 +870,9 @@ END_TEST
 
 /* -------------------------------------------------------------- topology */
 
-/* cv: a grid where every point ties (separable rows, every C right on
- * every fold) picks the largest C, not the first point. */
-START_TEST(cv_ties_go_to_the_largest_c)
+/* 40 separable rows in two dimensions (every C right on every fold), in
+ * the test's folder; returns the path. */
+static const char *separable_file(void)
 {
     const char *path = tmp("sep.svm");
     FILE *f = fopen(path, "w");
@@ -881,6 +881,14 @@ START_TEST(cv_ties_go_to_the_largest_c)
         fprintf(f, "%d 1:%g 2:%g\n", i % 2 ? 1 : -1,
                 (i % 2 ? 5.0 : -5.0) + 0.01 * i, 0.02 * (i % 7));
     fclose(f);
+    return path;
+}
+
+/* cv: a grid where every point ties (separable rows, every C right on
+ * every fold) picks the largest C, not the first point. */
+START_TEST(cv_ties_go_to_the_largest_c)
+{
+    const char *path = separable_file();
     result r;
     run(&r, "cv", "-q", "--sigma", "0.1", "--grid", "c=1,10,100,1000",
         "--folds", "4", path, NULL);
@@ -1140,13 +1148,7 @@ END_TEST
  * neighbourhood decides, then the largest C. */
 START_TEST(cv_ties_use_neighbourhood)
 {
-    const char *path = tmp("sep.svm");
-    FILE *f = fopen(path, "w");
-    ck_assert_ptr_nonnull(f);
-    for (int i = 0; i < 40; i++)
-        fprintf(f, "%d 1:%g 2:%g\n", i % 2 ? 1 : -1,
-                (i % 2 ? 5.0 : -5.0) + 0.01 * i, 0.02 * (i % 7));
-    fclose(f);
+    const char *path = separable_file();
     result r;
     run(&r, "cv", "-q", "--grid", "sigma=0.1,0.01", "--grid", "c=10,1000",
         "--folds", "4", path, NULL);
