@@ -287,6 +287,16 @@ static void plan_rows(run_t *r, long t)
         take_rows(r, r->ubatch_next, 0);
         r->next_t = t + 1;
     }
+    /* Ask for the rows after them now: their cache misses then overlap a
+     * whole step's work instead of stalling the gather (on one thread,
+     * nothing else hides them). */
+    const size_t line = 64 / sizeof(float);
+    for (size_t i = r->upos; i < r->nu && i < r->upos + r->bu; i++) {
+        const float *row = r->ds->x + r->uidx[i] * r->d;
+        for (size_t k = 0; k < r->d; k += line)
+            __builtin_prefetch(row + k);
+        __builtin_prefetch(row + r->d - 1);
+    }
 }
 
 /* Serial: XU takes step t's rows, read ahead; 0 when there are none. */
