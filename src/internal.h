@@ -268,6 +268,16 @@ size_t tsgs__sums_scratch(long ndirs, size_t n);
 void tsgs__eval_sums_team(const tsgs__fview *v, const float *X, size_t n,
                           double *part, tsgs__kernel_ws *ws, double *out,
                           int *failed);
+/* tsgs__eval_sums_team in two halves, for a team that combines the tiles
+ * in a serial section of its own: the tiles (into part, or straight into
+ * out when there is one group tile; ends with a barrier), then their sums
+ * per row in the same fixed order, on one thread (out zero when ndirs is
+ * 0). */
+void tsgs__eval_tiles_team(const tsgs__fview *v, const float *X, size_t n,
+                           double *part, tsgs__kernel_ws *ws, double *out,
+                           int *failed);
+void tsgs__combine_tiles(long ndirs, const double *part, size_t n,
+                         double *out);
 /* Returns without a barrier: the caller puts one before reading cosv. */
 void tsgs__eval_features_team(size_t d, const float *panel,
                               const float *phase, long ngroups,
@@ -351,6 +361,10 @@ tsgs_status tsgs__model_set_weights(tsgs_model *m, long blocks,
 int tsgs__model_block_directions(const tsgs_model *m, long b, float *panel,
                                  float *phase);
 tsgs__fview tsgs__model_view(const tsgs_model *m);
+/* The view of the model's first nblocks blocks only (a solver predicting
+ * with the blocks before the one it has just added); it uses the cache
+ * when that holds them. */
+tsgs__fview tsgs__model_view_blocks(const tsgs_model *m, long nblocks);
 /* Folds the lazy scale into the coefficients. */
 void tsgs__model_fold_scale(tsgs_model *m);
 /* Decision values of rows X already scaled (n x d). */

@@ -373,40 +373,61 @@ static void regenerated_tiles(const tsgs__fview *v, const float *X, size_t n,
     }
 }
 
-void tsgs__eval_sums_team(const tsgs__fview *v, const float *X, size_t n,
-                          double *part, tsgs__kernel_ws *ws, double *out,
-                          int *failed)
+void tsgs__eval_tiles_team(const tsgs__fview *v, const float *X, size_t n,
+                           double *part, tsgs__kernel_ws *ws, double *out,
+                           int *failed)
 {
     const long ng = (v->ndirs + TSGS__LANES - 1) / TSGS__LANES;
-    if (n == 0)
-        return;
-    if (ng == 0) {
+    if (n == 0 || ng == 0) {
 #ifdef _OPENMP
-#pragma omp for schedule(static)
+#pragma omp barrier
 #endif
-        for (size_t i = 0; i < n; i++)
-            out[i] = 0.0;
         return;
     }
-    const long ngt = (ng + GROUP_TILE - 1) / GROUP_TILE;
-    double *sums = ngt > 1 ? part : out;
+    double *sums = group_tiles(v->ndirs) > 1 ? part : out;
     if (v->panel)
         cached_tiles(v, X, n, ng, sums);
     else
         regenerated_tiles(v, X, n, ng, sums, ws, failed);
-    if (ngt == 1)
+}
+
+/* The group tiles of row i added in a fixed order: the same sums on any
+ * number of threads. */
+static inline double combined_row(const double *part, long ngt, size_t n,
+                                  size_t i)
+{
+    double s = 0.0;
+    for (long gt = 0; gt < ngt; gt++)
+        s += part[(size_t)gt * n + i];
+    return s;
+}
+
+void tsgs__combine_tiles(long ndirs, const double *part, size_t n,
+                         double *out)
+{
+    const long ngt = group_tiles(ndirs);
+    if (ndirs == 0)
+        memset(out, 0, n * sizeof *out);
+    else if (ngt > 1)
+        for (size_t i = 0; i < n; i++)
+            out[i] = combined_row(part, ngt, n, i);
+}
+
+void tsgs__eval_sums_team(const tsgs__fview *v, const float *X, size_t n,
+                          double *part, tsgs__kernel_ws *ws, double *out,
+                          int *failed)
+{
+    const long ngt = group_tiles(v->ndirs);
+    tsgs__eval_tiles_team(v, X, n, part, ws, out, failed);
+    if (n == 0)
         return;
-    /* Combine the group tiles of each row in a fixed order: the same sums
-     * on any number of threads. */
+    if (v->ndirs > 0 && ngt == 1)
+        return;
 #ifdef _OPENMP
 #pragma omp for schedule(static)
 #endif
-    for (size_t i = 0; i < n; i++) {
-        double s = 0.0;
-        for (long gt = 0; gt < ngt; gt++)
-            s += part[(size_t)gt * n + i];
-        out[i] = s;
-    }
+    for (size_t i = 0; i < n; i++)
+        out[i] = v->ndirs ? combined_row(part, ngt, n, i) : 0.0;
 }
 
 tsgs_status tsgs__eval_sums(const tsgs__fview *v, const float *X, size_t n,
