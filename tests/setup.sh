@@ -2,9 +2,19 @@
 # Installs the Debian packages the build and the tests need, where they are
 # missing (README's two commands start with it, and so does CI). As root it
 # runs apt-get; otherwise it names the missing packages and fails.
+#   tests/setup.sh             what make and make test need
+#   tests/setup.sh hardening   also what make fuzz and make test-tsan need
+#                              (clang, its libFuzzer and sanitizer runtimes,
+#                              LLVM's OpenMP with the archer TSan tool)
 set -euo pipefail
 pkgs=(make build-essential pkg-config libhwloc-dev check zlib1g-dev
       liblzma-dev libbz2-dev xz-utils gzip bzip2)
+if [ "${1:-}" = hardening ]; then
+    pkgs+=(clang-14 libclang-rt-14-dev libomp-14-dev)
+elif [ $# -gt 0 ]; then
+    echo "usage: tests/setup.sh [hardening]" >&2
+    exit 2
+fi
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
