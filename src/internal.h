@@ -5,6 +5,7 @@
 #ifndef TSGS_INTERNAL_H
 #define TSGS_INTERNAL_H
 
+#include "isa.h"
 #include "tsgs3vm.h"
 
 #include <stdarg.h>
@@ -231,23 +232,6 @@ void tsgs__eval_features(size_t d, const float *panel, const float *phase,
                          long ngroups, const float *X, size_t n, int threads,
                          float *cosv, float *sinv);
 
-/* The kernel's code paths: one per x86-64 level it is compiled for
- * (x86-64 GCC builds; elsewhere the baseline alone). A call runs the widest
- * one the CPU supports, unless a test forces another. */
-typedef enum {
-    TSGS__ISA_BASELINE, /* x86-64 (SSE2), or the target's own */
-    TSGS__ISA_AVX2,     /* x86-64-v3: AVX2 and FMA */
-    TSGS__ISA_AVX512,   /* x86-64-v4: AVX-512 */
-    TSGS__ISA_COUNT
-} tsgs__isa;
-
-/* Nonzero when this build has isa's code path and this CPU can run it. */
-int tsgs__isa_supported(tsgs__isa isa);
-const char *tsgs__isa_name(tsgs__isa isa);
-/* Tests only: the kernel runs isa's code path from now on (-1: the widest
- * again). Not thread-safe: call it while no kernel runs. -1 (and nothing
- * changes) when isa is not supported, else 0. */
-int tsgs__isa_force(int isa);
 
 /* tsgs__eval_sums and tsgs__eval_features for a team that is already
  * running (a solver's one
