@@ -129,7 +129,8 @@ int main(int argc, char **argv)
         for (int di = 0; di < 2; di++) {
             size_t d = dims[di];
             tsgs__fspec fs = {TSGS_KERNEL_RBF, maps[mi], 1.0 / (double)d, d,
-                              1, 16, maps[mi] == TSGS_FEATURES_PAIR ? 8 : 16};
+                              1, 16, maps[mi] == TSGS_FEATURES_PAIR ? 8 : 16,
+                              0, 1};
             float *panel = malloc(sizeof(float) * (size_t)ndirs * d);
             float *phase = malloc(sizeof(float) * (size_t)ndirs);
             double *ac = malloc(sizeof(double) * (size_t)ndirs);

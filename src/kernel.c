@@ -3,10 +3,15 @@
  *
  * Precision: omega, x and the phase omega . x are float; cos and sin are a
  * float polynomial with Cody-Waite range reduction (max error ~1e-7 for
- * |phase| < 1e4, bounded in tests/check_kernel.c); products with the
- * coefficients and every sum are double. */
+ * |phase| < 1e4, bounded in tests/check_kernel.c). Within a tile of at most
+ * GROUP_TILE groups the weighted features are summed in float (each lane
+ * adds at most 16 terms), with the tile's coefficients scaled by a power
+ * of two so that the largest is about 1 (no overflow, whatever the lazy
+ * scale); the tiles' sums and everything after them are double. The
+ * error this adds is bounded in tests/check_kernel.c. */
 #include "internal.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #ifdef _OPENMP
@@ -123,20 +128,41 @@ ALWAYS_INLINE double hsum4(vd4 v)
  * dot-product chains, enough to hide the FMA latency. */
 #define RB 8
 
-/* out[i] = sum over ng groups of the weighted features of row i. */
+/* out[i] = sum over ng (<= GROUP_TILE) groups of the weighted features of
+ * row i. */
 ALWAYS_INLINE void tile_body(size_t d, const float *W, const float *P,
                              const double *ac, const double *as, long ng,
                              const float *X, size_t n, double *out,
                              const int pair)
 {
+    /* The coefficients as floats, scaled by 2^-e where 2^e bounds the
+     * largest: exact rescaling, and float's range is never exceeded. */
+    const long nc = ng * TSGS__LANES;
+    double amax = 0.0;
+    for (long j = 0; j < nc; j++) {
+        double a = fabs(ac[j]);
+        if (pair && fabs(as[j]) > a)
+            a = fabs(as[j]);
+        if (a > amax)
+            amax = a;
+    }
+    int e = 0;
+    if (amax > 0.0)
+        (void)frexp(amax, &e);
+    const double down = ldexp(1.0, -e), up = ldexp(1.0, e);
+    float cf[GROUP_TILE * TSGS__LANES], sf[GROUP_TILE * TSGS__LANES];
+    for (long j = 0; j < nc; j++) {
+        cf[j] = (float)(ac[j] * down);
+        sf[j] = pair ? (float)(as[j] * down) : 0.0f;
+    }
     for (size_t i = 0; i < n; i += RB) {
         size_t nr = n - i < RB ? n - i : RB;
         const float *x[RB];
         for (int r = 0; r < RB; r++)
             x[r] = X + (i + ((size_t)r < nr ? (size_t)r : 0)) * d;
-        vd4 A[RB];
+        vf8 A[RB];
         for (int r = 0; r < RB; r++)
-            A[r] = (vd4){0};
+            A[r] = (vf8){0};
         for (long g = 0; g < ng; g++) {
             const float *w = W + (size_t)g * d * TSGS__LANES;
             vf8 ph[RB];
@@ -150,28 +176,21 @@ ALWAYS_INLINE void tile_body(size_t d, const float *W, const float *P,
                 for (int r = 0; r < RB; r++)
                     ph[r] += wk * x[r][k];
             }
-            vd4 clo = load4d(ac + g * TSGS__LANES);
-            vd4 chi = load4d(ac + g * TSGS__LANES + TSGS__LANES / 2);
-            vd4 slo = {0}, shi = {0};
-            if (pair) {
-                slo = load4d(as + g * TSGS__LANES);
-                shi = load4d(as + g * TSGS__LANES + TSGS__LANES / 2);
-            }
+            vf8 cg = load8(cf + g * TSGS__LANES);
+            vf8 sg = load8(sf + g * TSGS__LANES);
 #pragma GCC unroll 8
             for (int r = 0; r < RB; r++) {
                 if (pair) {
                     vf8 sv, cv;
                     sincos8(ph[r], &sv, &cv);
-                    A[r] += lo4(cv) * clo + hi4(cv) * chi;
-                    A[r] += lo4(sv) * slo + hi4(sv) * shi;
+                    A[r] += cv * cg + sv * sg;
                 } else {
-                    vf8 cv = cos8(ph[r]);
-                    A[r] += lo4(cv) * clo + hi4(cv) * chi;
+                    A[r] += cos8(ph[r]) * cg;
                 }
             }
         }
         for (size_t r = 0; r < nr; r++)
-            out[i + r] = hsum4(A[r]);
+            out[i + r] = hsum4(lo4(A[r]) + hi4(A[r])) * up;
     }
 }
 

@@ -214,16 +214,13 @@ START_TEST(sums_match_brute_force)
 }
 END_TEST
 
-/* Same bits whatever the thread count, and whether omega is cached or
- * regenerated tile by tile. */
 /* The sums against a double reference (double phase and libm's cos and
  * sin), on 600 directions (two full tiles of 16 groups and a part) with
  * coefficients of one sign (the worst case for rounding): their error
  * stays within the float features' own error (the float phase and the
  * polynomial, measured here with the same features summed in double), at
  * most 1.5 times it, and the part the sums add is below 5e-8 of the sum of
- * |coefficients|: the bound a cheaper accumulation (float within a tile)
- * must meet. */
+ * |coefficients| (the kernel sums in float within a tile). */
 START_TEST(sums_within_feature_error)
 {
     tsgs_feature_map map = _i ? TSGS_FEATURES_COS : TSGS_FEATURES_PAIR;
@@ -279,6 +276,8 @@ START_TEST(sums_within_feature_error)
 }
 END_TEST
 
+/* Same bits whatever the thread count, and whether omega is cached or
+ * regenerated tile by tile. */
 START_TEST(sums_identical_across_threads_and_cache)
 {
     for (int m = 0; m < 2; m++) {

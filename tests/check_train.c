@@ -74,7 +74,10 @@ END_TEST
 
 /* The lazy global scale gives the model that decaying every coefficient
  * at every step gives, also when the scale is folded in often (a floor of
- * 0.9 forces a renormalisation every few steps). */
+ * 0.9 forces a renormalisation every few steps). The kernel sums weighted
+ * features in float within a tile, so the three runs' decision values
+ * differ in about the 7th digit (the coefficients α/s and α round
+ * differently); a scale applied wrongly would differ by far more. */
 START_TEST(lazy_scale_equals_explicit_decay)
 {
     tsgs_dataset *ds = fixture_moons(2000, 40, 0.1, 3, NULL);
@@ -92,8 +95,8 @@ START_TEST(lazy_scale_equals_explicit_decay)
     ck_assert_double_eq(me->scale, 1.0);
     double *dl = decisions(ml, ds, 1), *dd = decisions(mo, ds, 1), *de = decisions(me, ds, 1);
     for (size_t i = 0; i < tsgs_dataset_rows(ds); i++) {
-        ck_assert_double_eq_tol(dl[i], de[i], 1e-9 * (1 + fabs(de[i])));
-        ck_assert_double_eq_tol(dd[i], de[i], 1e-9 * (1 + fabs(de[i])));
+        ck_assert_double_eq_tol(dl[i], de[i], 1e-5 * (1 + fabs(de[i])));
+        ck_assert_double_eq_tol(dd[i], de[i], 1e-5 * (1 + fabs(de[i])));
     }
     free(dl);
     free(dd);
