@@ -31,7 +31,7 @@ typedef double vd4 __attribute__((vector_size(4 * TSGS__LANES)));
  * the call runs the one tsgs__isa_now() names. */
 #define ALWAYS_INLINE static inline __attribute__((always_inline))
 
-#define ROW_TILE 32    /* rows per tile */
+#define ROW_TILE 48    /* rows per tile: 4 blocks of RB */
 #define GROUP_TILE 16  /* groups of 16 directions per tile (256 directions) */
 
 ALWAYS_INLINE vf8 load8(const float *p)
@@ -54,8 +54,10 @@ ALWAYS_INLINE vf8 splat(float f)
 }
 
 /* sin and cos of 16 floats: reduce by the nearest multiple of pi/2 (pi/2 in
- * three parts, so q * P1 and q * P2 are exact for |q| < 2^13), evaluate
- * minimax polynomials on [-pi/4, pi/4], then swap and negate by quadrant. */
+ * two parts: q * P1 is exact for |q| < 2^16, and the second part's rounding
+ * adds q * 3e-11, at most 2e-7 at |x| = 1e4, where the float phase itself
+ * is uncertain by 6e-4), evaluate minimax polynomials on [-pi/4, pi/4],
+ * then swap and negate by quadrant. */
 ALWAYS_INLINE void sincos8(vf8 x, vf8 *s, vf8 *c)
 {
     const vf8 magic = splat(12582912.0f); /* 1.5 * 2^23: round to integer */
@@ -63,8 +65,7 @@ ALWAYS_INLINE void sincos8(vf8 x, vf8 *s, vf8 *c)
     q = q - magic;
     vi8 qi = __builtin_convertvector(q, vi8);
     vf8 r = x - q * splat(1.5703125f);
-    r = r - q * splat(4.837512969970703125e-4f);
-    r = r - q * splat(7.54978995489188216e-8f);
+    r = r - q * splat(4.83826794896619e-4f);
     vf8 r2 = r * r;
     vf8 ps = r + r * r2 * (splat(-1.6666654611e-1f) +
                            r2 * (splat(8.3321608736e-3f) +
@@ -84,9 +85,12 @@ ALWAYS_INLINE void sincos8(vf8 x, vf8 *s, vf8 *c)
 }
 
 /* cos alone (COS features): reduce by the nearest multiple of pi, then
- * cos(x) = (-1)^q cos(r) with |r| <= pi/2 and one even polynomial (Taylor
- * to r^12, truncation error below 1e-8). Fewer operations than sincos8,
- * which needs both polynomials and a blend. */
+ * cos(x) = (-1)^q cos(r) with |r| <= pi/2 and one even polynomial: degree
+ * 5 in r^2, minimax on [0, (pi/2)^2] (error 2.2e-10; coefficients from a
+ * Remez exchange). pi in two parts: q * P1 is exact for |q| < 2^16, and the
+ * second part's rounding adds q * 6e-11, at most 2e-7 at |x| = 1e4, where
+ * the float phase itself is uncertain by 6e-4. Fewer operations than
+ * sincos8, which needs both polynomials and a blend. */
 ALWAYS_INLINE vf8 cos8(vf8 x)
 {
     const vf8 magic = splat(12582912.0f);
@@ -94,15 +98,13 @@ ALWAYS_INLINE vf8 cos8(vf8 x)
     q = q - magic;
     vi8 qi = __builtin_convertvector(q, vi8);
     vf8 r = x - q * splat(3.140625f);
-    r = r - q * splat(9.67502593994140625e-4f);
-    r = r - q * splat(1.509957990978376432e-7f);
+    r = r - q * splat(9.67653589793e-4f);
     vf8 r2 = r * r;
-    vf8 c = splat(2.08767569878680990e-9f);
-    c = c * r2 + splat(-2.75573192239858907e-7f);
-    c = c * r2 + splat(2.48015873015873016e-5f);
-    c = c * r2 + splat(-1.38888888888888889e-3f);
-    c = c * r2 + splat(4.16666666666666667e-2f);
-    c = c * r2 + splat(-0.5f);
+    vf8 c = splat(-2.60514952e-07f);
+    c = c * r2 + splat(2.47601614e-05f);
+    c = c * r2 + splat(-1.38883614e-03f);
+    c = c * r2 + splat(4.16666363e-02f);
+    c = c * r2 + splat(-4.99999994e-01f);
     c = c * r2 + splat(1.0f);
     return (vf8)((vu8)c ^ ((vu8)qi << 31));
 }
@@ -125,15 +127,21 @@ ALWAYS_INLINE double hsum4(vd4 v)
 }
 
 /* Rows evaluated together: each omega load feeds this many independent
- * dot-product chains, enough to hide the FMA latency. */
-#define RB 8
+ * dot-product chains, enough to hide the FMA latency, while their phases
+ * and float sums stay in registers: 12 rows take 24 of AVX-512's 32
+ * (5-8% faster than 8 on bench/kernel_probe.c's measure). Where a 16-lane
+ * vector is two or four registers, 8 (4 was slower there). */
+#define RB_MAX 12
+#define RB_avx512 12
+#define RB_avx2 8
+#define RB_base 8
 
 /* out[i] = sum over ng (<= GROUP_TILE) groups of the weighted features of
  * row i. */
 ALWAYS_INLINE void tile_body(size_t d, const float *W, const float *P,
                              const double *ac, const double *as, long ng,
                              const float *X, size_t n, double *out,
-                             const int pair)
+                             const int pair, const int RB)
 {
     /* The coefficients as floats, scaled by 2^-e where 2^e bounds the
      * largest: exact rescaling, and float's range is never exceeded. */
@@ -155,30 +163,30 @@ ALWAYS_INLINE void tile_body(size_t d, const float *W, const float *P,
         cf[j] = (float)(ac[j] * down);
         sf[j] = pair ? (float)(as[j] * down) : 0.0f;
     }
-    for (size_t i = 0; i < n; i += RB) {
-        size_t nr = n - i < RB ? n - i : RB;
-        const float *x[RB];
+    for (size_t i = 0; i < n; i += (size_t)RB) {
+        size_t nr = n - i < (size_t)RB ? n - i : (size_t)RB;
+        const float *x[RB_MAX];
         for (int r = 0; r < RB; r++)
             x[r] = X + (i + ((size_t)r < nr ? (size_t)r : 0)) * d;
-        vf8 A[RB];
+        vf8 A[RB_MAX];
         for (int r = 0; r < RB; r++)
             A[r] = (vf8){0};
         for (long g = 0; g < ng; g++) {
             const float *w = W + (size_t)g * d * TSGS__LANES;
-            vf8 ph[RB];
+            vf8 ph[RB_MAX];
             vf8 p0 = load8(P + g * TSGS__LANES);
-#pragma GCC unroll 8
+#pragma GCC unroll 12
             for (int r = 0; r < RB; r++)
                 ph[r] = p0;
             for (size_t k = 0; k < d; k++) {
                 vf8 wk = load8(w + k * TSGS__LANES);
-#pragma GCC unroll 8
+#pragma GCC unroll 12
                 for (int r = 0; r < RB; r++)
                     ph[r] += wk * x[r][k];
             }
             vf8 cg = load8(cf + g * TSGS__LANES);
             vf8 sg = load8(sf + g * TSGS__LANES);
-#pragma GCC unroll 8
+#pragma GCC unroll 12
             for (int r = 0; r < RB; r++) {
                 if (pair) {
                     vf8 sv, cv;
@@ -200,13 +208,13 @@ ALWAYS_INLINE void tile_body(size_t d, const float *W, const float *P,
         size_t d, const float *W, const float *P, const double *ac,       \
         long ng, const float *X, size_t n, double *out)                   \
     {                                                                     \
-        tile_body(d, W, P, ac, NULL, ng, X, n, out, 0);                   \
+        tile_body(d, W, P, ac, NULL, ng, X, n, out, 0, RB##suffix);       \
     }                                                                     \
     target static void tile_sums_pair##suffix(                            \
         size_t d, const float *W, const float *P, const double *ac,       \
         const double *as, long ng, const float *X, size_t n, double *out) \
     {                                                                     \
-        tile_body(d, W, P, ac, as, ng, X, n, out, 1);                     \
+        tile_body(d, W, P, ac, as, ng, X, n, out, 1, RB##suffix);         \
     }
 TSGS__FOR_ISAS(DEFINE_TILE_SUMS)
 
