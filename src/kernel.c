@@ -18,189 +18,46 @@
 #include <omp.h>
 #endif
 
-/* One vector holds TSGS__LANES (16) floats: one AVX-512 register, two
- * AVX2 ones; the double sums take half as many lanes per vector. */
-typedef float vf8 __attribute__((vector_size(4 * TSGS__LANES)));
-typedef float vf4 __attribute__((vector_size(2 * TSGS__LANES)));
-typedef int vi8 __attribute__((vector_size(4 * TSGS__LANES)));
-typedef unsigned int vu8 __attribute__((vector_size(4 * TSGS__LANES)));
-typedef double vd4 __attribute__((vector_size(4 * TSGS__LANES)));
-
 /* One binary, the widest vector unit of the machine it runs on: each hot
  * function is compiled once per x86-64 level (TSGS__FOR_ISAS, isa.h) and
  * the call runs the one tsgs__isa_now() names. */
 #define ALWAYS_INLINE static inline __attribute__((always_inline))
 
-#define ROW_TILE 48    /* rows per tile: 4 blocks of RB */
+#define ROW_TILE 48    /* rows per tile: 4 blocks of 12 rows, 8 of 6 */
 #define GROUP_TILE 16  /* groups of 16 directions per tile (256 directions) */
-
-ALWAYS_INLINE vf8 load8(const float *p)
-{
-    vf8 v;
-    memcpy(&v, p, sizeof v);
-    return v;
-}
-
-ALWAYS_INLINE vd4 load4d(const double *p)
-{
-    vd4 v;
-    memcpy(&v, p, sizeof v);
-    return v;
-}
-
-ALWAYS_INLINE vf8 splat(float f)
-{
-    return (vf8){0} + f;
-}
-
-/* sin and cos of 16 floats: reduce by the nearest multiple of pi/2 (pi/2 in
- * two parts: q * P1 is exact for |q| < 2^16, and the second part's rounding
- * adds q * 3e-11, at most 2e-7 at |x| = 1e4, where the float phase itself
- * is uncertain by 6e-4), evaluate minimax polynomials on [-pi/4, pi/4],
- * then swap and negate by quadrant. */
-ALWAYS_INLINE void sincos8(vf8 x, vf8 *s, vf8 *c)
-{
-    const vf8 magic = splat(12582912.0f); /* 1.5 * 2^23: round to integer */
-    vf8 q = x * splat(0.636619772367581343f) + magic;
-    q = q - magic;
-    vi8 qi = __builtin_convertvector(q, vi8);
-    vf8 r = x - q * splat(1.5703125f);
-    r = r - q * splat(4.83826794896619e-4f);
-    vf8 r2 = r * r;
-    vf8 ps = r + r * r2 * (splat(-1.6666654611e-1f) +
-                           r2 * (splat(8.3321608736e-3f) +
-                                 r2 * splat(-1.9515295891e-4f)));
-    vf8 pc = splat(1.0f) - splat(0.5f) * r2 +
-             r2 * r2 * (splat(4.166664568298827e-2f) +
-                        r2 * (splat(-1.388731625493765e-3f) +
-                              r2 * splat(2.443315711809948e-5f)));
-    vi8 odd = (qi & 1) == 1;
-    vi8 bs = (vi8)ps, bc = (vi8)pc;
-    vi8 sv = (bs & ~odd) | (bc & odd);
-    vi8 cv = (bc & ~odd) | (bs & odd);
-    /* quadrant bit 1 becomes the sign bit (unsigned: no signed overflow) */
-    vu8 qu = (vu8)qi;
-    *s = (vf8)((vu8)sv ^ ((qu & 2u) << 30));
-    *c = (vf8)((vu8)cv ^ (((qu + 1u) & 2u) << 30));
-}
-
-/* cos alone (COS features): reduce by the nearest multiple of pi, then
- * cos(x) = (-1)^q cos(r) with |r| <= pi/2 and one even polynomial: degree
- * 5 in r^2, minimax on [0, (pi/2)^2] (error 2.2e-10; coefficients from a
- * Remez exchange). pi in two parts: q * P1 is exact for |q| < 2^16, and the
- * second part's rounding adds q * 6e-11, at most 2e-7 at |x| = 1e4, where
- * the float phase itself is uncertain by 6e-4. Fewer operations than
- * sincos8, which needs both polynomials and a blend. */
-ALWAYS_INLINE vf8 cos8(vf8 x)
-{
-    const vf8 magic = splat(12582912.0f);
-    vf8 q = x * splat(0.318309886183790672f) + magic;
-    q = q - magic;
-    vi8 qi = __builtin_convertvector(q, vi8);
-    vf8 r = x - q * splat(3.140625f);
-    r = r - q * splat(9.67653589793e-4f);
-    vf8 r2 = r * r;
-    vf8 c = splat(-2.60514952e-07f);
-    c = c * r2 + splat(2.47601614e-05f);
-    c = c * r2 + splat(-1.38883614e-03f);
-    c = c * r2 + splat(4.16666363e-02f);
-    c = c * r2 + splat(-4.99999994e-01f);
-    c = c * r2 + splat(1.0f);
-    return (vf8)((vu8)c ^ ((vu8)qi << 31));
-}
-
-ALWAYS_INLINE vd4 lo4(vf8 v)
-{
-    vf4 h = __builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7);
-    return __builtin_convertvector(h, vd4);
-}
-
-ALWAYS_INLINE vd4 hi4(vf8 v)
-{
-    vf4 h = __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15);
-    return __builtin_convertvector(h, vd4);
-}
-
-ALWAYS_INLINE double hsum4(vd4 v)
-{
-    return ((v[0] + v[1]) + (v[2] + v[3])) + ((v[4] + v[5]) + (v[6] + v[7]));
-}
 
 /* Rows evaluated together: each omega load feeds this many independent
  * dot-product chains, enough to hide the FMA latency, while their phases
  * and float sums stay in registers: 12 rows take 24 of AVX-512's 32
- * (5-8% faster than 8 on bench/kernel_probe.c's measure). Where a 16-lane
- * vector is two or four registers, 8 (4 was slower there). */
+ * (5-8% faster than 8 on bench/kernel_probe.c's measure); AVX2 and SSE2
+ * have 16, so 6 there. */
 #define RB_MAX 12
 #define RB_avx512 12
-#define RB_avx2 8
-#define RB_base 8
+#define RB_avx2 6
+#define RB_base 6
 
-/* out[i] = sum over ng (<= GROUP_TILE) groups of the weighted features of
- * row i. */
-ALWAYS_INLINE void tile_body(size_t d, const float *W, const float *P,
-                             const double *ac, const double *as, long ng,
-                             const float *X, size_t n, double *out,
-                             const int pair, const int RB)
-{
-    /* The coefficients as floats, scaled by 2^-e where 2^e bounds the
-     * largest: exact rescaling, and float's range is never exceeded. */
-    const long nc = ng * TSGS__LANES;
-    double amax = 0.0;
-    for (long j = 0; j < nc; j++) {
-        double a = fabs(ac[j]);
-        if (pair && fabs(as[j]) > a)
-            a = fabs(as[j]);
-        if (a > amax)
-            amax = a;
-    }
-    int e = 0;
-    if (amax > 0.0)
-        (void)frexp(amax, &e);
-    const double down = ldexp(1.0, -e), up = ldexp(1.0, e);
-    float cf[GROUP_TILE * TSGS__LANES], sf[GROUP_TILE * TSGS__LANES];
-    for (long j = 0; j < nc; j++) {
-        cf[j] = (float)(ac[j] * down);
-        sf[j] = pair ? (float)(as[j] * down) : 0.0f;
-    }
-    for (size_t i = 0; i < n; i += (size_t)RB) {
-        size_t nr = n - i < (size_t)RB ? n - i : (size_t)RB;
-        const float *x[RB_MAX];
-        for (int r = 0; r < RB; r++)
-            x[r] = X + (i + ((size_t)r < nr ? (size_t)r : 0)) * d;
-        vf8 A[RB_MAX];
-        for (int r = 0; r < RB; r++)
-            A[r] = (vf8){0};
-        for (long g = 0; g < ng; g++) {
-            const float *w = W + (size_t)g * d * TSGS__LANES;
-            vf8 ph[RB_MAX];
-            vf8 p0 = load8(P + g * TSGS__LANES);
-#pragma GCC unroll 12
-            for (int r = 0; r < RB; r++)
-                ph[r] = p0;
-            for (size_t k = 0; k < d; k++) {
-                vf8 wk = load8(w + k * TSGS__LANES);
-#pragma GCC unroll 12
-                for (int r = 0; r < RB; r++)
-                    ph[r] += wk * x[r][k];
-            }
-            vf8 cg = load8(cf + g * TSGS__LANES);
-            vf8 sg = load8(sf + g * TSGS__LANES);
-#pragma GCC unroll 12
-            for (int r = 0; r < RB; r++) {
-                if (pair) {
-                    vf8 sv, cv;
-                    sincos8(ph[r], &sv, &cv);
-                    A[r] += cv * cg + sv * sg;
-                } else {
-                    A[r] += cos8(ph[r]) * cg;
-                }
-            }
-        }
-        for (size_t r = 0; r < nr; r++)
-            out[i + r] = hsum4(lo4(A[r]) + hi4(A[r])) * up;
-    }
-}
+/* The vector code for each width: 16 floats (AVX-512), 8 (AVX2), 4 (SSE2),
+ * so that every path keeps its vectors in registers (GCC spills wider
+ * vectors than the unit through memory: AVX2 ran slower than SSE2). */
+#define KW 16
+#define KN(name) name##_16
+#include "kernel_lanes.h"
+#undef KW
+#undef KN
+#define KW 8
+#define KN(name) name##_8
+#include "kernel_lanes.h"
+#undef KW
+#undef KN
+#define KW 4
+#define KN(name) name##_4
+#include "kernel_lanes.h"
+#undef KW
+#undef KN
+/* The width each path uses. */
+#define LANES_avx512(name) name##_16
+#define LANES_avx2(name) name##_8
+#define LANES_base(name) name##_4
 
 /* tile_sums_cos_avx512, _avx2, _base and the same for pair. */
 #define DEFINE_TILE_SUMS(suffix, target)                                  \
@@ -208,13 +65,15 @@ ALWAYS_INLINE void tile_body(size_t d, const float *W, const float *P,
         size_t d, const float *W, const float *P, const double *ac,       \
         long ng, const float *X, size_t n, double *out)                   \
     {                                                                     \
-        tile_body(d, W, P, ac, NULL, ng, X, n, out, 0, RB##suffix);       \
+        LANES##suffix(tile_body)(d, W, P, ac, NULL, ng, X, n, out, 0,     \
+                                 RB##suffix);                             \
     }                                                                     \
     target static void tile_sums_pair##suffix(                            \
         size_t d, const float *W, const float *P, const double *ac,       \
         const double *as, long ng, const float *X, size_t n, double *out) \
     {                                                                     \
-        tile_body(d, W, P, ac, as, ng, X, n, out, 1, RB##suffix);         \
+        LANES##suffix(tile_body)(d, W, P, ac, as, ng, X, n, out, 1,       \
+                                 RB##suffix);                             \
     }
 TSGS__FOR_ISAS(DEFINE_TILE_SUMS)
 
@@ -425,39 +284,14 @@ tsgs_status tsgs__eval_sums(const tsgs__fview *v, const float *X, size_t n,
     return failed ? TSGS__NOMEM(err) : TSGS_OK;
 }
 
-ALWAYS_INLINE void features_body(size_t d, const float *panel,
-                                 const float *phase, long ngroups,
-                                 const float *X, size_t i0, size_t i1,
-                                 float *cosv, float *sinv)
-{
-    const size_t width = (size_t)ngroups * TSGS__LANES;
-    for (size_t i = i0; i < i1; i++) {
-        const float *x = X + i * d;
-        for (long g = 0; g < ngroups; g++) {
-            const float *w = panel + (size_t)g * d * TSGS__LANES;
-            vf8 p = load8(phase + g * TSGS__LANES);
-            for (size_t k = 0; k < d; k++)
-                p += load8(w + k * TSGS__LANES) * x[k];
-            if (sinv) {
-                vf8 s, c;
-                sincos8(p, &s, &c);
-                memcpy(cosv + i * width + g * TSGS__LANES, &c, sizeof c);
-                memcpy(sinv + i * width + g * TSGS__LANES, &s, sizeof s);
-            } else {
-                vf8 c = cos8(p);
-                memcpy(cosv + i * width + g * TSGS__LANES, &c, sizeof c);
-            }
-        }
-    }
-}
-
 /* features_rows_avx512, _avx2 and _base. */
 #define DEFINE_FEATURES_ROWS(suffix, target)                                \
     target static void features_rows##suffix(                               \
         size_t d, const float *panel, const float *phase, long ngroups,     \
         const float *X, size_t i0, size_t i1, float *cosv, float *sinv)     \
     {                                                                       \
-        features_body(d, panel, phase, ngroups, X, i0, i1, cosv, sinv);     \
+        LANES##suffix(features_body)(d, panel, phase, ngroups, X, i0, i1,   \
+                                     cosv, sinv);                           \
     }
 TSGS__FOR_ISAS(DEFINE_FEATURES_ROWS)
 
@@ -516,7 +350,7 @@ void tsgs__cos_f(const float *x, size_t n, float *c)
         float buf[TSGS__LANES] = {0};
         size_t m = n - i < TSGS__LANES ? n - i : TSGS__LANES;
         memcpy(buf, x + i, m * sizeof(float));
-        vf8 vc = cos8(load8(buf));
+        vf_16 vc = cos_16(load_16(buf));
         memcpy(buf, &vc, sizeof buf);
         memcpy(c + i, buf, m * sizeof(float));
     }
@@ -528,8 +362,8 @@ void tsgs__sincos_f(const float *x, size_t n, float *s, float *c)
         float buf[TSGS__LANES] = {0};
         size_t m = n - i < TSGS__LANES ? n - i : TSGS__LANES;
         memcpy(buf, x + i, m * sizeof(float));
-        vf8 vs, vc;
-        sincos8(load8(buf), &vs, &vc);
+        vf_16 vs, vc;
+        sincos_16(load_16(buf), &vs, &vc);
         memcpy(buf, &vs, sizeof buf);
         memcpy(s + i, buf, m * sizeof(float));
         memcpy(buf, &vc, sizeof buf);
