@@ -75,6 +75,8 @@ typedef struct {
     double *mul;   /* d */
 } tsgs__scaler;
 
+/* The class kind's largest stretch of a z-scored feature (scaler.c). */
+#define TSGS__CLASS_STRETCH_MAX 4.0
 tsgs_status tsgs__scaler_fit(const tsgs_dataset *ds, tsgs_scaling kind,
                              tsgs__scaler *out, tsgs_error *err);
 void tsgs__scaler_clear(tsgs__scaler *s);
