@@ -207,7 +207,7 @@ typedef enum {
     TSGS_SCALE_MINMAX,
     TSGS_SCALE_CLASS /* z-score, then each feature stretched by its total /
                         pooled within-class sd on the labeled rows, in
-                        [1, 4] */
+                        [1, 4] (1 while a class has under 10 labels) */
 } tsgs_scaling;
 
 typedef enum {

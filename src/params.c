@@ -167,7 +167,8 @@ static const entry_t table[] = {
     {"scale", K_ENUM, OFF(scale), 0, 0, scale_names,
      "feature scaling fitted on the training rows: none, zscore, minmax, "
      "class (z-score, then each feature stretched by sqrt(total / pooled "
-     "within-class variance) of the labeled rows, 1 to 4)"},
+     "within-class variance) of the labeled rows, 1 to 4; none while a "
+     "class has under 10 labels)"},
     {"seed", K_U64, OFF(seed), 0, 0, NULL,
      "seed of every random choice"},
     {"threads", K_INT, OFF(threads), 0, 4096, NULL,

@@ -131,58 +131,65 @@ START_TEST(fit_uses_unlabeled_rows_too)
 }
 END_TEST
 
-/* The class kind's stretch, worked by hand: 4 labeled rows (+1: 3, 5;
- * -1: -5, -3 in column 0), 2 unlabeled rows (at 10 and -10, which enter
- * the z-score only). Column 0: labeled variance (9 + 25 + 25 + 9) / 3 =
- * 68/3, pooled within-class (1 + 1 + 1 + 1) / 2 = 2: stretch sqrt(34/3).
+/* The class kind's stretch, worked by hand. n_pos labeled rows of class 7
+ * and 10 of class 0 repeat the pattern (7: 1, 5; 0: -5, -1) in column 0,
+ * then 2 unlabeled rows (at 30 and -30) enter the z-score only. With 10
+ * rows a class, column 0 has labeled variance 260 / 19 and pooled
+ * within-class variance 80 / 18: stretch sqrt((260 / 19) / (80 / 18)).
  * Column 1 is the same within each class (w = 0): the cap 4. Column 2 is
  * the same on every labeled row (t = 0): 1. Column 3 varies more inside
- * the classes than across them (t < w): 1, never a shrink. */
+ * the classes than across them (t < w): 1, never a shrink. With 9 rows
+ * in a class, or one class, every stretch is 1: plain z-score. */
+static tsgs_dataset *class_rows(int n_pos, int n_neg, int one_class)
+{
+    const int n = n_pos + n_neg + 2;
+    float *x = malloc(sizeof(float) * (size_t)n * 4);
+    double *y = malloc(sizeof(double) * (size_t)n);
+    for (int i = 0; i < n; i++) {
+        float *r = x + i * 4;
+        int pos = i < n_pos, j = pos ? i : i - n_pos;
+        if (i >= n_pos + n_neg) { /* unlabeled */
+            float v = i % 2 ? 30.0f : -30.0f;
+            r[0] = v, r[1] = v / 10, r[2] = v / 15, r[3] = v / 6;
+            y[i] = TSGS_UNLABELED;
+            continue;
+        }
+        r[0] = pos ? (j % 2 ? 5.0f : 1.0f) : (j % 2 ? -1.0f : -5.0f);
+        r[1] = pos ? 1.0f : 0.0f;
+        r[2] = 7.0f;
+        r[3] = j % 2 ? 1.0f : -1.0f;
+        y[i] = pos || one_class ? 7.0 : 0.0;
+    }
+    tsgs_dataset *ds = NULL;
+    ck_assert_int_eq(tsgs_dataset_from_dense((size_t)n, 4, x, y, &ds, NULL),
+                     TSGS_OK);
+    free(x);
+    free(y);
+    return ds;
+}
+
 START_TEST(class_stretch_by_hand)
 {
-    float x[6 * 4] = {
-        3, 1, 7, 1,    /* +1 */
-        5, 1, 7, -1,   /* +1 */
-        -5, 0, 7, 1,   /* -1 */
-        -3, 0, 7, -1,  /* -1 */
-        10, 2, 0, 0,   /* unlabeled */
-        -10, -2, 1, 5, /* unlabeled */
-    };
-    double y[6] = {1, 1, -1, -1, TSGS_UNLABELED, TSGS_UNLABELED};
-    tsgs_dataset *ds = NULL;
-    ck_assert_int_eq(tsgs_dataset_from_dense(6, 4, x, y, &ds, NULL), TSGS_OK);
-    tsgs__scaler z, c;
-    ck_assert_int_eq(tsgs__scaler_fit(ds, TSGS_SCALE_ZSCORE, &z, NULL), TSGS_OK);
-    ck_assert_int_eq(tsgs__scaler_fit(ds, TSGS_SCALE_CLASS, &c, NULL), TSGS_OK);
-    ck_assert_int_eq(c.kind, TSGS_SCALE_CLASS);
-    const double want[4] = {sqrt(34.0 / 3.0), TSGS__CLASS_STRETCH_MAX, 1, 1};
-    for (int k = 0; k < 4; k++) {
-        ck_assert_double_eq(c.shift[k], z.shift[k]);
-        ck_assert_double_eq_tol(c.mul[k] / z.mul[k], want[k], 1e-12);
-    }
-    tsgs__scaler_clear(&z);
-    tsgs__scaler_clear(&c);
-    /* the labels' values do not matter, only which rows share one; one
-     * class alone (or no labels) carries no class information: z-score */
-    double y2[6] = {7, 7, 0, 0, TSGS_UNLABELED, TSGS_UNLABELED};
-    double y1[6] = {1, 1, 1, 1, TSGS_UNLABELED, TSGS_UNLABELED};
-    double *ys[2] = {y2, y1};
-    for (int v = 0; v < 2; v++) {
-        tsgs_dataset *d2 = NULL;
-        ck_assert_int_eq(tsgs_dataset_from_dense(6, 4, x, ys[v], &d2, NULL),
+    const double want[4] = {sqrt((260.0 / 19.0) / (80.0 / 18.0)),
+                            TSGS__CLASS_STRETCH_MAX, 1, 1};
+    ck_assert_int_eq(TSGS__CLASS_MIN_ROWS, 10);
+    for (int v = 0; v < 3; v++) {
+        tsgs_dataset *ds = class_rows(v == 1 ? 9 : 10, 10, v == 2);
+        tsgs__scaler z, c;
+        ck_assert_int_eq(tsgs__scaler_fit(ds, TSGS_SCALE_ZSCORE, &z, NULL),
                          TSGS_OK);
-        ck_assert_int_eq(tsgs__scaler_fit(d2, TSGS_SCALE_ZSCORE, &z, NULL),
+        ck_assert_int_eq(tsgs__scaler_fit(ds, TSGS_SCALE_CLASS, &c, NULL),
                          TSGS_OK);
-        ck_assert_int_eq(tsgs__scaler_fit(d2, TSGS_SCALE_CLASS, &c, NULL),
-                         TSGS_OK);
-        for (int k = 0; k < 4; k++)
+        ck_assert_int_eq(c.kind, TSGS_SCALE_CLASS);
+        for (int k = 0; k < 4; k++) {
+            ck_assert_double_eq(c.shift[k], z.shift[k]);
             ck_assert_double_eq_tol(c.mul[k] / z.mul[k], v ? 1.0 : want[k],
                                     1e-12);
+        }
         tsgs__scaler_clear(&z);
         tsgs__scaler_clear(&c);
-        tsgs_dataset_free(d2);
+        tsgs_dataset_free(ds);
     }
-    tsgs_dataset_free(ds);
 }
 END_TEST
 
