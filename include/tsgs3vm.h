@@ -201,8 +201,14 @@ typedef enum {
     TSGS_STEP_DECAYING      /* gamma_t = theta / (1 + t / t0) */
 } tsgs_step;
 
-typedef enum { TSGS_SCALE_NONE = 0, TSGS_SCALE_ZSCORE, TSGS_SCALE_MINMAX }
-    tsgs_scaling;
+typedef enum {
+    TSGS_SCALE_NONE = 0,
+    TSGS_SCALE_ZSCORE,
+    TSGS_SCALE_MINMAX,
+    TSGS_SCALE_CLASS /* z-score, then each feature stretched by its total /
+                        pooled within-class sd on the labeled rows, in
+                        [1, 4] (1 while a class has under 10 labels) */
+} tsgs_scaling;
 
 typedef enum {
     TSGS_BIND_AUTO = 0, /* none if OMP_PROC_BIND or OMP_PLACES is set;

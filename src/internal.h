@@ -76,6 +76,10 @@ typedef struct {
     double *mul;   /* d */
 } tsgs__scaler;
 
+/* The class kind's largest stretch of a z-scored feature, and the labeled
+ * rows every class needs for any stretch (scaler.c). */
+#define TSGS__CLASS_STRETCH_MAX 4.0
+#define TSGS__CLASS_MIN_ROWS 10
 tsgs_status tsgs__scaler_fit(const tsgs_dataset *ds, tsgs_scaling kind,
                              tsgs__scaler *out, tsgs_error *err);
 void tsgs__scaler_clear(tsgs__scaler *s);

@@ -24,7 +24,8 @@ static void put_double(FILE *f, double v) { fprintf(f, "%.17g", v); }
 static const char *scaling_name(tsgs_scaling s)
 {
     return s == TSGS_SCALE_ZSCORE ? "zscore"
-           : s == TSGS_SCALE_MINMAX ? "minmax" : "none";
+           : s == TSGS_SCALE_MINMAX ? "minmax"
+           : s == TSGS_SCALE_CLASS ? "class" : "none";
 }
 
 static void write_model(FILE *f, const tsgs_model *m)
@@ -461,6 +462,8 @@ static tsgs_status load_binary(reader_t *r, int last, tsgs_model **out,
                 scaling = TSGS_SCALE_ZSCORE;
             else if (strcmp(val, "minmax") == 0)
                 scaling = TSGS_SCALE_MINMAX;
+            else if (strcmp(val, "class") == 0)
+                scaling = TSGS_SCALE_CLASS;
             else if (strcmp(val, "none") == 0)
                 scaling = TSGS_SCALE_NONE;
             else {

@@ -85,7 +85,8 @@ static const char *const directions_names[] = {"auto", "iid", "orthogonal",
 static const char *const uloss_names[] = {"shg", "sshg", "ramp", "da", NULL};
 static const char *const step_names[] = {"constant", "theory", "decaying",
                                          NULL};
-static const char *const scale_names[] = {"none", "zscore", "minmax", NULL};
+static const char *const scale_names[] = {"none", "zscore", "minmax", "class",
+                                           NULL};
 static const char *const bind_names[] = {"auto", "compact", "scatter", "none",
                                          NULL};
 
@@ -164,7 +165,10 @@ static const entry_t table[] = {
     {"anneal", K_DOUBLE, OFF(anneal), 0, 1, NULL,
      "fraction of the steps over which C* ramps up from 0"},
     {"scale", K_ENUM, OFF(scale), 0, 0, scale_names,
-     "feature scaling fitted on the training rows: none, zscore, minmax"},
+     "feature scaling fitted on the training rows: none, zscore, minmax, "
+     "class (z-score, then each feature stretched by sqrt(total / pooled "
+     "within-class variance) of the labeled rows, 1 to 4; none while a "
+     "class has under 10 labels)"},
     {"seed", K_U64, OFF(seed), 0, 0, NULL,
      "seed of every random choice"},
     {"threads", K_INT, OFF(threads), 0, 4096, NULL,

@@ -1,6 +1,8 @@
 /* Scaling: z-score gives mean 0 / std 1 and min-max gives [-1, 1] per
  * column over every row (labeled or not); constant columns map to 0
- * without dividing by zero; narrower rows are padded before scaling. */
+ * without dividing by zero; narrower rows are padded before scaling. The
+ * class kind stretches each z-scored column by sqrt(total / pooled
+ * within-class variance) of the labeled rows, in [1, 4]. */
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
@@ -129,12 +131,126 @@ START_TEST(fit_uses_unlabeled_rows_too)
 }
 END_TEST
 
+/* The class kind's stretch, worked by hand. n_pos labeled rows of class 7
+ * and 10 of class 0 repeat the pattern (7: 1, 5; 0: -5, -1) in column 0,
+ * then 2 unlabeled rows (at 30 and -30) enter the z-score only. With 10
+ * rows a class, column 0 has labeled variance 260 / 19 and pooled
+ * within-class variance 80 / 18: stretch sqrt((260 / 19) / (80 / 18)).
+ * Column 1 is the same within each class (w = 0): the cap 4. Column 2 is
+ * the same on every labeled row (t = 0): 1. Column 3 varies more inside
+ * the classes than across them (t < w): 1, never a shrink. With 9 rows
+ * in a class, or one class, every stretch is 1: plain z-score. */
+static tsgs_dataset *class_rows(int n_pos, int n_neg, int one_class)
+{
+    const int n = n_pos + n_neg + 2;
+    float *x = malloc(sizeof(float) * (size_t)n * 4);
+    double *y = malloc(sizeof(double) * (size_t)n);
+    for (int i = 0; i < n; i++) {
+        float *r = x + i * 4;
+        int pos = i < n_pos, j = pos ? i : i - n_pos;
+        if (i >= n_pos + n_neg) { /* unlabeled */
+            float v = i % 2 ? 30.0f : -30.0f;
+            r[0] = v, r[1] = v / 10, r[2] = v / 15, r[3] = v / 6;
+            y[i] = TSGS_UNLABELED;
+            continue;
+        }
+        r[0] = pos ? (j % 2 ? 5.0f : 1.0f) : (j % 2 ? -1.0f : -5.0f);
+        r[1] = pos ? 1.0f : 0.0f;
+        r[2] = 7.0f;
+        r[3] = j % 2 ? 1.0f : -1.0f;
+        y[i] = pos || one_class ? 7.0 : 0.0;
+    }
+    tsgs_dataset *ds = NULL;
+    ck_assert_int_eq(tsgs_dataset_from_dense((size_t)n, 4, x, y, &ds, NULL),
+                     TSGS_OK);
+    free(x);
+    free(y);
+    return ds;
+}
+
+START_TEST(class_stretch_by_hand)
+{
+    const double want[4] = {sqrt((260.0 / 19.0) / (80.0 / 18.0)),
+                            TSGS__CLASS_STRETCH_MAX, 1, 1};
+    ck_assert_int_eq(TSGS__CLASS_MIN_ROWS, 10);
+    for (int v = 0; v < 3; v++) {
+        tsgs_dataset *ds = class_rows(v == 1 ? 9 : 10, 10, v == 2);
+        tsgs__scaler z, c;
+        ck_assert_int_eq(tsgs__scaler_fit(ds, TSGS_SCALE_ZSCORE, &z, NULL),
+                         TSGS_OK);
+        ck_assert_int_eq(tsgs__scaler_fit(ds, TSGS_SCALE_CLASS, &c, NULL),
+                         TSGS_OK);
+        ck_assert_int_eq(c.kind, TSGS_SCALE_CLASS);
+        for (int k = 0; k < 4; k++) {
+            ck_assert_double_eq(c.shift[k], z.shift[k]);
+            ck_assert_double_eq_tol(c.mul[k] / z.mul[k], v ? 1.0 : want[k],
+                                    1e-12);
+        }
+        tsgs__scaler_clear(&z);
+        tsgs__scaler_clear(&c);
+        tsgs_dataset_free(ds);
+    }
+}
+END_TEST
+
+/* What the class kind is for: two unit Gaussians with means +-m on axis 0
+ * only (m = 1.645, Bayes error 5%). z-score divides axis 0 by its total
+ * sd sqrt(1 + m^2) = 1.92 and so shrinks the classes' separation there;
+ * the class kind, from 100 labeled of 2,000 rows, puts every axis at
+ * about unit within-class sd, like the raw data, and is invariant to each
+ * column's units. */
+START_TEST(class_restores_separating_axis)
+{
+    const size_t n = 2000, d = 5, nl = 100;
+    const double m = 1.645;
+    float *x = malloc(sizeof(float) * n * d);
+    double *y = malloc(sizeof(double) * n);
+    uint64_t s = 4242;
+    for (size_t i = 0; i < n; i++) {
+        double cls = i % 2 ? 1.0 : -1.0;
+        for (size_t k = 0; k < d; k++) {
+            double g = 0.0; /* Irwin-Hall: 12 uniforms - 6, about N(0, 1) */
+            for (int j = 0; j < 12; j++) {
+                s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+                g += (double)(s >> 11) / 9007199254740992.0;
+            }
+            x[i * d + k] = (float)((g - 6.0 + (k == 0 ? m * cls : 0.0)) *
+                                   pow(10.0, (double)k)); /* any units */
+        }
+        y[i] = i < nl ? cls : TSGS_UNLABELED;
+    }
+    tsgs_dataset *ds = NULL;
+    ck_assert_int_eq(tsgs_dataset_from_dense(n, d, x, y, &ds, NULL), TSGS_OK);
+    tsgs__scaler z, c;
+    ck_assert_int_eq(tsgs__scaler_fit(ds, TSGS_SCALE_ZSCORE, &z, NULL), TSGS_OK);
+    ck_assert_int_eq(tsgs__scaler_fit(ds, TSGS_SCALE_CLASS, &c, NULL), TSGS_OK);
+    for (size_t k = 0; k < d; k++) {
+        /* unit sd of the raw within-class noise, 10^k */
+        double zk = z.mul[k] * pow(10.0, (double)k);
+        double ck = c.mul[k] * pow(10.0, (double)k);
+        if (k == 0) {
+            ck_assert_double_eq_tol(zk, 1.0 / sqrt(1.0 + m * m), 0.05);
+            ck_assert_double_eq_tol(ck, 1.0, 0.15);
+        } else {
+            ck_assert_double_eq_tol(zk, 1.0, 0.05);
+            ck_assert_double_ge(ck, zk);
+            ck_assert_double_le(ck, 1.15);
+        }
+    }
+    tsgs__scaler_clear(&z);
+    tsgs__scaler_clear(&c);
+    tsgs_dataset_free(ds);
+    free(x);
+    free(y);
+}
+END_TEST
+
 START_TEST(constant_and_single_row_safe)
 {
     float x[3] = {-7.5f, 0.0f, 1e30f};
     tsgs_dataset *ds = NULL;
     ck_assert_int_eq(tsgs_dataset_from_dense(1, 3, x, NULL, &ds, NULL), TSGS_OK);
-    for (int kind = TSGS_SCALE_ZSCORE; kind <= TSGS_SCALE_MINMAX; kind++) {
+    for (int kind = TSGS_SCALE_ZSCORE; kind <= TSGS_SCALE_CLASS; kind++) {
         tsgs__scaler sc;
         ck_assert_int_eq(tsgs__scaler_fit(ds, (tsgs_scaling)kind, &sc, NULL),
                          TSGS_OK);
@@ -201,6 +317,8 @@ Suite *scaler_suite(void)
     tcase_add_test(tc, zscore_mean_zero_std_one);
     tcase_add_test(tc, minmax_to_minus_one_one);
     tcase_add_test(tc, fit_uses_unlabeled_rows_too);
+    tcase_add_test(tc, class_stretch_by_hand);
+    tcase_add_test(tc, class_restores_separating_axis);
     tcase_add_test(tc, constant_and_single_row_safe);
     tcase_add_test(tc, apply_pads_and_none_copies);
     tcase_add_test(tc, non_finite_rejected_output_untouched);
