@@ -2,7 +2,10 @@
 # The prediction kernel against the probe (bench/kernel_probe.c: the
 # fastest simple tile for the same sums), one thread, in turns within one
 # process; ROUNDS runs of the program, each with --runs 5, on every code
-# path this CPU has (AVX-512, AVX2, baseline).
+# path this CPU has (AVX-512, AVX2, baseline). The probe is the issue's
+# reference on the widest path; it keeps 16-float vectors everywhere, which
+# GCC spills on AVX2 and SSE2, so there the kernel (native widths) is far
+# ahead of it and the ratio says only that.
 # Usage: bench/scripts/kernel_probe.sh [ROUNDS] > bench/results/kernel-vs-probe.tsv
 set -euo pipefail
 cd "$(dirname "$0")/../.."
