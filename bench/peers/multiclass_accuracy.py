@@ -295,6 +295,22 @@ def run_unit(case, seed, cfg):
                 ovr = da.last_line(log, "one-vs-rest over")   # class 1's choices
                 note = "; ".join(x for x in (note, ovr[:200]) if x)
                 emit(m, a, secs, note)
+            elif m in cfg["extra"]:
+                # a variant of the tool (--extra NAME=ARGS); {libsvm} becomes
+                # LIBSVM's CV choice as "-g G -c C"
+                args = cfg["extra"][m]
+                if "{libsvm}" in args:
+                    if chosen is None:
+                        _, chosen = libsvm(False)
+                    args = args.replace("{libsvm}", f"-g {chosen[0]!r} -c {chosen[1]!r}")
+                model, pred = os.path.join(wd, m + ".model"), os.path.join(wd, m + ".pred")
+                fit = [tool, "train"] + shlex.split(args)
+                if not m.startswith("tsgs3vm_sup"):
+                    fit += ["--unlabeled", f["unlabeled"]]
+                fit += [f["labeled"], model]
+                a, secs, st, log = pair(m, fit, [tool, "predict", model, test_raw, pred], pred,
+                                        tool_env)
+                emit(m, a, secs, "; ".join(x for x in ("" if st == "ok" else st, args) if x))
             elif m == "libsvm":
                 (a, secs, st, _), chosen = libsvm(True)
                 note = (f"gamma={chosen[0]:g} C={chosen[1]:g} (5-fold CV {chosen[2]}%)"
@@ -453,6 +469,11 @@ def main():
                     "(default: all; --list shows them)")
     ap.add_argument("--seeds", default="1-10", help="e.g. 1-10 or 1,2,5")
     ap.add_argument("--methods", default=",".join(METHODS), help=",".join(METHODS))
+    ap.add_argument("--extra", action="append", default=[], metavar="NAME=ARGS",
+                    help="also run TOOL train ARGS [--unlabeled U] L M as method NAME "
+                         "(NAME tsgs3vm_sup*: the labeled rows only; '{libsvm}' in ARGS: "
+                         "LIBSVM's CV choice as '-g G -c C'), e.g. "
+                         "tsgs3vm_minmax='--scale minmax'; for investigations")
     ap.add_argument("--tool", default=os.path.join(ROOT, "build", "tsgs3vm"),
                     help="tsgs3vm binary (a copy keeps a long run safe from rebuilds)")
     ap.add_argument("--jobs", type=int, default=1, help="(case, seed) units in parallel")
@@ -474,10 +495,11 @@ def main():
         markdown(table) if a.markdown else print("\n".join(out))
         return
     methods = [m for m in a.methods.split(",") if m]
+    extra = dict(e.split("=", 1) for e in a.extra)
     bad = [m for m in methods if m not in METHODS]
     if bad:
         sys.exit(f"multiclass_accuracy: unknown method(s) {bad}; known: {METHODS}")
-    methods = [m for m in METHODS if m in methods]   # LIBSVM before self-training
+    methods = [m for m in METHODS if m in methods] + list(extra)   # LIBSVM before self-training
     pats = [p for p in a.cases.split(",") if p] or ["*"]
     cases = [c for c in all_case_names() if any(fnmatch.fnmatchcase(c, p) for p in pats)]
     if not cases:
@@ -503,7 +525,7 @@ def main():
             if fresh:
                 f.write("\t".join(COLS) + "\n")
         cfg = dict(work=work, data=data, runs=runs, tool=a.tool, methods=methods,
-                   timeout=a.timeout, keep=a.keep_work)
+                   timeout=a.timeout, keep=a.keep_work, extra=extra)
         units = [(c, s) for c in cases for s in parse_seeds(a.seeds)]
         print(f"multiclass_accuracy: {len(units)} units, methods {','.join(methods)}, "
               f"{a.jobs} job(s); work in {work}", flush=True)
