@@ -258,7 +258,7 @@ def run_unit(case, seed, cfg):
         a = acc_of(pred)
         return a, w1 + w2, ("ok" if a is not None else "bad predictions"), log + ".fit.log"
 
-    chosen = None   # LIBSVM's (gamma, C, cv acc)
+    chosen = cfg["libsvm_from"].get((case, str(seed)))   # LIBSVM's (gamma, C, cv acc)
     grid_g = " ".join(repr(g) for g in da.LIBSVM_GAMMAS)
     grid_c = " ".join(repr(c) for c in da.LIBSVM_CS)
 
@@ -450,6 +450,18 @@ def markdown(table):
 
 
 # -------------------------------------------------------------------- main
+def libsvm_choices(path):
+    """{(case, seed): (gamma, C, cv)} from the libsvm rows of a runs.tsv."""
+    if not path:
+        return {}
+    out = {}
+    for r in da.read_runs(path):
+        m = re.search(r"gamma=(\S+) C=(\S+) \(5-fold CV (\S+)%\)", r["note"])
+        if r["method"] == "libsvm" and m:
+            out[(r["case"], r["seed"])] = (float(m.group(1)), float(m.group(2)), m.group(3))
+    return out
+
+
 def parse_seeds(s):
     seeds = []
     for part in s.split(","):
@@ -474,6 +486,9 @@ def main():
                          "(NAME tsgs3vm_sup*: the labeled rows only; '{libsvm}' in ARGS: "
                          "LIBSVM's CV choice as '-g G -c C'), e.g. "
                          "tsgs3vm_minmax='--scale minmax'; for investigations")
+    ap.add_argument("--libsvm-from", metavar="RUNS.tsv",
+                    help="take LIBSVM's (gamma, C) for selftrain and {libsvm} from the libsvm "
+                         "rows of this runs.tsv (same case and seed) instead of running its grid")
     ap.add_argument("--tool", default=os.path.join(ROOT, "build", "tsgs3vm"),
                     help="tsgs3vm binary (a copy keeps a long run safe from rebuilds)")
     ap.add_argument("--jobs", type=int, default=1, help="(case, seed) units in parallel")
@@ -525,7 +540,8 @@ def main():
             if fresh:
                 f.write("\t".join(COLS) + "\n")
         cfg = dict(work=work, data=data, runs=runs, tool=a.tool, methods=methods,
-                   timeout=a.timeout, keep=a.keep_work, extra=extra)
+                   timeout=a.timeout, keep=a.keep_work, extra=extra,
+                   libsvm_from=libsvm_choices(a.libsvm_from))
         units = [(c, s) for c in cases for s in parse_seeds(a.seeds)]
         print(f"multiclass_accuracy: {len(units)} units, methods {','.join(methods)}, "
               f"{a.jobs} job(s); work in {work}", flush=True)
