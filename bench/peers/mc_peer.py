@@ -16,6 +16,8 @@ METHOD:
                  the first point of the grid (gamma major, then C), as
                  libsvm_grid.sh
   linearsvc      LinearSVC() with its defaults (C=1, squared hinge; one-vs-rest)
+  svc_ovr        OneVsRestClassifier(SVC(rbf, --gamma, --C)): the exact kernel SVM
+                 trained one-vs-rest as tsgs3vm does (an investigation method)
   selftrain_svc  SelfTrainingClassifier(SVC(rbf, --gamma, --C)), criterion
                  k_best with k = ceil(n_u / 10), 10 rounds, on the labeled +
                  unlabeled rows; the SVC's "probabilities" are a softmax of its
@@ -32,10 +34,11 @@ import sys
 import numpy as np
 from sklearn.datasets import load_svmlight_file
 from sklearn.model_selection import GridSearchCV, StratifiedKFold
+from sklearn.multiclass import OneVsRestClassifier
 from sklearn.semi_supervised import LabelSpreading, SelfTrainingClassifier
 from sklearn.svm import SVC, LinearSVC
 
-METHODS = ["svc", "svc_grid", "linearsvc", "selftrain_svc", "labelspread_knn"]
+METHODS = ["svc", "svc_grid", "linearsvc", "svc_ovr", "selftrain_svc", "labelspread_knn"]
 
 
 class SoftmaxSVC(SVC):
@@ -80,6 +83,9 @@ def fit(a):
                 f"cv={100.0 * model.best_score_:.2f}%")
     elif a.method == "linearsvc":
         model = LinearSVC()
+        model.fit(Xl, yl)
+    elif a.method == "svc_ovr":
+        model = OneVsRestClassifier(SVC(kernel="rbf", gamma=a.gamma, C=a.C))
         model.fit(Xl, yl)
     elif a.method in ("selftrain_svc", "labelspread_knn"):
         if not a.unlabeled:
@@ -140,8 +146,8 @@ def main():
     ap.add_argument("--labeled", required=True)
     ap.add_argument("--unlabeled")
     ap.add_argument("--model", required=True)
-    ap.add_argument("--gamma", type=float, default=1.0, help="selftrain_svc")
-    ap.add_argument("--C", type=float, default=1.0, help="selftrain_svc")
+    ap.add_argument("--gamma", type=float, default=1.0, help="selftrain_svc, svc_ovr")
+    ap.add_argument("--C", type=float, default=1.0, help="selftrain_svc, svc_ovr")
     ap.add_argument("--gammas", default="", help="svc_grid: space-separated")
     ap.add_argument("--Cs", default="", help="svc_grid: space-separated")
     ap.add_argument("--seed", type=int, default=1)

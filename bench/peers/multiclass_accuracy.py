@@ -40,6 +40,8 @@ Methods (--methods), each fit then predict, whole processes, timed together:
                unlabeled row (k_best = ceil(n_u / 10), 10 rounds)
   labelspread  LabelSpreading(knn, 7 neighbours) on every unlabeled row
   majority     the rate of the test's largest class (no process)
+  svc_ovr      (not by default) OneVsRestClassifier(SVC) at LIBSVM's (gamma, C):
+               the exact kernel SVM one-vs-rest, as tsgs3vm trains
 (mc_peer.py runs the scikit-learn ones.) The peers run with
 OMP/OPENBLAS/MKL_NUM_THREADS=1; the tool with the caller's environment (its
 default thread count: one per core).
@@ -93,7 +95,8 @@ PER_CLASS = (10, 20)                 # labeled rows per class: the cases DATASET
 TEST_SEED = 0
 SYNTH_SEED = 20240607                # the SYNTHETIC pool; the test rows use SYNTH_SEED + 1
 METHODS = ["tsgs3vm", "tsgs3vm_sup", "libsvm", "svc", "svc_grid", "linearsvc", "selftrain",
-           "labelspread", "majority"]
+           "labelspread", "majority", "svc_ovr"]
+DEFAULT_METHODS = METHODS[:-1]       # svc_ovr: for investigations
 COLS = da.COLS                       # case size seed method accuracy seconds note
 
 
@@ -318,21 +321,23 @@ def run_unit(case, seed, cfg):
                 emit(m, a, secs, "; ".join(x for x in ("" if st == "ok" else st, note) if x))
             else:
                 meth = {"svc": "svc", "svc_grid": "svc_grid", "linearsvc": "linearsvc",
-                        "selftrain": "selftrain_svc", "labelspread": "labelspread_knn"}[m]
+                        "svc_ovr": "svc_ovr", "selftrain": "selftrain_svc",
+                        "labelspread": "labelspread_knn"}[m]
                 model, pred = os.path.join(wd, m + ".pkl"), os.path.join(wd, m + ".pred")
                 fit = [PY, mc, meth, "--labeled", f["labeled_s"], "--model", model,
                        "--seed", str(seed)]
                 opts = ""
                 if m in ("selftrain", "labelspread"):
                     fit += ["--unlabeled", f["unlabeled_s"]]
-                if m == "selftrain":
+                if m in ("selftrain", "svc_ovr"):
                     if chosen is None:
                         _, chosen = libsvm(False)   # untimed: LIBSVM's choice
                     if chosen is None:
                         emit(m, None, None, "no (gamma, C) from LIBSVM's CV")
                         continue
                     fit += ["--gamma", repr(chosen[0]), "--C", repr(chosen[1])]
-                    opts = f"SVC gamma={chosen[0]:g} C={chosen[1]:g}; {len(unl)} unlabeled rows"
+                    opts = f"SVC gamma={chosen[0]:g} C={chosen[1]:g}" + \
+                        (f"; {len(unl)} unlabeled rows" if m == "selftrain" else "")
                 if m == "svc_grid":
                     fit += ["--gammas", grid_g, "--Cs", grid_c]
                 a, secs, st, log = pair(m, fit, [PY, mc, "predict", "--model", model, "--test",
@@ -422,7 +427,8 @@ def summarise(runs_path, out_path):
 
 
 def markdown(table):
-    methods = [m for m in METHODS if any(m in t[1] for t in table)]
+    methods = [m for m in METHODS if any(m in t[1] for t in table)] + \
+        sorted({m for t in table for m in t[1]} - set(METHODS))
     print("Test accuracy in % (mean ± sd over seeds); Δ = tsgs3vm − libsvm (points).\n")
     print("| case | " + " | ".join(methods) + " | Δ libsvm |")
     print("|---" * (len(methods) + 2) + "|")
@@ -480,7 +486,8 @@ def main():
     ap.add_argument("--cases", default="", help="comma-separated names or patterns "
                     "(default: all; --list shows them)")
     ap.add_argument("--seeds", default="1-10", help="e.g. 1-10 or 1,2,5")
-    ap.add_argument("--methods", default=",".join(METHODS), help=",".join(METHODS))
+    ap.add_argument("--methods", default=",".join(DEFAULT_METHODS),
+                    help=",".join(METHODS) + " (default: all but svc_ovr)")
     ap.add_argument("--extra", action="append", default=[], metavar="NAME=ARGS",
                     help="also run TOOL train ARGS [--unlabeled U] L M as method NAME "
                          "(NAME tsgs3vm_sup*: the labeled rows only; '{libsvm}' in ARGS: "
