@@ -32,7 +32,7 @@ struct tsgs_dataset {
     size_t n;   /* rows */
     size_t d;   /* features per row */
     size_t cap; /* rows allocated */
-    float *x;   /* n * d, row-major */
+    float *x;   /* n * d, row-major; NULL when the rows are sparse */
     double *y;  /* n raw labels, NaN = unlabeled */
     int x_borrowed; /* x is the caller's (tsgs_dataset_wrap_dense): never
                        freed or written; copied before a change */
@@ -40,7 +40,35 @@ struct tsgs_dataset {
      * (munmap'ed, not freed); NULL when x is malloc'ed. */
     void *map;
     size_t map_len;
+    /* Sparse rows (CSR), when x is NULL: row i's non-zeros are columns
+     * col[ptr[i] .. ptr[i + 1]) (0-based, ascending) with values val[..];
+     * memory grows with the non-zeros, not with n * d. */
+    size_t *ptr;   /* n + 1 */
+    uint32_t *col;
+    float *val;
 };
+
+/* Whether ds's rows are stored sparse (CSR). */
+static inline int tsgs__sparse(const tsgs_dataset *ds) { return !ds->x; }
+/* Non-zero entries of ds (dense rows: counted). */
+size_t tsgs__dataset_nnz(const tsgs_dataset *ds);
+/* A dataset of n rows of dimension d that takes over CSR arrays (ptr of
+ * n + 1, col and val of ptr[n]) and labels y (n); on failure they are
+ * freed. */
+tsgs_status tsgs__dataset_from_csr(size_t n, size_t d, size_t *ptr,
+                                   uint32_t *col, float *val, double *y,
+                                   tsgs_dataset **out, tsgs_error *err);
+/* Row i of ds as d dense floats into out (sparse rows: zeros filled). */
+void tsgs__row_dense(const tsgs_dataset *ds, size_t i, float *out);
+/* Whether rows stored as dense floats (n x d) are worth it: the LIBSVM
+ * reader keeps rows sparse when they are wide and mostly zeros, dense
+ * otherwise (so that dense data reads and trains as it always did). */
+int tsgs__keep_dense(size_t n, size_t d, size_t nnz);
+/* ds's rows made dense in place, when they are sparse and n x d floats
+ * take at most max_bytes; else TSGS_ERR_UNSUPPORTED naming `who` (the
+ * solver or step that needs dense rows) and what to do. */
+tsgs_status tsgs__dataset_densify(tsgs_dataset *ds, double max_bytes,
+                                  const char *who, tsgs_error *err);
 
 /* ----------------------------------------------------------- reader.c */
 
@@ -67,16 +95,29 @@ tsgs_status tsgs__dataset_new(size_t d, size_t cap, tsgs_dataset **out,
 
 /* ----------------------------------------------------------- scaler.c */
 
-/* Feature scaling fitted on training rows: x' = (x - shift) * mul. */
+/* Feature scaling fitted on training rows: x' = (x - shift) * mul.
+ * MAXABS keeps zeros zero (shift 0) and stores only the columns whose
+ * multiplier is not 1, so that a sparse model's scaler grows with the
+ * columns that occur, not with d. */
 typedef struct {
     tsgs_scaling kind;
     size_t d;
-    double *shift; /* d */
-    double *mul;   /* d */
+    double *shift; /* d (ZSCORE, MINMAX) */
+    double *mul;   /* d (ZSCORE, MINMAX) */
+    size_t nsc;    /* MAXABS: columns scol[0 .. nsc) (ascending, 0-based) */
+    uint32_t *scol;
+    double *smul;  /* and their multipliers 1 / max |x| */
 } tsgs__scaler;
 
+/* MAXABS: the multiplier of column k (1 when it is not listed). */
+double tsgs__scaler_mul(const tsgs__scaler *s, size_t k);
+
+/* Sparse rows are fitted MAXABS whatever kind asks (other kinds would
+ * make them dense), NONE excepted. */
 tsgs_status tsgs__scaler_fit(const tsgs_dataset *ds, tsgs_scaling kind,
                              tsgs__scaler *out, tsgs_error *err);
+/* Whether s maps zeros to zeros (NONE, MAXABS): sparse rows stay sparse. */
+int tsgs__scaler_keeps_zeros(const tsgs__scaler *s);
 void tsgs__scaler_clear(tsgs__scaler *s);
 /* Writes the scaled copy of a d-float row (padding with 0 when the row is
  * narrower than the scaler, i.e. d_row < s->d). kind NONE copies. */
@@ -87,6 +128,50 @@ void tsgs__scaler_apply(const tsgs__scaler *s, const float *row,
  * rows), so a typical pair of rows has k = exp(-1). */
 tsgs_status tsgs__spread_sigma(const tsgs_dataset *ds, const tsgs__scaler *sc,
                                double *sigma, tsgs_error *err);
+
+/* ------------------------------------------------------------- rows.c */
+
+/* Scaled rows as the kernel reads them: dense (x: n x d floats) or sparse
+ * (x NULL; CSR as in tsgs_dataset). A buffer that owns its arrays (the
+ * gather functions grow it) or a view into another's. */
+typedef struct {
+    size_t n, d;
+    float *x;
+    size_t *ptr;   /* n + 1 */
+    uint32_t *col;
+    float *val;
+    size_t cap_rows, cap_nnz; /* allocated, for a buffer */
+} tsgs__rows;
+
+/* Dense rows X (n x d) as a view. */
+tsgs__rows tsgs__rows_dense(const float *X, size_t n, size_t d);
+/* Rows [i0, i0 + n) of R as a view. */
+tsgs__rows tsgs__rows_sub(const tsgs__rows *R, size_t i0, size_t n);
+/* Whether rows gathered from ds through scaler sc are sparse: ds's rows
+ * are, and sc keeps zeros zero. */
+int tsgs__rows_sparse_for(const tsgs_dataset *ds, const tsgs__scaler *sc);
+/* An empty buffer for up to cap rows of ds's dimension gathered through
+ * sc (sparse or dense as tsgs__rows_sparse_for says). -1: out of memory. */
+int tsgs__rows_init(tsgs__rows *R, const tsgs_dataset *ds,
+                    const tsgs__scaler *sc, size_t cap);
+void tsgs__rows_free(tsgs__rows *R);
+/* R = the rows idx[0 .. n) of ds (idx NULL: rows 0 .. n - 1) scaled by
+ * sc; R was set up by tsgs__rows_init with room for n rows (non-zeros are
+ * grown as needed). -1: out of memory. */
+int tsgs__rows_gather(tsgs__rows *R, const tsgs_dataset *ds,
+                      const tsgs__scaler *sc, const size_t *idx, size_t n);
+/* The same by a team (every thread calls it; ends with a barrier);
+ * *failed (shared) is set when out of memory. */
+void tsgs__rows_gather_team(tsgs__rows *R, const tsgs_dataset *ds,
+                            const tsgs__scaler *sc, const size_t *idx,
+                            size_t n, int *failed);
+/* Copies rows idx[0 .. n) of S into R (set up for S's kind); -1: out of
+ * memory. */
+int tsgs__rows_copy(tsgs__rows *R, const tsgs__rows *S, const size_t *idx,
+                    size_t n);
+/* Squared distance between row a of A and row b of B. */
+double tsgs__rows_sqdist(const tsgs__rows *A, size_t a, const tsgs__rows *B,
+                         size_t b);
 
 /* --------------------------------------------------------- affinity.c */
 
