@@ -154,6 +154,8 @@ int tsgs__rows_sparse_for(const tsgs_dataset *ds, const tsgs__scaler *sc);
  * sc (sparse or dense as tsgs__rows_sparse_for says). -1: out of memory. */
 int tsgs__rows_init(tsgs__rows *R, const tsgs_dataset *ds,
                     const tsgs__scaler *sc, size_t cap);
+/* A dense buffer whatever the dataset's storage. */
+int tsgs__rows_init_dense(tsgs__rows *R, size_t d, size_t cap);
 void tsgs__rows_free(tsgs__rows *R);
 /* R = the rows idx[0 .. n) of ds (idx NULL: rows 0 .. n - 1) scaled by
  * sc; R was set up by tsgs__rows_init with room for n rows (non-zeros are
@@ -284,6 +286,11 @@ long tsgs__blocks_for(const tsgs_params *p, long features);
  * out of memory (an orthogonal group needs group x d doubles). */
 int tsgs__direction(const tsgs__fspec *fs, long block, long j, float *omega,
                     float *phase);
+/* Coordinate k of iid direction j of block b alone (sparse rows): the
+ * value tsgs__direction gives there. */
+float tsgs__omega_coord(const tsgs__fspec *fs, long block, long j, size_t k);
+/* The phase of direction j of block b (0 for PAIR). */
+float tsgs__direction_phase(const tsgs__fspec *fs, long block, long j);
 /* Directions [g0, g0 + count) (global index g = block * dirs + j), packed
  * in groups of TSGS__LANES: panel[grp][k][lane], phase[grp * LANES + lane];
  * lanes past `count` are zero. 0, or -1 when out of memory. */
@@ -365,6 +372,73 @@ void tsgs__sincos_f(const float *x, size_t n, float *s, float *c);
 /* cos alone, as the kernel computes it for COS features. */
 void tsgs__cos_f(const float *x, size_t n, float *c);
 
+/* ---------------------------------------------- core: kernel_sparse.c */
+
+/* The random features of sparse rows, from their non-zeros: w . x is a
+ * sum over the row's columns, and omega's coordinate k of direction g is
+ * made alone (tsgs__omega_coord), so iid directions only (orthogonal
+ * groups need whole d-vectors). The values are the dense kernel's for the
+ * same row within float rounding (the sums' order differs). */
+
+/* Directions kept for a fixed set of columns (the most frequent ones of
+ * the training rows, as many as a memory budget holds): column cols[s]'s
+ * directions [0, filled) at W + s * stride. Others are regenerated. */
+typedef struct tsgs__colcache {
+    size_t ncols;
+    uint32_t *cols;  /* ascending */
+    long stride;     /* directions room per column */
+    long filled;     /* directions [0, filled) are in W */
+    float *W;
+} tsgs__colcache;
+
+/* A cache for the columns of ds's rows, most frequent first, for up to
+ * max_dirs directions each, within `bytes`; *out = NULL when not one
+ * column fits (or ds is dense). */
+tsgs_status tsgs__colcache_new(const tsgs_dataset *ds, long max_dirs,
+                               double bytes, tsgs__colcache **out,
+                               tsgs_error *err);
+/* Generates directions [filled, ndirs) of fs for every cached column
+ * (ndirs <= stride), on `threads` threads. */
+void tsgs__colcache_fill(tsgs__colcache *cc, const tsgs__fspec *fs,
+                         long ndirs, int threads);
+void tsgs__colcache_free(tsgs__colcache *cc);
+
+/* tsgs__eval_sums of sparse rows R (R->x NULL): out[i] = sum_g ac[g]
+ * cos(w_g . x_i + b_g) + as[g] sin(w_g . x_i), g < v->ndirs (v->panel is
+ * not used); cc may be NULL. Fixed summation order: the same on any
+ * thread count. */
+tsgs_status tsgs__sparse_sums(const tsgs__fview *v, const tsgs__colcache *cc,
+                              const tsgs__rows *R, int threads, double *out,
+                              tsgs_error *err);
+/* The same by a team (as tsgs__eval_sums_team; part: tsgs__sums_scratch
+ * (v->ndirs, R->n) doubles). Returns once out is complete. */
+void tsgs__sparse_sums_team(const tsgs__fview *v, const tsgs__colcache *cc,
+                            const tsgs__rows *R, double *part, double *out,
+                            int *failed);
+/* Features of sparse rows on directions [g0, g0 + count) of fs:
+ * cosv[i * width + j] (and sinv, when not NULL) for j < count rounded up
+ * to whole TSGS__LANES groups (lanes past count as a zero direction
+ * gives). Team version: no barrier at the end. */
+void tsgs__sparse_features_team(const tsgs__fspec *fs,
+                                const tsgs__colcache *cc, long g0,
+                                long count, const tsgs__rows *R,
+                                size_t width, float *cosv, float *sinv,
+                                int *failed);
+tsgs_status tsgs__sparse_features(const tsgs__fspec *fs,
+                                  const tsgs__colcache *cc, long g0,
+                                  long count, const tsgs__rows *R,
+                                  size_t width, int threads, float *cosv,
+                                  float *sinv, tsgs_error *err);
+/* tsgs__eval_sums of rows R whatever their storage. */
+tsgs_status tsgs__rows_eval_sums(const tsgs__fview *v,
+                                 const tsgs__colcache *cc,
+                                 const tsgs__rows *R, int threads,
+                                 double *out, tsgs_error *err);
+void tsgs__rows_eval_sums_team(const tsgs__fview *v,
+                               const tsgs__colcache *cc, const tsgs__rows *R,
+                               double *part, tsgs__kernel_ws *ws, double *out,
+                               int *failed);
+
 /* ------------------------------------------------------- core: loss.c */
 
 /* Subgradient of the hinge max(0, 1 - y r) with respect to r. */
@@ -400,6 +474,9 @@ struct tsgs_model {
     float *panel, *phase;
     long cached_dirs, cap_cached_dirs;
     int cache_enabled;
+    /* sparse training rows: directions of their most frequent columns
+     * (not saved; NULL otherwise), kept up to the model's directions */
+    struct tsgs__colcache *cc;
     struct tsgs__bs3vm *bs3vm; /* bs3vm: its support vectors, else NULL */
     char note[256];     /* what training chose, in words (not saved) */
     /* Platt scaling (probability.c): P(+1 | f) = 1 / (1 + exp(A f + B)) */
@@ -442,6 +519,12 @@ void tsgs__model_fold_scale(tsgs_model *m);
 tsgs_status tsgs__model_decision(const tsgs_model *m, const float *X,
                                  size_t n, int threads, double *out,
                                  tsgs_error *err);
+/* The same for scaled rows of any storage; cc: a column cache for sparse
+ * rows (NULL: m's own, if any). */
+tsgs_status tsgs__model_decision_rows(const tsgs_model *m,
+                                      const struct tsgs__colcache *cc,
+                                      const tsgs__rows *R, int threads,
+                                      double *out, tsgs_error *err);
 
 /* -------------------------------------------------------- core: train.c */
 

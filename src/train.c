@@ -93,6 +93,16 @@ static tsgs_status train_one_vs_rest(const tsgs_dataset *ds,
 
 static tsgs_status check_finite(const tsgs_dataset *ds, tsgs_error *err)
 {
+    if (tsgs__sparse(ds)) {
+        for (size_t i = 0; i < ds->n; i++)
+            for (size_t j = ds->ptr[i]; j < ds->ptr[i + 1]; j++)
+                if (!isfinite(ds->val[j]))
+                    return tsgs__fail(err, TSGS_ERR_DATA, NULL, 0,
+                                      "row %zu, feature %u: value is not "
+                                      "finite",
+                                      i + 1, ds->col[j] + 1u);
+        return TSGS_OK;
+    }
     for (size_t i = 0; i < ds->n; i++)
         for (size_t k = 0; k < ds->d; k++)
             if (!isfinite(ds->x[i * ds->d + k]))
@@ -112,17 +122,11 @@ static tsgs_status decisions_of_rows(const tsgs_model *m,
                                      int threads, double *out,
                                      tsgs_error *err)
 {
-    float *x = malloc(sizeof(float) * (n ? n : 1) * ds->d);
     tsgs_dataset *sub = NULL;
-    if (!x)
-        return TSGS__NOMEM(err);
-    for (size_t i = 0; i < n; i++)
-        memcpy(x + i * ds->d, ds->x + rows[i] * ds->d, sizeof(float) * ds->d);
-    tsgs_status st = tsgs_dataset_from_dense(n, ds->d, x, NULL, &sub, err);
+    tsgs_status st = tsgs_dataset_select(ds, rows, n, &sub, err);
     if (st == TSGS_OK)
         st = tsgs_predict(m, sub, threads, out, err);
     tsgs_dataset_free(sub);
-    free(x);
     return st;
 }
 
