@@ -154,8 +154,9 @@ int tsgs__rows_sparse_for(const tsgs_dataset *ds, const tsgs__scaler *sc);
  * sc (sparse or dense as tsgs__rows_sparse_for says). -1: out of memory. */
 int tsgs__rows_init(tsgs__rows *R, const tsgs_dataset *ds,
                     const tsgs__scaler *sc, size_t cap);
-/* A dense buffer whatever the dataset's storage. */
+/* A dense buffer whatever the dataset's storage, and a sparse one. */
 int tsgs__rows_init_dense(tsgs__rows *R, size_t d, size_t cap);
+int tsgs__rows_init_sparse(tsgs__rows *R, size_t d, size_t cap);
 void tsgs__rows_free(tsgs__rows *R);
 /* R = the rows idx[0 .. n) of ds (idx NULL: rows 0 .. n - 1) scaled by
  * sc; R was set up by tsgs__rows_init with room for n rows (non-zeros are
@@ -623,8 +624,9 @@ double tsgs__platt_prob(double a, double b, double f);
  * rows XL (nl x d, scaled) with classes yl, over the first `blocks` blocks
  * of m's random features: m gets those blocks, their coefficients (scale
  * folded to 1) and the bias. */
-tsgs_status tsgs__warm_start(tsgs_model *m, long blocks, const float *XL,
-                             const double *yl, size_t nl, double c_lib,
+tsgs_status tsgs__warm_start(tsgs_model *m, long blocks,
+                             const tsgs__rows *XL, const double *yl,
+                             size_t nl, double c_lib,
                              uint64_t seed, int threads, tsgs_error *err);
 
 /* ---------------------------------------------------- solvers/bs3vm.c */

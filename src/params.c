@@ -85,7 +85,8 @@ static const char *const directions_names[] = {"auto", "iid", "orthogonal",
 static const char *const uloss_names[] = {"shg", "sshg", "ramp", "da", NULL};
 static const char *const step_names[] = {"constant", "theory", "decaying",
                                          NULL};
-static const char *const scale_names[] = {"none", "zscore", "minmax", NULL};
+static const char *const scale_names[] = {"none", "zscore", "minmax",
+                                          "maxabs", NULL};
 static const char *const bind_names[] = {"auto", "compact", "scatter", "none",
                                          NULL};
 

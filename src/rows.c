@@ -47,6 +47,15 @@ int tsgs__rows_init(tsgs__rows *R, const tsgs_dataset *ds,
     return R->ptr ? 0 : -1;
 }
 
+int tsgs__rows_init_sparse(tsgs__rows *R, size_t d, size_t cap)
+{
+    memset(R, 0, sizeof *R);
+    R->d = d;
+    R->cap_rows = cap;
+    R->ptr = calloc(cap + 1, sizeof(size_t));
+    return R->ptr ? 0 : -1;
+}
+
 int tsgs__rows_init_dense(tsgs__rows *R, size_t d, size_t cap)
 {
     memset(R, 0, sizeof *R);
