@@ -83,7 +83,9 @@ int cli_check_memory(const cli_opts *o, const char *path,
             path, n, d);
     print_bytes(stderr, need);
     fprintf(stderr, " beyond the rows' ");
-    print_bytes(stderr, (double)n * (double)d * sizeof(float));
+    print_bytes(stderr, tsgs_dataset_is_sparse(ds)
+                            ? 8.0 * (double)tsgs_dataset_nonzeros(ds)
+                            : (double)n * (double)d * sizeof(float));
     fprintf(stderr, ", more than the ");
     print_bytes(stderr, limit);
     fprintf(stderr, " %s (--max-memory%s). Most of it grows with the %zu "
