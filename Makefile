@@ -27,7 +27,10 @@ TEST_SRC := $(wildcard tests/check_*.c)
 BENCH_SRC := $(wildcard bench/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(B)/%.o)
-TEST_OBJ := $(TEST_SRC:%.c=$(B)/%.o) $(B)/tests/runner.o $(B)/tests/fixtures.o
+TEST_OBJ := $(TEST_SRC:%.c=$(B)/%.o) $(B)/tests/runner.o $(B)/tests/fixtures.o \
+    $(B)/tests/fault_alloc.o
+# Allocation failures on demand in the tests (tests/fault_alloc.c).
+FAULT_WRAP := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=aligned_alloc
 BENCH_BIN := $(BENCH_SRC:bench/%.c=$(B)/bench_%)
 
 LIBA := $(B)/libtsgs3vm.a
@@ -102,8 +105,8 @@ $(B)/tests/%.o: tests/%.c
 $(B)/tests/runner.o: tests/runner.c $(B)/tests/suites.h
 
 $(B)/check_all: $(TEST_OBJ) $(LIBA)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(TEST_OBJ) $(LIBA) $(CHECK_LIBS) \
-	    $(REQ_LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) $(FAULT_WRAP) -o $@ $(TEST_OBJ) $(LIBA) \
+	    $(CHECK_LIBS) $(REQ_LIBS)
 
 test: $(B)/check_all $(TOOL) $(B)/so_check
 	$(B)/so_check $(LIBSO)

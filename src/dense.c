@@ -1,21 +1,16 @@
 /* Dense vector loops for the safe solver's feature rows and Gram
  * matrices: written so that the compiler vectorises them without
- * reassociating anything (each of the 16 lanes keeps its own sum). */
+ * reassociating anything (each of the 16 lanes keeps its own sum). Each
+ * is compiled once per x86-64 level (isa.h) and the call runs the path
+ * tsgs__isa_now() names, so tests can run every path the CPU has. */
 #include "dense.h"
 
-/* One binary, the widest vector unit of the machine it runs on. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
-    !defined(__SANITIZE_THREAD__)
-#define CLONES \
-    __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", \
-                                 "default")))
-#else
-#define CLONES
-#endif
+#include "isa.h"
 
 #define LANES 16
+#define ALWAYS_INLINE static inline __attribute__((always_inline))
 
-CLONES double tsgs__dot_f(const float *x, const float *w, size_t n)
+ALWAYS_INLINE double dot_f(const float *x, const float *w, size_t n)
 {
     float acc[LANES] = {0};
     size_t j = 0;
@@ -30,7 +25,7 @@ CLONES double tsgs__dot_f(const float *x, const float *w, size_t n)
     return s;
 }
 
-CLONES double tsgs__dot_fd(const float *x, const double *w, size_t n)
+ALWAYS_INLINE double dot_fd(const float *x, const double *w, size_t n)
 {
     double acc[LANES / 2] = {0};
     size_t j = 0;
@@ -45,23 +40,101 @@ CLONES double tsgs__dot_fd(const float *x, const double *w, size_t n)
     return s;
 }
 
-CLONES void tsgs__axpy_f(float a, const float *x, float *y, size_t n)
+ALWAYS_INLINE void axpy_f(float a, const float *x, float *y, size_t n)
 {
     for (size_t j = 0; j < n; j++)
         y[j] += a * x[j];
 }
 
-CLONES void tsgs__axpy4_f(const float *a, const float *x0, const float *x1,
-                          const float *x2, const float *x3, float *y,
-                          size_t n)
+ALWAYS_INLINE void axpy4_f(const float *a, const float *x0, const float *x1,
+                           const float *x2, const float *x3, float *y,
+                           size_t n)
 {
     const float a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
     for (size_t j = 0; j < n; j++)
         y[j] += (a0 * x0[j] + a1 * x1[j]) + (a2 * x2[j] + a3 * x3[j]);
 }
 
-CLONES void tsgs__axpy_fd(double a, const float *x, double *y, size_t n)
+ALWAYS_INLINE void axpy_fd(double a, const float *x, double *y, size_t n)
 {
     for (size_t j = 0; j < n; j++)
         y[j] += a * (double)x[j];
+}
+
+/* The loops above compiled for one x86-64 level. */
+#define DEFINE_PATH(suffix, target)                                        \
+    target static double dot_f##suffix(const float *x, const float *w,     \
+                                       size_t n)                           \
+    {                                                                      \
+        return dot_f(x, w, n);                                             \
+    }                                                                      \
+    target static double dot_fd##suffix(const float *x, const double *w,   \
+                                        size_t n)                          \
+    {                                                                      \
+        return dot_fd(x, w, n);                                            \
+    }                                                                      \
+    target static void axpy_f##suffix(float a, const float *x, float *y,   \
+                                      size_t n)                            \
+    {                                                                      \
+        axpy_f(a, x, y, n);                                                \
+    }                                                                      \
+    target static void axpy4_f##suffix(                                    \
+        const float *a, const float *x0, const float *x1, const float *x2, \
+        const float *x3, float *y, size_t n)                               \
+    {                                                                      \
+        axpy4_f(a, x0, x1, x2, x3, y, n);                                  \
+    }                                                                      \
+    target static void axpy_fd##suffix(double a, const float *x,           \
+                                       double *y, size_t n)                \
+    {                                                                      \
+        axpy_fd(a, x, y, n);                                               \
+    }
+TSGS__FOR_ISAS(DEFINE_PATH)
+
+/* LHS NAME_path(...) for the level tsgs__isa_now() names (LHS: "s =" or
+ * nothing). */
+#if TSGS__HAVE_ISA_PATHS
+#define DISPATCH(lhs, name, ...)                                           \
+    switch (tsgs__isa_now()) {                                             \
+    case TSGS__ISA_AVX512:                                                 \
+        lhs name##_avx512(__VA_ARGS__);                                    \
+        break;                                                             \
+    case TSGS__ISA_AVX2:                                                   \
+        lhs name##_avx2(__VA_ARGS__);                                      \
+        break;                                                             \
+    default:                                                               \
+        lhs name##_base(__VA_ARGS__);                                      \
+    }
+#else
+#define DISPATCH(lhs, name, ...) lhs name##_base(__VA_ARGS__);
+#endif
+
+double tsgs__dot_f(const float *x, const float *w, size_t n)
+{
+    double s;
+    DISPATCH(s =, dot_f, x, w, n)
+    return s;
+}
+
+double tsgs__dot_fd(const float *x, const double *w, size_t n)
+{
+    double s;
+    DISPATCH(s =, dot_fd, x, w, n)
+    return s;
+}
+
+void tsgs__axpy_f(float a, const float *x, float *y, size_t n)
+{
+    DISPATCH(, axpy_f, a, x, y, n)
+}
+
+void tsgs__axpy4_f(const float *a, const float *x0, const float *x1,
+                   const float *x2, const float *x3, float *y, size_t n)
+{
+    DISPATCH(, axpy4_f, a, x0, x1, x2, x3, y, n)
+}
+
+void tsgs__axpy_fd(double a, const float *x, double *y, size_t n)
+{
+    DISPATCH(, axpy_fd, a, x, y, n)
 }

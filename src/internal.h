@@ -5,6 +5,7 @@
 #ifndef TSGS_INTERNAL_H
 #define TSGS_INTERNAL_H
 
+#include "isa.h"
 #include "tsgs3vm.h"
 
 #include <stdarg.h>
@@ -324,23 +325,6 @@ void tsgs__eval_features(size_t d, const float *panel, const float *phase,
                          long ngroups, const float *X, size_t n, int threads,
                          float *cosv, float *sinv);
 
-/* The kernel's code paths: one per x86-64 level it is compiled for
- * (x86-64 GCC builds; elsewhere the baseline alone). A call runs the widest
- * one the CPU supports, unless a test forces another. */
-typedef enum {
-    TSGS__ISA_BASELINE, /* x86-64 (SSE2), or the target's own */
-    TSGS__ISA_AVX2,     /* x86-64-v3: AVX2 and FMA */
-    TSGS__ISA_AVX512,   /* x86-64-v4: AVX-512 */
-    TSGS__ISA_COUNT
-} tsgs__isa;
-
-/* Nonzero when this build has isa's code path and this CPU can run it. */
-int tsgs__isa_supported(tsgs__isa isa);
-const char *tsgs__isa_name(tsgs__isa isa);
-/* Tests only: the kernel runs isa's code path from now on (-1: the widest
- * again). Not thread-safe: call it while no kernel runs. -1 (and nothing
- * changes) when isa is not supported, else 0. */
-int tsgs__isa_force(int isa);
 
 /* tsgs__eval_sums and tsgs__eval_features for a team that is already
  * running (a solver's one
@@ -361,6 +345,16 @@ size_t tsgs__sums_scratch(long ndirs, size_t n);
 void tsgs__eval_sums_team(const tsgs__fview *v, const float *X, size_t n,
                           double *part, tsgs__kernel_ws *ws, double *out,
                           int *failed);
+/* tsgs__eval_sums_team in two halves, for a team that combines the tiles
+ * in a serial section of its own: the tiles (into part, or straight into
+ * out when there is one group tile; ends with a barrier), then their sums
+ * per row in the same fixed order, on one thread (out zero when ndirs is
+ * 0). */
+void tsgs__eval_tiles_team(const tsgs__fview *v, const float *X, size_t n,
+                           double *part, tsgs__kernel_ws *ws, double *out,
+                           int *failed);
+void tsgs__combine_tiles(long ndirs, const double *part, size_t n,
+                         double *out);
 /* Returns without a barrier: the caller puts one before reading cosv. */
 void tsgs__eval_features_team(size_t d, const float *panel,
                               const float *phase, long ngroups,
@@ -514,6 +508,10 @@ tsgs_status tsgs__model_set_weights(tsgs_model *m, long blocks,
 int tsgs__model_block_directions(const tsgs_model *m, long b, float *panel,
                                  float *phase);
 tsgs__fview tsgs__model_view(const tsgs_model *m);
+/* The view of the model's first nblocks blocks only (a solver predicting
+ * with the blocks before the one it has just added); it uses the cache
+ * when that holds them. */
+tsgs__fview tsgs__model_view_blocks(const tsgs_model *m, long nblocks);
 /* Folds the lazy scale into the coefficients. */
 void tsgs__model_fold_scale(tsgs_model *m);
 /* Decision values of rows X already scaled (n x d). */

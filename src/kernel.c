@@ -22,19 +22,8 @@ typedef unsigned int vu8 __attribute__((vector_size(4 * TSGS__LANES)));
 typedef double vd4 __attribute__((vector_size(4 * TSGS__LANES)));
 
 /* One binary, the widest vector unit of the machine it runs on: each hot
- * function is compiled once per x86-64 level (FOR_ISAS) and dispatched at
- * run time (isa_now), so that a test can run every path the CPU has. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
-    !defined(__SANITIZE_THREAD__)
-#define HAVE_ISA_PATHS 1
-#define FOR_ISAS(def)                                                    \
-    def(_avx512, __attribute__((target("arch=x86-64-v4"))))              \
-    def(_avx2, __attribute__((target("arch=x86-64-v3"))))                \
-    def(_base, )
-#else
-#define HAVE_ISA_PATHS 0
-#define FOR_ISAS(def) def(_base, )
-#endif
+ * function is compiled once per x86-64 level (TSGS__FOR_ISAS, isa.h) and
+ * the call runs the one tsgs__isa_now() names. */
 #define ALWAYS_INLINE static inline __attribute__((always_inline))
 
 #define ROW_TILE 32    /* rows per tile */
@@ -200,60 +189,13 @@ ALWAYS_INLINE void tile_body(size_t d, const float *W, const float *P,
     {                                                                     \
         tile_body(d, W, P, ac, as, ng, X, n, out, 1);                     \
     }
-FOR_ISAS(DEFINE_TILE_SUMS)
-
-/* -1: the widest supported path; else the one a test forced. */
-static int isa_forced = -1;
-
-int tsgs__isa_supported(tsgs__isa isa)
-{
-#if HAVE_ISA_PATHS
-    __builtin_cpu_init();
-    switch (isa) {
-    case TSGS__ISA_AVX512:
-        return __builtin_cpu_supports("x86-64-v4") > 0;
-    case TSGS__ISA_AVX2:
-        return __builtin_cpu_supports("x86-64-v3") > 0;
-    default:
-        return isa == TSGS__ISA_BASELINE;
-    }
-#else
-    return isa == TSGS__ISA_BASELINE;
-#endif
-}
-
-const char *tsgs__isa_name(tsgs__isa isa)
-{
-    static const char *const names[TSGS__ISA_COUNT] = {
-        "baseline", "x86-64-v3 (AVX2)", "x86-64-v4 (AVX-512)"};
-    return isa >= 0 && isa < TSGS__ISA_COUNT ? names[isa] : "unknown";
-}
-
-int tsgs__isa_force(int isa)
-{
-    if (isa != -1 && (isa < 0 || isa >= TSGS__ISA_COUNT ||
-                      !tsgs__isa_supported((tsgs__isa)isa)))
-        return -1;
-    isa_forced = isa;
-    return 0;
-}
-
-/* The path a kernel call runs, chosen once per call. */
-static tsgs__isa isa_now(void)
-{
-    if (isa_forced >= 0)
-        return (tsgs__isa)isa_forced;
-    for (int i = TSGS__ISA_COUNT - 1; i > 0; i--)
-        if (tsgs__isa_supported((tsgs__isa)i))
-            return (tsgs__isa)i;
-    return TSGS__ISA_BASELINE;
-}
+TSGS__FOR_ISAS(DEFINE_TILE_SUMS)
 
 static void tile_sums(tsgs__isa isa, size_t d, const float *W,
                       const float *P, const double *ac, const double *as,
                       long ng, const float *X, size_t n, double *out)
 {
-#if HAVE_ISA_PATHS
+#if TSGS__HAVE_ISA_PATHS
     if (isa == TSGS__ISA_AVX512) {
         if (as)
             tile_sums_pair_avx512(d, W, P, ac, as, ng, X, n, out);
@@ -315,7 +257,7 @@ static void cached_tiles(const tsgs__fview *v, const float *X, size_t n,
                          long ng, double *part)
 {
     const size_t d = v->fs->d;
-    const tsgs__isa isa = isa_now();
+    const tsgs__isa isa = tsgs__isa_now();
     const long ngt = (ng + GROUP_TILE - 1) / GROUP_TILE;
     const long nrt = (long)((n + ROW_TILE - 1) / ROW_TILE);
     const long ntasks = ngt * nrt;
@@ -342,7 +284,7 @@ static void regenerated_tiles(const tsgs__fview *v, const float *X, size_t n,
                               int *failed)
 {
     const size_t d = v->fs->d;
-    const tsgs__isa isa = isa_now();
+    const tsgs__isa isa = tsgs__isa_now();
     const long ngt = (ng + GROUP_TILE - 1) / GROUP_TILE;
     const long nrt = (long)((n + ROW_TILE - 1) / ROW_TILE);
 #ifdef _OPENMP
@@ -373,40 +315,61 @@ static void regenerated_tiles(const tsgs__fview *v, const float *X, size_t n,
     }
 }
 
-void tsgs__eval_sums_team(const tsgs__fview *v, const float *X, size_t n,
-                          double *part, tsgs__kernel_ws *ws, double *out,
-                          int *failed)
+void tsgs__eval_tiles_team(const tsgs__fview *v, const float *X, size_t n,
+                           double *part, tsgs__kernel_ws *ws, double *out,
+                           int *failed)
 {
     const long ng = (v->ndirs + TSGS__LANES - 1) / TSGS__LANES;
-    if (n == 0)
-        return;
-    if (ng == 0) {
+    if (n == 0 || ng == 0) {
 #ifdef _OPENMP
-#pragma omp for schedule(static)
+#pragma omp barrier
 #endif
-        for (size_t i = 0; i < n; i++)
-            out[i] = 0.0;
         return;
     }
-    const long ngt = (ng + GROUP_TILE - 1) / GROUP_TILE;
-    double *sums = ngt > 1 ? part : out;
+    double *sums = group_tiles(v->ndirs) > 1 ? part : out;
     if (v->panel)
         cached_tiles(v, X, n, ng, sums);
     else
         regenerated_tiles(v, X, n, ng, sums, ws, failed);
-    if (ngt == 1)
+}
+
+/* The group tiles of row i added in a fixed order: the same sums on any
+ * number of threads. */
+static inline double combined_row(const double *part, long ngt, size_t n,
+                                  size_t i)
+{
+    double s = 0.0;
+    for (long gt = 0; gt < ngt; gt++)
+        s += part[(size_t)gt * n + i];
+    return s;
+}
+
+void tsgs__combine_tiles(long ndirs, const double *part, size_t n,
+                         double *out)
+{
+    const long ngt = group_tiles(ndirs);
+    if (ndirs == 0)
+        memset(out, 0, n * sizeof *out);
+    else if (ngt > 1)
+        for (size_t i = 0; i < n; i++)
+            out[i] = combined_row(part, ngt, n, i);
+}
+
+void tsgs__eval_sums_team(const tsgs__fview *v, const float *X, size_t n,
+                          double *part, tsgs__kernel_ws *ws, double *out,
+                          int *failed)
+{
+    const long ngt = group_tiles(v->ndirs);
+    tsgs__eval_tiles_team(v, X, n, part, ws, out, failed);
+    if (n == 0)
         return;
-    /* Combine the group tiles of each row in a fixed order: the same sums
-     * on any number of threads. */
+    if (v->ndirs > 0 && ngt == 1)
+        return;
 #ifdef _OPENMP
 #pragma omp for schedule(static)
 #endif
-    for (size_t i = 0; i < n; i++) {
-        double s = 0.0;
-        for (long gt = 0; gt < ngt; gt++)
-            s += part[(size_t)gt * n + i];
-        out[i] = s;
-    }
+    for (size_t i = 0; i < n; i++)
+        out[i] = v->ndirs ? combined_row(part, ngt, n, i) : 0.0;
 }
 
 tsgs_status tsgs__eval_sums(const tsgs__fview *v, const float *X, size_t n,
@@ -469,13 +432,13 @@ ALWAYS_INLINE void features_body(size_t d, const float *panel,
     {                                                                       \
         features_body(d, panel, phase, ngroups, X, i0, i1, cosv, sinv);     \
     }
-FOR_ISAS(DEFINE_FEATURES_ROWS)
+TSGS__FOR_ISAS(DEFINE_FEATURES_ROWS)
 
 static void features_rows(tsgs__isa isa, size_t d, const float *panel,
                           const float *phase, long ngroups, const float *X,
                           size_t i0, size_t i1, float *cosv, float *sinv)
 {
-#if HAVE_ISA_PATHS
+#if TSGS__HAVE_ISA_PATHS
     if (isa == TSGS__ISA_AVX512) {
         features_rows_avx512(d, panel, phase, ngroups, X, i0, i1, cosv, sinv);
         return;
@@ -497,7 +460,7 @@ void tsgs__eval_features_team(size_t d, const float *panel,
 {
     const size_t chunk = 16;
     const long nchunks = (long)((n + chunk - 1) / chunk);
-    const tsgs__isa isa = isa_now();
+    const tsgs__isa isa = tsgs__isa_now();
 #ifdef _OPENMP
 #pragma omp for schedule(static) nowait
 #endif

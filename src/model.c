@@ -174,10 +174,18 @@ tsgs_status tsgs__model_set_weights(tsgs_model *m, long blocks,
 
 tsgs__fview tsgs__model_view(const tsgs_model *m)
 {
+    tsgs__fview v = tsgs__model_view_blocks(m, m->nblocks);
+    if (m->cached_dirs != v.ndirs) /* a cache not yet in step */
+        v.panel = v.phase = NULL;
+    return v;
+}
+
+tsgs__fview tsgs__model_view_blocks(const tsgs_model *m, long nblocks)
+{
     tsgs__fview v;
     v.fs = &m->fs;
-    v.ndirs = m->nblocks * m->fs.dirs;
-    int cached = m->cache_enabled && m->cached_dirs == v.ndirs;
+    v.ndirs = nblocks * m->fs.dirs;
+    int cached = m->cache_enabled && m->cached_dirs >= v.ndirs;
     v.panel = cached ? m->panel : NULL;
     v.phase = cached ? m->phase : NULL;
     v.ac = m->ac;

@@ -445,6 +445,60 @@ END_TEST
 
 /* ------------------------------------------------------- thread counts */
 
+/* NULL where an object is needed, a negative thread count, a policy that
+ * does not exist: TSGS_ERR_PARAM naming what is wrong, nothing written. */
+START_TEST(test_error_bad_arguments)
+{
+    tsgs_topology *t = (tsgs_topology *)0x1;
+    tsgs_error err;
+    ck_assert_int_eq(tsgs_topology_open(NULL, &err), TSGS_ERR_PARAM);
+    ck_assert_int_eq(tsgs_topology_open_xml(NULL, &t, &err), TSGS_ERR_PARAM);
+    ck_assert_int_eq(tsgs_topology_open_synthetic(NULL, &t, &err),
+                     TSGS_ERR_PARAM);
+    ck_assert_int_eq(tsgs_topology_open_synthetic("pack:1 pu:2", NULL, &err),
+                     TSGS_ERR_PARAM);
+    ck_assert_ptr_eq(t, (tsgs_topology *)0x1);
+    t = synthetic("pack:1 core:2 pu:1");
+    tsgs_placement *pl = (tsgs_placement *)0x1;
+    ck_assert_int_eq(tsgs_placement_plan(NULL, 2, TSGS_BIND_COMPACT, &pl,
+                                         &err),
+                     TSGS_ERR_PARAM);
+    ck_assert_ptr_nonnull(strstr(err.message, "NULL argument"));
+    ck_assert_int_eq(tsgs_placement_plan(t, -1, TSGS_BIND_COMPACT, &pl, &err),
+                     TSGS_ERR_PARAM);
+    ck_assert_ptr_nonnull(strstr(err.message, "threads = -1"));
+    ck_assert_int_eq(tsgs_placement_plan(t, 2, (tsgs_bind)42, &pl, &err),
+                     TSGS_ERR_PARAM);
+    ck_assert_ptr_nonnull(strstr(err.message, "unknown binding policy 42"));
+    ck_assert_ptr_eq(pl, (tsgs_placement *)0x1);
+    tsgs_topology_free(t);
+    tsgs_topology_free(NULL);
+    tsgs_placement_free(NULL);
+}
+END_TEST
+
+/* A machine without a core level (hwloc lists PUs only): every PU counts
+ * as a core, and threads go to distinct PUs. */
+START_TEST(test_no_core_level)
+{
+    tsgs_topology *t = synthetic("pack:2 pu:3");
+    int packages, numa, cores, pus;
+    tsgs_topology_counts(t, &packages, &numa, &cores, &pus);
+    ck_assert_int_eq(packages, 2);
+    ck_assert_int_eq(cores, 6);
+    ck_assert_int_eq(pus, 6);
+    tsgs_placement *pl = plan(t, 0, TSGS_BIND_SCATTER);
+    ck_assert_int_eq(pl->threads, 6);
+    for (int i = 0; i < 6; i++) {
+        ck_assert_int_eq(pl->package[i], i % 2);
+        for (int j = 0; j < i; j++)
+            ck_assert_int_ne(pl->os_pu[i], pl->os_pu[j]);
+    }
+    tsgs_placement_free(pl);
+    tsgs_topology_free(t);
+}
+END_TEST
+
 START_TEST(test_threads_resolve)
 {
     ck_assert_int_eq(tsgs__threads_resolve(7), 7);
@@ -454,6 +508,8 @@ START_TEST(test_threads_resolve)
     ck_assert_int_eq(tsgs__threads_resolve(5), 5);
     setenv("OMP_NUM_THREADS", "6,2", 1);
     ck_assert_int_eq(tsgs__threads_resolve(0), 6);
+    setenv("OMP_NUM_THREADS", " \t4 ", 1); /* blanks around the count */
+    ck_assert_int_eq(tsgs__threads_resolve(0), 4);
 
     /* unset or unusable: one per core of this machine */
     tsgs_topology *t = NULL;
@@ -940,6 +996,8 @@ Suite *affinity_suite(void)
     tcase_add_test(tc, test_error_missing_xml);
     tcase_add_test(tc, test_error_bad_xml);
     tcase_add_test(tc, test_error_bad_synthetic);
+    tcase_add_test(tc, test_error_bad_arguments);
+    tcase_add_test(tc, test_no_core_level);
     suite_add_tcase(s, tc);
 
     /* These run OpenMP or change the environment: only in the forked

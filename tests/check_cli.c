@@ -72,6 +72,10 @@ static void result_free(result *r)
     free(r->err);
 }
 
+/* Where the next run's stdout goes instead of the scratch directory
+ * (/dev/full: every write fails), or NULL. */
+static const char *stdout_to;
+
 /* Starts the tool with its stdout and stderr in the scratch directory;
  * 2 OpenMP threads so that runs are quick on any machine. */
 static pid_t start_v(const char *arg0, va_list ap)
@@ -91,7 +95,8 @@ static pid_t start_v(const char *arg0, va_list ap)
     pid_t pid = fork();
     ck_assert_int_ge(pid, 0);
     if (pid == 0) {
-        int fo = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        int fo = stdout_to ? open(stdout_to, O_WRONLY)
+                           : open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         int fe = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         if (fo < 0 || fe < 0 || dup2(fo, 1) < 0 || dup2(fe, 2) < 0)
             _exit(126);
@@ -114,7 +119,7 @@ static void finish(pid_t pid, result *r)
     char out[256], err[256];
     snprintf(out, sizeof out, "%s/.stdout", dir);
     snprintf(err, sizeof err, "%s/.stderr", dir);
-    r->out = slurp(out);
+    r->out = stdout_to ? strdup("") : slurp(out);
     r->err = slurp(err);
     ck_assert_ptr_nonnull(r->out);
     ck_assert_ptr_nonnull(r->err);
@@ -901,6 +906,127 @@ START_TEST(cv_ties_go_to_the_largest_c)
 }
 END_TEST
 
+/* ------------------------------------------------------- the commands */
+
+/* The tool's own words: usage with no command (an error) and with --help
+ * (not one), its version, an unknown command named. */
+START_TEST(usage_version_unknown_command)
+{
+    result r;
+    run(&r, NULL);
+    ck_assert_int_eq(r.status, 1);
+    ck_assert_ptr_nonnull(strstr(r.err, "Usage:\n  tsgs3vm train"));
+    ck_assert_str_eq(r.out, "");
+    result_free(&r);
+    static const char *const helps[] = {"--help", "-h"};
+    for (int i = 0; i < 2; i++) {
+        run(&r, helps[i], NULL);
+        ck_assert_int_eq(r.status, 0);
+        static const char *const commands[] = {"train", "predict", "cv",
+                                               "synth", "topology"};
+        for (int c = 0; c < 5; c++) {
+            char want[64];
+            snprintf(want, sizeof want, "\n  tsgs3vm %s ", commands[c]);
+            ck_assert_msg(strstr(r.out, want), "%s lacks %s", helps[i],
+                          commands[c]);
+        }
+        result_free(&r);
+    }
+    run(&r, "--version", NULL);
+    ck_assert_int_eq(r.status, 0);
+    ck_assert_str_eq(r.out, "tsgs3vm " TSGS_VERSION_STRING "\n");
+    ck_assert_str_eq(tsgs_version(), TSGS_VERSION_STRING);
+    result_free(&r);
+    run(&r, "tarin", DATA "train.svm", NULL);
+    assert_error(&r, "unknown command \"tarin\"", NULL);
+    ck_assert_ptr_nonnull(strstr(r.err, "Usage:"));
+    result_free(&r);
+}
+END_TEST
+
+/* topology: --help, an XML export, the choice of one source, a bad file,
+ * and a stdout that cannot be written. */
+START_TEST(topology_options)
+{
+    result r;
+    run(&r, "topology", "--help", NULL);
+    ck_assert_int_eq(r.status, 0);
+    ck_assert_ptr_nonnull(strstr(r.out, "Usage: tsgs3vm topology"));
+    result_free(&r);
+    run(&r, "topology", "--xml", "data/topologies/32em64t-2n8c2t-pci-noio.xml",
+        "--threads", "4", "--bind", "scatter", NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_msg(strncmp(r.out, "machine: 2 packages, 2 NUMA nodes, 16 "
+                                 "cores, 32 PUs\n",
+                          47) == 0,
+                  "%s", r.out);
+    /* scatter: threads 0 and 1 on the two nodes */
+    ck_assert_ptr_nonnull(strstr(r.out, "\nthread 0 -> PU 0 (core 0, "
+                                        "package 0, NUMA 0)"));
+    ck_assert_ptr_nonnull(strstr(r.out, "\nthread 1 -> PU 8 (core 8, "
+                                        "package 1, NUMA 1)"));
+    result_free(&r);
+    run(&r, "topology", "--xml", "data/topologies/16em64t-4s2c2t.xml",
+        "--synthetic", "pack:2 core:2", NULL);
+    assert_error(&r, "--xml or --synthetic, not both", NULL);
+    result_free(&r);
+    run(&r, "topology", "--xml", tmp("none.xml"), NULL);
+    assert_error(&r, "none.xml", NULL);
+    result_free(&r);
+    stdout_to = "/dev/full";
+    run(&r, "topology", "--synthetic", "pack:1 core:2 pu:1", NULL);
+    stdout_to = NULL;
+    assert_error(&r, "writing to stdout failed", NULL);
+    result_free(&r);
+}
+END_TEST
+
+/* Output that cannot be written is an error, never a silent success:
+ * predictions to a full device, to standard output on a full device,
+ * through a link into a missing folder; train's report on a full
+ * stdout. */
+START_TEST(write_failures_are_errors)
+{
+    const char *model = tmp("m.model");
+    train_small(model);
+    result r;
+    run(&r, "predict", model, DATA "test.svm", "/dev/full", NULL);
+    assert_error(&r, "/dev/full", "write failed", NULL);
+    result_free(&r);
+    stdout_to = "/dev/full";
+    run(&r, "predict", model, DATA "test.svm", "-", NULL);
+    assert_error(&r, "writing to stdout failed", NULL);
+    result_free(&r);
+    run(&r, "predict", model, DATA "test.svm", NULL);
+    assert_error(&r, "writing to stdout failed", NULL);
+    result_free(&r);
+    run(&r, "train", "--iterations", "5", "--test", DATA "test.svm",
+        DATA "train.svm", tmp("m2.model"), NULL);
+    assert_error(&r, "writing to stdout failed", NULL);
+    result_free(&r);
+    stdout_to = NULL;
+    const char *link = tmp("out.link");
+    ck_assert_int_eq(symlink(tmp("no/such/out.txt"), link), 0);
+    run(&r, "predict", model, DATA "test.svm", link, NULL);
+    assert_error(&r, link, "cannot open for writing", NULL);
+    result_free(&r);
+    unlink(link);
+}
+END_TEST
+
+/* --test problems are found before training: a missing file, and a file
+ * whose rows have more features than the training rows. */
+START_TEST(train_test_file_errors)
+{
+    result r;
+    run(&r, "train", "--iterations", "5", "--test", tmp("none.svm"),
+        DATA "train.svm", tmp("m.model"), NULL);
+    assert_error(&r, "none.svm", NULL);
+    ck_assert(!file_exists(tmp("m.model")));
+    result_free(&r);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ cv */
 
 /* The table cv prints: one row per grid point, the accuracy in the column
@@ -1312,6 +1438,10 @@ Suite *cli_suite(void)
     tcase_add_test(tc, interrupt_saves_model);
     tcase_add_test(tc, quiet_is_quiet);
     tcase_add_test(tc, cv_ties_go_to_the_largest_c);
+    tcase_add_test(tc, usage_version_unknown_command);
+    tcase_add_test(tc, topology_options);
+    tcase_add_test(tc, write_failures_are_errors);
+    tcase_add_test(tc, train_test_file_errors);
     tcase_add_test(tc, cv_matches_library);
     tcase_add_test(tc, cv_write_config_round_trip);
     tcase_add_test(tc, cv_unlabeled_and_labeled);

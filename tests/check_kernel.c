@@ -216,6 +216,69 @@ END_TEST
 
 /* Same bits whatever the thread count, and whether omega is cached or
  * regenerated tile by tile. */
+/* The sums against a double reference (double phase and libm's cos and
+ * sin), on 600 directions (two full tiles of 16 groups and a part) with
+ * coefficients of one sign (the worst case for rounding): their error
+ * stays within the float features' own error (the float phase and the
+ * polynomial, measured here with the same features summed in double), at
+ * most 1.5 times it, and the part the sums add is below 5e-8 of the sum of
+ * |coefficients|: the bound a cheaper accumulation (float within a tile)
+ * must meet. */
+START_TEST(sums_within_feature_error)
+{
+    tsgs_feature_map map = _i ? TSGS_FEATURES_COS : TSGS_FEATURES_PAIR;
+    const size_t d = 18, n = 64;
+    bench_case c;
+    case_init(&c, map, n, d, 600); /* three tiles, two of them full */
+    for (long g = 0; g < c.ndirs; g++) { /* one sign, the worst case */
+        c.ac[g] = fabs(c.ac[g]) + 0.01;
+        c.as[g] = fabs(c.as[g]) + 0.01;
+    }
+    const int pair = map == TSGS_FEATURES_PAIR;
+    double *out = malloc(sizeof(double) * n);
+    float *fc = malloc(sizeof(float) * n * (size_t)c.ng * TSGS__LANES);
+    float *fs = malloc(sizeof(float) * n * (size_t)c.ng * TSGS__LANES);
+    tsgs__fview v = case_view(&c, 1);
+    ck_assert_int_eq(tsgs__eval_sums(&v, c.X, n, 1, out, NULL), TSGS_OK);
+    tsgs__eval_features(d, c.panel, c.phase, c.ng, c.X, n, 1, fc,
+                        pair ? fs : NULL);
+    double worst_feat = 0, worst_sum = 0, worst_added = 0;
+    for (size_t i = 0; i < n; i++) {
+        double ref = 0, feat = 0, mag = 0;
+        for (long g = 0; g < c.ndirs; g++) {
+            long grp = g / TSGS__LANES, lane = g % TSGS__LANES;
+            double ph = c.phase[g];
+            for (size_t k = 0; k < d; k++)
+                ph += (double)c.panel[(size_t)grp * d * TSGS__LANES +
+                                      k * TSGS__LANES + (size_t)lane] *
+                      c.X[i * d + k];
+            size_t at = i * (size_t)c.ng * TSGS__LANES + (size_t)g;
+            ref += c.ac[g] * cos(ph);
+            feat += c.ac[g] * fc[at];
+            mag += fabs(c.ac[g]);
+            if (pair) {
+                ref += c.as[g] * sin(ph);
+                feat += c.as[g] * fs[at];
+                mag += fabs(c.as[g]);
+            }
+        }
+        worst_feat = fmax(worst_feat, fabs(feat - ref) / mag);
+        worst_sum = fmax(worst_sum, fabs(out[i] - ref) / mag);
+        worst_added = fmax(worst_added, fabs(out[i] - feat) / mag);
+    }
+    printf("kernel sums (%s): error %.2e of sum |a|, features alone %.2e, "
+           "added by the sums %.2e\n",
+           pair ? "pair" : "cos", worst_sum, worst_feat, worst_added);
+    ck_assert_double_gt(worst_feat, 0.0);
+    ck_assert_double_le(worst_sum, 1.5 * worst_feat);
+    ck_assert_double_le(worst_added, 5e-8);
+    free(out);
+    free(fc);
+    free(fs);
+    case_free(&c);
+}
+END_TEST
+
 START_TEST(sums_identical_across_threads_and_cache)
 {
     for (int m = 0; m < 2; m++) {
@@ -357,6 +420,7 @@ Suite *kernel_suite(void)
     tcase_add_test(tc, features_approximate_kernels);
     tcase_add_test(tc, sums_match_brute_force);
     tcase_add_test(tc, sums_identical_across_threads_and_cache);
+    tcase_add_loop_test(tc, sums_within_feature_error, 0, 2);
     tcase_add_test(tc, block_features_match_sums);
     tcase_add_loop_test(tc, every_code_path_matches_reference, 0,
                         TSGS__ISA_COUNT);

@@ -300,6 +300,97 @@ START_TEST(save_failure_leaves_old_file)
 }
 END_TEST
 
+/* good without the line that starts with `start` ("\nkey "). */
+static char *drop_line(const char *good, const char *start, size_t *out_len)
+{
+    const char *at = strstr(good, start);
+    ck_assert_ptr_nonnull(at);
+    const char *eol = strchr(at + 1, '\n');
+    ck_assert_ptr_nonnull(eol);
+    size_t head = (size_t)(at - good), tail = strlen(eol);
+    char *bad = malloc(head + tail + 1);
+    memcpy(bad, good, head);
+    memcpy(bad + head, eol, tail + 1);
+    *out_len = head + tail;
+    return bad;
+}
+
+/* Every header error the loader knows, each refused with the file, the
+ * line and what is wrong (never a model that predicts nonsense). */
+START_TEST(every_header_error_refused)
+{
+    tsgs_dataset *ds;
+    tsgs_model *m = trained(TSGS_FEATURES_PAIR, TSGS_SCALE_ZSCORE, &ds);
+    ck_assert_int_eq(tsgs_model_save(m, "good.model", NULL), TSGS_OK);
+    size_t len;
+    char *good = slurp("good.model", &len);
+    static const struct {
+        const char *old, *new, *says;
+    } cases[] = {
+        {"\nbias ", "\nnospace\nbias ", "\"nospace\" is not a \"key value\""},
+        {"\ncoefficients ", "\ncoefficients x\ncoefficients ",
+         "coefficients: \"x\" is not a count"},
+        {"\nfeatures-in ", "\nfeatures-in -3\nfeatures-in ",
+         "features-in: \"-3\" is not a count"},
+        {"\nblocks ", "\nblocks 12x\nblocks ", "blocks: \"12x\" is not a count"},
+        {"\nlazy-scale ", "\nlazy-scale abc\nlazy-scale ",
+         "lazy-scale: value 1 of 1 is missing"},
+        {"\nbias ", "\nbias 1 2\nbias ", "bias: unexpected text \"2\""},
+        {"\nlabels ", "\nlabels -1\nlabels ", "labels: value 2 of 2"},
+        {"\nlabels ", "\nlabels -1 inf\nlabels ", "not a finite number"},
+        {"\nbias ", "\nprobability-ab 1 x\nbias ", "probability-ab: value 2"},
+        {"\nscaler zscore", "\nscaler wild", "scaler: unknown kind \"wild\""},
+        {"\nfeatures-in ", "\nscaler-mul 1\nfeatures-in ",
+         "scaler-mul before features-in"},
+        {"\nscaler-shift ", "\nscaler-shift 1 2\nscaler-shift ",
+         "scaler-shift: value 3 of 5"},
+        {"\ncoefficients ", "\nsupport-vectors 3\ncoefficients ",
+         "support-vectors: the bs3vm solver's models (only)"},
+        {"\nprobability 0\n", "\nprobability 1\n",
+         "probability 1 but no \"probability-ab\" line"},
+        {"\nbias ", "\nprobability-ab 1 2\nbias ",
+         "probability 0 but a \"probability-ab\" line"},
+        {"\nkernel rbf", "\nkernel rbf\nbogus-key 1", "bogus-key"},
+        {"\nseed ", "\nseed -5\nseed ", "seed"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        expect_patch_refused(good, cases[i].old, cases[i].new, 0,
+                             cases[i].says);
+    }
+    /* a value the header check finds wrong, not the key parser */
+    size_t blen;
+    char *dropped = drop_line(good, "\nlazy-scale ", &blen);
+    char *bad = patch(dropped, "\nbias ", "\nlazy-scale 0\nbias ",
+                      strlen("\nlazy-scale 0\nbias "), &blen);
+    expect_refused(bad, blen, TSGS_ERR_FORMAT, "lazy-scale must be positive");
+    free(bad);
+    free(dropped);
+    dropped = drop_line(good, "\nsigma ", &blen);
+    bad = patch(dropped, "\nbias ", "\nsigma 0\nbias ",
+                strlen("\nsigma 0\nbias "), &blen);
+    expect_refused(bad, blen, TSGS_ERR_FORMAT, "sigma must be positive");
+    free(bad);
+    free(dropped);
+    /* each required key missing */
+    static const char *const required[] = {"\nfeatures-in ", "\nblocks ",
+                                           "\nlazy-scale ", "\nbias ",
+                                           "\nlabels ", "\nscaler ",
+                                           "\nscaler-mul "};
+    for (int k = 0; k < 7; k++) {
+        dropped = drop_line(good, required[k], &blen);
+        expect_refused(dropped, blen, TSGS_ERR_FORMAT,
+                       k == 0 ? "scaler-shift before features-in"
+                              : "header: missing one of features-in");
+        free(dropped);
+    }
+    free(good);
+    tsgs_model_free(m);
+    tsgs_dataset_free(ds);
+    remove("good.model");
+    remove("bad.model");
+}
+END_TEST
+
 START_TEST(predict_refuses_other_width)
 {
     tsgs_dataset *ds;
@@ -325,6 +416,7 @@ Suite *model_suite(void)
     tcase_add_test(tc, save_load_predict_identical);
     tcase_add_test(tc, corrupt_files_refused);
     tcase_add_test(tc, strict_header_refused);
+    tcase_add_test(tc, every_header_error_refused);
     tcase_add_test(tc, stale_temporaries_removed);
     tcase_add_test(tc, check_path_before_training);
     tcase_add_test(tc, save_failure_leaves_old_file);

@@ -3,9 +3,11 @@
  * decision function. */
 #include <check.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "dense.h"
+#include "fixtures.h"
 #include "internal.h"
 #include "svm_dual.h"
 
@@ -116,9 +118,19 @@ START_TEST(feature_form_matches_gram_form)
 }
 END_TEST
 
-/* The dense loops against plain sums. */
+/* The dense loops against plain sums, on each code path (baseline, AVX2,
+ * AVX-512: one is chosen per CPU, so the others run only when forced). A
+ * path this CPU cannot run is SKIPPED. */
 START_TEST(dense_loops_match_plain_sums)
 {
+    const tsgs__isa isa = (tsgs__isa)_i;
+    if (!tsgs__isa_supported(isa)) {
+        char test[96];
+        snprintf(test, sizeof test, "dense loops on %s", tsgs__isa_name(isa));
+        test_skip(test, "this CPU (or build) does not have it");
+        return;
+    }
+    ck_assert_int_eq(tsgs__isa_force(isa), 0);
     float x[37], w[37], y4[37], y1[37];
     double wd[37], yd[37];
     for (int j = 0; j < 37; j++) {
@@ -142,6 +154,7 @@ START_TEST(dense_loops_match_plain_sums)
         ck_assert_float_eq_tol(y4[j], y1[j], 1e-5);
         ck_assert_double_eq_tol(yd[j], 0.1 * j + 3.0 * x[j], 1e-12);
     }
+    ck_assert_int_eq(tsgs__isa_force(-1), 0);
 }
 END_TEST
 
@@ -152,7 +165,7 @@ Suite *svm_dual_suite(void)
     tcase_add_test(tc, gram_solution_meets_kkt);
     tcase_add_test(tc, warm_start_same_optimum);
     tcase_add_test(tc, feature_form_matches_gram_form);
-    tcase_add_test(tc, dense_loops_match_plain_sums);
+    tcase_add_loop_test(tc, dense_loops_match_plain_sums, 0, TSGS__ISA_COUNT);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -785,10 +785,16 @@ END_TEST
 Suite *train_suite(void)
 {
     Suite *s = suite_create("train");
+    /* The thread-count cases on their own, so that ThreadSanitizer can run
+     * them alone (make test-tsan, TSAN_SUITES="train:threads"). */
+    TCase *threads = tcase_create("threads");
+    tcase_set_timeout(threads, 120);
+    tcase_add_test(threads, one_and_two_threads_identical);
+    tcase_add_loop_test(threads, same_bits_on_1_2_3_threads, 0, 7);
+    tcase_add_test(threads, frs_learns_and_is_thread_independent);
+    suite_add_tcase(s, threads);
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 120);
-    tcase_add_test(tc, one_and_two_threads_identical);
-    tcase_add_loop_test(tc, same_bits_on_1_2_3_threads, 0, 7);
     tcase_add_test(tc, lazy_scale_equals_explicit_decay);
     tcase_add_test(tc, long_run_renormalises);
     tcase_add_test(tc, balance_holds_against_skewed_start);
@@ -804,7 +810,6 @@ Suite *train_suite(void)
     tcase_add_test(tc, checked_step_solves_the_inequality);
     tcase_add_test(tc, cdsg_reuses_blocks);
     tcase_add_loop_test(tc, frs_first_step_is_projected_gradient, 0, 2);
-    tcase_add_test(tc, frs_learns_and_is_thread_independent);
     tcase_add_test(tc, labeled_cache_or_not_same_model);
     suite_add_tcase(s, tc);
     return s;

@@ -7,7 +7,7 @@
 # Prints a tab-separated table; OUTPUT_FILE (if given) gets it too, with the
 # machine and the command on top.
 set -euo pipefail
-# -O0 is slower: give the timed test cases room.
+# Instrumented code is slower: give the timed test cases room.
 export CK_TIMEOUT_MULTIPLIER=${CK_TIMEOUT_MULTIPLIER:-4}
 cd "$(dirname "$0")/.."
 B=build-cov
@@ -15,10 +15,10 @@ out=${1:-}
 
 # Counters from earlier runs would add up: start from zero.
 find "$B" -name '*.gcda' -delete 2>/dev/null || true
-make -j"${JOBS:-2}" B="$B" CFLAGS="-O0 -g --coverage" LDFLAGS="--coverage" \
+make -j"${JOBS:-2}" B="$B" CFLAGS="-Og -g --coverage" LDFLAGS="--coverage" \
     all "$B/check_all" "$B/so_check"
 status=0
-make B="$B" CFLAGS="-O0 -g --coverage" LDFLAGS="--coverage" test || status=$?
+make B="$B" CFLAGS="-Og -g --coverage" LDFLAGS="--coverage" test || status=$?
 
 # gcov -n: the summary only, no .gcov files. One line pair per source:
 #   File 'src/x.c'
@@ -57,7 +57,7 @@ if [ -n "$out" ]; then
     . bench/scripts/machine.sh
     {
         machine_header
-        printf '# command\tmake coverage (tests/coverage.sh: gcc --coverage -O0, make test, gcov -n)\n'
+        printf '# command\tmake coverage (tests/coverage.sh: gcc --coverage -Og, make test, gcov -n)\n'
         printf '# test_status\t%s\n' "$([ $status = 0 ] && echo pass || echo "FAIL ($status)")"
         printf '%s\n' "$table"
     } > "$out"

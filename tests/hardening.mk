@@ -6,7 +6,8 @@
 #   make test-asan                  every suite under ASan + UBSan (gcc)
 #   make test-tsan                  the threaded suites under TSan (clang,
 #                                   libomp with its archer tool)
-FUZZ_CC ?= clang
+# Debian 12's clang (tests/setup.sh hardening installs it).
+FUZZ_CC ?= clang-14
 FUZZ_SECONDS ?= 30
 FB := build-fuzz
 FUZZ_TARGETS := reader_libsvm reader_csv reader_compressed reader_packed \
@@ -48,14 +49,40 @@ fuzz-seeds: $(FB)/seeds/.done
 fuzz-run: fuzz
 	tests/fuzz/run.sh $(FUZZ_SECONDS) $(FB) $(FUZZ_RUN_TARGETS)
 
-# Every suite under AddressSanitizer + UndefinedBehaviorSanitizer, in its
-# own folder (the CLI suite runs build/tsgs3vm, so that is built too).
+# The suites under AddressSanitizer + UndefinedBehaviorSanitizer (every
+# one, or those named in ASAN_SUITES), in their own folder, with the tool
+# the CLI suite runs (built with the same sanitizers).
 ASAN_B := build-asan
+ASAN_SUITES ?=
 ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
     -fno-sanitize-recover=undefined
-test-asan: $(TOOL)
+ASAN_RUN := CK_TIMEOUT_MULTIPLIER=10 ../$(ASAN_B)/check_all
+test-asan:
 	$(MAKE) B=$(ASAN_B) CFLAGS="$(ASAN_FLAGS)" \
-	    LDFLAGS="-fsanitize=address,undefined" $(ASAN_B)/check_all
-	cd tests && CK_TIMEOUT_MULTIPLIER=10 ../$(ASAN_B)/check_all
+	    LDFLAGS="-fsanitize=address,undefined" $(ASAN_B)/check_all \
+	    $(ASAN_B)/tsgs3vm
+	cd tests && if [ -z "$(ASAN_SUITES)" ]; then $(ASAN_RUN); else \
+	    for s in $(ASAN_SUITES); do CK_RUN_SUITE=$$s $(ASAN_RUN) || exit 1; \
+	    done; fi
+
+# The threaded suites under ThreadSanitizer: clang with LLVM's OpenMP
+# runtime, whose archer tool tells TSan about OpenMP's barriers and
+# reductions (libgomp's are invisible to TSan: only false reports).
+# TSAN_SUITES names suites, or one test case of a suite as SUITE:CASE.
+TSAN_B := build-tsan
+TSAN_CC ?= clang-14
+ARCHER ?= /usr/lib/llvm-14/lib/libarcher.so
+TSAN_SUITES ?= kernel cv train:threads
+TSAN_FLAGS := -O1 -g -fsanitize=thread -fno-omit-frame-pointer
+test-tsan:
+	$(MAKE) B=$(TSAN_B) CC=$(TSAN_CC) CFLAGS="$(TSAN_FLAGS)" \
+	    LDFLAGS="-fsanitize=thread" $(TSAN_B)/check_all
+	cd tests && for s in $(TSAN_SUITES); do \
+	    case $$s in *:*) export CK_RUN_CASE=$${s#*:}; s=$${s%%:*} ;; \
+	    *) unset CK_RUN_CASE ;; esac; \
+	    OMP_TOOL_LIBRARIES=$(ARCHER) \
+	    TSAN_OPTIONS="halt_on_error=1 ignore_noninstrumented_modules=1" \
+	    CK_TIMEOUT_MULTIPLIER=20 CK_RUN_SUITE=$$s \
+	    ../$(TSAN_B)/check_all || exit 1; done
 
 -include $(shell find $(FB) -name '*.d' 2>/dev/null)

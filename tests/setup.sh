@@ -1,9 +1,15 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the build needs, where they are missing
-# (README's two commands start with it, and so does CI); `tests/setup.sh
-# test` adds what the tests need (Check for C, Debian's Python 3 with NumPy,
-# scikit-learn and pytest for the Python package). As root it runs apt-get;
-# otherwise it names the missing packages and fails.
+# (README's two commands start with it, and so does CI). Named sets add
+# more; as root it runs apt-get, otherwise it names the missing packages
+# and fails.
+#   tests/setup.sh             what make needs
+#   tests/setup.sh test        also what make test needs (Check for C,
+#                              Debian's Python 3 with NumPy, scikit-learn,
+#                              pytest and matplotlib for the Python package)
+#   tests/setup.sh hardening   also what make fuzz and make test-tsan need
+#                              (clang, its libFuzzer and sanitizer runtimes,
+#                              LLVM's OpenMP with the archer TSan tool)
 set -euo pipefail
 pkgs=(make build-essential pkg-config libhwloc-dev check zlib1g-dev
       liblzma-dev libbz2-dev libzstd-dev xz-utils gzip bzip2 zstd)
@@ -11,7 +17,9 @@ for want in "$@"; do
     case "$want" in
     test) pkgs+=(python3 python3-numpy python3-sklearn python3-pytest
                 python3-matplotlib) ;;
-    *) echo "tests/setup.sh: unknown set '$want' (known: test)" >&2; exit 2 ;;
+    hardening) pkgs+=(clang-14 libclang-rt-14-dev libomp-14-dev) ;;
+    *) echo "tests/setup.sh: unknown set '$want' (known: test, hardening)" >&2
+       exit 2 ;;
     esac
 done
 missing=()

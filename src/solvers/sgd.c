@@ -85,7 +85,17 @@ typedef struct {
     double monitor_s;   /* time spent measuring the monitor set since */
     size_t *ubatch_next; /* the next mini-batch's rows, read ahead */
     tsgs__rows XU_next; /* and their scaled copies */
-    long ahead_t;       /* the step whose rows XU_next holds (0: none) */
+    long next_t;        /* the step whose rows ubatch_next holds (0: none) */
+    long plan_t;        /* the step planned (its rows in XU; on the fast
+                           path its block chosen too), 0: none */
+    int fast;           /* the fast path: a step's block is chosen before
+                           its predictions (no checking rule, labeled
+                           cache, not FRS) */
+    int big_update;     /* the labeled-cache update is worth a team */
+    long view_blocks;   /* fast path: the blocks the predictions see */
+    const tsgs_train_hooks *hooks;
+    long T, t1;         /* the run's steps; the last of this stretch */
+    long max_blocks;
     size_t *draws;      /* the shuffle's draws: two chunks */
     double *part;       /* the kernel's partial sums, shared by the team */
     size_t npart;       /* their size */
@@ -106,7 +116,6 @@ typedef struct {
 /* What each thread of the team keeps for itself. */
 typedef struct {
     tsgs__kernel_ws ws; /* scratch for regenerated directions */
-    long ahead_t;       /* its copy of run_t's ahead_t */
 } lane_t;
 
 static void run_free(run_t *r)
@@ -171,7 +180,7 @@ static double quantile_threshold(double *v, size_t n, double ratio)
  * 2. The swaps must run in order, but the draws are independent
  * (counter-based): the team draws the next chunk of them while one thread
  * applies this chunk's swaps, which prefetch the rows they will touch. */
-#define SHUFFLE_CHUNK 16384
+#define SHUFFLE_CHUNK 65536
 
 /* j_i for i = hi, hi - 1, .., hi - len + 1 into J (team, no barrier). */
 static void shuffle_draws(const run_t *r, size_t hi, size_t len, size_t *J)
@@ -265,41 +274,52 @@ static void gather_rows(run_t *r, const tsgs_model *m,
     tsgs__rows_gather_team(X, r->ds, &m->scaler, rows, r->bu, &r->failed);
 }
 
-/* The unlabeled mini-batch of step t into XU (team). The next step's rows,
- * where they lie in the current pass, are read ahead into XU_next while
- * the team predicts this batch (no barrier after them: the caller's next
- * worksharing loop absorbs them). */
-static void next_unlabeled_batch(run_t *r, const tsgs_model *m, long t,
-                                 long T, lane_t *me)
+/* Serial, as step t is planned with its rows in XU: the rows of step t + 1
+ * are taken now when they lie in the current pass (the same rows the step
+ * would take), so that the team gathers them while it predicts step t. */
+static void plan_rows(run_t *r, long t)
 {
-    if (me->ahead_t != t) {
-        pick_unlabeled_rows(r, r->ubatch);
-        gather_rows(r, m, r->ubatch, &r->XU);
+    r->next_t = 0;
+    if (r->bu && t < r->T && r->nu - r->upos >= r->bu) {
+        take_rows(r, r->ubatch_next, 0);
+        r->next_t = t + 1;
+    }
+    /* Ask for the rows after them now: their cache misses then overlap a
+     * whole step's work instead of stalling the gather (on one thread,
+     * nothing else hides them). */
+    const size_t line = 64 / sizeof(float);
+    for (size_t i = r->upos; r->ds->x && i < r->nu && i < r->upos + r->bu;
+         i++) {
+        const float *row = r->ds->x + r->uidx[i] * r->d;
+        for (size_t k = 0; k < r->d; k += line)
+            __builtin_prefetch(row + k);
+        __builtin_prefetch(row + r->d - 1);
+    }
+}
+
+/* Serial: XU takes step t's rows, read ahead; 0 when there are none. */
+static int rows_ahead_in(run_t *r, long t)
+{
+    if (r->next_t != t)
+        return 0;
+    tsgs__rows x = r->XU;
+    r->XU = r->XU_next;
+    r->XU_next = x;
+    size_t *b = r->ubatch;
+    r->ubatch = r->ubatch_next;
+    r->ubatch_next = b;
+    return 1;
+}
+
+/* The next unlabeled mini-batch's rows picked and gathered into XU (team),
+ * where they were not read ahead. */
+static void fetch_unlabeled_rows(run_t *r, const tsgs_model *m)
+{
+    pick_unlabeled_rows(r, r->ubatch);
+    gather_rows(r, m, r->ubatch, &r->XU);
 #ifdef _OPENMP
 #pragma omp barrier
 #endif
-    }
-    long ahead_t;
-#ifdef _OPENMP
-#pragma omp single copyprivate(ahead_t)
-#endif
-    {
-        if (r->ahead_t == t) {
-            tsgs__rows x = r->XU;
-            r->XU = r->XU_next;
-            r->XU_next = x;
-            size_t *b = r->ubatch;
-            r->ubatch = r->ubatch_next;
-            r->ubatch_next = b;
-        }
-        ahead_t = t < T && r->nu - r->upos >= r->bu ? t + 1 : 0;
-        if (ahead_t)
-            take_rows(r, r->ubatch_next, 0);
-        r->ahead_t = ahead_t;
-    }
-    me->ahead_t = ahead_t;
-    if (ahead_t)
-        gather_rows(r, m, r->ubatch_next, &r->XU_next);
 }
 
 /* Picks the labeled mini-batch of step t: the first bl entries of lidx
@@ -399,7 +419,8 @@ static tsgs_status run_setup(run_t *r, tsgs_model *m, long max_blocks,
         if (!r->fcl || !r->fsl)
             return TSGS__NOMEM(err);
     }
-    if (bad || !r->uidx || !r->hl || !r->wl || !r->gu || !r->wu || !r->Wb || !r->Pb || !r->cl || !r->sl ||
+    if (bad || !r->uidx || !r->hl || !r->wl || !r->gu || !r->wu || !r->Wb ||
+        !r->Pb || !r->cl || !r->sl ||
         !r->bcl || !r->bsl || !r->cu || !r->su || !r->dac || !r->das ||
         !r->sorted || !r->gc || !r->gs || !r->cgc || !r->cgs ||
         !r->gl || !r->ubatch || !r->ubatch_next ||
@@ -415,7 +436,6 @@ static tsgs_status run_setup(run_t *r, tsgs_model *m, long max_blocks,
                             r->pair ? r->fsl : NULL);
     r->epoch = 0;
     r->upos = 0;
-    r->ahead_t = 0;
 #ifdef _OPENMP
 #pragma omp parallel num_threads(r->threads) if (r->threads > 1)
 #endif
@@ -427,6 +447,19 @@ static tsgs_status run_setup(run_t *r, tsgs_model *m, long max_blocks,
  * feature matrix with the given row stride (sv, ws NULL for COS): the FRS
  * decision values and the update of the cached labeled sums (team). Each
  * row on one thread, so the sums do not depend on the thread count. */
+static inline double weighted_row(long ncols, const double *wc,
+                                   const double *ws, const float *cv,
+                                   const float *sv)
+{
+    double s = 0.0;
+    for (long j = 0; j < ncols; j++) {
+        s += wc[j] * cv[j];
+        if (sv)
+            s += ws[j] * sv[j];
+    }
+    return s;
+}
+
 static void weighted_rows(size_t n, long ncols, const double *wc,
                           const double *ws, const float *cv, const float *sv,
                           size_t stride, int accumulate, double *out)
@@ -435,12 +468,8 @@ static void weighted_rows(size_t n, long ncols, const double *wc,
 #pragma omp for schedule(static)
 #endif
     for (size_t i = 0; i < n; i++) {
-        double s = 0.0;
-        for (long j = 0; j < ncols; j++) {
-            s += wc[j] * cv[i * stride + (size_t)j];
-            if (sv)
-                s += ws[j] * sv[i * stride + (size_t)j];
-        }
+        double s = weighted_row(ncols, wc, ws, cv + i * stride,
+                                sv ? sv + i * stride : NULL);
         out[i] = accumulate ? out[i] + s : s;
     }
 }
@@ -467,12 +496,33 @@ static tsgs_status scale_sums(run_t *r, const tsgs_model *m, double *g,
     return TSGS_OK;
 }
 
-/* Decision values of the unlabeled mini-batch (gu, without bias) with the
- * model so far, and the balance bias from them (team). */
+/* One thread, after the kernel: the decision values of the unlabeled
+ * mini-batch (gu, without bias) scaled, and the balance bias from them. */
+static tsgs_status finish_unlabeled(run_t *r, tsgs_model *m, long t)
+{
+    const tsgs_params *p = &r->p;
+    tsgs_status st = scale_sums(r, m, r->gu, r->bu);
+    if (st == TSGS_OK && p->balance == TSGS__BALANCE_HOLD) {
+        /* Hold the share of unlabeled rows predicted positive to the class
+         * ratio: the bias puts the (1 - ratio) quantile of the mini-batch's
+         * decision values at 0. A running mean over recent mini-batches
+         * tracks the model's drift. (Holding the mean decision value
+         * instead, as TSVMs do, lets a few large values drag the
+         * boundary.) */
+        memcpy(r->sorted, r->gu, sizeof(double) * r->bu);
+        double q = quantile_threshold(r->sorted, r->bu, p->balance_ratio);
+        double rho = 1.0 / (double)t > 0.1 ? 1.0 / (double)t : 0.1;
+        r->mean_ema = (1.0 - rho) * r->mean_ema + rho * q;
+        m->bias = -r->mean_ema;
+    }
+    return st;
+}
+
+/* Decision values of the unlabeled mini-batch with the model so far
+ * (team): finish_unlabeled's. */
 static tsgs_status predict_unlabeled(run_t *r, tsgs_model *m, long t,
                                      lane_t *me)
 {
-    const tsgs_params *p = &r->p;
     if (r->frs) {
         /* FRS: the batch's features over every direction are needed for
          * the gradient anyway; the decision values are their sums. */
@@ -488,27 +538,11 @@ static tsgs_status predict_unlabeled(run_t *r, tsgs_model *m, long t,
         tsgs__rows_eval_sums_team(&v, m->cc, &r->XU, r->part, &me->ws,
                                   r->gu, &r->failed);
     }
-    tsgs_status st = TSGS_OK;
+    tsgs_status st;
 #ifdef _OPENMP
 #pragma omp single copyprivate(st)
 #endif
-    {
-        st = scale_sums(r, m, r->gu, r->bu);
-        if (st == TSGS_OK && p->balance == TSGS__BALANCE_HOLD) {
-            /* Hold the share of unlabeled rows predicted positive to the
-             * class ratio: the bias puts the (1 - ratio) quantile of the
-             * mini-batch's decision values at 0. A running mean over
-             * recent mini-batches tracks the model's drift. (Holding the
-             * mean decision value instead, as TSVMs do, lets a few large
-             * values drag the boundary.) */
-            memcpy(r->sorted, r->gu, sizeof(double) * r->bu);
-            double q = quantile_threshold(r->sorted, r->bu,
-                                          p->balance_ratio);
-            double rho = 1.0 / (double)t > 0.1 ? 1.0 / (double)t : 0.1;
-            r->mean_ema = (1.0 - rho) * r->mean_ema + rho * q;
-            m->bias = -r->mean_ema;
-        }
-    }
+    st = finish_unlabeled(r, m, t);
     return st;
 }
 
@@ -597,6 +631,22 @@ static void block_sums(const run_t *r, const tsgs_model *m, double *gc,
  * (1 / D) sum_j phi_j(x_i) phi_j(.), phi_j = norm cos_j. Into gc/gs, and
  * the sampling variance of g summed over the block (the checking rule's
  * noise term) into r->var. Team. */
+/* Features of the labeled rows (every one with the cache, else the
+ * mini-batch's) and of the unlabeled mini-batch on the block whose
+ * directions are in Wb / Pb (team, no barrier). */
+static void block_features(run_t *r)
+{
+    const int pair = r->pair;
+    if (r->lcache)
+        tsgs__eval_features_team(r->d, r->Wb, r->Pb, r->ngb, r->XL.x, r->nl,
+                                 r->cl, pair ? r->sl : NULL);
+    else
+        tsgs__eval_features_team(r->d, r->Wb, r->Pb, r->ngb, r->XLb.x, r->bl,
+                                 r->cl, pair ? r->sl : NULL);
+    tsgs__eval_features_team(r->d, r->Wb, r->Pb, r->ngb, r->XU.x, r->bu,
+                             r->cu, pair ? r->su : NULL);
+}
+
 static tsgs_status block_gradient(run_t *r, const tsgs_model *m, long b,
                                   double *gc, double *gs)
 {
@@ -633,14 +683,7 @@ static tsgs_status block_gradient(run_t *r, const tsgs_model *m, long b,
         st = TSGS__NOMEM(r->err);
     if (st != TSGS_OK)
         return st;
-    if (r->lcache)
-        tsgs__eval_features_team(r->d, r->Wb, r->Pb, r->ngb, r->XL.x, r->nl,
-                                 r->cl, pair ? r->sl : NULL);
-    else
-        tsgs__eval_features_team(r->d, r->Wb, r->Pb, r->ngb, r->XLb.x, r->bl,
-                                 r->cl, pair ? r->sl : NULL);
-    tsgs__eval_features_team(r->d, r->Wb, r->Pb, r->ngb, r->XU.x, r->bu,
-                             r->cu, pair ? r->su : NULL);
+    block_features(r);
 #ifdef _OPENMP
 #pragma omp barrier
 #pragma omp single
@@ -694,57 +737,82 @@ static void block_sums(const run_t *r, const tsgs_model *m, double *gc,
         *var = v;
 }
 
-/* The step itself: decay every coefficient by (1 - eta) through the lazy
- * scale (the explicit loop is the tests' reference), add eta * g to block
- * b's actual coefficients, and keep the cached labeled sums current with
- * the features block_gradient left in cl/sl (O(n_l r)). Team. */
-static void apply_step(run_t *r, tsgs_model *m, long b, long dirs,
-                       const float *cl, const float *sl, size_t wl_stride,
-                       double eta, const double *gc, const double *gs)
+/* The step itself, serial part: decay every coefficient by (1 - eta)
+ * through the lazy scale (the explicit loop is the tests' reference) and
+ * add eta * g to block b's actual coefficients, keeping the increments in
+ * dac / das for the labeled cache. */
+static void apply_coefficients(run_t *r, tsgs_model *m, long b, long dirs,
+                               double eta, const double *gc, const double *gs)
 {
     const int pair = r->pair;
-#ifdef _OPENMP
-#pragma omp single
-#endif
-    {
-        if (r->opt.explicit_decay) {
-            long n = tsgs__model_dirs(m);
-            for (long g = 0; g < n; g++) {
-                m->ac[g] *= 1.0 - eta;
-                if (pair)
-                    m->as[g] *= 1.0 - eta;
-            }
-            for (size_t i = 0; i < r->nl; i++)
-                r->hl[i] *= 1.0 - eta;
-        } else {
-            m->scale *= 1.0 - eta;
-        }
-        /* actual coefficient = scale * norm * a, so
-         * a += eta g / (scale norm) */
-        const double to_a = eta / (m->scale * m->norm);
-        for (long j = 0; j < dirs; j++) {
-            r->dac[j] = to_a * gc[j];
-            r->das[j] = pair ? to_a * gs[j] : 0.0;
-            m->ac[b * dirs + j] += r->dac[j];
+    if (r->opt.explicit_decay) {
+        long n = tsgs__model_dirs(m);
+        for (long g = 0; g < n; g++) {
+            m->ac[g] *= 1.0 - eta;
             if (pair)
-                m->as[b * dirs + j] += r->das[j];
+                m->as[g] *= 1.0 - eta;
         }
+        for (size_t i = 0; i < r->nl; i++)
+            r->hl[i] *= 1.0 - eta;
+    } else {
+        m->scale *= 1.0 - eta;
     }
+    /* actual coefficient = scale * norm * a, so a += eta g / (scale norm) */
+    const double to_a = eta / (m->scale * m->norm);
+    for (long j = 0; j < dirs; j++) {
+        r->dac[j] = to_a * gc[j];
+        r->das[j] = pair ? to_a * gs[j] : 0.0;
+        m->ac[b * dirs + j] += r->dac[j];
+        if (pair)
+            m->as[b * dirs + j] += r->das[j];
+    }
+}
+
+/* The cached labeled sums kept current with the block's features in
+ * cl / sl (O(n_l r); team). */
+static void update_labeled_cache(run_t *r, long dirs, const float *cl,
+                                 const float *sl, size_t stride)
+{
     if (r->lcache)
-        weighted_rows(r->nl, dirs, r->dac, r->das, cl, pair ? sl : NULL,
-                      wl_stride, 1, r->hl);
+        weighted_rows(r->nl, dirs, r->dac, r->das, cl, r->pair ? sl : NULL,
+                      stride, 1, r->hl);
+}
+
+/* The same on one thread (inside a serial section: no worksharing). */
+static void update_labeled_cache_serial(run_t *r, long dirs, const float *cl,
+                                        const float *sl, size_t stride)
+{
+    for (size_t i = 0; i < r->nl; i++)
+        r->hl[i] += weighted_row(dirs, r->dac, r->das, cl + i * stride,
+                                 r->pair ? sl + i * stride : NULL);
+}
+
+/* Serial: the lazy scale folded in when it nears double's limits. */
+static void fold_scale_if_small(run_t *r, tsgs_model *m)
+{
     if (m->scale < r->opt.scale_floor) {
+        double s = m->scale;
+        tsgs__model_fold_scale(m);
+        for (size_t i = 0; i < r->nl; i++)
+            r->hl[i] *= s;
+    }
+}
+
+/* The step (team): apply_coefficients, update_labeled_cache and
+ * fold_scale_if_small. */
+static void apply_step(run_t *r, tsgs_model *m, long b, long dirs,
+                       const float *cl, const float *sl, size_t stride,
+                       double eta, const double *gc, const double *gs)
+{
 #ifdef _OPENMP
-#pragma omp barrier
 #pragma omp single
 #endif
-        {
-            double s = m->scale;
-            tsgs__model_fold_scale(m);
-            for (size_t i = 0; i < r->nl; i++)
-                r->hl[i] *= s;
-        }
-    }
+    apply_coefficients(r, m, b, dirs, eta, gc, gs);
+    update_labeled_cache(r, dirs, cl, sl, stride);
+#ifdef _OPENMP
+#pragma omp single
+#endif
+    fold_scale_if_small(r, m);
 }
 
 /* The checking rule (CDSG, Algorithm 4 and criteria (8)-(9) of the
@@ -828,24 +896,200 @@ static tsgs_status check_candidates(run_t *r, tsgs_model *m, long t,
     return TSGS_OK;
 }
 
+/* Unless the balance rule sets it, the bias is learned: a step of the
+ * (unregularised) objective's gradient in b from the labeled loss alone,
+ * sum_i wl_i = C mean l'. The unlabeled loss is left out of it: pushing
+ * every unlabeled row away from the boundary through b alone moves them
+ * all to one side. */
+static void learn_bias(run_t *r, tsgs_model *m, double gamma)
+{
+    const size_t n = r->lcache ? r->nl : r->bl;
+    double g = 0.0;
+    for (size_t i = 0; i < n; i++)
+        g += r->wl[i];
+    m->bias -= gamma * g;
+}
+
+/* A progress report at step t of T (the monitor measured when asked). */
+static void report_progress(run_t *r, const tsgs_model *m,
+                            const tsgs_train_hooks *hooks, long t, long T,
+                            int measure)
+{
+    tsgs_progress pr;
+    memset(&pr, 0, sizeof pr);
+    pr.iteration = t;
+    pr.iterations = T;
+    pr.elapsed_s = now_s() - r->t_start;
+    /* rows per second of training, test measurements left out */
+    double busy = pr.elapsed_s - r->monitor_s;
+    pr.rows_per_s = (double)t * (double)(r->bl + r->bu) /
+                    (busy > 0 ? busy : 1e-9);
+    pr.features = tsgs_model_feature_count(m);
+    double t_mon = now_s();
+    pr.monitor_accuracy =
+        measure ? tsgs__accuracy_on(m, hooks->monitor, r->threads, NULL)
+                : -1.0;
+    r->monitor_s += now_s() - t_mon;
+    hooks->progress(&pr, hooks->user);
+}
+
+/* Whether the hooks ask for a progress report, and for a monitor
+ * measurement, after step t. */
+static int report_due(const tsgs_train_hooks *hooks, long t)
+{
+    return hooks && hooks->progress && hooks->progress_every > 0 &&
+           t % hooks->progress_every == 0;
+}
+
+static int measure_due(const tsgs_train_hooks *hooks, long t)
+{
+    return hooks && hooks->progress && hooks->monitor &&
+           hooks->monitor_every > 0 && t % hooks->monitor_every == 0;
+}
+
+/* Serial: the block step t writes, into r->blk, and its step into
+ * r->blk_eta: a new one while the budget allows (added to the model and
+ * its cache now), else an old one, drawn uniformly (UDSG) or by the
+ * checking rule (CDSG, when `check`: r->best and r->best_eta), which also
+ * reuses before the budget is full when an old block takes the full step.
+ * *checked: the checking rule's block, whose gradient and features are at
+ * hand. */
+static tsgs_status choose_block(run_t *r, tsgs_model *m, long t, int check,
+                                int *checked)
+{
+    const tsgs_params *p = &r->p;
+    const double gamma = tsgs__step_size(p, t, r->T);
+    long b = -1;
+    double eta = gamma;
+    int fresh = m->nblocks < r->max_blocks;
+    tsgs_status st = TSGS_OK;
+    *checked = 0;
+    if (check) {
+        double e = r->best_eta;
+        if (e >= gamma || (!fresh && e > 0.0)) {
+            b = r->best;
+            eta = e;
+            fresh = 0;
+            *checked = 1;
+        } else if (!fresh) {
+            b = -2; /* nothing passes: fall back to a uniform pick */
+        }
+    } else if (!fresh) {
+        b = -2;
+    }
+    if (fresh) {
+        /* The cache takes the new block's directions before its gradient
+         * reads them from there. */
+        if ((st = tsgs__model_add_block(m, r->err)) == TSGS_OK)
+            st = tsgs__model_cache_sync(m, r->err);
+        b = m->nblocks - 1;
+    } else if (b == -2) {
+        b = (long)tsgs__below(p->seed, TSGS__STREAM_REUSE, (uint64_t)t,
+                              (uint64_t)m->nblocks);
+    }
+    r->blk = b;
+    r->blk_eta = eta;
+    return st;
+}
+
+/* Serial: plans step t, its unlabeled rows in XU: the next step's rows to
+ * read ahead and, on the fast path, the block the step writes (chosen
+ * before the predictions, which see only the blocks before a new one: the
+ * same sums as predicting first) and its directions. */
+static tsgs_status plan_step(run_t *r, tsgs_model *m, long t)
+{
+    plan_rows(r, t);
+    r->plan_t = t;
+    if (!r->fast)
+        return TSGS_OK;
+    int checked;
+    r->view_blocks = m->nblocks;
+    tsgs_status st = choose_block(r, m, t, 0, &checked);
+    if (st == TSGS_OK &&
+        tsgs__model_block_directions(m, r->blk, r->Wb, r->Pb))
+        st = TSGS__NOMEM(r->err);
+    return st;
+}
+
+/* The start of step t (team): planned in the step before, or here (its
+ * rows picked and gathered); then the next step's rows, when planned, are
+ * gathered without a barrier (the next worksharing loop absorbs them). */
+static tsgs_status begin_step(run_t *r, tsgs_model *m, long t)
+{
+    /* plan_t was written before the barrier that ended the last step and
+     * is written next in a serial section after this step's barriers: a
+     * stable value for every thread here */
+    if (r->plan_t != t) {
+        /* rows read ahead in the stretch before, or new ones */
+        int have;
+#ifdef _OPENMP
+#pragma omp single copyprivate(have)
+#endif
+        have = r->bu == 0 || rows_ahead_in(r, t);
+        if (!have)
+            fetch_unlabeled_rows(r, m);
+        tsgs_status st;
+#ifdef _OPENMP
+#pragma omp single copyprivate(st)
+#endif
+        st = plan_step(r, m, t);
+        if (st != TSGS_OK)
+            return st;
+    }
+    if (r->next_t == t + 1)
+        gather_rows(r, m, r->ubatch_next, &r->XU_next);
+    return TSGS_OK;
+}
+
+/* Serial, on the master thread (the caller's) at the end of step t, unless
+ * the step failed: the bias step (when learned), the hooks, then the next
+ * step's plan when its rows were read ahead and the stretch goes on. */
+static void after_step(run_t *r, tsgs_model *m, long t, int bias)
+{
+    const tsgs_train_hooks *hooks = r->hooks;
+    if (r->run_st != TSGS_OK)
+        return;
+    if (bias)
+        learn_bias(r, m, tsgs__step_size(&r->p, t, r->T));
+    r->t_last = t;
+    r->stop = hooks && hooks->should_stop && hooks->should_stop(hooks->user);
+    if (!r->stop && t < r->T && report_due(hooks, t) &&
+        !measure_due(hooks, t))
+        report_progress(r, m, hooks, t, r->T, 0);
+    if (!r->stop && t < r->t1 && (r->bu == 0 || rows_ahead_in(r, t + 1)))
+        r->run_st = plan_step(r, m, t + 1);
+}
+
+/* The end of a step (team): after_step on the master thread, then a
+ * barrier; the run's status. */
+static tsgs_status end_step(run_t *r, tsgs_model *m, long t, int bias)
+{
+#ifdef _OPENMP
+#pragma omp master
+#endif
+    after_step(r, m, t, bias);
+#ifdef _OPENMP
+#pragma omp barrier
+#endif
+    return r->run_st;
+}
+
 /* One step of FRS3VM: mini-batch SGD on the same objective over one fixed
  * set of random features, every coefficient updated at every step (so a
  * step costs O(B M), the features never change, and the labeled rows'
  * features are computed once). t is 1-based. Team. */
-static tsgs_status step_frs(run_t *r, tsgs_model *m, long t, long T,
-                            lane_t *me)
+static tsgs_status step_frs(run_t *r, tsgs_model *m, long t, lane_t *me)
 {
     const tsgs_params *p = &r->p;
-    const double gamma = tsgs__step_size(p, t, T);
-    const double cstar = p->c_star * tsgs__anneal_factor(p, t, T);
+    const double gamma = tsgs__step_size(p, t, r->T);
+    const double cstar = p->c_star * tsgs__anneal_factor(p, t, r->T);
     const long D = r->frs_dirs;
     const size_t W = (size_t)r->frs_groups * TSGS__LANES;
-    if (r->bu) {
-        next_unlabeled_batch(r, m, t, T, me);
-        tsgs_status st = predict_unlabeled(r, m, t, me);
-        if (st != TSGS_OK)
-            return st;
-    }
+    tsgs_status st = begin_step(r, m, t);
+    if (st != TSGS_OK)
+        return st;
+    if (r->bu && (st = predict_unlabeled(r, m, t, me)) != TSGS_OK)
+        return st;
 #ifdef _OPENMP
 #pragma omp single
 #endif
@@ -875,48 +1119,29 @@ static tsgs_status step_frs(run_t *r, tsgs_model *m, long t, long T,
         r->gs[j] = unit * ss;
     }
     apply_step(r, m, 0, D, r->fcl, r->fsl, W, gamma, r->gc, r->gs);
-    return TSGS_OK;
+    return end_step(r, m, t, 0);
 }
 
-/* Unless the balance rule sets it, the bias is learned: a step of the
- * (unregularised) objective's gradient in b from the labeled loss alone,
- * sum_i wl_i = C mean l'. The unlabeled loss is left out of it: pushing
- * every unlabeled row away from the boundary through b alone moves them
- * all to one side. */
-static void learn_bias(run_t *r, tsgs_model *m, double gamma)
-{
-    const size_t n = r->lcache ? r->nl : r->bl;
-    double g = 0.0;
-    for (size_t i = 0; i < n; i++)
-        g += r->wl[i];
-    m->bias -= gamma * g;
-}
-
-/* One step of TSG, DSG or CDSG: t is 1-based. Team. */
-static tsgs_status step(run_t *r, tsgs_model *m, long t, long T,
-                        long max_blocks, lane_t *me)
+/* One step of TSG, DSG or CDSG (t is 1-based; team): the general path,
+ * for the checking rule and for a labeled mini-batch predicted without the
+ * cache. */
+static tsgs_status step(run_t *r, tsgs_model *m, long t, lane_t *me)
 {
     const tsgs_params *p = &r->p;
     const long dirs = m->fs.dirs;
-    const double gamma = tsgs__step_size(p, t, T);
-    const double cstar = p->c_star * tsgs__anneal_factor(p, t, T);
-    tsgs_status st;
-
-    if (r->bu) {
-        next_unlabeled_batch(r, m, t, T, me);
-        if ((st = predict_unlabeled(r, m, t, me)) != TSGS_OK)
-            return st;
-    }
+    const double gamma = tsgs__step_size(p, t, r->T);
+    const double cstar = p->c_star * tsgs__anneal_factor(p, t, r->T);
+    tsgs_status st = begin_step(r, m, t);
+    if (st != TSGS_OK)
+        return st;
+    if (r->bu && (st = predict_unlabeled(r, m, t, me)) != TSGS_OK)
+        return st;
 #ifdef _OPENMP
 #pragma omp single
 #endif
     next_labeled_batch(r, t);
     if (!r->lcache && (st = predict_labeled(r, m, me)) != TSGS_OK)
         return st;
-    /* The block this step writes: a new one while the budget allows, else
-     * an old one, drawn uniformly (UDSG) or by the checking rule (CDSG),
-     * which also reuses before the budget is full when an old block takes
-     * the full step. */
     int check;
 #ifdef _OPENMP
 #pragma omp single copyprivate(check)
@@ -931,38 +1156,7 @@ static tsgs_status step(run_t *r, tsgs_model *m, long t, long T,
 #ifdef _OPENMP
 #pragma omp single copyprivate(st, checked)
 #endif
-    {
-        long b = -1;
-        double eta = gamma;
-        int fresh = m->nblocks < max_blocks;
-        checked = 0;
-        if (check) {
-            double e = r->best_eta;
-            if (e >= gamma || (!fresh && e > 0.0)) {
-                b = r->best;
-                eta = e;
-                fresh = 0;
-                checked = 1; /* its gradient and features are at hand */
-            } else if (!fresh) {
-                b = -2; /* nothing passes: fall back to a uniform pick */
-            }
-        } else if (!fresh) {
-            b = -2;
-        }
-        st = TSGS_OK;
-        if (fresh) {
-            /* The cache takes the new block's directions before its
-             * gradient reads them from there. */
-            if ((st = tsgs__model_add_block(m, r->err)) == TSGS_OK)
-                st = tsgs__model_cache_sync(m, r->err);
-            b = m->nblocks - 1;
-        } else if (b == -2) {
-            b = (long)tsgs__below(p->seed, TSGS__STREAM_REUSE, (uint64_t)t,
-                                  (uint64_t)m->nblocks);
-        }
-        r->blk = b;
-        r->blk_eta = eta;
-    }
+    st = choose_block(r, m, t, check, &checked);
     if (st != TSGS_OK)
         return st;
     if (!checked &&
@@ -971,13 +1165,65 @@ static tsgs_status step(run_t *r, tsgs_model *m, long t, long T,
     /* the checking rule's winner keeps its features in bcl/bsl */
     apply_step(r, m, r->blk, dirs, checked ? r->bcl : r->cl,
                checked ? r->bsl : r->sl, r->wb, r->blk_eta, r->gc, r->gs);
-    if (p->balance != TSGS__BALANCE_HOLD) {
-#ifdef _OPENMP
-#pragma omp single
-#endif
-        learn_bias(r, m, gamma);
+    return end_step(r, m, t, p->balance != TSGS__BALANCE_HOLD);
+}
+
+/* Serial, after the fast path's kernel: the decision values, the loss
+ * weights, the block's gradient and the step (the labeled cache too when
+ * it is small). */
+static tsgs_status fast_serial(run_t *r, tsgs_model *m, long t)
+{
+    const tsgs_params *p = &r->p;
+    const long dirs = m->fs.dirs;
+    const double cstar = p->c_star * tsgs__anneal_factor(p, t, r->T);
+    if (r->bu) {
+        tsgs__combine_tiles(r->view_blocks * dirs, r->part, r->bu, r->gu);
+        tsgs_status st = finish_unlabeled(r, m, t);
+        if (st != TSGS_OK)
+            return st;
+    }
+    next_labeled_batch(r, t);
+    loss_weights(r, m, cstar);
+    block_sums(r, m, r->gc, r->gs, NULL);
+    apply_coefficients(r, m, r->blk, dirs, r->blk_eta, r->gc, r->gs);
+    if (!r->big_update) {
+        update_labeled_cache_serial(r, dirs, r->cl, r->sl, r->wb);
+        fold_scale_if_small(r, m);
     }
     return TSGS_OK;
+}
+
+/* One step on the fast path (team): its block and the next step's rows
+ * are planned before it, so the block's features and the next rows are
+ * computed while the team predicts the mini-batch, and the rest of the
+ * step is one serial section: two barriers a step. */
+static tsgs_status step_fast(run_t *r, tsgs_model *m, long t, lane_t *me)
+{
+    tsgs_status st = begin_step(r, m, t);
+    if (st != TSGS_OK)
+        return st;
+    block_features(r);
+    tsgs__fview v = tsgs__model_view_blocks(m, r->view_blocks);
+    tsgs__eval_tiles_team(&v, r->XU.x, r->bu, r->part, &me->ws, r->gu,
+                          &r->failed); /* ends with a barrier */
+#ifdef _OPENMP
+#pragma omp master
+#endif
+    r->run_st = fast_serial(r, m, t);
+    if (r->big_update) {
+#ifdef _OPENMP
+#pragma omp barrier
+#endif
+        if (r->run_st != TSGS_OK)
+            return r->run_st;
+        update_labeled_cache(r, m->fs.dirs, r->cl, r->sl, r->wb);
+#ifdef _OPENMP
+#pragma omp master
+#endif
+        fold_scale_if_small(r, m);
+    }
+    /* (a failure: end_step's barrier tells every thread) */
+    return end_step(r, m, t, r->p.balance != TSGS__BALANCE_HOLD);
 }
 
 /* The running threshold lags a model that still moves; the returned model
@@ -1263,81 +1509,29 @@ fail:
     return st;
 }
 
-/* A progress report at step t of T (the monitor measured when asked). */
-static void report_progress(run_t *r, const tsgs_model *m,
-                            const tsgs_train_hooks *hooks, long t, long T,
-                            int measure)
+/* Steps t0 .. t1 by the team (team), until a step fails (r->run_st) or
+ * the hooks ask to stop (r->stop); r->t_last gets the last step run. The
+ * hooks are called on the calling thread (the team's master), as progress
+ * reports without a monitor measurement: the measurement, which has a
+ * team of its own, comes between two such stretches. */
+static void run_stretch(run_t *r, tsgs_model *m, long t0, long t1)
 {
-    tsgs_progress pr;
-    memset(&pr, 0, sizeof pr);
-    pr.iteration = t;
-    pr.iterations = T;
-    pr.elapsed_s = now_s() - r->t_start;
-    /* rows per second of training, test measurements left out */
-    double busy = pr.elapsed_s - r->monitor_s;
-    pr.rows_per_s = (double)t * (double)(r->bl + r->bu) /
-                    (busy > 0 ? busy : 1e-9);
-    pr.features = tsgs_model_feature_count(m);
-    double t_mon = now_s();
-    pr.monitor_accuracy =
-        measure ? tsgs__accuracy_on(m, hooks->monitor, r->threads, NULL)
-                : -1.0;
-    r->monitor_s += now_s() - t_mon;
-    hooks->progress(&pr, hooks->user);
-}
-
-/* Whether the hooks ask for a progress report, and for a monitor
- * measurement, after step t. */
-static int report_due(const tsgs_train_hooks *hooks, long t)
-{
-    return hooks && hooks->progress && hooks->progress_every > 0 &&
-           t % hooks->progress_every == 0;
-}
-
-static int measure_due(const tsgs_train_hooks *hooks, long t)
-{
-    return hooks && hooks->progress && hooks->monitor &&
-           hooks->monitor_every > 0 && t % hooks->monitor_every == 0;
-}
-
-/* Steps t0 .. t1 of T by the team (team), until a step fails (r->run_st)
- * or the hooks ask to stop (r->stop); r->t_last gets the last step run.
- * The hooks are called on the calling thread (the team's master), as
- * progress reports without a monitor measurement: the measurement, which
- * has a team of its own, comes between two such stretches. */
-static void run_stretch(run_t *r, tsgs_model *m, const tsgs_train_hooks *hooks,
-                        long t0, long t1, long T, long max_blocks,
-                        long ahead_t)
-{
-    /* ahead_t is r->ahead_t as the stretch starts: read before the team
-     * runs, as a thread that starts late would find the next one there */
-    lane_t me = {{NULL, NULL}, ahead_t};
+    lane_t me;
     /* without it, the kernel reports a failure if it needs the scratch */
     tsgs__kernel_ws_init(&me.ws, r->d);
     for (long t = t0; t <= t1; t++) {
-        tsgs_status st = r->frs ? step_frs(r, m, t, T, &me)
-                                : step(r, m, t, T, max_blocks, &me);
-        if (st != TSGS_OK) { /* the same on every thread */
+        tsgs_status st = r->fast  ? step_fast(r, m, t, &me)
+                         : r->frs ? step_frs(r, m, t, &me)
+                                  : step(r, m, t, &me);
+        /* st and r->stop: the same on every thread after the step's last
+         * barrier */
+        if (st != TSGS_OK) {
 #ifdef _OPENMP
 #pragma omp master
 #endif
             r->run_st = st;
             break;
         }
-#ifdef _OPENMP
-#pragma omp master
-#endif
-        {
-            r->t_last = t;
-            r->stop = hooks && hooks->should_stop &&
-                      hooks->should_stop(hooks->user);
-            if (!r->stop && t < T && report_due(hooks, t) &&
-                !measure_due(hooks, t))
-                report_progress(r, m, hooks, t, T, 0);
-        }
-#ifdef _OPENMP
-#pragma omp barrier
-#endif
         if (r->stop)
             break;
     }
@@ -1357,20 +1551,27 @@ static tsgs_status run_steps(run_t *r, tsgs_model *m,
     r->t_start = now_s();
     r->monitor_s = 0.0;
     r->err = err;
+    r->hooks = hooks;
+    r->T = T;
+    r->max_blocks = max_blocks;
     r->stop = 0;
     r->run_st = TSGS_OK;
     r->failed = 0;
+    r->plan_t = r->next_t = 0;
+    /* (dense rows only: the fast path plans a block's d-wide panel) */
+    r->fast = !r->frs && r->lcache && r->p.reuse != TSGS_REUSE_CHECK &&
+              r->XL.x;
+    /* the labeled cache's update (n_l x r) on the team when it is large */
+    r->big_update = (double)r->nl * (double)m->fs.dirs > 65536.0;
     *stopped = 0;
     const long every = measure_due(hooks, 0) ? hooks->monitor_every : 0;
     for (long t = 1; t <= T;) {
         long last = every ? (t + every - 1) / every * every : T;
-        if (last > T)
-            last = T;
-        const long ahead_t = r->ahead_t;
+        r->t1 = last = last > T ? T : last;
 #ifdef _OPENMP
 #pragma omp parallel num_threads(r->threads) if (r->threads > 1)
 #endif
-        run_stretch(r, m, hooks, t, last, T, max_blocks, ahead_t);
+        run_stretch(r, m, t, last);
         if (r->run_st != TSGS_OK)
             return r->run_st;
         if (r->stop) {

@@ -1,0 +1,278 @@
+/* Out of memory anywhere: every allocation of a call, failed one at a time
+ * (tests/fault_alloc.c), makes the call return TSGS_ERR_NOMEM with its
+ * message, leave its outputs untouched and free what it took (the ASan
+ * build finds leaks), or succeed when the library has a fallback; never a
+ * crash. Each operation runs once unarmed to count its allocations. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fault_alloc.h"
+#include "fixtures.h"
+#include "tsgs3vm.h"
+
+#define SENTINEL ((void *)0x1)
+
+/* One operation under test: returns its status; *out (when it makes an
+ * object) is written only on success. */
+typedef tsgs_status (*op_fn)(void *ctx, void **out, tsgs_error *err);
+typedef void (*free_fn)(void *obj);
+
+/* About this many runs per operation at most: the first 64 allocations
+ * fail one by one, later ones at evenly spaced counts (the safe solver
+ * makes over 3000). */
+#define MAX_RUNS 150
+
+static void fail_each_allocation(const char *name, op_fn op, void *ctx,
+                                 free_fn release)
+{
+    void *obj = NULL;
+    tsgs_error err;
+    fault_alloc_arm(0);
+    ck_assert_msg(op(ctx, &obj, &err) == TSGS_OK, "%s: %s", name,
+                  err.message);
+    long total = fault_alloc_count();
+    if (release && obj)
+        release(obj);
+    ck_assert_msg(total > 0, "%s allocates nothing", name);
+    long step = total > MAX_RUNS ? total / MAX_RUNS : 1;
+    long refused = 0;
+    for (long n = 1; n <= total; n += n < 64 ? 1 : step) {
+        obj = SENTINEL;
+        memset(&err, 0, sizeof err);
+        fault_alloc_arm(n);
+        tsgs_status st = op(ctx, &obj, &err);
+        int fired = fault_alloc_disarm();
+        if (st == TSGS_OK) {
+            if (release && obj != SENTINEL)
+                release(obj);
+            continue;
+        }
+        ck_assert_msg(fired, "%s failed with no failed allocation: %s", name,
+                      err.message);
+        ck_assert_msg(st == TSGS_ERR_NOMEM,
+                      "%s, allocation %ld of %ld failed: status %s (%s)",
+                      name, n, total, tsgs_status_name(st), err.message);
+        ck_assert_msg(strstr(err.message, "out of memory"),
+                      "%s, allocation %ld: \"%s\"", name, n, err.message);
+        ck_assert_msg(obj == SENTINEL, "%s, allocation %ld: output written",
+                      name, n);
+        refused++;
+    }
+    ck_assert_msg(refused > 0, "%s: no failed allocation was reported", name);
+
+}
+
+/* ------------------------------------------------------------- operations */
+
+static tsgs_status op_read(void *ctx, void **out, tsgs_error *err)
+{
+    tsgs_dataset *ds;
+    tsgs_status st = tsgs_dataset_read(ctx, NULL, &ds, err);
+    if (st == TSGS_OK)
+        *out = ds;
+    return st;
+}
+
+static void free_dataset(void *p) { tsgs_dataset_free(p); }
+static void free_model(void *p) { tsgs_model_free(p); }
+
+typedef struct {
+    tsgs_dataset *ds;
+    tsgs_params p;
+} train_ctx;
+
+static tsgs_status op_train(void *ctx, void **out, tsgs_error *err)
+{
+    train_ctx *c = ctx;
+    tsgs_model *m;
+    tsgs_status st = tsgs_train(c->ds, &c->p, NULL, &m, NULL, err);
+    if (st == TSGS_OK)
+        *out = m;
+    return st;
+}
+
+static void check_train(const char *name, tsgs_dataset *ds, tsgs_params p)
+{
+    train_ctx c = {ds, p};
+    fail_each_allocation(name, op_train, &c, free_model);
+}
+
+static tsgs_params small_params(tsgs_solver solver)
+{
+    tsgs_params p = tsgs_params_default();
+    p.solver = solver;
+    p.threads = 2;
+    p.iterations = 30;
+    p.max_features = 32;
+    p.sigma = 0.5;
+    p.c = 10;
+    return p;
+}
+
+START_TEST(reader_out_of_memory)
+{
+    static const char *const files[] = {
+        "data/reader/basic.svm", "data/reader/basic.svm.gz",
+        "data/reader/basic.svm.xz", "data/reader/basic.svm.bz2",
+        "data/reader/synth_susy_100.csv"};
+    for (int i = 0; i < 5; i++)
+        fail_each_allocation(files[i], op_read, (void *)files[i],
+                             free_dataset);
+}
+END_TEST
+
+START_TEST(train_out_of_memory)
+{
+    tsgs_dataset *ds = fixture_blobs(60, 3, 2.0, 0.5, 16, 8, 4, NULL);
+    check_train("tsg", ds, small_params(TSGS_SOLVER_TSG));
+    check_train("dsg", ds, small_params(TSGS_SOLVER_DSG));
+    check_train("bs3vm", ds, small_params(TSGS_SOLVER_BS3VM));
+    tsgs_params p = small_params(TSGS_SOLVER_TSG);
+    p.probability = 1;
+    check_train("tsg -b 1", ds, p);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
+START_TEST(safe_out_of_memory)
+{
+    tsgs_dataset *ds = fixture_blobs(60, 3, 2.0, 0.5, 16, 8, 4, NULL);
+    tsgs_params p = tsgs_params_default();
+    p.threads = 2;
+    check_train("safe", ds, p);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
+/* Three classes: one-vs-rest models. */
+START_TEST(multiclass_out_of_memory)
+{
+    float x[90 * 2];
+    double y[90];
+    for (int i = 0; i < 90; i++) {
+        int k = i % 3;
+        x[2 * i] = (float)(3.0 * k + 0.1 * (i % 7));
+        x[2 * i + 1] = (float)(0.2 * (i % 5) - 3.0 * k);
+        y[i] = i < 30 ? k + 1 : TSGS_UNLABELED;
+    }
+    tsgs_dataset *ds;
+    ck_assert_int_eq(tsgs_dataset_from_dense(90, 2, x, y, &ds, NULL),
+                     TSGS_OK);
+    check_train("3 classes", ds, small_params(TSGS_SOLVER_TSG));
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
+typedef struct {
+    tsgs_model *m;
+    tsgs_dataset *ds;
+} predict_ctx;
+
+static tsgs_status op_predict(void *ctx, void **out, tsgs_error *err)
+{
+    predict_ctx *c = ctx;
+    size_t n = tsgs_dataset_rows(c->ds);
+    double *dec = malloc(sizeof(double) * n * 2);
+    if (!dec)
+        return TSGS_ERR_NOMEM; /* the test's own allocation */
+    tsgs_status st = tsgs_predict(c->m, c->ds, 2, dec, err);
+    if (st == TSGS_OK)
+        st = tsgs_predict_proba(c->m, c->ds, 2, dec, err);
+    free(dec);
+    (void)out;
+    return st;
+}
+
+static tsgs_status op_save_load(void *ctx, void **out, tsgs_error *err)
+{
+    predict_ctx *c = ctx;
+    tsgs_status st = tsgs_model_save(c->m, "faults.model", err);
+    tsgs_model *back;
+    if (st == TSGS_OK && (st = tsgs_model_load("faults.model", &back,
+                                               err)) == TSGS_OK)
+        *out = back;
+    return st;
+}
+
+START_TEST(model_out_of_memory)
+{
+    tsgs_dataset *ds = fixture_blobs(60, 3, 2.0, 0.5, 16, 8, 4, NULL);
+    tsgs_params p = small_params(TSGS_SOLVER_TSG);
+    p.probability = 1;
+    tsgs_model *m;
+    ck_assert_int_eq(tsgs_train(ds, &p, NULL, &m, NULL, NULL), TSGS_OK);
+    predict_ctx c = {m, ds};
+    /* the test's own malloc fails first: a NOMEM without a message */
+    fault_alloc_arm(0);
+    void *unused;
+    tsgs_error err;
+    ck_assert_int_eq(op_predict(&c, &unused, &err), TSGS_OK);
+    fail_each_allocation("save + load", op_save_load, &c, free_model);
+    tsgs_model_free(m);
+    tsgs_dataset_free(ds);
+    remove("faults.model");
+}
+END_TEST
+
+static tsgs_status op_cv(void *ctx, void **out, tsgs_error *err)
+{
+    train_ctx *c = ctx;
+    tsgs_params points[2] = {c->p, c->p};
+    points[1].c = 100;
+    double mean[2], sd[2];
+    (void)out;
+    return tsgs_cv(c->ds, points, 2, 3, 1, 2, TSGS_CV_PARALLEL_GRID, mean,
+                   sd, NULL, NULL, err);
+}
+
+START_TEST(cv_out_of_memory)
+{
+    tsgs_dataset *ds = fixture_blobs(60, 3, 2.0, 0.5, 16, 8, 4, NULL);
+    train_ctx c = {ds, small_params(TSGS_SOLVER_TSG)};
+    fail_each_allocation("cv", op_cv, &c, NULL);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
+static tsgs_status op_topology(void *ctx, void **out, tsgs_error *err)
+{
+    tsgs_topology *t;
+    tsgs_status st = tsgs_topology_open_synthetic(ctx, &t, err);
+    if (st != TSGS_OK)
+        return st;
+    tsgs_placement *pl;
+    st = tsgs_placement_plan(t, 12, TSGS_BIND_SCATTER, &pl, err);
+    if (st == TSGS_OK) {
+        char buf[8192];
+        st = tsgs_placement_describe(t, pl, buf, sizeof buf);
+        tsgs_placement_free(pl);
+    }
+    tsgs_topology_free(t);
+    (void)out;
+    return st;
+}
+
+START_TEST(topology_out_of_memory)
+{
+    fail_each_allocation("placement", op_topology,
+                         (void *)"pack:2 numa:2 core:4 pu:2", NULL);
+}
+END_TEST
+
+Suite *faults_suite(void)
+{
+    Suite *s = suite_create("faults");
+    TCase *tc = tcase_create("out_of_memory");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, reader_out_of_memory);
+    tcase_add_test(tc, train_out_of_memory);
+    tcase_add_test(tc, safe_out_of_memory);
+    tcase_add_test(tc, multiclass_out_of_memory);
+    tcase_add_test(tc, model_out_of_memory);
+    tcase_add_test(tc, cv_out_of_memory);
+    tcase_add_test(tc, topology_out_of_memory);
+    suite_add_tcase(s, tc);
+    return s;
+}
