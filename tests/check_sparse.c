@@ -305,6 +305,38 @@ START_TEST(dense_only_solvers_refuse_wide_sparse)
 }
 END_TEST
 
+/* save_npy writes sparse rows as the dense rows np.load expects (a row
+ * at a time): reading the pair back gives the dense copy's rows and
+ * labels exactly. */
+START_TEST(save_npy_writes_sparse_rows_dense)
+{
+    tsgs_dataset *dense = NULL;
+    tsgs_dataset *ds = sparse_set(37, 5000, 6, 12, 21, &dense);
+    ck_assert(tsgs_dataset_is_sparse(ds));
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/tsgs_sparse_%ld.npy", (long)getpid());
+    char lpath[64];
+    tsgs_npy_labels_path(path, lpath, sizeof lpath);
+    tsgs_error err;
+    ck_assert_msg(tsgs_dataset_save_npy(ds, path, &err) == TSGS_OK, "%s",
+                  err.message);
+    tsgs_dataset *back = test_read_ok(path, NULL);
+    unlink(path);
+    unlink(lpath);
+    ck_assert(!tsgs_dataset_is_sparse(back));
+    ck_assert_uint_eq(tsgs_dataset_rows(back), 37);
+    ck_assert_uint_eq(tsgs_dataset_features(back), 5000);
+    ck_assert_mem_eq(back->x, dense->x, sizeof(float) * 37 * 5000);
+    for (size_t i = 0; i < 37; i++) {
+        double a = tsgs_dataset_label(back, i), b = tsgs_dataset_label(ds, i);
+        ck_assert(isnan(a) ? isnan(b) : a == b);
+    }
+    tsgs_dataset_free(back);
+    tsgs_dataset_free(dense);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
 START_TEST(select_and_append_keep_rows)
 {
     tsgs_dataset *dense = NULL;
@@ -358,6 +390,7 @@ Suite *sparse_suite(void)
     tcase_add_test(tc, far_index_file_trains_small);
     tcase_add_test(tc, dense_only_solvers_refuse_wide_sparse);
     tcase_add_test(tc, select_and_append_keep_rows);
+    tcase_add_test(tc, save_npy_writes_sparse_rows_dense);
     suite_add_tcase(s, tc);
     return s;
 }
