@@ -433,6 +433,53 @@ void tsgs__rows_eval_sums_team(const tsgs__fview *v,
                                const tsgs__colcache *cc, const tsgs__rows *R,
                                double *part, tsgs__kernel_ws *ws, double *out,
                                int *failed);
+/* The sparse kernel's direction chunk: a sum over directions adds each
+ * chunk's partial sum in turn (featcache.c follows the same order). */
+#define TSGS__SPARSE_DIR_CHUNK 256
+
+/* -------------------------------------------------- core: featcache.c */
+
+/* Features of a fixed set of sparse rows (a run's unlabeled rows) on the
+ * directions made so far, kept across steps: row i's cos on direction g at
+ * cv[i * stride + g] (sin: sv, PAIR features), for g < filled. */
+typedef struct tsgs__featcache {
+    size_t n;           /* rows */
+    long cap;           /* directions it can hold */
+    long stride;        /* floats per row (cap, padded) */
+    long filled;        /* directions [0, filled) computed */
+    float *cv, *sv;     /* sv NULL for COS features */
+    uint32_t *slot;     /* dataset row -> its row here; UINT32_MAX: none */
+    tsgs__rows R;       /* the rows, scaled: new directions are made on them */
+} tsgs__featcache;
+
+/* Bytes of a cache of n rows for max_dirs directions. */
+double tsgs__featcache_bytes(size_t n, long max_dirs, int pair);
+/* A cache of ds's rows rows[0 .. n) scaled by sc, for up to max_dirs
+ * directions; *out = NULL (and TSGS_OK) when it needs more than `bytes`
+ * or the rows are not sparse. */
+tsgs_status tsgs__featcache_new(const tsgs_dataset *ds,
+                                const tsgs__scaler *sc, const size_t *rows,
+                                size_t n, long max_dirs, int pair,
+                                double bytes, tsgs__featcache **out,
+                                tsgs_error *err);
+void tsgs__featcache_free(tsgs__featcache *fc);
+/* Team: the features of directions [filled, ndirs) of fs (ndirs <= cap),
+ * through the column cache cc (may be NULL); ends with a barrier. */
+void tsgs__featcache_fill_team(tsgs__featcache *fc, const tsgs__fspec *fs,
+                               const tsgs__colcache *cc, long ndirs,
+                               int *failed);
+/* Team, no barrier: out[i] = tsgs__sparse_sums' value for dataset row
+ * rows[i] (cached, v->ndirs <= filled), in the same order. */
+void tsgs__featcache_sums_team(const tsgs__featcache *fc,
+                               const tsgs__fview *v, const size_t *rows,
+                               size_t n, double *out);
+/* Team, no barrier: cached features of directions [g0, g0 + count) of
+ * dataset rows rows[0 .. n) into cosv / sinv (sinv may be NULL), rows
+ * width apart. */
+void tsgs__featcache_block_team(const tsgs__featcache *fc,
+                                const size_t *rows, size_t n, long g0,
+                                long count, size_t width, float *cosv,
+                                float *sinv);
 
 /* ------------------------------------------------------- core: loss.c */
 

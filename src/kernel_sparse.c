@@ -25,7 +25,7 @@
 #define ROW_CHUNK 32
 /* the dense kernel's group tile (16 groups of 16): the same partial-sum
  * scratch (tsgs__sums_scratch) serves both */
-#define DIR_CHUNK 256
+#define DIR_CHUNK TSGS__SPARSE_DIR_CHUNK
 /* generated directions a task holds at once (floats): a task with many
  * distinct columns works on fewer directions at a time */
 #define TASK_FLOATS ((size_t)1 << 20)

@@ -85,6 +85,8 @@ typedef struct {
     double monitor_s;   /* time spent measuring the monitor set since */
     size_t *ubatch_next; /* the next mini-batch's rows, read ahead */
     tsgs__rows XU_next; /* and their scaled copies */
+    tsgs__featcache *fc; /* sparse rows: every unlabeled row's features
+                            (then XU and XU_next are not gathered) */
     long next_t;        /* the step whose rows ubatch_next holds (0: none) */
     long plan_t;        /* the step planned (its rows in XU; on the fast
                            path its block chosen too), 0: none */
@@ -128,7 +130,7 @@ static void run_free(run_t *r)
     free(r->cgc); free(r->cgs); free(r->bcl); free(r->bsl); free(r->fcl);
     free(r->fsl); tsgs__rows_free(&r->XLb); free(r->gl); free(r->ubatch);
     free(r->ubatch_next); tsgs__rows_free(&r->XU_next); free(r->draws);
-    free(r->part);
+    free(r->part); tsgs__featcache_free(r->fc);
 }
 
 /* k-th smallest of v[0..n) (0-based), reordering v: quickselect, O(n). */
@@ -271,6 +273,8 @@ static void pick_unlabeled_rows(run_t *r, size_t *rows)
 static void gather_rows(run_t *r, const tsgs_model *m,
                         const size_t *rows, tsgs__rows *X)
 {
+    if (r->fc)
+        return; /* their features are cached: the rows are not read */
     tsgs__rows_gather_team(X, r->ds, &m->scaler, rows, r->bu, &r->failed);
 }
 
@@ -518,6 +522,14 @@ static tsgs_status finish_unlabeled(run_t *r, tsgs_model *m, long t)
     return st;
 }
 
+/* Whether the unlabeled rows' feature cache holds directions [0, ndirs):
+ * the same answer on every thread (the model's blocks change in serial
+ * sections only). */
+static int featcache_covers(const run_t *r, long ndirs)
+{
+    return r->fc && ndirs <= r->fc->cap;
+}
+
 /* Decision values of the unlabeled mini-batch with the model so far
  * (team): finish_unlabeled's. */
 static tsgs_status predict_unlabeled(run_t *r, tsgs_model *m, long t,
@@ -533,6 +545,11 @@ static tsgs_status predict_unlabeled(run_t *r, tsgs_model *m, long t,
 #pragma omp barrier
 #endif
         feature_sums(r, m, r->cu, r->su, r->bu, r->gu);
+    } else if (featcache_covers(r, tsgs__model_dirs(m))) {
+        tsgs__fview v = tsgs__model_view(m);
+        tsgs__featcache_fill_team(r->fc, &m->fs, m->cc, v.ndirs,
+                                  &r->failed);
+        tsgs__featcache_sums_team(r->fc, &v, r->ubatch, r->bu, r->gu);
     } else {
         tsgs__fview v = tsgs__model_view(m);
         tsgs__rows_eval_sums_team(&v, m->cc, &r->XU, r->part, &me->ws,
@@ -662,8 +679,16 @@ static tsgs_status block_gradient(run_t *r, const tsgs_model *m, long b,
             tsgs__sparse_features_team(&m->fs, m->cc, g0, n, &r->XLb, r->wb,
                                        r->cl, pair ? r->sl : NULL,
                                        &r->failed);
-        tsgs__sparse_features_team(&m->fs, m->cc, g0, n, &r->XU, r->wb,
-                                   r->cu, pair ? r->su : NULL, &r->failed);
+        if (featcache_covers(r, tsgs__model_dirs(m))) {
+            tsgs__featcache_fill_team(r->fc, &m->fs, m->cc,
+                                      tsgs__model_dirs(m), &r->failed);
+            tsgs__featcache_block_team(r->fc, r->ubatch, r->bu, g0, n, r->wb,
+                                       r->cu, pair ? r->su : NULL);
+        } else {
+            tsgs__sparse_features_team(&m->fs, m->cc, g0, n, &r->XU, r->wb,
+                                       r->cu, pair ? r->su : NULL,
+                                       &r->failed);
+        }
 #ifdef _OPENMP
 #pragma omp barrier
 #pragma omp single copyprivate(st)
@@ -1502,6 +1527,21 @@ static tsgs_status start_model(run_t *r, tsgs__train_job *job, long T,
                                          (double)m->fs.dirs);
     if ((st = run_setup(r, m, max_blocks, err)) != TSGS_OK)
         goto fail;
+    if (!r->XL.x && !r->frs && r->bu) {
+        /* sparse rows: every unlabeled row's features, in what the column
+         * cache leaves of the cache budget, for as many directions as the
+         * run can make */
+        long blocks = T + start_blocks(&r->p, max_blocks);
+        blocks = blocks < max_blocks ? blocks : max_blocks;
+        double left = r->p.cache_mb * 1048576.0;
+        if (m->cc)
+            left -= (double)m->cc->ncols * (double)m->cc->stride *
+                    sizeof(float);
+        if ((st = tsgs__featcache_new(r->ds, &m->scaler, r->uidx, r->nu,
+                                      blocks * m->fs.dirs, r->pair, left,
+                                      &r->fc, err)) != TSGS_OK)
+            goto fail;
+    }
     *out = m;
     return TSGS_OK;
 fail:
