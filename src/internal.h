@@ -384,6 +384,8 @@ typedef struct tsgs__colcache {
     long stride;     /* directions room per column */
     long filled;     /* directions [0, filled) are in W */
     float *W;
+    uint32_t *hslot; /* column -> slot table (UINT32_MAX: empty) */
+    uint32_t hmask;  /* its size - 1 */
 } tsgs__colcache;
 
 /* A cache for the columns of ds's rows, most frequent first, for up to
@@ -394,6 +396,10 @@ tsgs_status tsgs__colcache_new(const tsgs_dataset *ds, long max_dirs,
                                tsgs_error *err);
 /* Generates directions [filled, ndirs) of fs for every cached column
  * (ndirs <= stride), on `threads` threads. */
+/* The same for the columns of sparse rows R (NULL for dense rows). */
+tsgs_status tsgs__colcache_for_rows(const tsgs__rows *R, long max_dirs,
+                                    double bytes, tsgs__colcache **out,
+                                    tsgs_error *err);
 void tsgs__colcache_fill(tsgs__colcache *cc, const tsgs__fspec *fs,
                          long ndirs, int threads);
 void tsgs__colcache_free(tsgs__colcache *cc);

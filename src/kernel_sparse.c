@@ -36,17 +36,44 @@ static long round_up(long n, long k) { return (n + k - 1) / k * k; }
 
 /* ------------------------------------------------------- column cache */
 
+/* Column k's slot, -1 when not cached: an open-addressing table (every
+ * non-zero of every task looks its column up; a binary search over the
+ * columns was most of a step's time on a block's features). */
+static uint32_t hash_col(uint32_t k, uint32_t mask)
+{
+    const uint32_t x = k * 0x9e3779b1u;
+    return (x ^ x >> 15) & mask;
+}
+
 static long cache_slot(const tsgs__colcache *cc, uint32_t k)
 {
-    size_t lo = 0, hi = cc->ncols;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (cc->cols[mid] < k)
-            lo = mid + 1;
-        else
-            hi = mid;
+    for (uint32_t h = hash_col(k, cc->hmask);; h = (h + 1) & cc->hmask) {
+        uint32_t s = cc->hslot[h];
+        if (s == UINT32_MAX)
+            return -1;
+        if (cc->cols[s] == k)
+            return (long)s;
     }
-    return lo < cc->ncols && cc->cols[lo] == k ? (long)lo : -1;
+}
+
+/* The table for cc->cols: at most half full. -1: out of memory. */
+static int build_table(tsgs__colcache *cc)
+{
+    size_t size = 16;
+    while (size < 2 * cc->ncols)
+        size *= 2;
+    cc->hslot = malloc(sizeof(uint32_t) * size);
+    if (!cc->hslot)
+        return -1;
+    cc->hmask = (uint32_t)(size - 1);
+    memset(cc->hslot, 0xff, sizeof(uint32_t) * size);
+    for (size_t s = 0; s < cc->ncols; s++) {
+        uint32_t h = hash_col(cc->cols[s], cc->hmask);
+        while (cc->hslot[h] != UINT32_MAX)
+            h = (h + 1) & cc->hmask;
+        cc->hslot[h] = (uint32_t)s;
+    }
+    return 0;
 }
 
 /* Directions [g, g + n) of fs at column k into out. */
@@ -70,22 +97,23 @@ static int cmp_u32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-tsgs_status tsgs__colcache_new(const tsgs_dataset *ds, long max_dirs,
-                               double bytes, tsgs__colcache **out,
-                               tsgs_error *err)
+/* A cache for the columns of the nnz column indices col, most frequent
+ * first (see tsgs__colcache_new). */
+static tsgs_status cache_for(const uint32_t *col, size_t nnz, long max_dirs,
+                             double bytes, tsgs__colcache **out,
+                             tsgs_error *err)
 {
     *out = NULL;
     const long stride = round_up(max_dirs > 0 ? max_dirs : 1, TSGS__LANES);
     const double per_col = (double)stride * sizeof(float);
-    if (!tsgs__sparse(ds) || bytes < per_col || ds->ptr[ds->n] == 0)
+    if (bytes < per_col || nnz == 0)
         return TSGS_OK;
-    const size_t nnz = ds->ptr[ds->n];
     /* column frequencies from a sorted copy of the column indices: memory
      * that grows with the non-zeros, not with d */
     uint32_t *c = malloc(sizeof(uint32_t) * nnz);
     if (!c)
         return TSGS__NOMEM(err);
-    memcpy(c, ds->col, sizeof(uint32_t) * nnz);
+    memcpy(c, col, sizeof(uint32_t) * nnz);
     qsort(c, nnz, sizeof *c, cmp_u32);
     size_t nd = 0;
     for (size_t j = 0; j < nnz; j++)
@@ -124,10 +152,36 @@ tsgs_status tsgs__colcache_new(const tsgs_dataset *ds, long max_dirs,
     free(f);
     qsort(cc->cols, m, sizeof(uint32_t), cmp_u32);
     cc->ncols = m;
+    if (build_table(cc)) {
+        tsgs__colcache_free(cc);
+        return TSGS__NOMEM(err);
+    }
     cc->stride = stride;
     cc->filled = 0;
     *out = cc;
     return TSGS_OK;
+}
+
+tsgs_status tsgs__colcache_new(const tsgs_dataset *ds, long max_dirs,
+                               double bytes, tsgs__colcache **out,
+                               tsgs_error *err)
+{
+    *out = NULL;
+    if (!tsgs__sparse(ds))
+        return TSGS_OK;
+    return cache_for(ds->col, ds->ptr[ds->n], max_dirs, bytes, out, err);
+}
+
+tsgs_status tsgs__colcache_for_rows(const tsgs__rows *R, long max_dirs,
+                                    double bytes, tsgs__colcache **out,
+                                    tsgs_error *err)
+{
+    *out = NULL;
+    if (R->x || R->n == 0)
+        return TSGS_OK;
+    const size_t e0 = R->ptr[0];
+    return cache_for(R->col + e0, R->ptr[R->n] - e0, max_dirs, bytes, out,
+                     err);
 }
 
 void tsgs__colcache_fill(tsgs__colcache *cc, const tsgs__fspec *fs,
@@ -154,6 +208,7 @@ void tsgs__colcache_free(tsgs__colcache *cc)
     if (!cc)
         return;
     free(cc->cols);
+    free(cc->hslot);
     free(cc->W);
     free(cc);
 }

@@ -121,6 +121,10 @@ static void put_features(const float *cv, const float *sv, size_t W,
     }
 }
 
+/* The column cache of tsgs__feature_rows on sparse rows, bytes at most
+ * (the grid runs one per sigma at once). */
+#define FEATURE_ROWS_CACHE (32.0 * 1048576.0)
+
 tsgs_status tsgs__feature_rows(const tsgs__fspec *fs, size_t ndirs,
                                const tsgs__rows *X, int threads, float *out,
                                tsgs_error *err)
@@ -142,12 +146,20 @@ tsgs_status tsgs__feature_rows(const tsgs__fspec *fs, size_t ndirs,
         st = TSGS__NOMEM(err);
         goto done;
     }
+    /* sparse rows: each column's directions made once (the kernel's tasks
+     * of a few rows would each make their columns' again) */
+    tsgs__colcache *cc = NULL;
+    if (sparse &&
+        (st = tsgs__colcache_for_rows(X, (long)ndirs, FEATURE_ROWS_CACHE,
+                                      &cc, err)) != TSGS_OK)
+        goto done;
+    tsgs__colcache_fill(cc, fs, (long)ndirs, threads);
     const float k = (float)((pair ? 1.0 : sqrt(2.0)) / sqrt((double)ndirs));
     for (size_t i0 = 0; i0 < n && st == TSGS_OK; i0 += chunk) {
         size_t m = n - i0 < chunk ? n - i0 : chunk;
         tsgs__rows part = tsgs__rows_sub(X, i0, m);
         if (sparse)
-            st = tsgs__sparse_features(fs, NULL, 0, (long)ndirs, &part, W,
+            st = tsgs__sparse_features(fs, cc, 0, (long)ndirs, &part, W,
                                        threads, cv, pair ? sv : NULL, err);
         else
             tsgs__eval_features(fs->d, panel, phase, ngroups, part.x, m,
@@ -156,6 +168,7 @@ tsgs_status tsgs__feature_rows(const tsgs__fspec *fs, size_t ndirs,
     }
 done:
     free(panel); free(phase); free(cv); free(sv);
+    tsgs__colcache_free(cc);
     return st;
 }
 

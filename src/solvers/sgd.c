@@ -87,6 +87,8 @@ typedef struct {
     tsgs__rows XU_next; /* and their scaled copies */
     tsgs__featcache *fc; /* sparse rows: every unlabeled row's features
                             (then XU and XU_next are not gathered) */
+    size_t *lrow;       /* with the labeled cache: the labeled rows' rows
+                           in the dataset, XL's order (also in fc) */
     long next_t;        /* the step whose rows ubatch_next holds (0: none) */
     long plan_t;        /* the step planned (its rows in XU; on the fast
                            path its block chosen too), 0: none */
@@ -130,7 +132,7 @@ static void run_free(run_t *r)
     free(r->cgc); free(r->cgs); free(r->bcl); free(r->bsl); free(r->fcl);
     free(r->fsl); tsgs__rows_free(&r->XLb); free(r->gl); free(r->ubatch);
     free(r->ubatch_next); tsgs__rows_free(&r->XU_next); free(r->draws);
-    free(r->part); tsgs__featcache_free(r->fc);
+    free(r->part); tsgs__featcache_free(r->fc); free(r->lrow);
 }
 
 /* k-th smallest of v[0..n) (0-based), reordering v: quickselect, O(n). */
@@ -671,7 +673,14 @@ static tsgs_status block_gradient(run_t *r, const tsgs_model *m, long b,
     tsgs_status st = TSGS_OK;
     if (!r->XL.x) { /* sparse rows */
         const long g0 = b * m->fs.dirs, n = m->fs.dirs;
-        if (r->lcache)
+        const int cached = featcache_covers(r, tsgs__model_dirs(m));
+        if (cached)
+            tsgs__featcache_fill_team(r->fc, &m->fs, m->cc,
+                                      tsgs__model_dirs(m), &r->failed);
+        if (cached && r->lrow)
+            tsgs__featcache_block_team(r->fc, r->lrow, r->nl, g0, n, r->wb,
+                                       r->cl, pair ? r->sl : NULL);
+        else if (r->lcache)
             tsgs__sparse_features_team(&m->fs, m->cc, g0, n, &r->XL, r->wb,
                                        r->cl, pair ? r->sl : NULL,
                                        &r->failed);
@@ -679,9 +688,7 @@ static tsgs_status block_gradient(run_t *r, const tsgs_model *m, long b,
             tsgs__sparse_features_team(&m->fs, m->cc, g0, n, &r->XLb, r->wb,
                                        r->cl, pair ? r->sl : NULL,
                                        &r->failed);
-        if (featcache_covers(r, tsgs__model_dirs(m))) {
-            tsgs__featcache_fill_team(r->fc, &m->fs, m->cc,
-                                      tsgs__model_dirs(m), &r->failed);
+        if (cached) {
             tsgs__featcache_block_team(r->fc, r->ubatch, r->bu, g0, n, r->wb,
                                        r->cu, pair ? r->su : NULL);
         } else {
@@ -1479,6 +1486,42 @@ static tsgs_status resolve_settings(run_t *r, const tsgs__train_job *job,
     return TSGS_OK;
 }
 
+/* Sparse rows: every unlabeled row's features (and, with the labeled
+ * cache, every labeled row's: their block's features are needed at every
+ * step), in what the column cache leaves of the cache budget, for as many
+ * directions as the run can make; none when they do not fit. */
+static tsgs_status start_featcache(run_t *r, const tsgs_model *m, long T,
+                                   long max_blocks, tsgs_error *err)
+{
+    long blocks = T + start_blocks(&r->p, max_blocks);
+    blocks = blocks < max_blocks ? blocks : max_blocks;
+    double left = r->p.cache_mb * 1048576.0;
+    if (m->cc)
+        left -= (double)m->cc->ncols * (double)m->cc->stride * sizeof(float);
+    const size_t nl = r->lcache ? r->nl : 0, n = r->nu + nl;
+    if (tsgs__featcache_bytes(n, blocks * m->fs.dirs, r->pair) > left)
+        return TSGS_OK;
+    size_t *rows = malloc(sizeof(size_t) * (n ? n : 1));
+    if (!rows)
+        return TSGS__NOMEM(err);
+    memcpy(rows, r->uidx, sizeof(size_t) * r->nu);
+    for (size_t i = 0, k = r->nu; i < r->ds->n && k < n; i++)
+        if (!isnan(r->ds->y[i])) /* XL's order (gather_labeled) */
+            rows[k++] = i;
+    tsgs_status st = tsgs__featcache_new(r->ds, &m->scaler, rows, n,
+                                         blocks * m->fs.dirs, r->pair, left,
+                                         &r->fc, err);
+    if (st == TSGS_OK && r->fc && nl) {
+        r->lrow = malloc(sizeof(size_t) * nl);
+        if (!r->lrow)
+            st = TSGS__NOMEM(err);
+        else
+            memcpy(r->lrow, rows + r->nu, sizeof(size_t) * nl);
+    }
+    free(rows);
+    return st;
+}
+
 /* The empty model (FRS: all its fixed features, cached), the labeled
  * cache decision and the run's buffers. */
 static tsgs_status start_model(run_t *r, tsgs__train_job *job, long T,
@@ -1527,21 +1570,9 @@ static tsgs_status start_model(run_t *r, tsgs__train_job *job, long T,
                                          (double)m->fs.dirs);
     if ((st = run_setup(r, m, max_blocks, err)) != TSGS_OK)
         goto fail;
-    if (!r->XL.x && !r->frs && r->bu) {
-        /* sparse rows: every unlabeled row's features, in what the column
-         * cache leaves of the cache budget, for as many directions as the
-         * run can make */
-        long blocks = T + start_blocks(&r->p, max_blocks);
-        blocks = blocks < max_blocks ? blocks : max_blocks;
-        double left = r->p.cache_mb * 1048576.0;
-        if (m->cc)
-            left -= (double)m->cc->ncols * (double)m->cc->stride *
-                    sizeof(float);
-        if ((st = tsgs__featcache_new(r->ds, &m->scaler, r->uidx, r->nu,
-                                      blocks * m->fs.dirs, r->pair, left,
-                                      &r->fc, err)) != TSGS_OK)
-            goto fail;
-    }
+    if (!r->XL.x && !r->frs && r->bu &&
+        (st = start_featcache(r, m, T, max_blocks, err)) != TSGS_OK)
+        goto fail;
     *out = m;
     return TSGS_OK;
 fail:
