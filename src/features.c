@@ -53,7 +53,7 @@ static inline void coordinate_pair(const tsgs__fspec *fs, uint32_t b,
     }
 }
 
-float tsgs__omega_coord(const tsgs__fspec *fs, long block, long j, size_t k)
+double tsgs__omega_unit(const tsgs__fspec *fs, long block, long j, size_t k)
 {
     const uint32_t h = (uint32_t)(k / 2);
     tsgs__u32x4 r = tsgs__philox(fs->seed, (uint32_t)block, (uint32_t)j, h,
@@ -65,11 +65,23 @@ float tsgs__omega_coord(const tsgs__fspec *fs, long block, long j, size_t k)
         double u2 = tsgs__u01(r.v[2], r.v[3]);
         double rad = sqrt(-2.0 * log(u1));
         double ang = 2.0 * TSGS__PI * u2;
-        double z = odd ? rad * sin(ang) : rad * cos(ang);
-        return (float)(z * sqrt(2.0 * fs->sigma));
+        return odd ? rad * sin(ang) : rad * cos(ang);
     }
     double u = odd ? tsgs__u01(r.v[2], r.v[3]) : tsgs__u01(r.v[0], r.v[1]);
-    return (float)(fs->sigma * tan(TSGS__PI * (u - 0.5)));
+    return tan(TSGS__PI * (u - 0.5));
+}
+
+float tsgs__omega_scaled(const tsgs__fspec *fs, double unit)
+{
+    /* coordinate_pair's products, so that the coordinate is its bits */
+    if (fs->kernel == TSGS_KERNEL_RBF)
+        return (float)(unit * sqrt(2.0 * fs->sigma));
+    return (float)(fs->sigma * unit);
+}
+
+float tsgs__omega_coord(const tsgs__fspec *fs, long block, long j, size_t k)
+{
+    return tsgs__omega_scaled(fs, tsgs__omega_unit(fs, block, j, k));
 }
 
 /* Direction j of block b, iid, into omega[0], omega[stride], ... (stride

@@ -291,6 +291,11 @@ int tsgs__direction(const tsgs__fspec *fs, long block, long j, float *omega,
 /* Coordinate k of iid direction j of block b alone (sparse rows): the
  * value tsgs__direction gives there. */
 float tsgs__omega_coord(const tsgs__fspec *fs, long block, long j, size_t k);
+/* The same in two parts: the draw, which does not depend on sigma, and
+ * the coordinate it gives under fs's sigma (bits equal to
+ * tsgs__omega_coord): one draw serves a grid of sigmas. */
+double tsgs__omega_unit(const tsgs__fspec *fs, long block, long j, size_t k);
+float tsgs__omega_scaled(const tsgs__fspec *fs, double unit);
 /* The phase of direction j of block b (0 for PAIR). */
 float tsgs__direction_phase(const tsgs__fspec *fs, long block, long j);
 /* Directions [g0, g0 + count) (global index g = block * dirs + j), packed
@@ -402,6 +407,17 @@ tsgs_status tsgs__colcache_for_rows(const tsgs__rows *R, long max_dirs,
                                     tsgs_error *err);
 void tsgs__colcache_fill(tsgs__colcache *cc, const tsgs__fspec *fs,
                          long ndirs, int threads);
+/* The draws (tsgs__omega_unit) of directions [0, ndirs) of fs at cc's
+ * columns, laid out as cc->W (ndirs <= cc->stride): *out, malloc'ed. */
+tsgs_status tsgs__colcache_units(const tsgs__colcache *cc,
+                                 const tsgs__fspec *fs, long ndirs,
+                                 int threads, double **out, tsgs_error *err);
+/* A cache of cc's columns holding directions [0, ndirs) of fs made from
+ * those draws (fs's sigma may differ from the one cc was made for). */
+tsgs_status tsgs__colcache_scaled(const tsgs__colcache *cc,
+                                  const double *units, const tsgs__fspec *fs,
+                                  long ndirs, tsgs__colcache **out,
+                                  tsgs_error *err);
 void tsgs__colcache_free(tsgs__colcache *cc);
 
 /* tsgs__eval_sums of sparse rows R (R->x NULL): out[i] = sum_g ac[g]

@@ -203,6 +203,59 @@ void tsgs__colcache_fill(tsgs__colcache *cc, const tsgs__fspec *fs,
     cc->filled = ndirs;
 }
 
+tsgs_status tsgs__colcache_units(const tsgs__colcache *cc,
+                                 const tsgs__fspec *fs, long ndirs,
+                                 int threads, double **out, tsgs_error *err)
+{
+    const size_t stride = (size_t)cc->stride;
+    double *U = malloc(sizeof(double) * (cc->ncols ? cc->ncols : 1) * stride);
+    if (!U)
+        return TSGS__NOMEM(err);
+    const int nt = (double)cc->ncols * (double)ndirs < 4096 ? 1 : threads;
+    (void)nt;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nt) if (nt > 1) schedule(dynamic, 64)
+#endif
+    for (size_t s = 0; s < cc->ncols; s++)
+        for (long g = 0; g < ndirs; g++)
+            U[s * stride + (size_t)g] =
+                tsgs__omega_unit(fs, g / fs->dirs, g % fs->dirs, cc->cols[s]);
+    *out = U;
+    return TSGS_OK;
+}
+
+tsgs_status tsgs__colcache_scaled(const tsgs__colcache *cc,
+                                  const double *units, const tsgs__fspec *fs,
+                                  long ndirs, tsgs__colcache **out,
+                                  tsgs_error *err)
+{
+    const size_t stride = (size_t)cc->stride, nc = cc->ncols ? cc->ncols : 1;
+    const size_t nh = (size_t)cc->hmask + 1;
+    tsgs__colcache *c = calloc(1, sizeof *c);
+    if (c) {
+        c->cols = malloc(sizeof(uint32_t) * nc);
+        c->hslot = malloc(sizeof(uint32_t) * nh);
+        c->W = malloc(sizeof(float) * nc * stride);
+    }
+    if (!c || !c->cols || !c->hslot || !c->W) {
+        tsgs__colcache_free(c);
+        return TSGS__NOMEM(err);
+    }
+    memcpy(c->cols, cc->cols, sizeof(uint32_t) * cc->ncols);
+    memcpy(c->hslot, cc->hslot, sizeof(uint32_t) * nh);
+    c->ncols = cc->ncols;
+    c->hmask = cc->hmask;
+    c->stride = cc->stride;
+    ndirs = ndirs < cc->stride ? ndirs : cc->stride;
+    for (size_t s = 0; s < c->ncols; s++)
+        for (long g = 0; g < ndirs; g++)
+            c->W[s * stride + (size_t)g] =
+                tsgs__omega_scaled(fs, units[s * stride + (size_t)g]);
+    c->filled = ndirs;
+    *out = c;
+    return TSGS_OK;
+}
+
 void tsgs__colcache_free(tsgs__colcache *cc)
 {
     if (!cc)

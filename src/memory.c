@@ -32,13 +32,27 @@ static double sparse_memory(const tsgs_dataset *ds, const tsgs_params *p,
                             : tsgs__default_features(p, ds->n);
     const double dirs = panel_directions(p, &fs, budget);
     const double cols = fmin((double)ds->d, nnz);
-    double total = fmin(p->cache_mb * 1048576.0, cols * dirs * sizeof(float));
+    const double budget_bytes = p->cache_mb * 1048576.0;
+    double total = fmin(budget_bytes, cols * dirs * sizeof(float));
     double rows = nl;
-    if (p->solver == TSGS_SOLVER_SAFE)
+    if (p->solver == TSGS_SOLVER_SAFE) {
         rows += p->unlabeled_sample > 0 && nu > (double)p->unlabeled_sample
                     ? (double)p->unlabeled_sample : nu;
-    else
+    } else {
         rows += 2.0 * (double)p->batch_unlabeled + (double)p->batch_labeled;
+        /* tsg: every row's features (featcache.c) when they fit in what
+         * the column cache leaves, and the rows they are made from */
+        const int semi = p->solver != TSGS_SOLVER_DSG &&
+                         p->solver != TSGS_SOLVER_CDSG;
+        const double fc = semi ? tsgs__featcache_bytes(
+                                     (size_t)(nl + nu), (long)dirs,
+                                     fs.map == TSGS_FEATURES_PAIR)
+                               : 0.0;
+        if (semi && fc <= budget_bytes - total) {
+            total += fc + 4.0 * (double)ds->n;
+            rows += nl + nu;
+        }
+    }
     total += rows * per_row * (sizeof(float) + sizeof(uint32_t));
     total += 8.0 * nnz;
     return total;

@@ -126,7 +126,8 @@ static void put_features(const float *cv, const float *sv, size_t W,
 #define FEATURE_ROWS_CACHE (32.0 * 1048576.0)
 
 tsgs_status tsgs__feature_rows(const tsgs__fspec *fs, size_t ndirs,
-                               const tsgs__rows *X, int threads, float *out,
+                               const tsgs__rows *X, int threads,
+                               const tsgs__colcache *given, float *out,
                                tsgs_error *err)
 {
     const long ngroups = (long)((ndirs + TSGS__LANES - 1) / TSGS__LANES);
@@ -149,17 +150,18 @@ tsgs_status tsgs__feature_rows(const tsgs__fspec *fs, size_t ndirs,
     /* sparse rows: each column's directions made once (the kernel's tasks
      * of a few rows would each make their columns' again) */
     tsgs__colcache *cc = NULL;
-    if (sparse &&
+    if (sparse && !given &&
         (st = tsgs__colcache_for_rows(X, (long)ndirs, FEATURE_ROWS_CACHE,
                                       &cc, err)) != TSGS_OK)
         goto done;
     tsgs__colcache_fill(cc, fs, (long)ndirs, threads);
+    const tsgs__colcache *use = given ? given : cc;
     const float k = (float)((pair ? 1.0 : sqrt(2.0)) / sqrt((double)ndirs));
     for (size_t i0 = 0; i0 < n && st == TSGS_OK; i0 += chunk) {
         size_t m = n - i0 < chunk ? n - i0 : chunk;
         tsgs__rows part = tsgs__rows_sub(X, i0, m);
         if (sparse)
-            st = tsgs__sparse_features(fs, cc, 0, (long)ndirs, &part, W,
+            st = tsgs__sparse_features(fs, use, 0, (long)ndirs, &part, W,
                                        threads, cv, pair ? sv : NULL, err);
         else
             tsgs__eval_features(fs->d, panel, phase, ngroups, part.x, m,
@@ -233,7 +235,17 @@ tsgs_status tsgs__select_grid(const tsgs__grid_job *g, tsgs__grid_choice *out,
         free(rows); free(score); free(Ks);
         return TSGS__NOMEM(err);
     }
-    int gram_ok = 1;
+    /* sparse rows: the draws of their columns' directions made once for
+     * every sigma (a sigma only scales them) */
+    tsgs__colcache *ucc = NULL;
+    double *units = NULL;
+    const int ready = tsgs__colcache_for_rows(&Xg, (long)g->ndirs,
+                                          FEATURE_ROWS_CACHE, &ucc,
+                                          err) == TSGS_OK &&
+                  (!ucc || tsgs__colcache_units(ucc, g->fs, (long)g->ndirs,
+                                                g->threads, &units,
+                                                err) == TSGS_OK);
+    int gram_ok = ready;
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(g->threads) schedule(dynamic, 1)
 #endif
@@ -243,7 +255,11 @@ tsgs_status tsgs__select_grid(const tsgs__grid_job *g, tsgs__grid_choice *out,
         float *Phi = malloc(sizeof(float) * n * g->D);
         float *K = Ks + (size_t)a * n * n;
         tsgs_error e;
-        if (!Phi || tsgs__feature_rows(&fs, g->ndirs, &Xg, 1, Phi, &e)) {
+        tsgs__colcache *cc = NULL;
+        if (!ready || !Phi ||
+            (ucc && tsgs__colcache_scaled(ucc, units, &fs, (long)g->ndirs,
+                                          &cc, &e)) ||
+            tsgs__feature_rows(&fs, g->ndirs, &Xg, 1, cc, Phi, &e)) {
             gram_ok = 0;
         } else {
             for (size_t i = 0; i < n; i++)
@@ -253,7 +269,10 @@ tsgs_status tsgs__select_grid(const tsgs__grid_job *g, tsgs__grid_choice *out,
                                             g->D) + 1.0);
         }
         free(Phi);
+        tsgs__colcache_free(cc);
     }
+    tsgs__colcache_free(ucc);
+    free(units);
     tsgs__rows_free(&Xg);
     if (!gram_ok) {
         free(rows); free(score); free(Ks);

@@ -53,9 +53,11 @@ tsgs_status tsgs__median_sigma(const tsgs__rows *XA, const tsgs__rows *XB,
 /* The feature rows of X (n rows of d, dense or sparse) under fs's first
  * ndirs directions, scaled so that phi(x) . phi(x') estimates k(x, x'):
  * PAIR [cos | sin] / sqrt(m), COS sqrt(2) cos / sqrt(m), m the
- * directions. out: n x D floats. */
+ * directions. out: n x D floats. Sparse rows: cc holds directions of their
+ * columns (NULL: a cache of X's columns is made for the call). */
 tsgs_status tsgs__feature_rows(const tsgs__fspec *fs, size_t ndirs,
-                               const tsgs__rows *X, int threads, float *out,
+                               const tsgs__rows *X, int threads,
+                               const struct tsgs__colcache *cc, float *out,
                                tsgs_error *err);
 
 /* A seeded shuffle of idx[0..n) (tag: which shuffle of the run). */

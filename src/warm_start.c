@@ -30,7 +30,11 @@ tsgs_status tsgs__warm_start(tsgs_model *m, long blocks,
         st = TSGS__NOMEM(err);
         goto done;
     }
-    if ((st = tsgs__feature_rows(&m->fs, ndirs, XL, threads, phi, err)))
+    /* sparse rows: the model's column cache takes the start's directions
+     * now (it would when the blocks are added) and serves the features */
+    tsgs__colcache_fill(m->cc, &m->fs, (long)ndirs, threads);
+    if ((st = tsgs__feature_rows(&m->fs, ndirs, XL, threads, m->cc, phi,
+                                 err)))
         goto done;
     tsgs__dual_opts o = {START_EPOCHS, TSGS__DUAL_TOL, seed};
     double bias = 0.0;

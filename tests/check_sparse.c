@@ -162,8 +162,9 @@ START_TEST(sparse_kernel_equals_dense)
     Dn = tsgs__rows_dense(dense->x, n, d);
     const size_t D = tsgs__feature_columns(&fs, ndirs);
     float *fa = malloc(sizeof(float) * n * D), *fb = malloc(sizeof(float) * n * D);
-    ck_assert_int_eq(tsgs__feature_rows(&fs, ndirs, &S, 2, fa, NULL), TSGS_OK);
-    ck_assert_int_eq(tsgs__feature_rows(&fs, ndirs, &Dn, 2, fb, NULL),
+    ck_assert_int_eq(tsgs__feature_rows(&fs, ndirs, &S, 2, NULL, fa, NULL),
+                     TSGS_OK);
+    ck_assert_int_eq(tsgs__feature_rows(&fs, ndirs, &Dn, 2, NULL, fb, NULL),
                      TSGS_OK);
     for (size_t j = 0; j < n * D; j++)
         ck_assert_float_eq_tol(fa[j], fb[j], 2e-5);
@@ -199,6 +200,134 @@ START_TEST(sparse_kernel_equals_dense)
     tsgs__rows_free(&S);
     tsgs_dataset_free(ds);
     tsgs_dataset_free(dense);
+}
+END_TEST
+
+/* A run's feature cache gives the sparse kernel's bits: its sums equal
+ * tsgs__sparse_sums' (the kernel's direction chunks, 600 directions: three
+ * of them), its block features tsgs__sparse_features' on the same rows,
+ * for rows picked out of order; a cache that does not fit is none. */
+START_TEST(featcache_equals_kernel)
+{
+    tsgs_params p = tsgs_params_default();
+    p.feature_map = _i ? TSGS_FEATURES_COS : TSGS_FEATURES_PAIR;
+    p.directions = TSGS_DIRECTIONS_IID;
+    p.sigma = 0.05;
+    p.block_size = 8;
+    tsgs_dataset *ds = sparse_set(90, 3000, 10, 30, 31 + (unsigned)_i, NULL);
+    const size_t n = ds->n;
+    const long ndirs = 600;
+    tsgs__fspec fs = tsgs__fspec_of(&p, ds->d);
+    const long dirs = fs.dirs; /* PAIR: 4 directions a block of 8 */
+    const int pair = fs.map == TSGS_FEATURES_PAIR;
+    tsgs__scaler none = {TSGS_SCALE_NONE, ds->d, NULL, NULL, 0, NULL, NULL};
+    size_t rows[40];
+    for (size_t i = 0; i < 40; i++)
+        rows[i] = (i * 37 + 5) % n; /* distinct rows, out of order */
+    tsgs__featcache *fc = NULL;
+    ck_assert_int_eq(tsgs__featcache_new(ds, &none, rows, 40, ndirs, pair,
+                                         tsgs__featcache_bytes(40, ndirs,
+                                                               pair) - 1,
+                                         &fc, NULL),
+                     TSGS_OK);
+    ck_assert_ptr_null(fc);
+    ck_assert_int_eq(tsgs__featcache_new(ds, &none, rows, 40, ndirs, pair,
+                                         1e9, &fc, NULL),
+                     TSGS_OK);
+    ck_assert_ptr_nonnull(fc);
+    /* every column cached: the kernel sums its chunks whole */
+    tsgs__colcache *cc = NULL;
+    ck_assert_int_eq(tsgs__colcache_new(ds, ndirs, 1e9, &cc, NULL), TSGS_OK);
+    tsgs__colcache_fill(cc, &fs, ndirs, 2);
+    int failed = 0;
+    /* filled a block at a time, as training adds them, then the rest */
+    for (long b = 1; b <= 3; b++)
+        tsgs__featcache_fill_team(fc, &fs, cc, b * dirs, &failed);
+    tsgs__featcache_fill_team(fc, &fs, NULL, ndirs, &failed);
+    ck_assert_int_eq(failed, 0);
+    ck_assert_int_eq(fc->filled, ndirs);
+    double *ac = calloc((size_t)ndirs + 16, sizeof(double));
+    double *as = calloc((size_t)ndirs + 16, sizeof(double));
+    for (long g = 0; g < ndirs; g++) {
+        ac[g] = sin(1.0 + (double)g);
+        as[g] = cos(3.0 * (double)g);
+    }
+    tsgs__fview v = {&fs, ndirs, NULL, NULL, ac, pair ? as : NULL};
+    tsgs__rows R;
+    ck_assert_int_eq(tsgs__rows_init(&R, ds, &none, 40), 0);
+    ck_assert_int_eq(tsgs__rows_gather(&R, ds, &none, rows, 40), 0);
+    double want[40], got[40];
+    ck_assert_int_eq(tsgs__sparse_sums(&v, cc, &R, 2, want, NULL), TSGS_OK);
+    tsgs__featcache_sums_team(fc, &v, rows, 40, got);
+    for (size_t i = 0; i < 40; i++)
+        ck_assert_msg(got[i] == want[i], "row %zu: %.17g vs %.17g", i,
+                      got[i], want[i]);
+    /* block 7's features */
+    const size_t w = 16;
+    float *kc = malloc(sizeof(float) * 40 * w), *ks = malloc(sizeof(float) * 40 * w);
+    float *fc_c = malloc(sizeof(float) * 40 * w), *fc_s = malloc(sizeof(float) * 40 * w);
+    ck_assert_int_eq(tsgs__sparse_features(&fs, cc, 7 * dirs, dirs, &R, w,
+                                           1, kc, pair ? ks : NULL, NULL),
+                     TSGS_OK);
+    tsgs__featcache_block_team(fc, rows, 40, 7 * dirs, dirs, w, fc_c,
+                               pair ? fc_s : NULL);
+    for (size_t i = 0; i < 40; i++)
+        for (size_t j = 0; j < (size_t)dirs; j++) {
+            ck_assert(fc_c[i * w + j] == kc[i * w + j]);
+            if (pair)
+                ck_assert(fc_s[i * w + j] == ks[i * w + j]);
+        }
+    free(kc); free(ks); free(fc_c); free(fc_s); free(ac); free(as);
+    tsgs__rows_free(&R);
+    tsgs__colcache_free(cc);
+    tsgs__featcache_free(fc);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
+/* Directions made from shared draws (the grid's sigmas) are the bits the
+ * column cache makes for each sigma, for both kernels. */
+START_TEST(colcache_from_draws_equals_made)
+{
+    tsgs_params p = tsgs_params_default();
+    p.kernel = _i ? TSGS_KERNEL_LAPLACIAN : TSGS_KERNEL_RBF;
+    p.directions = TSGS_DIRECTIONS_IID;
+    p.sigma = 0.3;
+    tsgs_dataset *ds = sparse_set(50, 2000, 8, 50, 41, NULL);
+    tsgs__fspec fs = tsgs__fspec_of(&p, ds->d);
+    const long ndirs = 40;
+    tsgs__colcache *cc = NULL;
+    ck_assert_int_eq(tsgs__colcache_new(ds, ndirs, 1e9, &cc, NULL), TSGS_OK);
+    double *units = NULL;
+    ck_assert_int_eq(tsgs__colcache_units(cc, &fs, ndirs, 2, &units, NULL),
+                     TSGS_OK);
+    const double sigmas[] = {0.01, 0.3, 4.0};
+    for (int a = 0; a < 3; a++) {
+        tsgs__fspec f = fs;
+        f.sigma = sigmas[a];
+        tsgs__colcache *made = NULL, *scaled = NULL;
+        ck_assert_int_eq(tsgs__colcache_new(ds, ndirs, 1e9, &made, NULL),
+                         TSGS_OK);
+        tsgs__colcache_fill(made, &f, ndirs, 1);
+        ck_assert_int_eq(tsgs__colcache_scaled(cc, units, &f, ndirs, &scaled,
+                                               NULL),
+                         TSGS_OK);
+        ck_assert_uint_eq(scaled->ncols, made->ncols);
+        ck_assert_int_eq(scaled->filled, ndirs);
+        for (size_t s = 0; s < made->ncols; s++) {
+            ck_assert_uint_eq(scaled->cols[s], made->cols[s]);
+            ck_assert_mem_eq(scaled->W + s * (size_t)made->stride,
+                             made->W + s * (size_t)made->stride,
+                             sizeof(float) * (size_t)ndirs);
+            ck_assert(made->W[s * (size_t)made->stride + 3] ==
+                      tsgs__omega_coord(&f, 0, 3, made->cols[s]));
+        }
+        tsgs__colcache_free(made);
+        tsgs__colcache_free(scaled);
+    }
+    free(units);
+    tsgs__colcache_free(cc);
+    tsgs_dataset_free(ds);
 }
 END_TEST
 
@@ -391,6 +520,8 @@ Suite *sparse_suite(void)
     tcase_add_test(tc, dense_only_solvers_refuse_wide_sparse);
     tcase_add_test(tc, select_and_append_keep_rows);
     tcase_add_test(tc, save_npy_writes_sparse_rows_dense);
+    tcase_add_loop_test(tc, featcache_equals_kernel, 0, 2);
+    tcase_add_loop_test(tc, colcache_from_draws_equals_made, 0, 2);
     suite_add_tcase(s, tc);
     return s;
 }

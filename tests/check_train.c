@@ -275,8 +275,8 @@ START_TEST(warm_start_is_the_exact_svm)
         const size_t D = map ? ndirs : 2 * ndirs;
         float *phi = malloc(sizeof(float) * nl * D);
         double *w = malloc(sizeof(double) * D), b = 0, f[60];
-        ck_assert_int_eq(tsgs__feature_rows(&m->fs, ndirs, &XL, 1, phi,
-                                            NULL),
+        ck_assert_int_eq(tsgs__feature_rows(&m->fs, ndirs, &XL, 1, NULL,
+                                            phi, NULL),
                          TSGS_OK);
         tsgs__dual_opts o = {1000, TSGS__DUAL_TOL, 3};
         ck_assert_int_eq(tsgs__svm_dual_features(phi, D, y, nl, 50.0, &o, w,

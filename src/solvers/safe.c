@@ -475,12 +475,12 @@ static tsgs_status compute_features(safe_t *s, int semi, tsgs_error *err)
     if (!s->Phi || !s->mphi)
         return TSGS__NOMEM(err);
     tsgs_status st = tsgs__feature_rows(&s->fs, s->ndirs, &s->XL, s->threads,
-                                        s->Phi, err);
+                                        NULL, s->Phi, err);
     if (st != TSGS_OK || !semi)
         return st;
     float *PW = s->Phi + s->nl * s->D;
-    if ((st = tsgs__feature_rows(&s->fs, s->ndirs, &s->XW, s->threads, PW,
-                                 err)) != TSGS_OK)
+    if ((st = tsgs__feature_rows(&s->fs, s->ndirs, &s->XW, s->threads, NULL,
+                                 PW, err)) != TSGS_OK)
         return st;
     for (size_t i = 0; i < s->nw; i++)
         for (size_t j = 0; j < s->D; j++)
