@@ -95,33 +95,65 @@ void tsgs__featcache_fill_team(tsgs__featcache *fc, const tsgs__fspec *fs,
     fc->filled = ndirs;
 }
 
+/* Rows evaluated side by side: each row's sum is one chain of dependent
+ * additions (its order fixed by the kernel's), so several rows at once
+ * keep the adder busy. */
+#define SUM_ROWS 8
+
+/* The sums of SUM_ROWS rows whose features start at cv[r] / sv[r]; the
+ * first k into out. */
+static void sums_of(const tsgs__fview *v, int k, const float *const *cv,
+                    const float *const *sv, double *out)
+{
+    const long ndirs = v->ndirs;
+    double s[SUM_ROWS] = {0};
+    for (long c0 = 0; c0 < ndirs; c0 += TSGS__SPARSE_DIR_CHUNK) {
+        const long c1 = c0 + TSGS__SPARSE_DIR_CHUNK < ndirs
+                            ? c0 + TSGS__SPARSE_DIR_CHUNK
+                            : ndirs;
+        double a[SUM_ROWS] = {0};
+        if (v->as) {
+            for (long g = c0; g < c1; g++)
+                for (int r = 0; r < SUM_ROWS; r++) {
+                    a[r] += v->ac[g] * cv[r][g];
+                    a[r] += v->as[g] * sv[r][g];
+                }
+        } else {
+            for (long g = c0; g < c1; g++)
+                for (int r = 0; r < SUM_ROWS; r++)
+                    a[r] += v->ac[g] * cv[r][g];
+        }
+        for (int r = 0; r < SUM_ROWS; r++) {
+            double acc = 0.0; /* (the kernel's per-task accumulator) */
+            acc += a[r];
+            s[r] += acc;
+        }
+    }
+    for (int r = 0; r < k; r++)
+        out[r] = s[r];
+}
+
 void tsgs__featcache_sums_team(const tsgs__featcache *fc,
                                const tsgs__fview *v, const size_t *rows,
                                size_t n, double *out)
 {
-    const long ndirs = v->ndirs;
-    const int pair = v->as != NULL;
+    const long ngroups = (long)((n + SUM_ROWS - 1) / SUM_ROWS);
 #ifdef _OPENMP
 #pragma omp for schedule(static)
 #endif
-    for (size_t i = 0; i < n; i++) {
-        const size_t at = (size_t)fc->slot[rows[i]] * (size_t)fc->stride;
-        const float *cv = fc->cv + at, *sv = pair ? fc->sv + at : NULL;
-        double s = 0.0;
-        for (long c0 = 0; c0 < ndirs; c0 += TSGS__SPARSE_DIR_CHUNK) {
-            const long c1 = c0 + TSGS__SPARSE_DIR_CHUNK < ndirs
-                                ? c0 + TSGS__SPARSE_DIR_CHUNK
-                                : ndirs;
-            double a = 0.0, acc = 0.0;
-            for (long g = c0; g < c1; g++) {
-                a += v->ac[g] * cv[g];
-                if (pair)
-                    a += v->as[g] * sv[g];
-            }
-            acc += a; /* (the kernel's per-task accumulator) */
-            s += acc;
+    for (long q = 0; q < ngroups; q++) {
+        const size_t i0 = (size_t)q * SUM_ROWS;
+        const int k = n - i0 < SUM_ROWS ? (int)(n - i0) : SUM_ROWS;
+        const float *cv[SUM_ROWS], *sv[SUM_ROWS];
+        for (int r = 0; r < SUM_ROWS; r++) {
+            /* a short last group repeats its first row (not written) */
+            const size_t at = (size_t)fc->slot[rows[i0 + (size_t)(r < k ? r
+                                                                    : 0)]] *
+                              (size_t)fc->stride;
+            cv[r] = fc->cv + at;
+            sv[r] = fc->sv ? fc->sv + at : NULL;
         }
-        out[i] = s;
+        sums_of(v, k, cv, sv, out + i0);
     }
 }
 
