@@ -75,4 +75,11 @@ printf "LIBLINEAR (L2 hinge dual, C=1)\t200\t%s\t%s\n" "$r" "$a"
 r=$(run svm-train -q "$TMP/lab.svm" "$TMP/m.svm")
 a=$(svm-predict "$TMP/test.svm" "$TMP/m.svm" "$TMP/p" | sed -n 's/Accuracy = \([0-9.]*\)%.*/\1/p')
 printf "LIBSVM (RBF, C=1, gamma=1/d)\t200\t%s\t%s\n" "$r" "$a"
-} | tee "$OUT"
+} > "$TMP/table"
+# sparse_tsg_speed.sh's section (after this table) is kept
+{
+    cat "$TMP/table"
+    if [ -f "$OUT" ]; then sed -n '/^# section: tsg-speed/,$p' "$OUT"; fi
+} > "$TMP/all"
+cp "$TMP/all" "$OUT"
+cat "$TMP/table"
