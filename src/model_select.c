@@ -141,6 +141,7 @@ tsgs_status tsgs__feature_rows(const tsgs__fspec *fs, size_t ndirs,
     float *phase = sparse ? NULL : malloc(sizeof(float) * W);
     float *cv = malloc(sizeof(float) * W * chunk);
     float *sv = malloc(sizeof(float) * W * chunk);
+    tsgs__colcache *cc = NULL;
     tsgs_status st = TSGS_OK;
     if ((!sparse && (!panel || !phase)) || !cv || !sv ||
         (!sparse && tsgs__pack_directions(fs, 0, (long)ndirs, panel, phase))) {
@@ -149,7 +150,6 @@ tsgs_status tsgs__feature_rows(const tsgs__fspec *fs, size_t ndirs,
     }
     /* sparse rows: each column's directions made once (the kernel's tasks
      * of a few rows would each make their columns' again) */
-    tsgs__colcache *cc = NULL;
     if (sparse && !given &&
         (st = tsgs__colcache_for_rows(X, (long)ndirs, FEATURE_ROWS_CACHE,
                                       &cc, err)) != TSGS_OK)
