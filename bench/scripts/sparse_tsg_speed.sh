@@ -11,6 +11,8 @@
 #   bench/scripts/sparse_tsg_speed.sh BEFORE_TOOL [AFTER_TOOL [ROUNDS]]
 # BEFORE_TOOL: e.g. /tmp/tsgs-before/build/tsgs3vm, built from an earlier
 # commit (git archive COMMIT | tar -x -C /tmp/tsgs-before; make -C ...).
+# BEFORE_REV / AFTER_REV (environment, optional): the commits the two
+# builds come from, written in the header.
 set -eu
 cd "$(dirname "$0")/../.."
 BEFORE=${1:?usage: sparse_tsg_speed.sh BEFORE_TOOL [AFTER_TOOL [ROUNDS]]}
@@ -54,7 +56,7 @@ echo "# section: tsg-speed"
 machine_header
 echo "# SYNTHETIC sparse text-like set: 600 rows (200 labeled) x 200000 features, ~100 non-zeros a row (Zipf-like columns)"
 echo "# command: tsgs3vm train --solver tsg --iterations 3000 --unlabeled-label 0 --threads T -q train.svm m"
-echo "# before: $BEFORE; after: $AFTER; $ROUNDS alternating rounds"
+echo "# before: $BEFORE (${BEFORE_REV:-commit not given}); after: $AFTER (${AFTER_REV:-commit not given}); $ROUNDS alternating rounds"
 echo "# SHARED machine: 2 cores used by other engineers at the same time; wall seconds vary with their load, cpu_s (user + sys) less"
 printf "build\tthreads\tround\twall_s\tcpu_s\tpeak_rss_kb\tmodel_sha256\n"
 for r in $(seq 1 "$ROUNDS"); do

@@ -1570,7 +1570,7 @@ static tsgs_status start_model(run_t *r, tsgs__train_job *job, long T,
                                          (double)m->fs.dirs);
     if ((st = run_setup(r, m, max_blocks, err)) != TSGS_OK)
         goto fail;
-    if (!r->XL.x && !r->frs && r->bu &&
+    if (!r->XL.x && !r->frs && (r->bu || r->lcache) &&
         (st = start_featcache(r, m, T, max_blocks, err)) != TSGS_OK)
         goto fail;
     *out = m;
