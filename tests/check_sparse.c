@@ -285,6 +285,40 @@ START_TEST(featcache_equals_kernel)
 }
 END_TEST
 
+/* tsg on sparse rows gives the same model on 1 and 2 threads, and with
+ * no cache at all (no column cache, no feature cache: every step then
+ * evaluates the batch's non-zeros): the feature cache changes no bit. */
+START_TEST(sparse_tsg_same_with_and_without_caches)
+{
+    tsgs_dataset *ds = sparse_set(300, 5000, 15, 60, 13, NULL);
+    tsgs_params p = tsgs_params_default();
+    p.solver = _i ? TSGS_SOLVER_DSG : TSGS_SOLVER_TSG;
+    p.iterations = 150;
+    p.max_features = 96;
+    p.batch_unlabeled = 64;
+    tsgs_model *m[3] = {NULL, NULL, NULL};
+    tsgs_error err;
+    for (int k = 0; k < 3; k++) {
+        p.threads = k == 0 ? 1 : 2;
+        p.cache_mb = k == 2 ? 0 : 1024;
+        ck_assert_msg(tsgs_train(ds, &p, NULL, &m[k], NULL, &err) == TSGS_OK,
+                      "%s", err.message);
+    }
+    double f[3][300];
+    for (int k = 0; k < 3; k++)
+        ck_assert_int_eq(tsgs_predict(m[k], ds, 1, f[k], NULL), TSGS_OK);
+    for (size_t i = 0; i < 300; i++) {
+        ck_assert_msg(f[1][i] == f[0][i], "row %zu: 2 threads %.17g, 1: %.17g",
+                      i, f[1][i], f[0][i]);
+        ck_assert_msg(f[2][i] == f[0][i], "row %zu: no cache %.17g, %.17g", i,
+                      f[2][i], f[0][i]);
+    }
+    for (int k = 0; k < 3; k++)
+        tsgs_model_free(m[k]);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
 /* Directions made from shared draws (the grid's sigmas) are the bits the
  * column cache makes for each sigma, for both kernels. */
 START_TEST(colcache_from_draws_equals_made)
@@ -522,6 +556,7 @@ Suite *sparse_suite(void)
     tcase_add_test(tc, save_npy_writes_sparse_rows_dense);
     tcase_add_loop_test(tc, featcache_equals_kernel, 0, 2);
     tcase_add_loop_test(tc, colcache_from_draws_equals_made, 0, 2);
+    tcase_add_loop_test(tc, sparse_tsg_same_with_and_without_caches, 0, 2);
     suite_add_tcase(s, tc);
     return s;
 }
