@@ -458,6 +458,9 @@ void tsgs__rows_eval_sums_team(const tsgs__fview *v,
 /* The sparse kernel's direction chunk: a sum over directions adds each
  * chunk's partial sum in turn (featcache.c follows the same order). */
 #define TSGS__SPARSE_DIR_CHUNK 256
+/* Bytes at most of the column cache that features of a set of sparse
+ * rows (the grid's, the safe solver's) make for themselves. */
+#define TSGS__SPARSE_ROWS_CACHE (16.0 * 1048576.0)
 
 /* -------------------------------------------------- core: featcache.c */
 

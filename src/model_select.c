@@ -122,8 +122,9 @@ static void put_features(const float *cv, const float *sv, size_t W,
 }
 
 /* The column cache of tsgs__feature_rows on sparse rows, bytes at most
- * (the grid runs one per sigma at once). */
-#define FEATURE_ROWS_CACHE (32.0 * 1048576.0)
+ * (the grid holds its draws, twice that, and one such cache per sigma
+ * being evaluated: memory.c counts them). */
+#define FEATURE_ROWS_CACHE TSGS__SPARSE_ROWS_CACHE
 
 tsgs_status tsgs__feature_rows(const tsgs__fspec *fs, size_t ndirs,
                                const tsgs__rows *X, int threads,

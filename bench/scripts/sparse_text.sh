@@ -64,6 +64,7 @@ acc_tsgs() {
 {
 machine_header
 echo "# SYNTHETIC sparse text-like set: $ROWS rows (200 labeled), $FEAT features, ~$NNZ non-zeros a row (Zipf-like columns), $((nz - ROWS)) non-zeros in all; commit $COMMIT"
+echo "# SHARED machine: its cores also run other engineers' jobs (see load_at_start): seconds are upper bounds"
 printf "method\ttrain_rows\tseconds\tpeak_rss_kb\ttest_accuracy_pct\n"
 r=$(run $TOOL train --unlabeled-label 0 --threads 2 "$TMP/train.svm" "$TMP/m.safe")
 printf "tsgs3vm safe (default)\t%s\t%s\t%s\n" "$ROWS" "$r" "$(acc_tsgs "$TMP/m.safe")"
