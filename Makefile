@@ -59,6 +59,7 @@ $(B)/%.o: %.c
 # The prediction kernel is the hot loop: let the compiler unroll it.
 $(B)/src/kernel.o: HOT_FLAGS := -O3 -ffp-contract=fast -Wno-psabi
 $(B)/src/dense.o: HOT_FLAGS := -O3 -ffp-contract=fast -Wno-psabi
+$(B)/src/kernel_sparse.o: HOT_FLAGS := -O3 -ffp-contract=fast
 
 $(LIBA): $(LIB_OBJ)
 	@rm -f $@
@@ -69,6 +70,7 @@ $(B)/pic/%.o: %.c
 	$(CC) $(REQ_CFLAGS) $(CFLAGS) $(HOT_FLAGS) -fPIC -c $< -o $@
 $(B)/pic/src/kernel.o: HOT_FLAGS := -O3 -ffp-contract=fast -Wno-psabi
 $(B)/pic/src/dense.o: HOT_FLAGS := -O3 -ffp-contract=fast -Wno-psabi
+$(B)/pic/src/kernel_sparse.o: HOT_FLAGS := -O3 -ffp-contract=fast
 
 $(LIBSO): $(PIC_OBJ) src/libtsgs3vm.map
 	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,libtsgs3vm.so.$(SO_MAJOR) \

@@ -63,8 +63,10 @@ const char *tsgs_status_name(tsgs_status s);
 
 /* ----------------------------------------------------------------- dataset */
 
-/* Rows of dense float features with a raw label each. A row's label is
- * TSGS_UNLABELED (a NaN) when the row is unlabeled. */
+/* Rows of float features with a raw label each. A row's label is
+ * TSGS_UNLABELED (a NaN) when the row is unlabeled. Rows are stored dense,
+ * or sparse (their non-zeros only) when a LIBSVM file is wide and mostly
+ * zeros: see tsgs_dataset_is_sparse. */
 typedef struct tsgs_dataset tsgs_dataset;
 
 typedef enum {
@@ -142,8 +144,19 @@ void tsgs_dataset_free(tsgs_dataset *ds);
 
 size_t tsgs_dataset_rows(const tsgs_dataset *ds);
 size_t tsgs_dataset_features(const tsgs_dataset *ds);
-/* Row i's features (d floats) and raw label (TSGS_UNLABELED if none). */
+/* Row i's features (d floats) and raw label (TSGS_UNLABELED if none).
+ * NULL for sparse rows (tsgs_dataset_is_sparse): select them instead. */
 const float *tsgs_dataset_row(const tsgs_dataset *ds, size_t i);
+/* Whether ds keeps its rows sparse: a LIBSVM file of at least 4096
+ * features whose dense floats would take 8 times the space of its
+ * non-zeros. Training and prediction then work on the non-zeros. */
+int tsgs_dataset_is_sparse(const tsgs_dataset *ds);
+/* Non-zero feature values of ds (the storage of sparse rows). */
+size_t tsgs_dataset_nonzeros(const tsgs_dataset *ds);
+/* A new dataset of rows rows[0..n) of ds (labels too), stored as ds's. */
+tsgs_status tsgs_dataset_select(const tsgs_dataset *ds, const size_t *rows,
+                                size_t n, tsgs_dataset **out,
+                                tsgs_error *err);
 double tsgs_dataset_label(const tsgs_dataset *ds, size_t i);
 size_t tsgs_dataset_labeled_count(const tsgs_dataset *ds);
 
@@ -201,13 +214,18 @@ typedef enum {
     TSGS_STEP_DECAYING      /* gamma_t = theta / (1 + t / t0) */
 } tsgs_step;
 
+/* Feature scaling, fitted on the training rows and kept in the model.
+ * Sparse rows are always scaled by MAXABS (x / max |x| per feature, as
+ * LIBLINEAR users do with svm-scale -l 0): it keeps zeros zero, where
+ * ZSCORE and MINMAX would make every row dense. */
 typedef enum {
     TSGS_SCALE_NONE = 0,
     TSGS_SCALE_ZSCORE,
     TSGS_SCALE_MINMAX,
-    TSGS_SCALE_CLASS /* z-score, then each feature stretched by its total /
-                        pooled within-class sd on the labeled rows, in
-                        [1, 4] (1 while a class has under 10 labels) */
+    TSGS_SCALE_CLASS, /* z-score, then each feature stretched by its total /
+                         pooled within-class sd on the labeled rows, in
+                         [1, 4] (1 while a class has under 10 labels) */
+    TSGS_SCALE_MAXABS
 } tsgs_scaling;
 
 typedef enum {

@@ -52,20 +52,21 @@ static tsgs_status split_fold(const tsgs_dataset *ds, const int *fold, int f,
     size_t nf = 0;
     for (size_t i = 0; i < ds->n; i++)
         nf += fold[i] == f;
-    tsgs_status st;
-    if ((st = tsgs__dataset_new(ds->d, ds->n - nf, train, err)) != TSGS_OK)
-        return st;
-    if ((st = tsgs__dataset_new(ds->d, nf, held, err)) != TSGS_OK) {
+    size_t *rows = malloc(sizeof(size_t) * (ds->n ? ds->n : 1));
+    if (!rows)
+        return TSGS__NOMEM(err);
+    /* the training rows first, then the held-out ones, each in order */
+    size_t a = 0, b = ds->n - nf;
+    for (size_t i = 0; i < ds->n; i++)
+        rows[fold[i] == f ? b++ : a++] = i;
+    tsgs_status st = tsgs_dataset_select(ds, rows, ds->n - nf, train, err);
+    if (st == TSGS_OK &&
+        (st = tsgs_dataset_select(ds, rows + ds->n - nf, nf, held, err))) {
         tsgs_dataset_free(*train);
-        return st;
+        *train = NULL;
     }
-    for (size_t i = 0; i < ds->n; i++) {
-        tsgs_dataset *to = fold[i] == f ? *held : *train;
-        memcpy(to->x + to->n * ds->d, ds->x + i * ds->d,
-               sizeof(float) * ds->d);
-        to->y[to->n++] = ds->y[i];
-    }
-    return TSGS_OK;
+    free(rows);
+    return st;
 }
 
 /* The one label of a training split whose labeled rows are all of one

@@ -1,6 +1,6 @@
-/* Datasets: dense float rows with raw double labels (NaN = unlabeled),
- * building, accessors, appending unlabeled rows and stratified label
- * subsampling. */
+/* Datasets: float rows, dense or sparse (CSR), with raw double labels
+ * (NaN = unlabeled); building, accessors, appending unlabeled rows and
+ * stratified label subsampling. */
 #include "internal.h"
 
 #include <math.h>
@@ -120,6 +120,9 @@ void tsgs_dataset_free(tsgs_dataset *ds)
         munmap(ds->map, ds->map_len);
     else if (!ds->x_borrowed)
         free(ds->x);
+    free(ds->ptr);
+    free(ds->col);
+    free(ds->val);
     free(ds->y);
     free(ds);
 }
@@ -133,9 +136,107 @@ size_t tsgs_dataset_features(const tsgs_dataset *ds)
 
 const float *tsgs_dataset_row(const tsgs_dataset *ds, size_t i)
 {
-    if (!ds || i >= ds->n)
+    if (!ds || i >= ds->n || tsgs__sparse(ds))
         return NULL;
     return ds->x + i * ds->d;
+}
+
+int tsgs_dataset_is_sparse(const tsgs_dataset *ds)
+{
+    return ds && tsgs__sparse(ds);
+}
+
+size_t tsgs_dataset_nonzeros(const tsgs_dataset *ds)
+{
+    return ds ? tsgs__dataset_nnz(ds) : 0;
+}
+
+size_t tsgs__dataset_nnz(const tsgs_dataset *ds)
+{
+    if (tsgs__sparse(ds))
+        return ds->ptr[ds->n];
+    size_t nz = 0;
+    for (size_t k = 0; k < ds->n * ds->d; k++)
+        nz += ds->x[k] != 0.0f;
+    return nz;
+}
+
+void tsgs__row_dense(const tsgs_dataset *ds, size_t i, float *out)
+{
+    if (!tsgs__sparse(ds)) {
+        memcpy(out, ds->x + i * ds->d, sizeof(float) * ds->d);
+        return;
+    }
+    memset(out, 0, sizeof(float) * ds->d);
+    for (size_t j = ds->ptr[i]; j < ds->ptr[i + 1]; j++)
+        out[ds->col[j]] = ds->val[j];
+}
+
+/* Sparse rows pay 8 bytes per non-zero (index and value) against 4 per
+ * entry dense, and the kernel's sparse path is slower per non-zero than
+ * the dense one per entry: keep rows dense below this width, or unless
+ * sparse storage is at least this many times smaller. */
+#define SPARSE_MIN_D 4096
+#define SPARSE_MIN_GAIN 8.0
+
+int tsgs__keep_dense(size_t n, size_t d, size_t nnz)
+{
+    double dense = (double)n * (double)d * sizeof(float);
+    double sparse = (double)nnz * (sizeof(float) + sizeof(uint32_t)) +
+                    (double)(n + 1) * sizeof(size_t);
+    return d < SPARSE_MIN_D || dense < SPARSE_MIN_GAIN * sparse;
+}
+
+tsgs_status tsgs__dataset_from_csr(size_t n, size_t d, size_t *ptr,
+                                   uint32_t *col, float *val, double *y,
+                                   tsgs_dataset **out, tsgs_error *err)
+{
+    tsgs_dataset *ds = calloc(1, sizeof *ds);
+    if (!ds || !ptr || !col || !val || !y) {
+        free(ds);
+        free(ptr);
+        free(col);
+        free(val);
+        free(y);
+        return TSGS__NOMEM(err);
+    }
+    ds->n = ds->cap = n;
+    ds->d = d;
+    ds->ptr = ptr;
+    ds->col = col;
+    ds->val = val;
+    ds->y = y;
+    *out = ds;
+    return TSGS_OK;
+}
+
+tsgs_status tsgs__dataset_densify(tsgs_dataset *ds, double max_bytes,
+                                  const char *who, tsgs_error *err)
+{
+    if (!tsgs__sparse(ds))
+        return TSGS_OK;
+    const double bytes = (double)ds->n * (double)ds->d * sizeof(float);
+    if (bytes > max_bytes || !size_ok(ds->n, ds->d, sizeof(float)))
+        return tsgs__fail(err, TSGS_ERR_UNSUPPORTED, NULL, 0,
+                          "%s needs dense rows, and %zu rows x %zu "
+                          "features as dense floats take %.3g bytes (more "
+                          "than %.3g): use the safe, tsg or dsg solver, "
+                          "which train on sparse rows",
+                          who, ds->n, ds->d, bytes, max_bytes);
+    float *x = malloc(sizeof(float) * (ds->n && ds->d ? ds->n * ds->d : 1));
+    if (!x)
+        return TSGS__NOMEM(err);
+    for (size_t i = 0; i < ds->n; i++)
+        tsgs__row_dense(ds, i, x + i * ds->d);
+    free(ds->ptr);
+    free(ds->col);
+    free(ds->val);
+    ds->ptr = NULL;
+    ds->col = NULL;
+    ds->val = NULL;
+    ds->x = x;
+    ds->cap = ds->n;
+    return TSGS_OK;
 }
 
 double tsgs_dataset_label(const tsgs_dataset *ds, size_t i)
@@ -164,7 +265,24 @@ tsgs_status tsgs_dataset_drop_features(tsgs_dataset *ds, size_t d_keep,
         return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
                           "tsgs_dataset_drop_features: NULL dataset");
     size_t nz = 0;
-    if (d_keep < ds->d) {
+    if (d_keep < ds->d && tsgs__sparse(ds)) {
+        /* keep the entries below d_keep, in place (they only move down) */
+        size_t w = 0, j = 0;
+        for (size_t i = 0; i < ds->n; i++) {
+            const size_t end = ds->ptr[i + 1];
+            ds->ptr[i] = w;
+            for (; j < end; j++) {
+                if (ds->col[j] < d_keep) {
+                    ds->col[w] = ds->col[j];
+                    ds->val[w++] = ds->val[j];
+                } else {
+                    nz += ds->val[j] != 0.0f;
+                }
+            }
+        }
+        ds->ptr[ds->n] = w;
+        ds->d = d_keep;
+    } else if (d_keep < ds->d) {
         tsgs_status st = own_rows(ds, err);
         if (st != TSGS_OK)
             return st;
@@ -180,6 +298,71 @@ tsgs_status tsgs_dataset_drop_features(tsgs_dataset *ds, size_t d_keep,
     }
     if (dropped)
         *dropped = nz;
+    return TSGS_OK;
+}
+
+/* append_unlabeled when either side is sparse: the result is sparse
+ * (dense rows of the other side are stored by their non-zeros). */
+static tsgs_status append_sparse(tsgs_dataset *dst, const tsgs_dataset *src,
+                                 tsgs_error *err)
+{
+    const size_t n0 = dst->n, ns = src->n, n = n0 + ns;
+    const size_t d = dst->d > src->d ? dst->d : src->d;
+    if (d > (size_t)UINT32_MAX + 1)
+        return tsgs__fail(err, TSGS_ERR_DIM, NULL, 0,
+                          "%zu features: sparse rows hold at most 2^32", d);
+    const size_t nz0 = tsgs__dataset_nnz(dst), nzs = tsgs__dataset_nnz(src);
+    size_t *ptr = malloc(sizeof(size_t) * (n + 1));
+    uint32_t *col = malloc(sizeof(uint32_t) * (nz0 + nzs + 1));
+    float *val = malloc(sizeof(float) * (nz0 + nzs + 1));
+    double *y = malloc(sizeof(double) * (n ? n : 1));
+    if (!ptr || !col || !val || !y) {
+        free(ptr);
+        free(col);
+        free(val);
+        free(y);
+        return TSGS__NOMEM(err);
+    }
+    size_t w = 0;
+    for (size_t i = 0; i < n; i++) {
+        const tsgs_dataset *from = i < n0 ? dst : src;
+        const size_t r = i < n0 ? i : i - n0;
+        ptr[i] = w;
+        if (tsgs__sparse(from)) {
+            for (size_t j = from->ptr[r]; j < from->ptr[r + 1]; j++) {
+                col[w] = from->col[j];
+                val[w++] = from->val[j];
+            }
+        } else {
+            const float *row = from->x + r * from->d;
+            for (size_t k = 0; k < from->d; k++)
+                if (row[k] != 0.0f) {
+                    col[w] = (uint32_t)k;
+                    val[w++] = row[k];
+                }
+        }
+        y[i] = i < n0 ? dst->y[i] : TSGS_UNLABELED;
+    }
+    ptr[n] = w;
+    /* src may be dst: everything was read before anything is freed */
+    if (dst->map)
+        munmap(dst->map, dst->map_len);
+    else if (!dst->x_borrowed)
+        free(dst->x);
+    free(dst->ptr);
+    free(dst->col);
+    free(dst->val);
+    free(dst->y);
+    dst->x = NULL;
+    dst->map = NULL;
+    dst->map_len = 0;
+    dst->x_borrowed = 0;
+    dst->ptr = ptr;
+    dst->col = col;
+    dst->val = val;
+    dst->y = y;
+    dst->n = dst->cap = n;
+    dst->d = d;
     return TSGS_OK;
 }
 
@@ -200,6 +383,8 @@ tsgs_status tsgs_dataset_append_unlabeled(tsgs_dataset *dst,
         return TSGS__NOMEM(err);
     /* borrowed or mapped rows cannot grow: copy them (src may be dst: it
      * sees the copy too) */
+    if (tsgs__sparse(dst) || tsgs__sparse(src))
+        return append_sparse(dst, src, err);
     tsgs_status st = own_rows(dst, err);
     if (st != TSGS_OK)
         return st;
@@ -379,4 +564,52 @@ fail:
     free(quota);
     free(ideal);
     return st;
+}
+
+tsgs_status tsgs_dataset_select(const tsgs_dataset *ds, const size_t *rows,
+                                size_t n, tsgs_dataset **out,
+                                tsgs_error *err)
+{
+    if (!ds || !out || (!rows && n > 0))
+        return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
+                          "tsgs_dataset_select: NULL argument");
+    for (size_t i = 0; i < n; i++)
+        if (rows[i] >= ds->n)
+            return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
+                              "tsgs_dataset_select: row %zu of %zu rows",
+                              rows[i], ds->n);
+    tsgs_status st;
+    if (!tsgs__sparse(ds)) {
+        tsgs_dataset *sub = NULL;
+        if ((st = tsgs__dataset_new(ds->d, n, &sub, err)) != TSGS_OK)
+            return st;
+        for (size_t i = 0; i < n; i++) {
+            memcpy(sub->x + i * ds->d, ds->x + rows[i] * ds->d,
+                   sizeof(float) * ds->d);
+            sub->y[i] = ds->y[rows[i]];
+        }
+        sub->n = n;
+        *out = sub;
+        return TSGS_OK;
+    }
+    size_t nz = 0;
+    for (size_t i = 0; i < n; i++)
+        nz += ds->ptr[rows[i] + 1] - ds->ptr[rows[i]];
+    size_t *ptr = malloc(sizeof(size_t) * (n + 1));
+    uint32_t *col = malloc(sizeof(uint32_t) * (nz ? nz : 1));
+    float *val = malloc(sizeof(float) * (nz ? nz : 1));
+    double *y = malloc(sizeof(double) * (n ? n : 1));
+    if (ptr && col && val && y) {
+        size_t w = 0;
+        for (size_t i = 0; i < n; i++) {
+            size_t a = ds->ptr[rows[i]], b = ds->ptr[rows[i] + 1];
+            ptr[i] = w;
+            memcpy(col + w, ds->col + a, sizeof(uint32_t) * (b - a));
+            memcpy(val + w, ds->val + a, sizeof(float) * (b - a));
+            w += b - a;
+            y[i] = ds->y[rows[i]];
+        }
+        ptr[n] = w;
+    }
+    return tsgs__dataset_from_csr(n, ds->d, ptr, col, val, y, out, err);
 }

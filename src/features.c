@@ -30,6 +30,60 @@ static float direction_phase(const tsgs__fspec *fs, long block, long j)
     return (float)(2.0 * TSGS__PI * tsgs__u01(r.v[0], r.v[1]));
 }
 
+float tsgs__direction_phase(const tsgs__fspec *fs, long block, long j)
+{
+    return direction_phase(fs, block, j);
+}
+
+/* Coordinates 2h and 2h + 1 of iid direction j of block b: one Philox
+ * draw gives both, so that any coordinate can be made alone (sparse
+ * rows) with the bits the whole direction has. */
+static inline void coordinate_pair(const tsgs__fspec *fs, uint32_t b,
+                                   uint32_t j, uint32_t h, double gauss_sd,
+                                   double *z0, double *z1)
+{
+    tsgs__u32x4 r = tsgs__philox(fs->seed, b, j, h, TSGS__STREAM_OMEGA);
+    if (fs->kernel == TSGS_KERNEL_RBF) {
+        tsgs__normal_pair(r, z0, z1);
+        *z0 *= gauss_sd;
+        *z1 *= gauss_sd;
+    } else {
+        *z0 = fs->sigma * tan(TSGS__PI * (tsgs__u01(r.v[0], r.v[1]) - 0.5));
+        *z1 = fs->sigma * tan(TSGS__PI * (tsgs__u01(r.v[2], r.v[3]) - 0.5));
+    }
+}
+
+double tsgs__omega_unit(const tsgs__fspec *fs, long block, long j, size_t k)
+{
+    const uint32_t h = (uint32_t)(k / 2);
+    tsgs__u32x4 r = tsgs__philox(fs->seed, (uint32_t)block, (uint32_t)j, h,
+                                 TSGS__STREAM_OMEGA);
+    const int odd = (int)(k & 1);
+    if (fs->kernel == TSGS_KERNEL_RBF) {
+        /* tsgs__normal_pair's expressions, the one half that is needed */
+        double u1 = tsgs__u01(r.v[0], r.v[1]);
+        double u2 = tsgs__u01(r.v[2], r.v[3]);
+        double rad = sqrt(-2.0 * log(u1));
+        double ang = 2.0 * TSGS__PI * u2;
+        return odd ? rad * sin(ang) : rad * cos(ang);
+    }
+    double u = odd ? tsgs__u01(r.v[2], r.v[3]) : tsgs__u01(r.v[0], r.v[1]);
+    return tan(TSGS__PI * (u - 0.5));
+}
+
+float tsgs__omega_scaled(const tsgs__fspec *fs, double unit)
+{
+    /* coordinate_pair's products, so that the coordinate is its bits */
+    if (fs->kernel == TSGS_KERNEL_RBF)
+        return (float)(unit * sqrt(2.0 * fs->sigma));
+    return (float)(fs->sigma * unit);
+}
+
+float tsgs__omega_coord(const tsgs__fspec *fs, long block, long j, size_t k)
+{
+    return tsgs__omega_scaled(fs, tsgs__omega_unit(fs, block, j, k));
+}
+
 /* Direction j of block b, iid, into omega[0], omega[stride], ... (stride
  * TSGS__LANES writes a packed panel's lane in place). */
 static void direction_strided(const tsgs__fspec *fs, long block, long j,
@@ -38,17 +92,8 @@ static void direction_strided(const tsgs__fspec *fs, long block, long j,
     const uint32_t b = (uint32_t)block, jj = (uint32_t)j;
     const double gauss_sd = sqrt(2.0 * fs->sigma);
     for (size_t k = 0; k < fs->d; k += 2) {
-        tsgs__u32x4 r = tsgs__philox(fs->seed, b, jj, (uint32_t)(k / 2),
-                                     TSGS__STREAM_OMEGA);
         double z0, z1;
-        if (fs->kernel == TSGS_KERNEL_RBF) {
-            tsgs__normal_pair(r, &z0, &z1);
-            z0 *= gauss_sd;
-            z1 *= gauss_sd;
-        } else {
-            z0 = fs->sigma * tan(TSGS__PI * (tsgs__u01(r.v[0], r.v[1]) - 0.5));
-            z1 = fs->sigma * tan(TSGS__PI * (tsgs__u01(r.v[2], r.v[3]) - 0.5));
-        }
+        coordinate_pair(fs, b, jj, (uint32_t)(k / 2), gauss_sd, &z0, &z1);
         omega[k * stride] = (float)z0;
         if (k + 1 < fs->d)
             omega[(k + 1) * stride] = (float)z1;

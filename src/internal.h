@@ -33,7 +33,7 @@ struct tsgs_dataset {
     size_t n;   /* rows */
     size_t d;   /* features per row */
     size_t cap; /* rows allocated */
-    float *x;   /* n * d, row-major */
+    float *x;   /* n * d, row-major; NULL when the rows are sparse */
     double *y;  /* n raw labels, NaN = unlabeled */
     int x_borrowed; /* x is the caller's (tsgs_dataset_wrap_dense): never
                        freed or written; copied before a change */
@@ -41,7 +41,35 @@ struct tsgs_dataset {
      * (munmap'ed, not freed); NULL when x is malloc'ed. */
     void *map;
     size_t map_len;
+    /* Sparse rows (CSR), when x is NULL: row i's non-zeros are columns
+     * col[ptr[i] .. ptr[i + 1]) (0-based, ascending) with values val[..];
+     * memory grows with the non-zeros, not with n * d. */
+    size_t *ptr;   /* n + 1 */
+    uint32_t *col;
+    float *val;
 };
+
+/* Whether ds's rows are stored sparse (CSR). */
+static inline int tsgs__sparse(const tsgs_dataset *ds) { return !ds->x; }
+/* Non-zero entries of ds (dense rows: counted). */
+size_t tsgs__dataset_nnz(const tsgs_dataset *ds);
+/* A dataset of n rows of dimension d that takes over CSR arrays (ptr of
+ * n + 1, col and val of ptr[n]) and labels y (n); on failure they are
+ * freed. */
+tsgs_status tsgs__dataset_from_csr(size_t n, size_t d, size_t *ptr,
+                                   uint32_t *col, float *val, double *y,
+                                   tsgs_dataset **out, tsgs_error *err);
+/* Row i of ds as d dense floats into out (sparse rows: zeros filled). */
+void tsgs__row_dense(const tsgs_dataset *ds, size_t i, float *out);
+/* Whether rows stored as dense floats (n x d) are worth it: the LIBSVM
+ * reader keeps rows sparse when they are wide and mostly zeros, dense
+ * otherwise (so that dense data reads and trains as it always did). */
+int tsgs__keep_dense(size_t n, size_t d, size_t nnz);
+/* ds's rows made dense in place, when they are sparse and n x d floats
+ * take at most max_bytes; else TSGS_ERR_UNSUPPORTED naming `who` (the
+ * solver or step that needs dense rows) and what to do. */
+tsgs_status tsgs__dataset_densify(tsgs_dataset *ds, double max_bytes,
+                                  const char *who, tsgs_error *err);
 
 /* ----------------------------------------------------------- reader.c */
 
@@ -68,20 +96,34 @@ tsgs_status tsgs__dataset_new(size_t d, size_t cap, tsgs_dataset **out,
 
 /* ----------------------------------------------------------- scaler.c */
 
-/* Feature scaling fitted on training rows: x' = (x - shift) * mul. */
+/* Feature scaling fitted on training rows: x' = (x - shift) * mul.
+ * MAXABS keeps zeros zero (shift 0) and stores only the columns whose
+ * multiplier is not 1, so that a sparse model's scaler grows with the
+ * columns that occur, not with d. */
 typedef struct {
     tsgs_scaling kind;
     size_t d;
-    double *shift; /* d */
-    double *mul;   /* d */
+    double *shift; /* d (ZSCORE, MINMAX) */
+    double *mul;   /* d (ZSCORE, MINMAX) */
+    size_t nsc;    /* MAXABS: columns scol[0 .. nsc) (ascending, 0-based) */
+    uint32_t *scol;
+    double *smul;  /* and their multipliers 1 / max |x| */
 } tsgs__scaler;
 
 /* The class kind's largest stretch of a z-scored feature, and the labeled
  * rows every class needs for any stretch (scaler.c). */
 #define TSGS__CLASS_STRETCH_MAX 4.0
 #define TSGS__CLASS_MIN_ROWS 10
+
+/* MAXABS: the multiplier of column k (1 when it is not listed). */
+double tsgs__scaler_mul(const tsgs__scaler *s, size_t k);
+
+/* Sparse rows are fitted MAXABS whatever kind asks (other kinds would
+ * make them dense), NONE excepted. */
 tsgs_status tsgs__scaler_fit(const tsgs_dataset *ds, tsgs_scaling kind,
                              tsgs__scaler *out, tsgs_error *err);
+/* Whether s maps zeros to zeros (NONE, MAXABS): sparse rows stay sparse. */
+int tsgs__scaler_keeps_zeros(const tsgs__scaler *s);
 void tsgs__scaler_clear(tsgs__scaler *s);
 /* Writes the scaled copy of a d-float row (padding with 0 when the row is
  * narrower than the scaler, i.e. d_row < s->d). kind NONE copies. */
@@ -92,6 +134,53 @@ void tsgs__scaler_apply(const tsgs__scaler *s, const float *row,
  * rows), so a typical pair of rows has k = exp(-1). */
 tsgs_status tsgs__spread_sigma(const tsgs_dataset *ds, const tsgs__scaler *sc,
                                double *sigma, tsgs_error *err);
+
+/* ------------------------------------------------------------- rows.c */
+
+/* Scaled rows as the kernel reads them: dense (x: n x d floats) or sparse
+ * (x NULL; CSR as in tsgs_dataset). A buffer that owns its arrays (the
+ * gather functions grow it) or a view into another's. */
+typedef struct {
+    size_t n, d;
+    float *x;
+    size_t *ptr;   /* n + 1 */
+    uint32_t *col;
+    float *val;
+    size_t cap_rows, cap_nnz; /* allocated, for a buffer */
+} tsgs__rows;
+
+/* Dense rows X (n x d) as a view. */
+tsgs__rows tsgs__rows_dense(const float *X, size_t n, size_t d);
+/* Rows [i0, i0 + n) of R as a view. */
+tsgs__rows tsgs__rows_sub(const tsgs__rows *R, size_t i0, size_t n);
+/* Whether rows gathered from ds through scaler sc are sparse: ds's rows
+ * are, and sc keeps zeros zero. */
+int tsgs__rows_sparse_for(const tsgs_dataset *ds, const tsgs__scaler *sc);
+/* An empty buffer for up to cap rows of ds's dimension gathered through
+ * sc (sparse or dense as tsgs__rows_sparse_for says). -1: out of memory. */
+int tsgs__rows_init(tsgs__rows *R, const tsgs_dataset *ds,
+                    const tsgs__scaler *sc, size_t cap);
+/* A dense buffer whatever the dataset's storage, and a sparse one. */
+int tsgs__rows_init_dense(tsgs__rows *R, size_t d, size_t cap);
+int tsgs__rows_init_sparse(tsgs__rows *R, size_t d, size_t cap);
+void tsgs__rows_free(tsgs__rows *R);
+/* R = the rows idx[0 .. n) of ds (idx NULL: rows 0 .. n - 1) scaled by
+ * sc; R was set up by tsgs__rows_init with room for n rows (non-zeros are
+ * grown as needed). -1: out of memory. */
+int tsgs__rows_gather(tsgs__rows *R, const tsgs_dataset *ds,
+                      const tsgs__scaler *sc, const size_t *idx, size_t n);
+/* The same by a team (every thread calls it; ends with a barrier);
+ * *failed (shared) is set when out of memory. */
+void tsgs__rows_gather_team(tsgs__rows *R, const tsgs_dataset *ds,
+                            const tsgs__scaler *sc, const size_t *idx,
+                            size_t n, int *failed);
+/* Copies rows idx[0 .. n) of S into R (set up for S's kind); -1: out of
+ * memory. */
+int tsgs__rows_copy(tsgs__rows *R, const tsgs__rows *S, const size_t *idx,
+                    size_t n);
+/* Squared distance between row a of A and row b of B. */
+double tsgs__rows_sqdist(const tsgs__rows *A, size_t a, const tsgs__rows *B,
+                         size_t b);
 
 /* --------------------------------------------------------- affinity.c */
 
@@ -204,6 +293,16 @@ long tsgs__blocks_for(const tsgs_params *p, long features);
  * out of memory (an orthogonal group needs group x d doubles). */
 int tsgs__direction(const tsgs__fspec *fs, long block, long j, float *omega,
                     float *phase);
+/* Coordinate k of iid direction j of block b alone (sparse rows): the
+ * value tsgs__direction gives there. */
+float tsgs__omega_coord(const tsgs__fspec *fs, long block, long j, size_t k);
+/* The same in two parts: the draw, which does not depend on sigma, and
+ * the coordinate it gives under fs's sigma (bits equal to
+ * tsgs__omega_coord): one draw serves a grid of sigmas. */
+double tsgs__omega_unit(const tsgs__fspec *fs, long block, long j, size_t k);
+float tsgs__omega_scaled(const tsgs__fspec *fs, double unit);
+/* The phase of direction j of block b (0 for PAIR). */
+float tsgs__direction_phase(const tsgs__fspec *fs, long block, long j);
 /* Directions [g0, g0 + count) (global index g = block * dirs + j), packed
  * in groups of TSGS__LANES: panel[grp][k][lane], phase[grp * LANES + lane];
  * lanes past `count` are zero. 0, or -1 when out of memory. */
@@ -278,6 +377,140 @@ void tsgs__sincos_f(const float *x, size_t n, float *s, float *c);
 /* cos alone, as the kernel computes it for COS features. */
 void tsgs__cos_f(const float *x, size_t n, float *c);
 
+/* ---------------------------------------------- core: kernel_sparse.c */
+
+/* The random features of sparse rows, from their non-zeros: w . x is a
+ * sum over the row's columns, and omega's coordinate k of direction g is
+ * made alone (tsgs__omega_coord), so iid directions only (orthogonal
+ * groups need whole d-vectors). The values are the dense kernel's for the
+ * same row within float rounding (the sums' order differs). */
+
+/* Directions kept for a fixed set of columns (the most frequent ones of
+ * the training rows, as many as a memory budget holds): column cols[s]'s
+ * directions [0, filled) at W + s * stride. Others are regenerated. */
+typedef struct tsgs__colcache {
+    size_t ncols;
+    uint32_t *cols;  /* ascending */
+    long stride;     /* directions room per column */
+    long filled;     /* directions [0, filled) are in W */
+    float *W;
+    uint32_t *hslot; /* column -> slot table (UINT32_MAX: empty) */
+    uint32_t hmask;  /* its size - 1 */
+} tsgs__colcache;
+
+/* A cache for the columns of ds's rows, most frequent first, for up to
+ * max_dirs directions each, within `bytes`; *out = NULL when not one
+ * column fits (or ds is dense). */
+tsgs_status tsgs__colcache_new(const tsgs_dataset *ds, long max_dirs,
+                               double bytes, tsgs__colcache **out,
+                               tsgs_error *err);
+/* Generates directions [filled, ndirs) of fs for every cached column
+ * (ndirs <= stride), on `threads` threads. */
+/* The same for the columns of sparse rows R (NULL for dense rows). */
+tsgs_status tsgs__colcache_for_rows(const tsgs__rows *R, long max_dirs,
+                                    double bytes, tsgs__colcache **out,
+                                    tsgs_error *err);
+void tsgs__colcache_fill(tsgs__colcache *cc, const tsgs__fspec *fs,
+                         long ndirs, int threads);
+/* The draws (tsgs__omega_unit) of directions [0, ndirs) of fs at cc's
+ * columns, laid out as cc->W (ndirs <= cc->stride): *out, malloc'ed. */
+tsgs_status tsgs__colcache_units(const tsgs__colcache *cc,
+                                 const tsgs__fspec *fs, long ndirs,
+                                 int threads, double **out, tsgs_error *err);
+/* A cache of cc's columns holding directions [0, ndirs) of fs made from
+ * those draws (fs's sigma may differ from the one cc was made for). */
+tsgs_status tsgs__colcache_scaled(const tsgs__colcache *cc,
+                                  const double *units, const tsgs__fspec *fs,
+                                  long ndirs, tsgs__colcache **out,
+                                  tsgs_error *err);
+void tsgs__colcache_free(tsgs__colcache *cc);
+
+/* tsgs__eval_sums of sparse rows R (R->x NULL): out[i] = sum_g ac[g]
+ * cos(w_g . x_i + b_g) + as[g] sin(w_g . x_i), g < v->ndirs (v->panel is
+ * not used); cc may be NULL. Fixed summation order: the same on any
+ * thread count. */
+tsgs_status tsgs__sparse_sums(const tsgs__fview *v, const tsgs__colcache *cc,
+                              const tsgs__rows *R, int threads, double *out,
+                              tsgs_error *err);
+/* The same by a team (as tsgs__eval_sums_team; part: tsgs__sums_scratch
+ * (v->ndirs, R->n) doubles). Returns once out is complete. */
+void tsgs__sparse_sums_team(const tsgs__fview *v, const tsgs__colcache *cc,
+                            const tsgs__rows *R, double *part, double *out,
+                            int *failed);
+/* Features of sparse rows on directions [g0, g0 + count) of fs:
+ * cosv[i * width + j] (and sinv, when not NULL) for j < count rounded up
+ * to whole TSGS__LANES groups (lanes past count as a zero direction
+ * gives). Team version: no barrier at the end. */
+void tsgs__sparse_features_team(const tsgs__fspec *fs,
+                                const tsgs__colcache *cc, long g0,
+                                long count, const tsgs__rows *R,
+                                size_t width, float *cosv, float *sinv,
+                                int *failed);
+tsgs_status tsgs__sparse_features(const tsgs__fspec *fs,
+                                  const tsgs__colcache *cc, long g0,
+                                  long count, const tsgs__rows *R,
+                                  size_t width, int threads, float *cosv,
+                                  float *sinv, tsgs_error *err);
+/* tsgs__eval_sums of rows R whatever their storage. */
+tsgs_status tsgs__rows_eval_sums(const tsgs__fview *v,
+                                 const tsgs__colcache *cc,
+                                 const tsgs__rows *R, int threads,
+                                 double *out, tsgs_error *err);
+void tsgs__rows_eval_sums_team(const tsgs__fview *v,
+                               const tsgs__colcache *cc, const tsgs__rows *R,
+                               double *part, tsgs__kernel_ws *ws, double *out,
+                               int *failed);
+/* The sparse kernel's direction chunk: a sum over directions adds each
+ * chunk's partial sum in turn (featcache.c follows the same order). */
+#define TSGS__SPARSE_DIR_CHUNK 256
+/* Bytes at most of the column cache that features of a set of sparse
+ * rows (the grid's, the safe solver's) make for themselves. */
+#define TSGS__SPARSE_ROWS_CACHE (16.0 * 1048576.0)
+
+/* -------------------------------------------------- core: featcache.c */
+
+/* Features of a fixed set of sparse rows (a run's unlabeled rows) on the
+ * directions made so far, kept across steps: row i's cos on direction g at
+ * cv[i * stride + g] (sin: sv, PAIR features), for g < filled. */
+typedef struct tsgs__featcache {
+    size_t n;           /* rows */
+    long cap;           /* directions it can hold */
+    long stride;        /* floats per row (cap, padded) */
+    long filled;        /* directions [0, filled) computed */
+    float *cv, *sv;     /* sv NULL for COS features */
+    uint32_t *slot;     /* dataset row -> its row here; UINT32_MAX: none */
+    tsgs__rows R;       /* the rows, scaled: new directions are made on them */
+} tsgs__featcache;
+
+/* Bytes of a cache of n rows for max_dirs directions. */
+double tsgs__featcache_bytes(size_t n, long max_dirs, int pair);
+/* A cache of ds's rows rows[0 .. n) scaled by sc, for up to max_dirs
+ * directions; *out = NULL (and TSGS_OK) when it needs more than `bytes`
+ * or the rows are not sparse. */
+tsgs_status tsgs__featcache_new(const tsgs_dataset *ds,
+                                const tsgs__scaler *sc, const size_t *rows,
+                                size_t n, long max_dirs, int pair,
+                                double bytes, tsgs__featcache **out,
+                                tsgs_error *err);
+void tsgs__featcache_free(tsgs__featcache *fc);
+/* Team: the features of directions [filled, ndirs) of fs (ndirs <= cap),
+ * through the column cache cc (may be NULL); ends with a barrier. */
+void tsgs__featcache_fill_team(tsgs__featcache *fc, const tsgs__fspec *fs,
+                               const tsgs__colcache *cc, long ndirs,
+                               int *failed);
+/* Team, no barrier: out[i] = tsgs__sparse_sums' value for dataset row
+ * rows[i] (cached, v->ndirs <= filled), in the same order. */
+void tsgs__featcache_sums_team(const tsgs__featcache *fc,
+                               const tsgs__fview *v, const size_t *rows,
+                               size_t n, double *out);
+/* Team, no barrier: cached features of directions [g0, g0 + count) of
+ * dataset rows rows[0 .. n) into cosv / sinv (sinv may be NULL), rows
+ * width apart. */
+void tsgs__featcache_block_team(const tsgs__featcache *fc,
+                                const size_t *rows, size_t n, long g0,
+                                long count, size_t width, float *cosv,
+                                float *sinv);
+
 /* ------------------------------------------------------- core: loss.c */
 
 /* Subgradient of the hinge max(0, 1 - y r) with respect to r. */
@@ -313,6 +546,9 @@ struct tsgs_model {
     float *panel, *phase;
     long cached_dirs, cap_cached_dirs;
     int cache_enabled;
+    /* sparse training rows: directions of their most frequent columns
+     * (not saved; NULL otherwise), kept up to the model's directions */
+    struct tsgs__colcache *cc;
     struct tsgs__bs3vm *bs3vm; /* bs3vm: its support vectors, else NULL */
     char note[256];     /* what training chose, in words (not saved) */
     /* Platt scaling (probability.c): P(+1 | f) = 1 / (1 + exp(A f + B)) */
@@ -359,6 +595,12 @@ void tsgs__model_fold_scale(tsgs_model *m);
 tsgs_status tsgs__model_decision(const tsgs_model *m, const float *X,
                                  size_t n, int threads, double *out,
                                  tsgs_error *err);
+/* The same for scaled rows of any storage; cc: a column cache for sparse
+ * rows (NULL: m's own, if any). */
+tsgs_status tsgs__model_decision_rows(const tsgs_model *m,
+                                      const struct tsgs__colcache *cc,
+                                      const tsgs__rows *R, int threads,
+                                      double *out, tsgs_error *err);
 
 /* -------------------------------------------------------- core: train.c */
 
@@ -457,8 +699,9 @@ double tsgs__platt_prob(double a, double b, double f);
  * rows XL (nl x d, scaled) with classes yl, over the first `blocks` blocks
  * of m's random features: m gets those blocks, their coefficients (scale
  * folded to 1) and the bias. */
-tsgs_status tsgs__warm_start(tsgs_model *m, long blocks, const float *XL,
-                             const double *yl, size_t nl, double c_lib,
+tsgs_status tsgs__warm_start(tsgs_model *m, long blocks,
+                             const tsgs__rows *XL, const double *yl,
+                             size_t nl, double c_lib,
                              uint64_t seed, int threads, tsgs_error *err);
 
 /* ---------------------------------------------------- solvers/bs3vm.c */

@@ -17,6 +17,52 @@ static double panel_directions(const tsgs_params *p, const tsgs__fspec *fs,
     return ceil(dirs / TSGS__LANES) * TSGS__LANES;
 }
 
+/* Sparse rows: nothing is d-wide. The column cache (at most cache-mb,
+ * and no more than the columns that occur can fill), the scaled rows
+ * gathered (by their non-zeros) and the sort copies of the column indices
+ * (scaler, cache), 8 bytes per non-zero. */
+static double sparse_memory(const tsgs_dataset *ds, const tsgs_params *p,
+                            double nl, double nu)
+{
+    const double nnz = (double)tsgs__dataset_nnz(ds);
+    const double per_row = ds->n ? nnz / (double)ds->n : 0.0;
+    const tsgs__fspec fs = tsgs__fspec_of(p, ds->d);
+    const long budget = p->max_features == 0
+                            ? tsgs_train_steps(ds, p) * p->block_size
+                            : tsgs__default_features(p, ds->n);
+    const double dirs = panel_directions(p, &fs, budget);
+    const double cols = fmin((double)ds->d, nnz);
+    const double budget_bytes = p->cache_mb * 1048576.0;
+    double total = fmin(budget_bytes, cols * dirs * sizeof(float));
+    double rows = nl;
+    if (p->solver == TSGS_SOLVER_SAFE) {
+        rows += p->unlabeled_sample > 0 && nu > (double)p->unlabeled_sample
+                    ? (double)p->unlabeled_sample : nu;
+    } else {
+        rows += 2.0 * (double)p->batch_unlabeled + (double)p->batch_labeled;
+        /* tsg: every row's features (featcache.c) when they fit in what
+         * the column cache leaves, and the rows they are made from */
+        const int semi = p->solver != TSGS_SOLVER_DSG &&
+                         p->solver != TSGS_SOLVER_CDSG;
+        const double fc = semi ? tsgs__featcache_bytes(
+                                     (size_t)(nl + nu), (long)dirs,
+                                     fs.map == TSGS_FEATURES_PAIR)
+                               : 0.0;
+        if (semi && fc <= budget_bytes - total) {
+            total += fc + 4.0 * (double)ds->n;
+            rows += nl + nu;
+        }
+    }
+    total += rows * per_row * (sizeof(float) + sizeof(uint32_t));
+    total += 8.0 * nnz;
+    /* the grid's draws of its rows' columns and a column cache for a sigma
+     * on each of two threads (model_select.c), when C or sigma is chosen */
+    if (p->c <= 0.0 || p->sigma <= 0.0)
+        total += fmin(4.0 * TSGS__SPARSE_ROWS_CACHE,
+                      fmin(nl, 1000.0) * per_row * dirs * 16.0);
+    return total;
+}
+
 tsgs_status tsgs_train_memory(const tsgs_dataset *ds, const tsgs_params *p,
                               double *bytes, tsgs_error *err)
 {
@@ -35,6 +81,11 @@ tsgs_status tsgs_train_memory(const tsgs_dataset *ds, const tsgs_params *p,
         double bu = p->budget_unlabeled > 0 ? (double)p->budget_unlabeled
                                             : ceil(0.2 * nu);
         *bytes = (fmin(bl, nl) + fmin(bu, nu)) * d * f4;
+        return TSGS_OK;
+    }
+    if (tsgs__sparse(ds) && p->solver != TSGS_SOLVER_FRS &&
+        p->directions != TSGS_DIRECTIONS_ORTHOGONAL) {
+        *bytes = sparse_memory(ds, p, nl, nu);
         return TSGS_OK;
     }
     /* the grid's (and the safe solver's) feature panel over the first

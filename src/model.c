@@ -71,6 +71,7 @@ void tsgs_model_free(tsgs_model *m)
     free(m->as);
     free(m->panel);
     free(m->phase);
+    tsgs__colcache_free(m->cc);
     tsgs__bs3vm_free(m->bs3vm);
     tsgs__scaler_clear(&m->scaler);
     for (int k = 0; k < m->nclass && m->ovr; k++)
@@ -93,6 +94,8 @@ tsgs_status tsgs__model_add_block(tsgs_model *m, tsgs_error *err)
 
 tsgs_status tsgs__model_cache_sync(tsgs_model *m, tsgs_error *err)
 {
+    /* the sparse rows' column cache (serial: called once per block) */
+    tsgs__colcache_fill(m->cc, &m->fs, m->nblocks * m->fs.dirs, 1);
     if (!m->cache_enabled)
         return TSGS_OK;
     long ndirs = m->nblocks * m->fs.dirs;
@@ -219,7 +222,38 @@ tsgs_status tsgs__model_decision(const tsgs_model *m, const float *X,
     return TSGS_OK;
 }
 
+tsgs_status tsgs__model_decision_rows(const tsgs_model *m,
+                                      const tsgs__colcache *cc,
+                                      const tsgs__rows *R, int threads,
+                                      double *out, tsgs_error *err)
+{
+    if (R->x)
+        return tsgs__model_decision(m, R->x, R->n, threads, out, err);
+    if (m->bs3vm)
+        return tsgs__fail(err, TSGS_ERR_UNSUPPORTED, NULL, 0,
+                          "bs3vm models predict dense rows only");
+    tsgs__fview v = tsgs__model_view(m);
+    tsgs_status st = tsgs__sparse_sums(&v, cc ? cc : m->cc, R, threads, out,
+                                       err);
+    if (st != TSGS_OK)
+        return st;
+    const double k = m->scale * m->norm;
+    for (size_t i = 0; i < R->n; i++)
+        out[i] = k * out[i] + m->bias;
+    return TSGS_OK;
+}
+
 #define PREDICT_CHUNK 16384 /* rows scaled into a buffer at a time */
+
+/* buf = ds's rows [i0, i0 + n), scaled (idx: n entries of scratch). */
+static int gather_range(tsgs__rows *buf, const tsgs_dataset *ds,
+                        const tsgs__scaler *sc, size_t *idx, size_t i0,
+                        size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        idx[i] = i0 + i;
+    return tsgs__rows_gather(buf, ds, sc, idx, n);
+}
 
 tsgs_status tsgs_predict(const tsgs_model *m, const tsgs_dataset *ds,
                          int threads, double *decision, tsgs_error *err)
@@ -240,19 +274,40 @@ tsgs_status tsgs_predict(const tsgs_model *m, const tsgs_dataset *ds,
                           ds->d, m->d);
     int nt = tsgs__threads_resolve(threads > 0 ? threads : m->params.threads);
     size_t chunk = ds->n < PREDICT_CHUNK ? ds->n : PREDICT_CHUNK;
-    float *buf = malloc(sizeof(float) * (chunk ? chunk : 1) *
-                        (m->d ? m->d : 1));
-    if (!buf)
-        return TSGS__NOMEM(err);
+    tsgs__rows buf;
+    tsgs__colcache *cc = NULL;
     tsgs_status st = TSGS_OK;
+    /* sparse rows stay sparse for a model of iid directions; the others
+     * (orthogonal groups, support vectors) need them dense, a few at a
+     * time */
+    const int dense = m->fs.orthogonal || m->bs3vm;
+    if (tsgs__sparse(ds) && dense) {
+        size_t most = ((size_t)1 << 26) / (m->d ? m->d : 1);
+        chunk = chunk < most ? chunk : most ? most : 1;
+    }
+    if (dense ? tsgs__rows_init_dense(&buf, m->d, chunk)
+              : tsgs__rows_init(&buf, ds, &m->scaler, chunk))
+        return TSGS__NOMEM(err);
+    /* sparse rows: the directions of their most frequent columns made
+     * once for every chunk, within the model's cache budget */
+    if (!buf.x && !m->bs3vm &&
+        (st = tsgs__colcache_new(ds, tsgs__model_dirs(m),
+                                 m->params.cache_mb * 1048576.0, &cc,
+                                 err)) == TSGS_OK)
+        tsgs__colcache_fill(cc, &m->fs, m->nblocks * m->fs.dirs, nt);
     for (size_t i0 = 0; i0 < ds->n && st == TSGS_OK; i0 += chunk) {
         size_t n = ds->n - i0 < chunk ? ds->n - i0 : chunk;
-        for (size_t i = 0; i < n; i++)
-            tsgs__scaler_apply(&m->scaler, ds->x + (i0 + i) * ds->d, ds->d,
-                               buf + i * m->d);
-        st = tsgs__model_decision(m, buf, n, nt, decision + i0, err);
+        size_t *idx = malloc(sizeof(size_t) * n);
+        if (!idx || gather_range(&buf, ds, &m->scaler, idx, i0, n)) {
+            free(idx);
+            st = TSGS__NOMEM(err);
+            break;
+        }
+        free(idx);
+        st = tsgs__model_decision_rows(m, cc, &buf, nt, decision + i0, err);
     }
-    free(buf);
+    tsgs__colcache_free(cc);
+    tsgs__rows_free(&buf);
     return st;
 }
 

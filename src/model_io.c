@@ -23,9 +23,11 @@ static void put_double(FILE *f, double v) { fprintf(f, "%.17g", v); }
 
 static const char *scaling_name(tsgs_scaling s)
 {
-    return s == TSGS_SCALE_ZSCORE ? "zscore"
+    return s == TSGS_SCALE_ZSCORE   ? "zscore"
            : s == TSGS_SCALE_MINMAX ? "minmax"
-           : s == TSGS_SCALE_CLASS ? "class" : "none";
+           : s == TSGS_SCALE_CLASS  ? "class"
+           : s == TSGS_SCALE_MAXABS ? "maxabs"
+                                    : "none";
 }
 
 static void write_model(FILE *f, const tsgs_model *m)
@@ -58,7 +60,15 @@ static void write_model(FILE *f, const tsgs_model *m)
         put_double(f, m->prob_b);
     }
     fprintf(f, "\nscaler %s\n", scaling_name(m->scaler.kind));
-    if (m->scaler.kind != TSGS_SCALE_NONE) {
+    if (m->scaler.kind == TSGS_SCALE_MAXABS) {
+        /* the columns whose multiplier is not 1: "count col:mul ..." */
+        fprintf(f, "scaler-maxabs %zu", m->scaler.nsc);
+        for (size_t j = 0; j < m->scaler.nsc; j++) {
+            fprintf(f, " %u:", m->scaler.scol[j] + 1u);
+            put_double(f, m->scaler.smul[j]);
+        }
+        fputc('\n', f);
+    } else if (m->scaler.kind != TSGS_SCALE_NONE) {
         fputs("scaler-shift", f);
         for (size_t k = 0; k < m->scaler.d; k++) {
             fputc(' ', f);
@@ -328,6 +338,54 @@ static int seen_before(char ***seen, size_t *n, const char *key, int *nomem)
     return 0;
 }
 
+/* "scaler-maxabs N c:m ..." (1-based ascending columns below d, finite
+ * positive multipliers). */
+static tsgs_status parse_maxabs(reader_t *r, const char *val, long d,
+                                size_t *n, uint32_t **cols, double **muls,
+                                tsgs_error *err)
+{
+    char *end;
+    if (d < 0)
+        return tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
+                          "scaler-maxabs before features-in");
+    unsigned long long cnt = strtoull(val, &end, 10);
+    if (end == val || cnt > (unsigned long long)d)
+        return tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
+                          "scaler-maxabs: bad count");
+    free(*cols);
+    free(*muls);
+    *cols = malloc(sizeof(uint32_t) * (cnt ? cnt : 1));
+    *muls = malloc(sizeof(double) * (cnt ? cnt : 1));
+    if (!*cols || !*muls)
+        return TSGS__NOMEM(err);
+    const char *p = end;
+    for (size_t j = 0; j < cnt; j++) {
+        unsigned long long c = strtoull(p, &end, 10);
+        if (end == p || *end != ':' || c < 1 || c > (unsigned long long)d ||
+            (j > 0 && c <= (*cols)[j - 1] + 1ull))
+            return tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
+                              "scaler-maxabs: entry %zu: expected "
+                              "column:multiplier, columns ascending",
+                              j + 1);
+        p = end + 1;
+        double m = strtod(p, &end);
+        if (end == p || !isfinite(m) || !(m > 0.0))
+            return tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
+                              "scaler-maxabs: entry %zu: bad multiplier",
+                              j + 1);
+        p = end;
+        (*cols)[j] = (uint32_t)(c - 1);
+        (*muls)[j] = m;
+    }
+    while (*p == ' ' || *p == '\t' || *p == '\r')
+        p++;
+    if (*p)
+        return tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
+                          "scaler-maxabs: more entries than %llu", cnt);
+    *n = (size_t)cnt;
+    return TSGS_OK;
+}
+
 static tsgs_status parse_doubles(reader_t *r, const char *field,
                                  const char *s, double *v, size_t n,
                                  tsgs_error *err)
@@ -381,7 +439,9 @@ static tsgs_status load_binary(reader_t *r, int last, tsgs_model **out,
     double prob_ab[2] = {NAN, NAN};
     tsgs_scaling scaling = TSGS_SCALE_NONE;
     int have_scaling = 0;
-    double *shift = NULL, *mul = NULL;
+    double *shift = NULL, *mul = NULL, *smul = NULL;
+    uint32_t *scol = NULL;
+    size_t nsc = 0;
     char **seen = NULL;
     size_t nseen = 0;
 
@@ -466,11 +526,16 @@ static tsgs_status load_binary(reader_t *r, int last, tsgs_model **out,
                 scaling = TSGS_SCALE_CLASS;
             else if (strcmp(val, "none") == 0)
                 scaling = TSGS_SCALE_NONE;
+            else if (strcmp(val, "maxabs") == 0)
+                scaling = TSGS_SCALE_MAXABS;
             else {
                 st = tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
                                 "scaler: unknown kind \"%s\"", val);
                 goto fail;
             }
+        } else if (strcmp(key, "scaler-maxabs") == 0) {
+            if ((st = parse_maxabs(r, val, d, &nsc, &scol, &smul, err)))
+                goto fail;
         } else if (strcmp(key, "scaler-shift") == 0 ||
                    strcmp(key, "scaler-mul") == 0) {
             if (d < 0) {
@@ -524,7 +589,9 @@ static tsgs_status load_binary(reader_t *r, int last, tsgs_model **out,
     }
     if (d < 1 || blocks < 0 || isnan(scale) || isnan(bias) ||
         isnan(labels[0]) || !have_scaling ||
-        (scaling != TSGS_SCALE_NONE && (!shift || !mul))) {
+        (scaling == TSGS_SCALE_MAXABS && !scol) ||
+        (scaling != TSGS_SCALE_NONE && scaling != TSGS_SCALE_MAXABS &&
+         (!shift || !mul))) {
         st = tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
                         "header: missing one of features-in, blocks, "
                         "lazy-scale, bias, labels, scaler (and its "
@@ -565,6 +632,13 @@ static tsgs_status load_binary(reader_t *r, int last, tsgs_model **out,
     m->scaler.shift = shift;
     m->scaler.mul = mul;
     shift = mul = NULL;
+    if (scaling == TSGS_SCALE_MAXABS) {
+        m->scaler.nsc = nsc;
+        m->scaler.scol = scol;
+        m->scaler.smul = smul;
+        scol = NULL;
+        smul = NULL;
+    }
     if (nsv >= 0) {
         if ((st = tsgs__bs3vm_read(r->f, r->path, &r->line, nsv, (size_t)d,
                                    p.kernel, p.sigma, &m->bs3vm, err)))
@@ -626,6 +700,8 @@ fail:
     free(seen);
     free(shift);
     free(mul);
+    free(scol);
+    free(smul);
     tsgs_model_free(m);
     return st;
 }

@@ -54,16 +54,6 @@ void tsgs__stratified_folds(const double *y, size_t n, int k, uint64_t seed,
     }
 }
 
-static double sqdist(const float *a, const float *b, size_t d)
-{
-    double s = 0.0;
-    for (size_t k = 0; k < d; k++) {
-        double t = (double)a[k] - (double)b[k];
-        s += t * t;
-    }
-    return s;
-}
-
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -73,10 +63,11 @@ static int cmp_double(const void *a, const void *b)
 /* sigma0 = 1 / the median squared distance between rows of a seeded
  * sample of labeled and unlabeled rows: the kernel's scale then matches
  * the data's, whatever its units or dimension. */
-tsgs_status tsgs__median_sigma(const float *XA, size_t na, const float *XB,
-                               size_t nb, size_t d, uint64_t seed,
-                               double *sigma, tsgs_error *err)
+tsgs_status tsgs__median_sigma(const tsgs__rows *XA, const tsgs__rows *XB,
+                               size_t d, uint64_t seed, double *sigma,
+                               tsgs_error *err)
 {
+    const size_t na = XA->n, nb = XB->n;
     size_t n = na + nb;
     size_t m = n < MEDIAN_ROWS ? n : MEDIAN_ROWS;
     size_t *idx = malloc(sizeof(size_t) * (n ? n : 1));
@@ -92,12 +83,12 @@ tsgs_status tsgs__median_sigma(const float *XA, size_t na, const float *XB,
     tsgs__seeded_shuffle(idx, n, seed, 2);
     size_t k = 0;
     for (size_t a = 0; a < m; a++) {
-        const float *xa = idx[a] < na ? XA + idx[a] * d
-                                      : XB + (idx[a] - na) * d;
+        const tsgs__rows *A = idx[a] < na ? XA : XB;
+        const size_t ia = idx[a] < na ? idx[a] : idx[a] - na;
         for (size_t b = a + 1; b < m; b++) {
-            const float *xb = idx[b] < na ? XA + idx[b] * d
-                                          : XB + (idx[b] - na) * d;
-            double t = sqdist(xa, xb, d);
+            const tsgs__rows *B = idx[b] < na ? XA : XB;
+            const size_t ib = idx[b] < na ? idx[b] : idx[b] - na;
+            double t = tsgs__rows_sqdist(A, ia, B, ib);
             if (t > 0.0)
                 dist[k++] = t;
         }
@@ -114,46 +105,74 @@ tsgs_status tsgs__median_sigma(const float *XA, size_t na, const float *XB,
     return TSGS_OK;
 }
 
-/* The feature rows of X (n x d) under fs's first ndirs directions, scaled
- * so that phi(x) . phi(x') estimates k(x, x'): PAIR [cos | sin] / sqrt(m),
- * COS sqrt(2) cos / sqrt(m), m the directions. out: n x D floats. */
+/* Writes the scaled feature rows from the kernel's cos / sin values of m
+ * rows (W apart) into out (D apart). */
+static void put_features(const float *cv, const float *sv, size_t W,
+                         size_t m, size_t ndirs, size_t D, float k,
+                         float *out)
+{
+    for (size_t i = 0; i < m; i++) {
+        float *o = out + i * D;
+        for (size_t j = 0; j < ndirs; j++) {
+            o[j] = k * cv[i * W + j];
+            if (sv)
+                o[ndirs + j] = k * sv[i * W + j];
+        }
+    }
+}
+
+/* The column cache of tsgs__feature_rows on sparse rows, bytes at most
+ * (the grid holds its draws, twice that, and one such cache per sigma
+ * being evaluated: memory.c counts them). */
+#define FEATURE_ROWS_CACHE TSGS__SPARSE_ROWS_CACHE
+
 tsgs_status tsgs__feature_rows(const tsgs__fspec *fs, size_t ndirs,
-                               const float *X, size_t n, int threads,
-                               float *out, tsgs_error *err)
+                               const tsgs__rows *X, int threads,
+                               const tsgs__colcache *given, float *out,
+                               tsgs_error *err)
 {
     const long ngroups = (long)((ndirs + TSGS__LANES - 1) / TSGS__LANES);
-    const size_t W = (size_t)ngroups * TSGS__LANES;
+    const size_t W = (size_t)ngroups * TSGS__LANES, n = X->n;
     const int pair = fs->map == TSGS_FEATURES_PAIR;
     const size_t D = tsgs__feature_columns(fs, ndirs);
     const size_t chunk = 1024; /* rows per kernel call: bounded scratch */
-    float *panel = malloc(sizeof(float) * W * fs->d);
-    float *phase = malloc(sizeof(float) * W);
+    const int sparse = !X->x;
+    /* sparse rows make their directions per column: no d-wide panel */
+    float *panel = sparse ? NULL : malloc(sizeof(float) * W * fs->d);
+    float *phase = sparse ? NULL : malloc(sizeof(float) * W);
     float *cv = malloc(sizeof(float) * W * chunk);
     float *sv = malloc(sizeof(float) * W * chunk);
-    if (!panel || !phase || !cv || !sv) {
-        free(panel); free(phase); free(cv); free(sv);
-        return TSGS__NOMEM(err);
+    tsgs__colcache *cc = NULL;
+    tsgs_status st = TSGS_OK;
+    if ((!sparse && (!panel || !phase)) || !cv || !sv ||
+        (!sparse && tsgs__pack_directions(fs, 0, (long)ndirs, panel, phase))) {
+        st = TSGS__NOMEM(err);
+        goto done;
     }
-    if (tsgs__pack_directions(fs, 0, (long)ndirs, panel, phase)) {
-        free(panel); free(phase); free(cv); free(sv);
-        return TSGS__NOMEM(err);
-    }
+    /* sparse rows: each column's directions made once (the kernel's tasks
+     * of a few rows would each make their columns' again) */
+    if (sparse && !given &&
+        (st = tsgs__colcache_for_rows(X, (long)ndirs, FEATURE_ROWS_CACHE,
+                                      &cc, err)) != TSGS_OK)
+        goto done;
+    tsgs__colcache_fill(cc, fs, (long)ndirs, threads);
+    const tsgs__colcache *use = given ? given : cc;
     const float k = (float)((pair ? 1.0 : sqrt(2.0)) / sqrt((double)ndirs));
-    for (size_t i0 = 0; i0 < n; i0 += chunk) {
+    for (size_t i0 = 0; i0 < n && st == TSGS_OK; i0 += chunk) {
         size_t m = n - i0 < chunk ? n - i0 : chunk;
-        tsgs__eval_features(fs->d, panel, phase, ngroups, X + i0 * fs->d, m,
-                            threads, cv, pair ? sv : NULL);
-        for (size_t i = 0; i < m; i++) {
-            float *o = out + (i0 + i) * D;
-            for (size_t j = 0; j < ndirs; j++) {
-                o[j] = k * cv[i * W + j];
-                if (pair)
-                    o[ndirs + j] = k * sv[i * W + j];
-            }
-        }
+        tsgs__rows part = tsgs__rows_sub(X, i0, m);
+        if (sparse)
+            st = tsgs__sparse_features(fs, use, 0, (long)ndirs, &part, W,
+                                       threads, cv, pair ? sv : NULL, err);
+        else
+            tsgs__eval_features(fs->d, panel, phase, ngroups, part.x, m,
+                                threads, cv, pair ? sv : NULL);
+        put_features(cv, pair ? sv : NULL, W, m, ndirs, D, k, out + i0 * D);
     }
+done:
     free(panel); free(phase); free(cv); free(sv);
-    return TSGS_OK;
+    tsgs__colcache_free(cc);
+    return st;
 }
 
 /* Smoothed score of grid point (a, b): the mean over its 3 x 3
@@ -209,14 +228,25 @@ tsgs_status tsgs__select_grid(const tsgs__grid_job *g, tsgs__grid_choice *out,
     if (n < g->nl)
         tsgs__seeded_shuffle(rows, g->nl, g->seed, 3);
     /* the Gram matrix + 1 of the grid rows at each sigma */
-    float *Xg = malloc(sizeof(float) * n * g->d);
-    if (!Xg) {
+    tsgs__rows Xg;
+    int bad = g->XL->x ? tsgs__rows_init_dense(&Xg, g->d, n)
+                       : tsgs__rows_init_sparse(&Xg, g->d, n);
+    if (bad || tsgs__rows_copy(&Xg, g->XL, rows, n)) {
+        tsgs__rows_free(&Xg);
         free(rows); free(score); free(Ks);
         return TSGS__NOMEM(err);
     }
-    for (size_t i = 0; i < n; i++)
-        memcpy(Xg + i * g->d, g->XL + rows[i] * g->d, sizeof(float) * g->d);
-    int gram_ok = 1;
+    /* sparse rows: the draws of their columns' directions made once for
+     * every sigma (a sigma only scales them) */
+    tsgs__colcache *ucc = NULL;
+    double *units = NULL;
+    const int ready = tsgs__colcache_for_rows(&Xg, (long)g->ndirs,
+                                          FEATURE_ROWS_CACHE, &ucc,
+                                          err) == TSGS_OK &&
+                  (!ucc || tsgs__colcache_units(ucc, g->fs, (long)g->ndirs,
+                                                g->threads, &units,
+                                                err) == TSGS_OK);
+    int gram_ok = ready;
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(g->threads) schedule(dynamic, 1)
 #endif
@@ -226,7 +256,11 @@ tsgs_status tsgs__select_grid(const tsgs__grid_job *g, tsgs__grid_choice *out,
         float *Phi = malloc(sizeof(float) * n * g->D);
         float *K = Ks + (size_t)a * n * n;
         tsgs_error e;
-        if (!Phi || tsgs__feature_rows(&fs, g->ndirs, Xg, n, 1, Phi, &e)) {
+        tsgs__colcache *cc = NULL;
+        if (!ready || !Phi ||
+            (ucc && tsgs__colcache_scaled(ucc, units, &fs, (long)g->ndirs,
+                                          &cc, &e)) ||
+            tsgs__feature_rows(&fs, g->ndirs, &Xg, 1, cc, Phi, &e)) {
             gram_ok = 0;
         } else {
             for (size_t i = 0; i < n; i++)
@@ -236,8 +270,11 @@ tsgs_status tsgs__select_grid(const tsgs__grid_job *g, tsgs__grid_choice *out,
                                             g->D) + 1.0);
         }
         free(Phi);
+        tsgs__colcache_free(cc);
     }
-    free(Xg);
+    tsgs__colcache_free(ucc);
+    free(units);
+    tsgs__rows_free(&Xg);
     if (!gram_ok) {
         free(rows); free(score); free(Ks);
         return TSGS__NOMEM(err);

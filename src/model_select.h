@@ -12,7 +12,7 @@
 
 /* What the grid is run on. */
 typedef struct {
-    const float *XL;          /* scaled labeled rows, nl x d */
+    const tsgs__rows *XL;     /* scaled labeled rows, nl x d */
     const double *yl;         /* their classes, +1 / -1 */
     size_t nl, d;
     const tsgs__fspec *fs;    /* the feature map; its sigma is the grid's */
@@ -44,18 +44,21 @@ tsgs_status tsgs__select_grid(const tsgs__grid_job *g, tsgs__grid_choice *out,
                               tsgs_error *err);
 
 /* sigma0 = 1 / the median squared distance between up to 1,000 seeded
- * rows of A (na rows) and B (nb rows), d floats each: the kernel's scale
+ * rows of A and B (d features each, any storage): the kernel's scale
  * then matches the data's, whatever its units or dimension. */
-tsgs_status tsgs__median_sigma(const float *XA, size_t na, const float *XB,
-                               size_t nb, size_t d, uint64_t seed,
-                               double *sigma, tsgs_error *err);
+tsgs_status tsgs__median_sigma(const tsgs__rows *XA, const tsgs__rows *XB,
+                               size_t d, uint64_t seed, double *sigma,
+                               tsgs_error *err);
 
-/* The feature rows of X (n x d) under fs's first ndirs directions, scaled
- * so that phi(x) . phi(x') estimates k(x, x'): PAIR [cos | sin] / sqrt(m),
- * COS sqrt(2) cos / sqrt(m), m the directions. out: n x D floats. */
+/* The feature rows of X (n rows of d, dense or sparse) under fs's first
+ * ndirs directions, scaled so that phi(x) . phi(x') estimates k(x, x'):
+ * PAIR [cos | sin] / sqrt(m), COS sqrt(2) cos / sqrt(m), m the
+ * directions. out: n x D floats. Sparse rows: cc holds directions of their
+ * columns (NULL: a cache of X's columns is made for the call). */
 tsgs_status tsgs__feature_rows(const tsgs__fspec *fs, size_t ndirs,
-                               const float *X, size_t n, int threads,
-                               float *out, tsgs_error *err);
+                               const tsgs__rows *X, int threads,
+                               const struct tsgs__colcache *cc, float *out,
+                               tsgs_error *err);
 
 /* A seeded shuffle of idx[0..n) (tag: which shuffle of the run). */
 void tsgs__seeded_shuffle(size_t *idx, size_t n, uint64_t seed, uint64_t tag);

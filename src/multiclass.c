@@ -49,7 +49,10 @@ tsgs_status tsgs__label_view(const tsgs_dataset *ds, tsgs_dataset **out,
     memcpy(y, ds->y, sizeof(double) * ds->n);
     v->n = v->cap = ds->n;
     v->d = ds->d;
-    v->x = ds->x; /* borrowed */
+    v->x = ds->x; /* borrowed, as the sparse rows */
+    v->ptr = ds->ptr;
+    v->col = ds->col;
+    v->val = ds->val;
     v->y = y;
     *out = v;
     return TSGS_OK;

@@ -816,22 +816,44 @@ static size_t make_header(const char *descr, const char *shape,
     return total;
 }
 
+/* The features of sparse rows written as dense ones, a row at a time
+ * through one d-float buffer: memory O(d), whatever n x d comes to. */
+static int write_sparse_rows(const tsgs_dataset *ds, float *row, FILE *f)
+{
+    for (size_t i = 0; i < ds->n; i++) {
+        tsgs__row_dense(ds, i, row);
+        if (fwrite(row, sizeof(float), ds->d, f) != ds->d)
+            return 0;
+    }
+    return 1;
+}
+
+/* The array's header, then `bytes` of data, or (rows not NULL) the
+ * sparse rows of `rows` made dense. */
 static tsgs_status write_array(const char *path, const char *descr,
                                const char *shape, const void *data,
-                               size_t bytes, tsgs_error *err)
+                               size_t bytes, const tsgs_dataset *rows,
+                               tsgs_error *err)
 {
     unsigned char head[512];
     size_t hn = make_header(descr, shape, head, sizeof head);
     if (hn == 0)
         return tsgs__fail(err, TSGS_ERR_INTERNAL, path, 0,
                           "the header does not fit");
+    float *row = NULL;
+    if (rows && !(row = malloc(sizeof(float) * (rows->d ? rows->d : 1))))
+        return TSGS__NOMEM(err);
     FILE *f = fopen(path, "wb");
-    if (!f)
+    if (!f) {
+        free(row);
         return tsgs__fail(err, TSGS_ERR_IO, path, 0,
                           "cannot open for writing: %s", strerror(errno));
+    }
     int ok = fwrite(head, 1, hn, f) == hn &&
-             (bytes == 0 || fwrite(data, 1, bytes, f) == bytes);
+             (rows ? write_sparse_rows(rows, row, f)
+                   : bytes == 0 || fwrite(data, 1, bytes, f) == bytes);
     int e = errno;
+    free(row);
     if (fclose(f) != 0 && ok) {
         ok = 0;
         e = errno;
@@ -855,6 +877,13 @@ tsgs_status tsgs_dataset_save_npy(const tsgs_dataset *ds, const char *path,
         return tsgs__fail(err, TSGS_ERR_PARAM, path, 0,
                           "the features file must end in .npy (its labels "
                           "go beside it as NAME.labels.npy)");
+    /* sparse rows are written dense (np.load has no sparse .npy) */
+    if (ds->d && ds->n > SIZE_MAX / sizeof(float) / ds->d)
+        return tsgs__fail(err, TSGS_ERR_UNSUPPORTED, path, 0,
+                          "%zu rows x %zu features as dense float32 take "
+                          "%.3g bytes, more than this machine can address",
+                          ds->n, ds->d,
+                          (double)ds->n * (double)ds->d * sizeof(float));
     size_t need = tsgs_npy_labels_path(path, NULL, 0) + 1;
     char *lpath = malloc(need);
     if (!lpath)
@@ -865,12 +894,13 @@ tsgs_status tsgs_dataset_save_npy(const tsgs_dataset *ds, const char *path,
     snprintf(descr, sizeof descr, "%cf4", order);
     snprintf(shape, sizeof shape, "(%zu, %zu)", ds->n, ds->d);
     tsgs_status st = write_array(path, descr, shape, ds->x,
-                                 sizeof(float) * ds->n * ds->d, err);
+                                 sizeof(float) * ds->n * ds->d,
+                                 tsgs__sparse(ds) ? ds : NULL, err);
     if (st == TSGS_OK) {
         snprintf(descr, sizeof descr, "%cf8", order);
         snprintf(shape, sizeof shape, "(%zu,)", ds->n);
         st = write_array(lpath, descr, shape, ds->y,
-                         sizeof(double) * ds->n, err);
+                         sizeof(double) * ds->n, NULL, err);
         if (st != TSGS_OK)
             remove(path);
     }

@@ -86,7 +86,7 @@ static const char *const uloss_names[] = {"shg", "sshg", "ramp", "da", NULL};
 static const char *const step_names[] = {"constant", "theory", "decaying",
                                          NULL};
 static const char *const scale_names[] = {"none", "zscore", "minmax", "class",
-                                           NULL};
+                                           "maxabs", NULL};
 static const char *const bind_names[] = {"auto", "compact", "scatter", "none",
                                          NULL};
 
@@ -168,7 +168,8 @@ static const entry_t table[] = {
      "feature scaling fitted on the training rows: none, zscore, minmax, "
      "class (z-score, then each feature stretched by sqrt(total / pooled "
      "within-class variance) of the labeled rows, 1 to 4; none while a "
-     "class has under 10 labels)"},
+     "class has under 10 labels), maxabs (x / max |x|: keeps zeros zero; "
+     "sparse rows always get it unless none)"},
     {"seed", K_U64, OFF(seed), 0, 0, NULL,
      "seed of every random choice"},
     {"threads", K_INT, OFF(threads), 0, 4096, NULL,

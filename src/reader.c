@@ -743,12 +743,60 @@ static tsgs_status final_width(const reader *R, tsgs_format fmt, size_t *dw,
     return TSGS_OK;
 }
 
+/* Sparse rows of the parts (LIBSVM pairs, 1-based) in file order: CSR
+ * with 0-based columns. part[0 .. np) with first rows row0[]. */
+static tsgs_status finish_sparse(reader *const *part, int np,
+                                 const size_t *row0, size_t n, size_t d,
+                                 int threads, tsgs_dataset **out,
+                                 tsgs_error *err)
+{
+    size_t *nz0 = malloc(sizeof(size_t) * (size_t)(np + 1));
+    if (!nz0)
+        return TSGS__NOMEM(err);
+    nz0[0] = 0;
+    for (int c = 0; c < np; c++)
+        nz0[c + 1] = nz0[c] + part[c]->np;
+    const size_t nnz = nz0[np];
+    size_t *ptr = malloc(sizeof(size_t) * (n + 1));
+    uint32_t *col = malloc(sizeof(uint32_t) * (nnz ? nnz : 1));
+    float *val = malloc(sizeof(float) * (nnz ? nnz : 1));
+    double *y = malloc(sizeof(double) * n);
+    if (ptr && col && val && y) {
+        (void)threads;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
+#endif
+        for (int c = 0; c < np; c++) {
+            const reader *K = part[c];
+            if (K->n == 0)
+                continue;
+            memcpy(y + row0[c], K->y, sizeof(double) * K->n);
+            for (size_t i = 0; i < K->n; i++)
+                ptr[row0[c] + i + 1] = nz0[c] + K->rowend[i];
+            for (size_t j = 0; j < K->np; j++) {
+                col[nz0[c] + j] = K->idx[j] - 1;
+                val[nz0[c] + j] = K->val[j];
+            }
+        }
+        ptr[0] = 0;
+    }
+    free(nz0);
+    return tsgs__dataset_from_csr(n, d, ptr, col, val, y, out, err);
+}
+
 static tsgs_status finish(reader *R, tsgs_format fmt, tsgs_dataset **out,
                           tsgs_error *err)
 {
     size_t d = 0;
-    tsgs_status st = final_width(R, fmt, &d, err);
-    if (st != TSGS_OK)
+    tsgs_status st;
+    if (fmt == TSGS_FORMAT_LIBSVM && R->n > 0) {
+        d = R->dmax > R->opt->min_features ? R->dmax : R->opt->min_features;
+        if (d > 0 && !tsgs__keep_dense(R->n, d, R->np)) {
+            const size_t row0 = 0;
+            return finish_sparse(&R, 1, &row0, R->n, d, 1, out, err);
+        }
+    }
+    if ((st = final_width(R, fmt, &d, err)) != TSGS_OK)
         return st;
     tsgs_dataset *ds = calloc(1, sizeof *ds);
     if (!ds)
@@ -1011,9 +1059,37 @@ static tsgs_status finish_parts(reader *R, tsgs_format fmt, reader *C,
     }
     all.n = row0[nc];
     size_t d = 0;
-    tsgs_status st = final_width(&all, fmt, &d, err);
+    tsgs_status st;
     tsgs_dataset *ds = NULL;
-    if (st != TSGS_OK)
+    if (fmt == TSGS_FORMAT_LIBSVM && all.n > 0) {
+        size_t nnz = R->np;
+        for (int c = 0; c < nc; c++)
+            nnz += C[c].np;
+        d = all.dmax > R->opt->min_features ? all.dmax
+                                             : R->opt->min_features;
+        if (d > 0 && !tsgs__keep_dense(all.n, d, nnz)) {
+            reader **part = malloc(sizeof(reader *) * (size_t)(nc + 1));
+            size_t *first = malloc(sizeof(size_t) * (size_t)(nc + 1));
+            if (!part || !first) {
+                free(part);
+                free(first);
+                st = TSGS__NOMEM(err);
+                goto done;
+            }
+            part[0] = R;
+            first[0] = 0;
+            for (int c = 0; c < nc; c++) {
+                part[c + 1] = &C[c];
+                first[c + 1] = row0[c];
+            }
+            st = finish_sparse(part, nc + 1, first, all.n, d, threads, out,
+                               err);
+            free(part);
+            free(first);
+            goto done;
+        }
+    }
+    if ((st = final_width(&all, fmt, &d, err)) != TSGS_OK)
         goto done;
     ds = calloc(1, sizeof *ds);
     if (!ds || !(ds->y = malloc(sizeof(double) * all.n))) {

@@ -108,6 +108,94 @@ static tsgs_status class_stretch(const tsgs_dataset *ds, double *mul,
     return TSGS_OK;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* MAXABS: x' = x / max |x| per column, from the non-zeros alone (sorted
+ * copies of their columns, so that nothing grows with d). A column of
+ * zeros keeps multiplier 1, as a constant column does under the other
+ * kinds. */
+static tsgs_status fit_maxabs(const tsgs_dataset *ds, tsgs__scaler *out,
+                              tsgs_error *err)
+{
+    tsgs__scaler s = {TSGS_SCALE_MAXABS, ds->d, NULL, NULL, 0, NULL, NULL};
+    const size_t nnz = tsgs__dataset_nnz(ds);
+    /* (column << 32 | bits of |x|): sorting brings each column's values
+     * together, the largest last (non-negative floats order as their
+     * bits) */
+    uint64_t *e = malloc(sizeof(uint64_t) * (nnz ? nnz : 1));
+    if (!e)
+        return TSGS__NOMEM(err);
+    size_t m = 0;
+    for (size_t i = 0; i < ds->n; i++) {
+        size_t j0 = tsgs__sparse(ds) ? ds->ptr[i] : 0;
+        size_t j1 = tsgs__sparse(ds) ? ds->ptr[i + 1] : ds->d;
+        for (size_t j = j0; j < j1; j++) {
+            size_t k = tsgs__sparse(ds) ? ds->col[j] : j;
+            float v = tsgs__sparse(ds) ? ds->val[j] : ds->x[i * ds->d + j];
+            if (v == 0.0f)
+                continue;
+            if (!isfinite(v)) {
+                free(e);
+                return tsgs__fail(err, TSGS_ERR_DATA, NULL, 0,
+                                  "row %zu, feature %zu: value is not "
+                                  "finite",
+                                  i + 1, k + 1);
+            }
+            float a = fabsf(v);
+            uint32_t bits;
+            memcpy(&bits, &a, sizeof bits);
+            e[m++] = (uint64_t)k << 32 | bits;
+        }
+    }
+    qsort(e, m, sizeof *e, cmp_u64);
+    size_t ncol = 0;
+    for (size_t j = 0; j < m; j++)
+        ncol += j + 1 == m || e[j + 1] >> 32 != e[j] >> 32;
+    s.scol = malloc(sizeof(uint32_t) * (ncol ? ncol : 1));
+    s.smul = malloc(sizeof(double) * (ncol ? ncol : 1));
+    if (!s.scol || !s.smul) {
+        free(e);
+        tsgs__scaler_clear(&s);
+        return TSGS__NOMEM(err);
+    }
+    for (size_t j = 0; j < m; j++) {
+        if (j + 1 < m && e[j + 1] >> 32 == e[j] >> 32)
+            continue;
+        uint32_t bits = (uint32_t)e[j];
+        float a;
+        memcpy(&a, &bits, sizeof a);
+        if (a == 1.0f)
+            continue; /* already in [-1, 1] at its largest */
+        s.scol[s.nsc] = (uint32_t)(e[j] >> 32);
+        s.smul[s.nsc++] = 1.0 / (double)a;
+    }
+    free(e);
+    *out = s;
+    return TSGS_OK;
+}
+
+double tsgs__scaler_mul(const tsgs__scaler *s, size_t k)
+{
+    size_t lo = 0, hi = s->nsc;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->scol[mid] < k)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < s->nsc && s->scol[lo] == k ? s->smul[lo] : 1.0;
+}
+
+int tsgs__scaler_keeps_zeros(const tsgs__scaler *s)
+{
+    return s->kind == TSGS_SCALE_NONE || s->kind == TSGS_SCALE_MAXABS;
+}
+
 tsgs_status tsgs__scaler_fit(const tsgs_dataset *ds, tsgs_scaling kind,
                              tsgs__scaler *out, tsgs_error *err)
 {
@@ -115,10 +203,14 @@ tsgs_status tsgs__scaler_fit(const tsgs_dataset *ds, tsgs_scaling kind,
         return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
                           "tsgs__scaler_fit: NULL argument");
     if (kind != TSGS_SCALE_NONE && kind != TSGS_SCALE_ZSCORE &&
-        kind != TSGS_SCALE_MINMAX && kind != TSGS_SCALE_CLASS)
+        kind != TSGS_SCALE_MINMAX && kind != TSGS_SCALE_CLASS &&
+        kind != TSGS_SCALE_MAXABS)
         return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
                           "scale: unknown kind %d", (int)kind);
-    tsgs__scaler s = {kind, ds->d, NULL, NULL};
+    if (kind != TSGS_SCALE_NONE && (tsgs__sparse(ds) ||
+                                    kind == TSGS_SCALE_MAXABS))
+        return fit_maxabs(ds, out, err);
+    tsgs__scaler s = {kind, ds->d, NULL, NULL, 0, NULL, NULL};
     if (kind == TSGS_SCALE_NONE) {
         *out = s;
         return TSGS_OK;
@@ -200,7 +292,11 @@ void tsgs__scaler_clear(tsgs__scaler *s)
         return;
     free(s->shift);
     free(s->mul);
-    s->shift = s->mul = NULL;
+    free(s->scol);
+    free(s->smul);
+    s->shift = s->mul = s->smul = NULL;
+    s->scol = NULL;
+    s->nsc = 0;
     s->d = 0;
     s->kind = TSGS_SCALE_NONE;
 }
@@ -209,6 +305,15 @@ void tsgs__scaler_apply(const tsgs__scaler *s, const float *row, size_t d_row,
                         float *out)
 {
     const size_t d = s->d, m = d_row < d ? d_row : d;
+    if (s->kind == TSGS_SCALE_MAXABS) {
+        if (m && out != row)
+            memcpy(out, row, sizeof(float) * m);
+        for (size_t k = m; k < d; k++)
+            out[k] = 0.0f;
+        for (size_t j = 0; j < s->nsc && s->scol[j] < m; j++)
+            out[s->scol[j]] = (float)((double)row[s->scol[j]] * s->smul[j]);
+        return;
+    }
     if (s->kind == TSGS_SCALE_NONE || !s->shift || !s->mul) {
         if (m)
             memcpy(out, row, sizeof(float) * m);

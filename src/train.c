@@ -93,6 +93,16 @@ static tsgs_status train_one_vs_rest(const tsgs_dataset *ds,
 
 static tsgs_status check_finite(const tsgs_dataset *ds, tsgs_error *err)
 {
+    if (tsgs__sparse(ds)) {
+        for (size_t i = 0; i < ds->n; i++)
+            for (size_t j = ds->ptr[i]; j < ds->ptr[i + 1]; j++)
+                if (!isfinite(ds->val[j]))
+                    return tsgs__fail(err, TSGS_ERR_DATA, NULL, 0,
+                                      "row %zu, feature %u: value is not "
+                                      "finite",
+                                      i + 1, ds->col[j] + 1u);
+        return TSGS_OK;
+    }
     for (size_t i = 0; i < ds->n; i++)
         for (size_t k = 0; k < ds->d; k++)
             if (!isfinite(ds->x[i * ds->d + k]))
@@ -103,6 +113,13 @@ static tsgs_status check_finite(const tsgs_dataset *ds, tsgs_error *err)
     return TSGS_OK;
 }
 
+static tsgs_status train_sparse(const tsgs_dataset *ds,
+                                const tsgs_params *params,
+                                const tsgs_train_hooks *hooks,
+                                const tsgs__train_opts *opt,
+                                tsgs_model **out, int *stopped_early,
+                                tsgs_error *err);
+
 #define PROB_FOLDS 5 /* as LIBSVM's -b 1 */
 
 /* m's decision values of the rows rows[0..n) of ds into out. */
@@ -112,17 +129,11 @@ static tsgs_status decisions_of_rows(const tsgs_model *m,
                                      int threads, double *out,
                                      tsgs_error *err)
 {
-    float *x = malloc(sizeof(float) * (n ? n : 1) * ds->d);
     tsgs_dataset *sub = NULL;
-    if (!x)
-        return TSGS__NOMEM(err);
-    for (size_t i = 0; i < n; i++)
-        memcpy(x + i * ds->d, ds->x + rows[i] * ds->d, sizeof(float) * ds->d);
-    tsgs_status st = tsgs_dataset_from_dense(n, ds->d, x, NULL, &sub, err);
+    tsgs_status st = tsgs_dataset_select(ds, rows, n, &sub, err);
     if (st == TSGS_OK)
         st = tsgs_predict(m, sub, threads, out, err);
     tsgs_dataset_free(sub);
-    free(x);
     return st;
 }
 
@@ -222,6 +233,47 @@ done:
     return st;
 }
 
+/* Dense rows of this many bytes at most are made for a solver that needs
+ * them (bs3vm, frs, orthogonal directions) from sparse rows. */
+#define DENSIFY_MAX (256.0 * 1048576.0)
+
+/* Sparse rows: iid directions (`directions auto` resolves to them, and
+ * the model records it: orthogonal groups need whole d-vectors); the
+ * solvers that have no sparse path get a dense copy when it is small, else
+ * an error naming the fix. */
+static tsgs_status train_sparse(const tsgs_dataset *ds,
+                                const tsgs_params *params,
+                                const tsgs_train_hooks *hooks,
+                                const tsgs__train_opts *opt,
+                                tsgs_model **out, int *stopped_early,
+                                tsgs_error *err)
+{
+    tsgs_params p = *params;
+    if (p.directions == TSGS_DIRECTIONS_AUTO)
+        p.directions = TSGS_DIRECTIONS_IID;
+    const char *who = p.solver == TSGS_SOLVER_BS3VM ? "solver bs3vm"
+                      : p.solver == TSGS_SOLVER_FRS ? "solver frs"
+                      : p.directions == TSGS_DIRECTIONS_ORTHOGONAL &&
+                              p.kernel == TSGS_KERNEL_RBF
+                          ? "directions orthogonal"
+                          : NULL;
+    if (!who)
+        return tsgs__train_ex(ds, &p, hooks, opt, out, stopped_early, err);
+    tsgs_dataset *dense = NULL;
+    size_t *all = malloc(sizeof(size_t) * ds->n);
+    if (!all)
+        return TSGS__NOMEM(err);
+    for (size_t i = 0; i < ds->n; i++)
+        all[i] = i;
+    tsgs_status st = tsgs_dataset_select(ds, all, ds->n, &dense, err);
+    free(all);
+    if (st == TSGS_OK &&
+        (st = tsgs__dataset_densify(dense, DENSIFY_MAX, who, err)) == TSGS_OK)
+        st = tsgs__train_ex(dense, &p, hooks, opt, out, stopped_early, err);
+    tsgs_dataset_free(dense);
+    return st;
+}
+
 long tsgs_train_steps(const tsgs_dataset *ds, const tsgs_params *p)
 {
     return solver_of(p->solver)->steps(ds, p);
@@ -253,6 +305,15 @@ tsgs_status tsgs__train_ex(const tsgs_dataset *ds, const tsgs_params *params,
                           ds->n, ds->d);
     if ((st = check_finite(ds, err)) != TSGS_OK)
         return st;
+    /* once: train_sparse calls back with iid directions */
+    if (tsgs__sparse(ds) && params->directions == TSGS_DIRECTIONS_AUTO)
+        return train_sparse(ds, params, hooks, opt, out, stopped_early, err);
+    if (tsgs__sparse(ds) &&
+        (params->solver == TSGS_SOLVER_BS3VM ||
+         params->solver == TSGS_SOLVER_FRS ||
+         (params->directions == TSGS_DIRECTIONS_ORTHOGONAL &&
+          params->kernel == TSGS_KERNEL_RBF)))
+        return train_sparse(ds, params, hooks, opt, out, stopped_early, err);
     tsgs__train_job job;
     memset(&job, 0, sizeof job);
     job.ds = ds;

@@ -15,8 +15,9 @@
 
 #define START_EPOCHS 1000 /* dual passes at most, as the safe solver's fit */
 
-tsgs_status tsgs__warm_start(tsgs_model *m, long blocks, const float *XL,
-                             const double *yl, size_t nl, double c_lib,
+tsgs_status tsgs__warm_start(tsgs_model *m, long blocks,
+                             const tsgs__rows *XL, const double *yl,
+                             size_t nl, double c_lib,
                              uint64_t seed, int threads, tsgs_error *err)
 {
     const long dirs = m->fs.dirs;
@@ -29,7 +30,11 @@ tsgs_status tsgs__warm_start(tsgs_model *m, long blocks, const float *XL,
         st = TSGS__NOMEM(err);
         goto done;
     }
-    if ((st = tsgs__feature_rows(&m->fs, ndirs, XL, nl, threads, phi, err)))
+    /* sparse rows: the model's column cache takes the start's directions
+     * now (it would when the blocks are added) and serves the features */
+    tsgs__colcache_fill(m->cc, &m->fs, (long)ndirs, threads);
+    if ((st = tsgs__feature_rows(&m->fs, ndirs, XL, threads, m->cc, phi,
+                                 err)))
         goto done;
     tsgs__dual_opts o = {START_EPOCHS, TSGS__DUAL_TOL, seed};
     double bias = 0.0;

@@ -420,7 +420,10 @@ START_TEST(memory_refused_up_front)
     fclose(f);
     const char *model = tmp("m.model");
     result r;
-    run(&r, "train", "--max-memory", "8G", wide, model, NULL);
+    /* sparse rows train in little memory; orthogonal directions need
+     * d-wide panels, which the estimate refuses */
+    run(&r, "train", "--max-memory", "8G", "--directions", "orthogonal",
+        wide, model, NULL);
     assert_error(&r, "wide.svm", "2 rows x 9999999 features", "GB",
                  "--max-memory", NULL);
     result_free(&r);
@@ -1364,6 +1367,37 @@ START_TEST(convert_then_train_predict_cv)
 }
 END_TEST
 
+/* A wide LIBSVM file (read as sparse rows) converts to its dense .npy
+ * when that fits --max-memory, and is refused before writing, naming the
+ * file, its shape and the bytes, when it does not. */
+START_TEST(convert_sparse_file)
+{
+    const char *wide = tmp("wide.svm"), *out = tmp("wide.npy");
+    FILE *f = fopen(wide, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("+1 1:1 9000:2\n-1 2:1\n0 3:0.5\n", f);
+    fclose(f);
+    result r;
+    run(&r, "convert", "--max-memory", "1K", wide, out, NULL);
+    assert_error(&r, "wide.svm", "3 rows x 9000 features", "108000 bytes",
+                 "--max-memory", NULL);
+    ck_assert(!file_exists(out));
+    result_free(&r);
+    run(&r, "convert", "-q", wide, out, NULL);
+    ck_assert_msg(r.status == 0, "convert: %s", r.err);
+    result_free(&r);
+    struct stat st;
+    ck_assert_int_eq(stat(out, &st), 0);
+    ck_assert_int_ge(st.st_size, 3 * 9000 * 4); /* header + rows */
+    ck_assert_int_le(st.st_size, 3 * 9000 * 4 + 4096);
+    /* the .npy trains as the text does (dense rows from the mapping) */
+    run(&r, "train", "-q", "--iterations", "5", "--solver", "dsg", out,
+        tmp("wide.model"), NULL);
+    ck_assert_msg(r.status == 0, "train on the .npy: %s", r.err);
+    result_free(&r);
+}
+END_TEST
+
 START_TEST(topology_this_machine)
 {
     result r;
@@ -1446,6 +1480,7 @@ Suite *cli_suite(void)
     tcase_add_test(tc, cv_help);
     tcase_add_test(tc, cv_ties_use_neighbourhood);
     tcase_add_test(tc, convert_then_train_predict_cv);
+    tcase_add_test(tc, convert_sparse_file);
     tcase_add_test(tc, topology_this_machine);
     tcase_add_test(tc, topology_synthetic_scatter);
     suite_add_tcase(s, tc);

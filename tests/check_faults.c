@@ -236,6 +236,91 @@ START_TEST(cv_out_of_memory)
 }
 END_TEST
 
+/* A wide LIBSVM file the reader keeps sparse: 80 rows of 6 non-zeros in
+ * 6000 columns (a few frequent ones), 20 labeled by one column's sign. */
+static const char *write_wide_file(void)
+{
+    static const char *path = "faults_wide.svm";
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    unsigned s = 7;
+    for (int i = 0; i < 80; i++) {
+        int lab = i % 2 ? 1 : -1;
+        fprintf(f, "%d", i < 20 ? lab : 0);
+        int c = 1 + i % 5;
+        fprintf(f, " %d:%g", c, 0.5 * lab + 0.1 * (i % 3));
+        for (int j = 0; j < 5; j++) {
+            s = s * 1103515245u + 12345u;
+            c += 1 + (int)(s >> 16) % 1200;
+            fprintf(f, " %d:%g", c, (double)((s >> 8) % 100) / 50.0 - 1.0);
+        }
+        fputc('\n', f);
+    }
+    fclose(f);
+    return path;
+}
+
+/* 0 marks the file's unlabeled rows (SVMlight's transductive 0). */
+static tsgs_status op_read_wide(void *ctx, void **out, tsgs_error *err)
+{
+    tsgs_read_options o = tsgs_read_options_default();
+    o.has_unlabeled_label = 1;
+    o.unlabeled_label = 0;
+    tsgs_dataset *ds;
+    tsgs_status st = tsgs_dataset_read(ctx, &o, &ds, err);
+    if (st == TSGS_OK)
+        *out = ds;
+    return st;
+}
+
+static tsgs_status op_save_npy(void *ctx, void **out, tsgs_error *err)
+{
+    (void)out;
+    return tsgs_dataset_save_npy(ctx, "faults_wide.npy", err);
+}
+
+static tsgs_status op_predict_only(void *ctx, void **out, tsgs_error *err)
+{
+    predict_ctx *c = ctx;
+    double dec[80];
+    (void)out;
+    return tsgs_predict(c->m, c->ds, 2, dec, err);
+}
+
+/* Sparse rows: reading them, training on them (the column cache, the
+ * sparse kernel's scratch, a dense copy for bs3vm), predicting and
+ * writing them as .npy. */
+START_TEST(sparse_out_of_memory)
+{
+    const char *path = write_wide_file();
+    fail_each_allocation("read sparse", op_read_wide, (void *)path,
+                         free_dataset);
+    tsgs_dataset *ds = NULL;
+    tsgs_error err;
+    ck_assert_int_eq(op_read_wide((void *)path, (void **)&ds, &err),
+                     TSGS_OK);
+    ck_assert(tsgs_dataset_is_sparse(ds));
+    ck_assert_uint_eq(tsgs_dataset_labeled_count(ds), 20);
+    check_train("tsg sparse", ds, small_params(TSGS_SOLVER_TSG));
+    check_train("dsg sparse", ds, small_params(TSGS_SOLVER_DSG));
+    check_train("bs3vm sparse", ds, small_params(TSGS_SOLVER_BS3VM));
+    tsgs_params p = tsgs_params_default();
+    p.threads = 2;
+    p.max_features = 64;
+    check_train("safe sparse", ds, p);
+    tsgs_model *m;
+    ck_assert_int_eq(tsgs_train(ds, &p, NULL, &m, NULL, NULL), TSGS_OK);
+    predict_ctx c = {m, ds};
+    fail_each_allocation("predict sparse", op_predict_only, &c, NULL);
+    fail_each_allocation("save_npy sparse", op_save_npy, ds, NULL);
+    tsgs_model_free(m);
+    tsgs_dataset_free(ds);
+    remove(path);
+    remove("faults_wide.npy");
+    remove("faults_wide.labels.npy");
+}
+END_TEST
+
 static tsgs_status op_topology(void *ctx, void **out, tsgs_error *err)
 {
     tsgs_topology *t;
@@ -273,6 +358,7 @@ Suite *faults_suite(void)
     tcase_add_test(tc, model_out_of_memory);
     tcase_add_test(tc, cv_out_of_memory);
     tcase_add_test(tc, topology_out_of_memory);
+    tcase_add_test(tc, sparse_out_of_memory);
     suite_add_tcase(s, tc);
     return s;
 }

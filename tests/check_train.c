@@ -269,7 +269,8 @@ START_TEST(warm_start_is_the_exact_svm)
         for (size_t i = 0; i < nl; i++)
             y[i] = ds->y[i] > 0 ? 1.0 : -1.0;
         const long blocks = 16;
-        ck_assert_int_eq(tsgs__warm_start(m, blocks, ds->x, y, nl, 50.0, 3, 1,
+        const tsgs__rows XL = tsgs__rows_dense(ds->x, nl, d);
+        ck_assert_int_eq(tsgs__warm_start(m, blocks, &XL, y, nl, 50.0, 3, 1,
                                           NULL),
                          TSGS_OK);
         ck_assert_int_eq(m->nblocks, blocks);
@@ -277,8 +278,8 @@ START_TEST(warm_start_is_the_exact_svm)
         const size_t D = map ? ndirs : 2 * ndirs;
         float *phi = malloc(sizeof(float) * nl * D);
         double *w = malloc(sizeof(double) * D), b = 0, f[60];
-        ck_assert_int_eq(tsgs__feature_rows(&m->fs, ndirs, ds->x, nl, 1, phi,
-                                            NULL),
+        ck_assert_int_eq(tsgs__feature_rows(&m->fs, ndirs, &XL, 1, NULL,
+                                            phi, NULL),
                          TSGS_OK);
         tsgs__dual_opts o = {1000, TSGS__DUAL_TOL, 3};
         ck_assert_int_eq(tsgs__svm_dual_features(phi, D, y, nl, 50.0, &o, w,

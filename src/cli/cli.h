@@ -56,6 +56,11 @@ int cli_parse_size(const char *text, double *bytes);
  * allows; auto: the machine's available memory. */
 int cli_check_memory(const cli_opts *o, const char *path,
                      const tsgs_dataset *ds, const tsgs_params *p);
+/* Prints an error and returns 1 when ds's rows are sparse and as dense
+ * floats (a .npy has no sparse form) take more than --max-memory allows
+ * (auto: the machine's available memory). */
+int cli_check_dense_size(const cli_opts *o, const char *path,
+                         const tsgs_dataset *ds);
 /* A test file with more features than the model: drops the extra ones
  * with a warning naming the file and the count (LIBSVM ignores feature
  * indices a model never saw). Returns nonzero on error (printed). */

@@ -9,7 +9,7 @@
 
 static const char *const convert_keys[] = {
     "threads", "format", "label-column", "skip-columns", "header",
-    "unlabeled-label", "quiet", NULL};
+    "unlabeled-label", "quiet", "max-memory", NULL};
 
 static double wall(void)
 {
@@ -29,6 +29,11 @@ static void usage(void)
            "(standard input).\n\n"
            "  --threads N     threads parsing IN (0: OMP_NUM_THREADS, else "
            "one per core)\n"
+           "  --max-memory SIZE\n"
+           "                  sparse IN (a wide LIBSVM file) is written "
+           "dense: refuse when\n                  that takes more (auto, "
+           "the default: the available memory;\n                  0: no "
+           "limit)\n"
            "  -q, --quiet     no summary on stderr\n"
            "  --config FILE   read key = value options from FILE\n\n");
     cli_print_read_help(1);
@@ -61,7 +66,7 @@ int cmd_convert(int argc, char **argv)
         goto done;
     }
     double t0 = wall();
-    if (cli_read(&o, in, &ds))
+    if (cli_read(&o, in, &ds) || cli_check_dense_size(&o, in, ds))
         goto done;
     double t1 = wall();
     tsgs_error err;

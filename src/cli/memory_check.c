@@ -1,6 +1,7 @@
 /* --max-memory: refuse a training run whose estimated memory
- * (tsgs_train_memory) will not fit, before it starts, naming the file,
- * its shape and the bytes. */
+ * (tsgs_train_memory) will not fit, or a conversion of sparse rows whose
+ * dense copy will not, before it starts, naming the file, its shape and
+ * the bytes. */
 #include "cli.h"
 
 #include <stdio.h>
@@ -83,7 +84,9 @@ int cli_check_memory(const cli_opts *o, const char *path,
             path, n, d);
     print_bytes(stderr, need);
     fprintf(stderr, " beyond the rows' ");
-    print_bytes(stderr, (double)n * (double)d * sizeof(float));
+    print_bytes(stderr, tsgs_dataset_is_sparse(ds)
+                            ? 8.0 * (double)tsgs_dataset_nonzeros(ds)
+                            : (double)n * (double)d * sizeof(float));
     fprintf(stderr, ", more than the ");
     print_bytes(stderr, limit);
     fprintf(stderr, " %s (--max-memory%s). Most of it grows with the %zu "
@@ -92,5 +95,30 @@ int cli_check_memory(const cli_opts *o, const char *path,
                     "cause; --max-memory 0 tries anyway.\n",
             automatic ? "this machine has available" : "allowed",
             automatic ? " auto" : "", d);
+    return 1;
+}
+
+int cli_check_dense_size(const cli_opts *o, const char *path,
+                         const tsgs_dataset *ds)
+{
+    if (o->max_memory == 0.0 || !tsgs_dataset_is_sparse(ds))
+        return 0;
+    size_t n = tsgs_dataset_rows(ds), d = tsgs_dataset_features(ds);
+    const double need = (double)n * (double)d * sizeof(float);
+    const int automatic = o->max_memory < 0.0;
+    const double limit = automatic ? available_bytes() : o->max_memory;
+    if (limit <= 0.0 || need <= limit)
+        return 0;
+    fprintf(stderr, "ERROR: %s: %zu rows x %zu features are sparse (%zu "
+                    "non-zeros); as dense float32 rows they take ",
+            path, n, d, tsgs_dataset_nonzeros(ds));
+    print_bytes(stderr, need);
+    fprintf(stderr, " (%.0f bytes), more than the ", need);
+    print_bytes(stderr, limit);
+    fprintf(stderr, " %s (--max-memory%s), and every run maps the .npy "
+                    "whole. Train on %s directly (sparse rows), or "
+                    "--max-memory 0 writes it anyway.\n",
+            automatic ? "this machine has available" : "allowed",
+            automatic ? " auto" : "", path);
     return 1;
 }

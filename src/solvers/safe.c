@@ -55,7 +55,7 @@ typedef struct {
     double t_start;
     size_t d;
     size_t nl, nw;     /* labeled rows, unlabeled rows in the sample */
-    float *XL, *XW;    /* their scaled rows */
+    tsgs__rows XL, XW; /* their scaled rows (dense or sparse) */
     double *yl;        /* +1 / -1 */
     double pos_share;  /* of the labeled rows */
     double pos_label;  /* the raw label of class +1 */
@@ -72,8 +72,8 @@ typedef struct {
 
 static void safe_free(safe_t *s)
 {
-    free(s->XL);
-    free(s->XW);
+    tsgs__rows_free(&s->XL);
+    tsgs__rows_free(&s->XW);
     free(s->yl);
     free(s->Phi);
     free(s->mphi);
@@ -113,12 +113,15 @@ static tsgs_status gather_rows(safe_t *s, tsgs_error *err)
     size_t cap = s->p.unlabeled_sample > 0 ? (size_t)s->p.unlabeled_sample
                                            : nu;
     s->nw = nu < cap ? nu : cap;
-    s->XL = malloc(sizeof(float) * (s->nl ? s->nl : 1) * d);
+    (void)d;
+    int bad = tsgs__rows_init(&s->XL, ds, s->scaler, s->nl) |
+              tsgs__rows_init(&s->XW, ds, s->scaler, s->nw);
     s->yl = malloc(sizeof(double) * (s->nl ? s->nl : 1));
-    s->XW = malloc(sizeof(float) * (s->nw ? s->nw : 1) * d);
     size_t *uidx = malloc(sizeof(size_t) * (nu ? nu : 1));
-    if (!s->XL || !s->yl || !s->XW || !uidx) {
+    size_t *lidx = malloc(sizeof(size_t) * (s->nl ? s->nl : 1));
+    if (bad || !s->yl || !uidx || !lidx) {
         free(uidx);
+        free(lidx);
         return TSGS__NOMEM(err);
     }
     size_t il = 0, iu = 0, npos = 0;
@@ -127,10 +130,16 @@ static tsgs_status gather_rows(safe_t *s, tsgs_error *err)
             uidx[iu++] = i;
             continue;
         }
-        tsgs__scaler_apply(s->scaler, ds->x + i * d, d, s->XL + il * d);
+        lidx[il] = i;
         s->yl[il] = ds->y[i] == s->pos_label ? 1.0 : -1.0;
         npos += s->yl[il] > 0;
         il++;
+    }
+    bad = tsgs__rows_gather(&s->XL, ds, s->scaler, lidx, s->nl);
+    free(lidx);
+    if (bad) {
+        free(uidx);
+        return TSGS__NOMEM(err);
     }
     /* a seeded sample of the unlabeled rows, kept in file order */
     if (s->nw < nu) {
@@ -150,9 +159,10 @@ static tsgs_status gather_rows(safe_t *s, tsgs_error *err)
                 uidx[k++] = i;
         free(mark);
     }
-    for (size_t i = 0; i < s->nw; i++)
-        tsgs__scaler_apply(s->scaler, ds->x + uidx[i] * d, d, s->XW + i * d);
+    bad = tsgs__rows_gather(&s->XW, ds, s->scaler, uidx, s->nw);
     free(uidx);
+    if (bad)
+        return TSGS__NOMEM(err);
     s->pos_share = (double)npos / (double)s->nl;
     return TSGS_OK;
 }
@@ -170,11 +180,11 @@ static tsgs_status choose_c_sigma(safe_t *s, tsgs_error *err)
     double sigma0 = s->p.sigma;
     tsgs_status st;
     if (sigma0 <= 0.0 &&
-        (st = tsgs__median_sigma(s->XL, s->nl, s->XW, s->nw, s->d,
-                                 s->p.seed, &sigma0, err)) != TSGS_OK)
+        (st = tsgs__median_sigma(&s->XL, &s->XW, s->d, s->p.seed, &sigma0,
+                                 err)) != TSGS_OK)
         return st;
     tsgs__grid_job g = {
-        s->XL, s->yl, s->nl, s->d, &s->fs, s->ndirs, s->D, sigma0,
+        &s->XL, s->yl, s->nl, s->d, &s->fs, s->ndirs, s->D, sigma0,
         s->p.sigma, s->p.c > 0.0 ? s->p.c / (double)s->nl : 0.0,
         s->p.seed, s->threads};
     if ((st = tsgs__select_grid(&g, &s->grid, err)) != TSGS_OK)
@@ -422,6 +432,10 @@ static tsgs_status make_model(const safe_t *s, const double *w, double b,
     tsgs_model *m = NULL;
     const long nblocks = (long)s->ndirs / s->fs.dirs;
     tsgs_status st = tsgs__model_new(&q, s->d, nblocks, &m, err);
+    /* sparse rows: no d-wide direction panel (prediction caches the
+     * columns that occur instead) */
+    if (st == TSGS_OK && !s->XL.x)
+        m->cache_enabled = 0;
     if (st != TSGS_OK)
         return st;
     if ((st = tsgs__model_set_weights(m, nblocks, w, b, err)) != TSGS_OK)
@@ -460,13 +474,13 @@ static tsgs_status compute_features(safe_t *s, int semi, tsgs_error *err)
     s->mphi = calloc(s->D, sizeof(double));
     if (!s->Phi || !s->mphi)
         return TSGS__NOMEM(err);
-    tsgs_status st = tsgs__feature_rows(&s->fs, s->ndirs, s->XL, s->nl, s->threads,
-                                  s->Phi, err);
+    tsgs_status st = tsgs__feature_rows(&s->fs, s->ndirs, &s->XL, s->threads,
+                                        NULL, s->Phi, err);
     if (st != TSGS_OK || !semi)
         return st;
     float *PW = s->Phi + s->nl * s->D;
-    if ((st = tsgs__feature_rows(&s->fs, s->ndirs, s->XW, s->nw, s->threads, PW,
-                           err)) != TSGS_OK)
+    if ((st = tsgs__feature_rows(&s->fs, s->ndirs, &s->XW, s->threads, NULL,
+                                 PW, err)) != TSGS_OK)
         return st;
     for (size_t i = 0; i < s->nw; i++)
         for (size_t j = 0; j < s->D; j++)

@@ -50,11 +50,11 @@ typedef struct {
     size_t *lidx;       /* labeled row indices (in batch order) */
     size_t *uidx;       /* unlabeled row indices, reshuffled each pass */
     size_t *ubatch;     /* the rows of the current unlabeled mini-batch */
-    float *XL;          /* scaled labeled rows, nl x d */
+    tsgs__rows XL;      /* scaled labeled rows, nl x d (dense or sparse) */
     double *yl;         /* +1 / -1 */
     double *hl;         /* cached unscaled sums of the labeled rows */
     double *wl;         /* loss derivative weights of the labeled rows */
-    float *XU;          /* scaled unlabeled mini-batch, bu x d */
+    tsgs__rows XU;      /* scaled unlabeled mini-batch, bu x d */
     double *gu;         /* its decision values */
     double *wu;
     size_t bl, bu;      /* mini-batch sizes */
@@ -66,7 +66,7 @@ typedef struct {
     double *dac, *das;  /* coefficient increments of the block */
     int lcache;         /* labeled sums cached (n_l small), else the
                            labeled mini-batch is predicted every step */
-    float *XLb;         /* no cache: the labeled mini-batch's rows */
+    tsgs__rows XLb;     /* no cache: the labeled mini-batch's rows */
     double *gl;         /* no cache: its decision values */
     int pair;           /* PAIR features: cos and sin per direction */
     long ngb;           /* packed groups per block */
@@ -84,7 +84,11 @@ typedef struct {
     double t_start;     /* when the steps started */
     double monitor_s;   /* time spent measuring the monitor set since */
     size_t *ubatch_next; /* the next mini-batch's rows, read ahead */
-    float *XU_next;     /* and their scaled copies */
+    tsgs__rows XU_next; /* and their scaled copies */
+    tsgs__featcache *fc; /* sparse rows: every unlabeled row's features
+                            (then XU and XU_next are not gathered) */
+    size_t *lrow;       /* with the labeled cache: the labeled rows' rows
+                           in the dataset, XL's order (also in fc) */
     long next_t;        /* the step whose rows ubatch_next holds (0: none) */
     long plan_t;        /* the step planned (its rows in XU; on the fast
                            path its block chosen too), 0: none */
@@ -120,13 +124,15 @@ typedef struct {
 
 static void run_free(run_t *r)
 {
-    free(r->lidx); free(r->uidx); free(r->XL); free(r->yl); free(r->hl);
-    free(r->wl); free(r->XU); free(r->gu); free(r->wu); free(r->Wb);
+    free(r->lidx); free(r->uidx); tsgs__rows_free(&r->XL); free(r->yl);
+    free(r->hl); free(r->wl); tsgs__rows_free(&r->XU); free(r->gu);
+    free(r->wu); free(r->Wb);
     free(r->Pb); free(r->cl); free(r->sl); free(r->cu); free(r->su);
     free(r->dac); free(r->das); free(r->sorted); free(r->gc); free(r->gs);
     free(r->cgc); free(r->cgs); free(r->bcl); free(r->bsl); free(r->fcl);
-    free(r->fsl); free(r->XLb); free(r->gl); free(r->ubatch);
-    free(r->ubatch_next); free(r->XU_next); free(r->draws); free(r->part);
+    free(r->fsl); tsgs__rows_free(&r->XLb); free(r->gl); free(r->ubatch);
+    free(r->ubatch_next); tsgs__rows_free(&r->XU_next); free(r->draws);
+    free(r->part); tsgs__featcache_free(r->fc); free(r->lrow);
 }
 
 /* k-th smallest of v[0..n) (0-based), reordering v: quickselect, O(n). */
@@ -266,15 +272,12 @@ static void pick_unlabeled_rows(run_t *r, size_t *rows)
 
 /* Scaled copies of the mini-batch's rows (team, no barrier): each is a
  * cache miss on a large set. */
-static void gather_rows(const run_t *r, const tsgs_model *m,
-                        const size_t *rows, float *X)
+static void gather_rows(run_t *r, const tsgs_model *m,
+                        const size_t *rows, tsgs__rows *X)
 {
-#ifdef _OPENMP
-#pragma omp for schedule(dynamic, 16) nowait
-#endif
-    for (size_t i = 0; i < r->bu; i++)
-        tsgs__scaler_apply(&m->scaler, r->ds->x + rows[i] * r->d, r->d,
-                           X + i * r->d);
+    if (r->fc)
+        return; /* their features are cached: the rows are not read */
+    tsgs__rows_gather_team(X, r->ds, &m->scaler, rows, r->bu, &r->failed);
 }
 
 /* Serial, as step t is planned with its rows in XU: the rows of step t + 1
@@ -291,7 +294,8 @@ static void plan_rows(run_t *r, long t)
      * whole step's work instead of stalling the gather (on one thread,
      * nothing else hides them). */
     const size_t line = 64 / sizeof(float);
-    for (size_t i = r->upos; i < r->nu && i < r->upos + r->bu; i++) {
+    for (size_t i = r->upos; r->ds->x && i < r->nu && i < r->upos + r->bu;
+         i++) {
         const float *row = r->ds->x + r->uidx[i] * r->d;
         for (size_t k = 0; k < r->d; k += line)
             __builtin_prefetch(row + k);
@@ -304,7 +308,7 @@ static int rows_ahead_in(run_t *r, long t)
 {
     if (r->next_t != t)
         return 0;
-    float *x = r->XU;
+    tsgs__rows x = r->XU;
     r->XU = r->XU_next;
     r->XU_next = x;
     size_t *b = r->ubatch;
@@ -318,7 +322,7 @@ static int rows_ahead_in(run_t *r, long t)
 static void fetch_unlabeled_rows(run_t *r, const tsgs_model *m)
 {
     pick_unlabeled_rows(r, r->ubatch);
-    gather_rows(r, m, r->ubatch, r->XU);
+    gather_rows(r, m, r->ubatch, &r->XU);
 #ifdef _OPENMP
 #pragma omp barrier
 #endif
@@ -347,21 +351,24 @@ static tsgs_status gather_labeled(run_t *r, const tsgs__train_job *job,
                                   tsgs_error *err)
 {
     const tsgs_dataset *ds = r->ds;
-    const size_t d = r->d, nl1 = r->nl ? r->nl : 1;
+    const size_t nl1 = r->nl ? r->nl : 1;
     r->lidx = malloc(sizeof(size_t) * nl1);
-    r->XL = malloc(sizeof(float) * nl1 * d);
     r->yl = malloc(sizeof(double) * nl1);
-    if (!r->lidx || !r->XL || !r->yl)
+    if (!r->lidx || !r->yl ||
+        tsgs__rows_init(&r->XL, ds, &job->scaler, r->nl))
         return TSGS__NOMEM(err);
     size_t il = 0;
     for (size_t i = 0; i < ds->n; i++) {
         if (isnan(ds->y[i]))
             continue;
-        tsgs__scaler_apply(&job->scaler, ds->x + i * d, d, r->XL + il * d);
         r->yl[il] = ds->y[i] == job->label_pos ? 1.0 : -1.0;
-        r->lidx[il] = il;
+        r->lidx[il] = i; /* the file's rows to gather, then batch order */
         il++;
     }
+    if (tsgs__rows_gather(&r->XL, ds, &job->scaler, r->lidx, r->nl))
+        return TSGS__NOMEM(err);
+    for (size_t i = 0; i < r->nl; i++)
+        r->lidx[i] = i;
     return TSGS_OK;
 }
 
@@ -380,9 +387,11 @@ static tsgs_status run_setup(run_t *r, tsgs_model *m, long max_blocks,
     r->uidx = malloc(sizeof(size_t) * (r->nu ? r->nu : 1));
     r->hl = calloc(nl1, sizeof(double));
     r->wl = calloc(nl1, sizeof(double));
-    r->XU = malloc(sizeof(float) * bu1 * d);
+    const int sparse = !r->XL.x; /* the rows' storage decides */
+    int bad = tsgs__rows_init(&r->XU, ds, &m->scaler, bu1) |
+              tsgs__rows_init(&r->XU_next, ds, &m->scaler, bu1) |
+              tsgs__rows_init(&r->XLb, ds, &m->scaler, r->bl ? r->bl : 1);
     r->ubatch = malloc(sizeof(size_t) * bu1);
-    r->XU_next = malloc(sizeof(float) * bu1 * d);
     r->ubatch_next = malloc(sizeof(size_t) * bu1);
     r->draws = malloc(sizeof(size_t) * 2 * SHUFFLE_CHUNK);
     /* the kernel's partial sums for the largest model and batch */
@@ -392,7 +401,8 @@ static tsgs_status run_setup(run_t *r, tsgs_model *m, long max_blocks,
     r->gu = malloc(sizeof(double) * bu1);
     r->wu = malloc(sizeof(double) * bu1);
     r->sorted = malloc(sizeof(double) * bu1);
-    r->Wb = malloc(sizeof(float) * r->wb * d);
+    /* sparse rows: block features from the non-zeros, no d-wide panel */
+    r->Wb = malloc(sizeof(float) * r->wb * (sparse ? 1 : d));
     r->Pb = malloc(sizeof(float) * r->wb);
     /* block features of every labeled row (cache) or of the batch only */
     const size_t lrows = r->lcache ? nl1 : (r->bl ? r->bl : 1);
@@ -400,7 +410,6 @@ static tsgs_status run_setup(run_t *r, tsgs_model *m, long max_blocks,
     r->sl = malloc(sizeof(float) * r->wb * lrows);
     r->bcl = malloc(sizeof(float) * r->wb * lrows);
     r->bsl = malloc(sizeof(float) * r->wb * lrows);
-    r->XLb = malloc(sizeof(float) * (r->bl ? r->bl : 1) * d);
     r->gl = malloc(sizeof(double) * (r->bl ? r->bl : 1));
     r->cu = malloc(sizeof(float) * wide * bu1);
     r->su = malloc(sizeof(float) * wide * bu1);
@@ -416,11 +425,11 @@ static tsgs_status run_setup(run_t *r, tsgs_model *m, long max_blocks,
         if (!r->fcl || !r->fsl)
             return TSGS__NOMEM(err);
     }
-    if (!r->uidx || !r->hl || !r->wl ||
-        !r->XU || !r->gu || !r->wu || !r->Wb || !r->Pb || !r->cl || !r->sl ||
+    if (bad || !r->uidx || !r->hl || !r->wl || !r->gu || !r->wu || !r->Wb ||
+        !r->Pb || !r->cl || !r->sl ||
         !r->bcl || !r->bsl || !r->cu || !r->su || !r->dac || !r->das ||
-        !r->sorted || !r->gc || !r->gs || !r->cgc || !r->cgs || !r->XLb ||
-        !r->gl || !r->ubatch || !r->XU_next || !r->ubatch_next ||
+        !r->sorted || !r->gc || !r->gs || !r->cgc || !r->cgs ||
+        !r->gl || !r->ubatch || !r->ubatch_next ||
         !r->draws || !r->part)
         return TSGS__NOMEM(err);
     size_t iu = 0;
@@ -428,7 +437,7 @@ static tsgs_status run_setup(run_t *r, tsgs_model *m, long max_blocks,
         if (isnan(ds->y[i]))
             r->uidx[iu++] = i;
     if (r->frs)
-        tsgs__eval_features(d, m->panel, m->phase, r->frs_groups, r->XL,
+        tsgs__eval_features(d, m->panel, m->phase, r->frs_groups, r->XL.x,
                             r->nl, r->threads, r->fcl,
                             r->pair ? r->fsl : NULL);
     r->epoch = 0;
@@ -515,6 +524,14 @@ static tsgs_status finish_unlabeled(run_t *r, tsgs_model *m, long t)
     return st;
 }
 
+/* Whether the unlabeled rows' feature cache holds directions [0, ndirs):
+ * the same answer on every thread (the model's blocks change in serial
+ * sections only). */
+static int featcache_covers(const run_t *r, long ndirs)
+{
+    return r->fc && ndirs <= r->fc->cap;
+}
+
 /* Decision values of the unlabeled mini-batch with the model so far
  * (team): finish_unlabeled's. */
 static tsgs_status predict_unlabeled(run_t *r, tsgs_model *m, long t,
@@ -524,16 +541,21 @@ static tsgs_status predict_unlabeled(run_t *r, tsgs_model *m, long t,
         /* FRS: the batch's features over every direction are needed for
          * the gradient anyway; the decision values are their sums. */
         tsgs__eval_features_team(r->d, m->panel, m->phase, r->frs_groups,
-                                 r->XU, r->bu, r->cu,
+                                 r->XU.x, r->bu, r->cu,
                                  r->pair ? r->su : NULL);
 #ifdef _OPENMP
 #pragma omp barrier
 #endif
         feature_sums(r, m, r->cu, r->su, r->bu, r->gu);
+    } else if (featcache_covers(r, tsgs__model_dirs(m))) {
+        tsgs__fview v = tsgs__model_view(m);
+        tsgs__featcache_fill_team(r->fc, &m->fs, m->cc, v.ndirs,
+                                  &r->failed);
+        tsgs__featcache_sums_team(r->fc, &v, r->ubatch, r->bu, r->gu);
     } else {
         tsgs__fview v = tsgs__model_view(m);
-        tsgs__eval_sums_team(&v, r->XU, r->bu, r->part, &me->ws, r->gu,
-                             &r->failed);
+        tsgs__rows_eval_sums_team(&v, m->cc, &r->XU, r->part, &me->ws,
+                                  r->gu, &r->failed);
     }
     tsgs_status st;
 #ifdef _OPENMP
@@ -549,15 +571,24 @@ static tsgs_status predict_unlabeled(run_t *r, tsgs_model *m, long t,
 static tsgs_status predict_labeled(run_t *r, const tsgs_model *m,
                                    lane_t *me)
 {
+    if (r->XL.x) {
 #ifdef _OPENMP
 #pragma omp for schedule(static)
 #endif
-    for (size_t i = 0; i < r->bl; i++)
-        memcpy(r->XLb + i * r->d, r->XL + r->lidx[i] * r->d,
-               sizeof(float) * r->d);
+        for (size_t i = 0; i < r->bl; i++)
+            memcpy(r->XLb.x + i * r->d, r->XL.x + r->lidx[i] * r->d,
+                   sizeof(float) * r->d);
+        r->XLb.n = r->bl;
+    } else {
+#ifdef _OPENMP
+#pragma omp single
+#endif
+        if (tsgs__rows_copy(&r->XLb, &r->XL, r->lidx, r->bl))
+            r->failed = 1;
+    }
     tsgs__fview v = tsgs__model_view(m);
-    tsgs__eval_sums_team(&v, r->XLb, r->bl, r->part, &me->ws, r->gl,
-                         &r->failed);
+    tsgs__rows_eval_sums_team(&v, m->cc, &r->XLb, r->part, &me->ws, r->gl,
+                              &r->failed);
     tsgs_status st = TSGS_OK;
 #ifdef _OPENMP
 #pragma omp single copyprivate(st)
@@ -626,19 +657,57 @@ static void block_features(run_t *r)
 {
     const int pair = r->pair;
     if (r->lcache)
-        tsgs__eval_features_team(r->d, r->Wb, r->Pb, r->ngb, r->XL, r->nl,
+        tsgs__eval_features_team(r->d, r->Wb, r->Pb, r->ngb, r->XL.x, r->nl,
                                  r->cl, pair ? r->sl : NULL);
     else
-        tsgs__eval_features_team(r->d, r->Wb, r->Pb, r->ngb, r->XLb, r->bl,
+        tsgs__eval_features_team(r->d, r->Wb, r->Pb, r->ngb, r->XLb.x, r->bl,
                                  r->cl, pair ? r->sl : NULL);
-    tsgs__eval_features_team(r->d, r->Wb, r->Pb, r->ngb, r->XU, r->bu,
+    tsgs__eval_features_team(r->d, r->Wb, r->Pb, r->ngb, r->XU.x, r->bu,
                              r->cu, pair ? r->su : NULL);
 }
 
 static tsgs_status block_gradient(run_t *r, const tsgs_model *m, long b,
                                   double *gc, double *gs)
 {
+    const int pair = r->pair;
     tsgs_status st = TSGS_OK;
+    if (!r->XL.x) { /* sparse rows */
+        const long g0 = b * m->fs.dirs, n = m->fs.dirs;
+        const int cached = featcache_covers(r, tsgs__model_dirs(m));
+        if (cached)
+            tsgs__featcache_fill_team(r->fc, &m->fs, m->cc,
+                                      tsgs__model_dirs(m), &r->failed);
+        if (cached && r->lrow)
+            tsgs__featcache_block_team(r->fc, r->lrow, r->nl, g0, n, r->wb,
+                                       r->cl, pair ? r->sl : NULL);
+        else if (r->lcache)
+            tsgs__sparse_features_team(&m->fs, m->cc, g0, n, &r->XL, r->wb,
+                                       r->cl, pair ? r->sl : NULL,
+                                       &r->failed);
+        else
+            tsgs__sparse_features_team(&m->fs, m->cc, g0, n, &r->XLb, r->wb,
+                                       r->cl, pair ? r->sl : NULL,
+                                       &r->failed);
+        if (cached) {
+            tsgs__featcache_block_team(r->fc, r->ubatch, r->bu, g0, n, r->wb,
+                                       r->cu, pair ? r->su : NULL);
+        } else {
+            tsgs__sparse_features_team(&m->fs, m->cc, g0, n, &r->XU, r->wb,
+                                       r->cu, pair ? r->su : NULL,
+                                       &r->failed);
+        }
+#ifdef _OPENMP
+#pragma omp barrier
+#pragma omp single copyprivate(st)
+#endif
+        {
+            if (r->failed)
+                st = TSGS__NOMEM(r->err);
+            else
+                block_sums(r, m, gc, gs, &r->var);
+        }
+        return st;
+    }
 #ifdef _OPENMP
 #pragma omp single copyprivate(st)
 #endif
@@ -1000,7 +1069,7 @@ static tsgs_status begin_step(run_t *r, tsgs_model *m, long t)
             return st;
     }
     if (r->next_t == t + 1)
-        gather_rows(r, m, r->ubatch_next, r->XU_next);
+        gather_rows(r, m, r->ubatch_next, &r->XU_next);
     return TSGS_OK;
 }
 
@@ -1167,7 +1236,7 @@ static tsgs_status step_fast(run_t *r, tsgs_model *m, long t, lane_t *me)
         return st;
     block_features(r);
     tsgs__fview v = tsgs__model_view_blocks(m, r->view_blocks);
-    tsgs__eval_tiles_team(&v, r->XU, r->bu, r->part, &me->ws, r->gu,
+    tsgs__eval_tiles_team(&v, r->XU.x, r->bu, r->part, &me->ws, r->gu,
                           &r->failed); /* ends with a barrier */
 #ifdef _OPENMP
 #pragma omp master
@@ -1196,29 +1265,33 @@ static tsgs_status step_fast(run_t *r, tsgs_model *m, long t, lane_t *me)
 static tsgs_status final_balance(run_t *r, tsgs_model *m, tsgs_error *err)
 {
     size_t n = r->nu < BALANCE_SAMPLE ? r->nu : BALANCE_SAMPLE;
-    float *X = malloc(sizeof(float) * n * r->d);
+    tsgs__rows X;
+    int bad = tsgs__rows_init(&X, r->ds, &m->scaler, n);
     double *g = malloc(sizeof(double) * n);
+    size_t *rows = malloc(sizeof(size_t) * (n ? n : 1));
     tsgs_status st = TSGS_OK;
-    if (!X || !g) {
+    if (bad || !g || !rows) {
         st = TSGS__NOMEM(err);
         goto done;
     }
     /* Spread over the whole current pass order: a seeded sample. */
-    for (size_t i = 0; i < n; i++) {
-        size_t row = r->uidx[i * (r->nu / n)];
-        tsgs__scaler_apply(&m->scaler, r->ds->x + row * r->d, r->d,
-                           X + i * r->d);
+    for (size_t i = 0; i < n; i++)
+        rows[i] = r->uidx[i * (r->nu / n)];
+    if (tsgs__rows_gather(&X, r->ds, &m->scaler, rows, n)) {
+        st = TSGS__NOMEM(err);
+        goto done;
     }
     double bias = m->bias;
     m->bias = 0.0;
-    st = tsgs__model_decision(m, X, n, r->threads, g, err);
+    st = tsgs__model_decision_rows(m, NULL, &X, r->threads, g, err);
     m->bias = bias;
     if (st != TSGS_OK)
         goto done;
     m->bias = -quantile_threshold(g, n, r->p.balance_ratio);
 done:
-    free(X);
+    tsgs__rows_free(&X);
     free(g);
+    free(rows);
     return st;
 }
 
@@ -1276,25 +1349,31 @@ static tsgs_status choose_c_sigma(run_t *r, const tsgs__train_job *job,
     const size_t d = ds->d, nl = r->nl;
     const size_t nu_all = ds->n - nl;
     const size_t nm = nu_all < MEDIAN_UNLABELED ? nu_all : MEDIAN_UNLABELED;
-    float *XM = malloc(sizeof(float) * (nm ? nm : 1) * d);
+    tsgs__rows XM;
+    size_t *rows = malloc(sizeof(size_t) * (nm ? nm : 1));
     tsgs_status st = TSGS_OK;
-    if (!XM)
-        return TSGS__NOMEM(err);
+    if (tsgs__rows_init(&XM, ds, &job->scaler, nm) || !rows) {
+        st = TSGS__NOMEM(err);
+        goto done;
+    }
     size_t iu = 0, seen = 0;
     for (size_t i = 0; i < ds->n && iu < nm; i++)
         /* every (nu_all / nm)-th unlabeled row */
         if (isnan(ds->y[i]) && seen++ == iu * (nu_all / nm))
-            tsgs__scaler_apply(&job->scaler, ds->x + i * d, d,
-                               XM + iu++ * d);
+            rows[iu++] = i;
+    if (tsgs__rows_gather(&XM, ds, &job->scaler, rows, iu)) {
+        st = TSGS__NOMEM(err);
+        goto done;
+    }
     double sigma0 = p->sigma;
     if (sigma0 <= 0.0 &&
-        (st = tsgs__median_sigma(r->XL, nl, XM, iu, d, p->seed, &sigma0,
-                                 err)) != TSGS_OK)
+        (st = tsgs__median_sigma(&r->XL, &XM, d, p->seed, &sigma0, err)) !=
+            TSGS_OK)
         goto done;
     tsgs__fspec fs = tsgs__fspec_of(p, d); /* its sigma: the grid's */
     size_t ndirs = (size_t)(first_blocks(p) * fs.dirs);
     size_t D = tsgs__feature_columns(&fs, ndirs);
-    tsgs__grid_job g = {r->XL, r->yl, nl, d, &fs, ndirs, D, sigma0, p->sigma,
+    tsgs__grid_job g = {&r->XL, r->yl, nl, d, &fs, ndirs, D, sigma0, p->sigma,
                         p->c > 0.0 ? p->c / (double)nl : 0.0, p->seed,
                         tsgs__threads_resolve(p->threads)};
     tsgs__grid_choice choice;
@@ -1303,7 +1382,8 @@ static tsgs_status choose_c_sigma(run_t *r, const tsgs__train_job *job,
     p->sigma = choice.sigma;
     p->c = choice.c_lib * (double)nl;
 done:
-    free(XM);
+    tsgs__rows_free(&XM);
+    free(rows);
     return st;
 }
 
@@ -1338,13 +1418,13 @@ static tsgs_status start_supervised(run_t *r, tsgs_model *m, long max_blocks,
                                     tsgs_error *err)
 {
     const long blocks = start_blocks(&r->p, max_blocks);
-    tsgs_status st = tsgs__warm_start(m, blocks, r->XL, r->yl, r->nl,
+    tsgs_status st = tsgs__warm_start(m, blocks, &r->XL, r->yl, r->nl,
                                       r->p.c / (double)r->nl, r->p.seed,
                                       r->threads, err);
     if (st != TSGS_OK || !r->lcache)
         return st;
     tsgs__fview v = tsgs__model_view(m);
-    return tsgs__eval_sums(&v, r->XL, r->nl, r->threads, r->hl, err);
+    return tsgs__rows_eval_sums(&v, m->cc, &r->XL, r->threads, r->hl, err);
 }
 
 /* The run's derived settings (the model records them): C, sigma, C*, the
@@ -1406,6 +1486,42 @@ static tsgs_status resolve_settings(run_t *r, const tsgs__train_job *job,
     return TSGS_OK;
 }
 
+/* Sparse rows: every unlabeled row's features (and, with the labeled
+ * cache, every labeled row's: their block's features are needed at every
+ * step), in what the column cache leaves of the cache budget, for as many
+ * directions as the run can make; none when they do not fit. */
+static tsgs_status start_featcache(run_t *r, const tsgs_model *m, long T,
+                                   long max_blocks, tsgs_error *err)
+{
+    long blocks = T + start_blocks(&r->p, max_blocks);
+    blocks = blocks < max_blocks ? blocks : max_blocks;
+    double left = r->p.cache_mb * 1048576.0;
+    if (m->cc)
+        left -= (double)m->cc->ncols * (double)m->cc->stride * sizeof(float);
+    const size_t nl = r->lcache ? r->nl : 0, n = r->nu + nl;
+    if (tsgs__featcache_bytes(n, blocks * m->fs.dirs, r->pair) > left)
+        return TSGS_OK;
+    size_t *rows = malloc(sizeof(size_t) * (n ? n : 1));
+    if (!rows)
+        return TSGS__NOMEM(err);
+    memcpy(rows, r->uidx, sizeof(size_t) * r->nu);
+    for (size_t i = 0, k = r->nu; i < r->ds->n && k < n; i++)
+        if (!isnan(r->ds->y[i])) /* XL's order (gather_labeled) */
+            rows[k++] = i;
+    tsgs_status st = tsgs__featcache_new(r->ds, &m->scaler, rows, n,
+                                         blocks * m->fs.dirs, r->pair, left,
+                                         &r->fc, err);
+    if (st == TSGS_OK && r->fc && nl) {
+        r->lrow = malloc(sizeof(size_t) * nl);
+        if (!r->lrow)
+            st = TSGS__NOMEM(err);
+        else
+            memcpy(r->lrow, rows + r->nu, sizeof(size_t) * nl);
+    }
+    free(rows);
+    return st;
+}
+
 /* The empty model (FRS: all its fixed features, cached), the labeled
  * cache decision and the run's buffers. */
 static tsgs_status start_model(run_t *r, tsgs__train_job *job, long T,
@@ -1423,6 +1539,16 @@ static tsgs_status start_model(run_t *r, tsgs__train_job *job, long T,
     m->label_pos = job->label_pos;
     m->scaler = job->scaler; /* the model owns it from here */
     memset(&job->scaler, 0, sizeof job->scaler);
+    if (!r->XL.x) {
+        /* sparse rows: the cache budget goes to the directions of their
+         * most frequent columns instead of d-wide panels */
+        m->cache_enabled = 0;
+        long most = (max_blocks < T ? max_blocks : T) * m->fs.dirs;
+        if ((st = tsgs__colcache_new(job->ds, most,
+                                     r->p.cache_mb * 1048576.0, &m->cc,
+                                     err)) != TSGS_OK)
+            goto fail;
+    }
     if (r->frs) {
         /* all features from the start, cached whatever cache-mb says: FRS
          * reads every one of them at every step */
@@ -1443,6 +1569,9 @@ static tsgs_status start_model(run_t *r, tsgs__train_job *job, long T,
                                      (double)r->bl * (double)max_blocks *
                                          (double)m->fs.dirs);
     if ((st = run_setup(r, m, max_blocks, err)) != TSGS_OK)
+        goto fail;
+    if (!r->XL.x && !r->frs && (r->bu || r->lcache) &&
+        (st = start_featcache(r, m, T, max_blocks, err)) != TSGS_OK)
         goto fail;
     *out = m;
     return TSGS_OK;
@@ -1500,7 +1629,9 @@ static tsgs_status run_steps(run_t *r, tsgs_model *m,
     r->run_st = TSGS_OK;
     r->failed = 0;
     r->plan_t = r->next_t = 0;
-    r->fast = !r->frs && r->lcache && r->p.reuse != TSGS_REUSE_CHECK;
+    /* (dense rows only: the fast path plans a block's d-wide panel) */
+    r->fast = !r->frs && r->lcache && r->p.reuse != TSGS_REUSE_CHECK &&
+              r->XL.x;
     /* the labeled cache's update (n_l x r) on the team when it is large */
     r->big_update = (double)r->nl * (double)m->fs.dirs > 65536.0;
     *stopped = 0;
@@ -1562,7 +1693,7 @@ static tsgs_status sgd_train(tsgs__train_job *job, tsgs_model **out,
     /* Every thread reads random rows: spread their pages over the NUMA
      * nodes the threads run on (a no-op on one node). They are the
      * caller's: moved only when the caller asked for a binding. */
-    if (p->bind == TSGS_BIND_COMPACT || p->bind == TSGS_BIND_SCATTER)
+    if (ds->x && (p->bind == TSGS_BIND_COMPACT || p->bind == TSGS_BIND_SCATTER))
         tsgs__place_interleaved(ds->x, ds->n * ds->d * sizeof(float),
                                 r.threads, p->bind);
     st = run_steps(&r, m, job->hooks, T, max_blocks, &t_done, &stopped, err);

@@ -1,0 +1,556 @@
+/* The kernel on sparse rows: random features from the non-zeros alone.
+ *
+ * w . x over a row's non-zeros needs omega's coordinates at the row's
+ * columns only, and an iid direction's coordinate k is a pure function of
+ * (seed, block, j, k) (tsgs__omega_coord). Work goes in tasks of
+ * ROW_CHUNK rows x DIR_CHUNK directions: a task makes the directions of
+ * the distinct columns its rows use (once each, however many rows share
+ * a column) or reads them from a column cache, then accumulates each
+ * row's phases over its non-zeros, a row at a time, in column order (the
+ * dense kernel's order, so the phases agree with it to rounding).
+ *
+ * Making a coordinate (Philox and a Box-Muller half) costs some hundred
+ * times a multiply-add: the cache of the most frequent columns
+ * (tsgs__colcache) is what makes repeated evaluation (training) cheap;
+ * a word's rare columns are made again when met. */
+#include "internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#define ROW_CHUNK 32
+/* the dense kernel's group tile (16 groups of 16): the same partial-sum
+ * scratch (tsgs__sums_scratch) serves both */
+#define DIR_CHUNK TSGS__SPARSE_DIR_CHUNK
+/* generated directions a task holds at once (floats): a task with many
+ * distinct columns works on fewer directions at a time */
+#define TASK_FLOATS ((size_t)1 << 20)
+/* below this many multiply-adds a call stays on one thread */
+#define PARALLEL_MIN_WORK 65536
+
+static long round_up(long n, long k) { return (n + k - 1) / k * k; }
+
+/* ------------------------------------------------------- column cache */
+
+/* Column k's slot, -1 when not cached: an open-addressing table (every
+ * non-zero of every task looks its column up; a binary search over the
+ * columns was most of a step's time on a block's features). */
+static uint32_t hash_col(uint32_t k, uint32_t mask)
+{
+    const uint32_t x = k * 0x9e3779b1u;
+    return (x ^ x >> 15) & mask;
+}
+
+static long cache_slot(const tsgs__colcache *cc, uint32_t k)
+{
+    for (uint32_t h = hash_col(k, cc->hmask);; h = (h + 1) & cc->hmask) {
+        uint32_t s = cc->hslot[h];
+        if (s == UINT32_MAX)
+            return -1;
+        if (cc->cols[s] == k)
+            return (long)s;
+    }
+}
+
+/* The table for cc->cols: at most half full. -1: out of memory. */
+static int build_table(tsgs__colcache *cc)
+{
+    size_t size = 16;
+    while (size < 2 * cc->ncols)
+        size *= 2;
+    cc->hslot = malloc(sizeof(uint32_t) * size);
+    if (!cc->hslot)
+        return -1;
+    cc->hmask = (uint32_t)(size - 1);
+    memset(cc->hslot, 0xff, sizeof(uint32_t) * size);
+    for (size_t s = 0; s < cc->ncols; s++) {
+        uint32_t h = hash_col(cc->cols[s], cc->hmask);
+        while (cc->hslot[h] != UINT32_MAX)
+            h = (h + 1) & cc->hmask;
+        cc->hslot[h] = (uint32_t)s;
+    }
+    return 0;
+}
+
+/* Directions [g, g + n) of fs at column k into out. */
+static void column_dirs(const tsgs__fspec *fs, uint32_t k, long g, long n,
+                        float *out)
+{
+    for (long t = 0; t < n; t++)
+        out[t] = tsgs__omega_coord(fs, (g + t) / fs->dirs, (g + t) % fs->dirs,
+                                   k);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* A cache for the columns of the nnz column indices col, most frequent
+ * first (see tsgs__colcache_new). */
+static tsgs_status cache_for(const uint32_t *col, size_t nnz, long max_dirs,
+                             double bytes, tsgs__colcache **out,
+                             tsgs_error *err)
+{
+    *out = NULL;
+    const long stride = round_up(max_dirs > 0 ? max_dirs : 1, TSGS__LANES);
+    const double per_col = (double)stride * sizeof(float);
+    if (bytes < per_col || nnz == 0)
+        return TSGS_OK;
+    /* column frequencies from a sorted copy of the column indices: memory
+     * that grows with the non-zeros, not with d */
+    uint32_t *c = malloc(sizeof(uint32_t) * nnz);
+    if (!c)
+        return TSGS__NOMEM(err);
+    memcpy(c, col, sizeof(uint32_t) * nnz);
+    qsort(c, nnz, sizeof *c, cmp_u32);
+    size_t nd = 0;
+    for (size_t j = 0; j < nnz; j++)
+        nd += j == 0 || c[j] != c[j - 1];
+    /* (uses descending, column) as one key: ~count << 32 | column */
+    uint64_t *f = malloc(sizeof(uint64_t) * nd);
+    if (!f) {
+        free(c);
+        return TSGS__NOMEM(err);
+    }
+    size_t u = 0;
+    for (size_t j = 0, run = 0; j < nnz; j++) {
+        run++;
+        if (j + 1 == nnz || c[j + 1] != c[j]) {
+            uint64_t cnt = run > 0xffffffffu ? 0xffffffffu : run;
+            f[u++] = (uint64_t)(0xffffffffu - cnt) << 32 | c[j];
+            run = 0;
+        }
+    }
+    free(c);
+    qsort(f, nd, sizeof *f, cmp_u64);
+    double fit = floor(bytes / per_col);
+    size_t m = fit < (double)nd ? (size_t)fit : nd;
+    tsgs__colcache *cc = calloc(1, sizeof *cc);
+    if (cc) {
+        cc->cols = malloc(sizeof(uint32_t) * m);
+        cc->W = malloc(sizeof(float) * m * (size_t)stride);
+    }
+    if (!cc || !cc->cols || !cc->W) {
+        free(f);
+        tsgs__colcache_free(cc);
+        return TSGS__NOMEM(err);
+    }
+    for (size_t s = 0; s < m; s++)
+        cc->cols[s] = (uint32_t)f[s];
+    free(f);
+    qsort(cc->cols, m, sizeof(uint32_t), cmp_u32);
+    cc->ncols = m;
+    if (build_table(cc)) {
+        tsgs__colcache_free(cc);
+        return TSGS__NOMEM(err);
+    }
+    cc->stride = stride;
+    cc->filled = 0;
+    *out = cc;
+    return TSGS_OK;
+}
+
+tsgs_status tsgs__colcache_new(const tsgs_dataset *ds, long max_dirs,
+                               double bytes, tsgs__colcache **out,
+                               tsgs_error *err)
+{
+    *out = NULL;
+    if (!tsgs__sparse(ds))
+        return TSGS_OK;
+    return cache_for(ds->col, ds->ptr[ds->n], max_dirs, bytes, out, err);
+}
+
+tsgs_status tsgs__colcache_for_rows(const tsgs__rows *R, long max_dirs,
+                                    double bytes, tsgs__colcache **out,
+                                    tsgs_error *err)
+{
+    *out = NULL;
+    if (R->x || R->n == 0)
+        return TSGS_OK;
+    const size_t e0 = R->ptr[0];
+    return cache_for(R->col + e0, R->ptr[R->n] - e0, max_dirs, bytes, out,
+                     err);
+}
+
+void tsgs__colcache_fill(tsgs__colcache *cc, const tsgs__fspec *fs,
+                         long ndirs, int threads)
+{
+    if (!cc || ndirs <= cc->filled)
+        return;
+    if (ndirs > cc->stride)
+        ndirs = cc->stride;
+    const long g = cc->filled, n = ndirs - cc->filled;
+    const double work = (double)cc->ncols * (double)n;
+    const int nt = work < 4096 ? 1 : (threads > 0 ? threads : 1);
+    (void)nt;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nt) if (nt > 1) schedule(dynamic, 64)
+#endif
+    for (size_t s = 0; s < cc->ncols; s++)
+        column_dirs(fs, cc->cols[s], g, n, cc->W + s * (size_t)cc->stride + g);
+    cc->filled = ndirs;
+}
+
+tsgs_status tsgs__colcache_units(const tsgs__colcache *cc,
+                                 const tsgs__fspec *fs, long ndirs,
+                                 int threads, double **out, tsgs_error *err)
+{
+    const size_t stride = (size_t)cc->stride;
+    double *U = malloc(sizeof(double) * (cc->ncols ? cc->ncols : 1) * stride);
+    if (!U)
+        return TSGS__NOMEM(err);
+    const int nt = (double)cc->ncols * (double)ndirs < 4096 ? 1 : threads;
+    (void)nt;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nt) if (nt > 1) schedule(dynamic, 64)
+#endif
+    for (size_t s = 0; s < cc->ncols; s++)
+        for (long g = 0; g < ndirs; g++)
+            U[s * stride + (size_t)g] =
+                tsgs__omega_unit(fs, g / fs->dirs, g % fs->dirs, cc->cols[s]);
+    *out = U;
+    return TSGS_OK;
+}
+
+tsgs_status tsgs__colcache_scaled(const tsgs__colcache *cc,
+                                  const double *units, const tsgs__fspec *fs,
+                                  long ndirs, tsgs__colcache **out,
+                                  tsgs_error *err)
+{
+    const size_t stride = (size_t)cc->stride, nc = cc->ncols ? cc->ncols : 1;
+    const size_t nh = (size_t)cc->hmask + 1;
+    tsgs__colcache *c = calloc(1, sizeof *c);
+    if (c) {
+        c->cols = malloc(sizeof(uint32_t) * nc);
+        c->hslot = malloc(sizeof(uint32_t) * nh);
+        c->W = malloc(sizeof(float) * nc * stride);
+    }
+    if (!c || !c->cols || !c->hslot || !c->W) {
+        tsgs__colcache_free(c);
+        return TSGS__NOMEM(err);
+    }
+    memcpy(c->cols, cc->cols, sizeof(uint32_t) * cc->ncols);
+    memcpy(c->hslot, cc->hslot, sizeof(uint32_t) * nh);
+    c->ncols = cc->ncols;
+    c->hmask = cc->hmask;
+    c->stride = cc->stride;
+    ndirs = ndirs < cc->stride ? ndirs : cc->stride;
+    for (size_t s = 0; s < c->ncols; s++)
+        for (long g = 0; g < ndirs; g++)
+            c->W[s * stride + (size_t)g] =
+                tsgs__omega_scaled(fs, units[s * stride + (size_t)g]);
+    c->filled = ndirs;
+    *out = c;
+    return TSGS_OK;
+}
+
+void tsgs__colcache_free(tsgs__colcache *cc)
+{
+    if (!cc)
+        return;
+    free(cc->cols);
+    free(cc->hslot);
+    free(cc->W);
+    free(cc);
+}
+
+/* ------------------------------------------------------------- tasks */
+
+/* What a call evaluates: directions [g0, g0 + count) of fs on rows R,
+ * as features (cosv / sinv, width apart) or as sums weighted by ac / as
+ * (into out, or part per direction chunk when there are several). */
+typedef struct {
+    const tsgs__fspec *fs;
+    const tsgs__colcache *cc;
+    const tsgs__rows *R;
+    long g0, count;
+    long padded;        /* count rounded up to whole lane groups */
+    size_t width;
+    float *cosv, *sinv;
+    const double *ac, *as;
+    double *sums;       /* out (one chunk) or part */
+    int pair;
+} job_t;
+
+/* A thread's scratch, grown as tasks need. */
+typedef struct {
+    size_t cap_nz, cap_w;
+    const float **cbase; /* per entry: its cached column, or NULL */
+    uint32_t *uid;       /* per entry: its generated column */
+    uint64_t *key;       /* column << 32 | entry of uncached entries */
+    uint32_t *ucol;      /* distinct uncached columns */
+    float *Wt;           /* their directions, u x sub */
+} scratch_t;
+
+static void scratch_free(scratch_t *S)
+{
+    free(S->cbase);
+    free(S->uid);
+    free(S->key);
+    free(S->ucol);
+    free(S->Wt);
+    memset(S, 0, sizeof *S);
+}
+
+static int grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap && *p)
+        return 0;
+    size_t c = need > 2 * *cap ? need : 2 * *cap;
+    void *q = realloc(*p, elem * (c ? c : 1));
+    if (!q)
+        return -1;
+    *p = q;
+    *cap = c;
+    return 0;
+}
+
+static int scratch_nz(scratch_t *S, size_t ne)
+{
+    size_t c1 = S->cap_nz, c2 = S->cap_nz, c3 = S->cap_nz, c4 = S->cap_nz;
+    if (grow((void **)&S->cbase, &c1, ne, sizeof(float *)) ||
+        grow((void **)&S->uid, &c2, ne, sizeof(uint32_t)) ||
+        grow((void **)&S->key, &c3, ne, sizeof(uint64_t)) ||
+        grow((void **)&S->ucol, &c4, ne, sizeof(uint32_t)))
+        return -1;
+    S->cap_nz = c1 < c2 ? c1 : c2;
+    S->cap_nz = S->cap_nz < c3 ? S->cap_nz : c3;
+    S->cap_nz = S->cap_nz < c4 ? S->cap_nz : c4;
+    return 0;
+}
+
+/* Rows [r0, r1), directions [c0, c1) of the job (relative to g0). */
+static int run_task(const job_t *J, size_t r0, size_t r1, long c0, long c1,
+                    long chunk, scratch_t *S)
+{
+    const tsgs__rows *R = J->R;
+    const tsgs__fspec *fs = J->fs;
+    const size_t e0 = R->ptr[r0], ne = R->ptr[r1] - e0;
+    if (scratch_nz(S, ne))
+        return -1;
+    const long real_end = c1 < J->count ? c1 : J->count;
+    const tsgs__colcache *cc = J->cc;
+    const int cached = cc && cc->filled >= J->g0 + real_end;
+    size_t nk = 0;
+    for (size_t e = 0; e < ne; e++) {
+        uint32_t k = R->col[e0 + e];
+        long slot = cached ? cache_slot(cc, k) : -1;
+        S->cbase[e] = slot >= 0 ? cc->W + (size_t)slot * (size_t)cc->stride
+                                : NULL;
+        if (slot < 0)
+            S->key[nk++] = (uint64_t)k << 32 | e;
+    }
+    qsort(S->key, nk, sizeof *S->key, cmp_u64);
+    size_t u = 0;
+    for (size_t j = 0; j < nk; j++) {
+        uint32_t k = (uint32_t)(S->key[j] >> 32);
+        if (u == 0 || S->ucol[u - 1] != k)
+            S->ucol[u++] = k;
+        S->uid[(uint32_t)S->key[j]] = (uint32_t)(u - 1);
+    }
+    long sub = DIR_CHUNK;
+    while (sub > TSGS__LANES && (size_t)sub * u > TASK_FLOATS)
+        sub /= 2;
+    if (grow((void **)&S->Wt, &S->cap_w, u * (size_t)sub, sizeof(float)))
+        return -1;
+    double acc[ROW_CHUNK] = {0};
+    float ph0[DIR_CHUNK], ph[DIR_CHUNK], cv[DIR_CHUNK], sv[DIR_CHUNK];
+    for (long s0 = c0; s0 < c1; s0 += sub) {
+        const long s1 = s0 + sub < c1 ? s0 + sub : c1, sn = s1 - s0;
+        const long real = (s1 < real_end ? s1 : real_end) - s0;
+        const long g = J->g0 + s0; /* global index of direction s0 */
+        for (size_t j = 0; j < u && real > 0; j++)
+            column_dirs(fs, S->ucol[j], g, real, S->Wt + j * (size_t)sub);
+        for (long t = 0; t < sn; t++)
+            ph0[t] = t < real ? tsgs__direction_phase(fs, (g + t) / fs->dirs,
+                                                      (g + t) % fs->dirs)
+                              : 0.0f;
+        for (size_t i = r0; i < r1; i++) {
+            memcpy(ph, ph0, sizeof(float) * (size_t)sn);
+            for (size_t e = R->ptr[i]; e < R->ptr[i + 1]; e++) {
+                const size_t le = e - e0;
+                const float v = R->val[e];
+                const float *w = S->cbase[le]
+                                     ? S->cbase[le] + g
+                                     : S->Wt + (size_t)S->uid[le] * (size_t)sub;
+                for (long t = 0; t < real; t++)
+                    ph[t] += w[t] * v;
+            }
+            if (J->pair)
+                tsgs__sincos_f(ph, (size_t)sn, sv, cv);
+            else
+                tsgs__cos_f(ph, (size_t)sn, cv);
+            if (J->cosv) {
+                float *oc = J->cosv + i * J->width + s0;
+                memcpy(oc, cv, sizeof(float) * (size_t)sn);
+                if (J->sinv)
+                    memcpy(J->sinv + i * J->width + s0, sv,
+                           sizeof(float) * (size_t)sn);
+            } else {
+                double a = 0.0;
+                for (long t = 0; t < real; t++) {
+                    a += J->ac[g + t] * cv[t];
+                    if (J->pair)
+                        a += J->as[g + t] * sv[t];
+                }
+                acc[i - r0] += a;
+            }
+        }
+    }
+    if (!J->cosv)
+        for (size_t i = r0; i < r1; i++)
+            J->sums[(size_t)chunk * R->n + i] = acc[i - r0];
+    return 0;
+}
+
+/* Every task of the job by the team: rows chunks x direction chunks. */
+static void run_tasks(const job_t *J, int *failed)
+{
+    const size_t n = J->R->n;
+    const long nrc = (long)((n + ROW_CHUNK - 1) / ROW_CHUNK);
+    const long ndc = (J->padded + DIR_CHUNK - 1) / DIR_CHUNK;
+    scratch_t S;
+    memset(&S, 0, sizeof S);
+#ifdef _OPENMP
+#pragma omp for schedule(dynamic, 1) nowait
+#endif
+    for (long t = 0; t < nrc * ndc; t++) {
+        const long rc = t % nrc, dc = t / nrc;
+        const size_t r0 = (size_t)rc * ROW_CHUNK;
+        const size_t r1 = r0 + ROW_CHUNK < n ? r0 + ROW_CHUNK : n;
+        const long c0 = dc * DIR_CHUNK;
+        const long c1 = c0 + DIR_CHUNK < J->padded ? c0 + DIR_CHUNK
+                                                   : J->padded;
+        if (run_task(J, r0, r1, c0, c1, dc, &S)) {
+#ifdef _OPENMP
+#pragma omp atomic write
+#endif
+            *failed = 1;
+        }
+    }
+    scratch_free(&S);
+}
+
+void tsgs__sparse_sums_team(const tsgs__fview *v, const tsgs__colcache *cc,
+                            const tsgs__rows *R, double *part, double *out,
+                            int *failed)
+{
+    const size_t n = R->n;
+    if (n == 0)
+        return;
+    const long ndirs = v->ndirs;
+    const long ndc = (ndirs + DIR_CHUNK - 1) / DIR_CHUNK;
+    if (ndirs == 0) {
+#ifdef _OPENMP
+#pragma omp for schedule(static)
+#endif
+        for (size_t i = 0; i < n; i++)
+            out[i] = 0.0;
+        return;
+    }
+    job_t J = {v->fs, cc, R, 0, ndirs, ndirs, 0, NULL, NULL, v->ac, v->as,
+               ndc > 1 ? part : out, v->as != NULL};
+    run_tasks(&J, failed);
+#ifdef _OPENMP
+#pragma omp barrier
+#endif
+    if (ndc == 1)
+        return;
+    /* chunks combined in a fixed order: the same on any thread count */
+#ifdef _OPENMP
+#pragma omp for schedule(static)
+#endif
+    for (size_t i = 0; i < n; i++) {
+        double s = 0.0;
+        for (long c = 0; c < ndc; c++)
+            s += part[(size_t)c * n + i];
+        out[i] = s;
+    }
+}
+
+/* Threads for nnz x ndirs multiply-adds. */
+static int threads_for(const tsgs__rows *R, long ndirs, int threads)
+{
+    const double work = (double)R->ptr[R->n] * (double)ndirs;
+    return work < PARALLEL_MIN_WORK ? 1 : (threads > 0 ? threads : 1);
+}
+
+tsgs_status tsgs__sparse_sums(const tsgs__fview *v, const tsgs__colcache *cc,
+                              const tsgs__rows *R, int threads, double *out,
+                              tsgs_error *err)
+{
+    const size_t nparts = tsgs__sums_scratch(v->ndirs, R->n);
+    double *part = NULL;
+    if (nparts && !(part = malloc(sizeof(double) * nparts)))
+        return TSGS__NOMEM(err);
+    int failed = 0;
+    const int nt = threads_for(R, v->ndirs, threads);
+    (void)nt;
+#ifdef _OPENMP
+#pragma omp parallel num_threads(nt) if (nt > 1)
+#endif
+    tsgs__sparse_sums_team(v, cc, R, part, out, &failed);
+    free(part);
+    return failed ? TSGS__NOMEM(err) : TSGS_OK;
+}
+
+void tsgs__sparse_features_team(const tsgs__fspec *fs,
+                                const tsgs__colcache *cc, long g0,
+                                long count, const tsgs__rows *R,
+                                size_t width, float *cosv, float *sinv,
+                                int *failed)
+{
+    job_t J = {fs, cc, R, g0, count, round_up(count, TSGS__LANES), width,
+               cosv, sinv, NULL, NULL, NULL, sinv != NULL};
+    run_tasks(&J, failed);
+}
+
+tsgs_status tsgs__sparse_features(const tsgs__fspec *fs,
+                                  const tsgs__colcache *cc, long g0,
+                                  long count, const tsgs__rows *R,
+                                  size_t width, int threads, float *cosv,
+                                  float *sinv, tsgs_error *err)
+{
+    int failed = 0;
+    const int nt = threads_for(R, count, threads);
+    (void)nt;
+#ifdef _OPENMP
+#pragma omp parallel num_threads(nt) if (nt > 1)
+#endif
+    tsgs__sparse_features_team(fs, cc, g0, count, R, width, cosv, sinv,
+                               &failed);
+    return failed ? TSGS__NOMEM(err) : TSGS_OK;
+}
+
+tsgs_status tsgs__rows_eval_sums(const tsgs__fview *v,
+                                 const tsgs__colcache *cc,
+                                 const tsgs__rows *R, int threads,
+                                 double *out, tsgs_error *err)
+{
+    if (R->x)
+        return tsgs__eval_sums(v, R->x, R->n, threads, out, err);
+    return tsgs__sparse_sums(v, cc, R, threads, out, err);
+}
+
+void tsgs__rows_eval_sums_team(const tsgs__fview *v,
+                               const tsgs__colcache *cc, const tsgs__rows *R,
+                               double *part, tsgs__kernel_ws *ws, double *out,
+                               int *failed)
+{
+    if (R->x)
+        tsgs__eval_sums_team(v, R->x, R->n, part, ws, out, failed);
+    else
+        tsgs__sparse_sums_team(v, cc, R, part, out, failed);
+}

@@ -1,0 +1,562 @@
+/* Sparse rows: the reader's CSR equals the dense rows, the sparse kernel
+ * equals the dense one on the same rows, MAXABS keeps zeros, and wide
+ * sparse files train in memory that follows the non-zeros. */
+#include "internal.h"
+#include "model_select.h"
+
+#include "fixtures.h"
+
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* A seeded sparse set: n rows of dimension d, about k non-zeros each
+ * (every 7th column more often), labels +-1 by the sign of a sum over the
+ * even columns; the first nl rows labeled. Returns the CSR dataset and,
+ * in *dense (unless NULL), its dense copy. */
+static tsgs_dataset *sparse_set(size_t n, size_t d, size_t k, size_t nl,
+                                unsigned seed, tsgs_dataset **dense)
+{
+    srand(seed);
+    size_t *ptr = malloc(sizeof(size_t) * (n + 1));
+    uint32_t *col = malloc(sizeof(uint32_t) * n * k);
+    float *val = malloc(sizeof(float) * n * k);
+    double *y = malloc(sizeof(double) * n);
+    float *x = dense ? calloc(n * d, sizeof(float)) : NULL;
+    ck_assert(ptr && col && val && y && (x || !dense));
+    size_t w = 0;
+    for (size_t i = 0; i < n; i++) {
+        ptr[i] = w;
+        size_t c = (size_t)rand() % (d / k);
+        double s = 0.0;
+        for (size_t j = 0; j < k && c < d; j++) {
+            col[w] = (uint32_t)c;
+            val[w] = (float)((rand() % 2000) / 500.0 - 2.0);
+            if (val[w] == 0.0f)
+                val[w] = 0.5f;
+            if (x)
+                x[i * d + c] = val[w];
+            s += c % 2 ? -val[w] : val[w];
+            w++;
+            c += 1 + (size_t)rand() % (2 * (d / k) - 1);
+        }
+        y[i] = i < nl ? (s > 0 ? 1.0 : -1.0) : NAN;
+    }
+    ptr[n] = w;
+    tsgs_dataset *ds = NULL;
+    if (dense)
+        ck_assert_int_eq(tsgs_dataset_from_dense(n, d, x, y, dense, NULL),
+                         TSGS_OK);
+    ck_assert_int_eq(tsgs__dataset_from_csr(n, d, ptr, col, val, y, &ds,
+                                            NULL),
+                     TSGS_OK);
+    free(x);
+    return ds;
+}
+
+static char *write_tmp(const char *text)
+{
+    static char path[64];
+    snprintf(path, sizeof path, "/tmp/tsgs_sparse_XXXXXX");
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(write(fd, text, strlen(text)), (long)strlen(text));
+    close(fd);
+    return path;
+}
+
+START_TEST(reader_csr_equals_dense_rows)
+{
+    /* one index far out: sparse; the same rows narrow: dense */
+    const char *wide = "1 1:0.5 3:-2 9000:1.25\n-1 2:4\n0 7:1 8:2\n";
+    const char *narrow = "1 1:0.5 3:-2 90:1.25\n-1 2:4\n0 7:1 8:2\n";
+    char *p = write_tmp(wide);
+    tsgs_dataset *ds = test_read_ok(p, NULL);
+    unlink(p);
+    ck_assert(tsgs_dataset_is_sparse(ds));
+    ck_assert_uint_eq(tsgs_dataset_features(ds), 9000);
+    ck_assert_uint_eq(tsgs_dataset_nonzeros(ds), 6);
+    ck_assert_ptr_null(tsgs_dataset_row(ds, 0));
+    float *row = malloc(sizeof(float) * 9000);
+    tsgs__row_dense(ds, 0, row);
+    for (size_t k = 0; k < 9000; k++) {
+        float want = k == 0 ? 0.5f : k == 2 ? -2.0f : k == 8999 ? 1.25f : 0;
+        ck_assert_float_eq(row[k], want);
+    }
+    tsgs__row_dense(ds, 2, row);
+    ck_assert_float_eq(row[6], 1.0f);
+    ck_assert_float_eq(row[7], 2.0f);
+    ck_assert_double_eq(tsgs_dataset_label(ds, 1), -1.0);
+    free(row);
+    tsgs_dataset_free(ds);
+    p = write_tmp(narrow);
+    ds = test_read_ok(p, NULL);
+    unlink(p);
+    ck_assert(!tsgs_dataset_is_sparse(ds));
+    ck_assert_float_eq(tsgs_dataset_row(ds, 0)[89], 1.25f);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
+START_TEST(maxabs_keeps_zeros)
+{
+    tsgs_dataset *dense = NULL;
+    tsgs_dataset *ds = sparse_set(40, 5000, 20, 10, 3, &dense);
+    tsgs__scaler sc;
+    /* zscore asked: sparse rows get MAXABS */
+    ck_assert_int_eq(tsgs__scaler_fit(ds, TSGS_SCALE_ZSCORE, &sc, NULL),
+                     TSGS_OK);
+    ck_assert_int_eq(sc.kind, TSGS_SCALE_MAXABS);
+    tsgs__rows R;
+    ck_assert_int_eq(tsgs__rows_init(&R, ds, &sc, ds->n), 0);
+    ck_assert_int_eq(tsgs__rows_gather(&R, ds, &sc, NULL, ds->n), 0);
+    ck_assert_ptr_null(R.x);
+    ck_assert_uint_eq(R.ptr[R.n], ds->ptr[ds->n]);
+    /* every column's largest |x| becomes 1, computed from the dense copy */
+    double *mx = calloc(ds->d, sizeof(double));
+    for (size_t i = 0; i < ds->n; i++)
+        for (size_t k = 0; k < ds->d; k++)
+            mx[k] = fmax(mx[k], fabs(tsgs_dataset_row(dense, i)[k]));
+    for (size_t j = 0; j < R.ptr[R.n]; j++) {
+        ck_assert_uint_eq(R.col[j], ds->col[j]);
+        ck_assert_float_eq_tol(R.val[j], ds->val[j] / mx[ds->col[j]], 1e-6);
+    }
+    /* the dense path of the same scaler leaves zeros at zero */
+    float *row = malloc(sizeof(float) * ds->d);
+    tsgs__scaler_apply(&sc, tsgs_dataset_row(dense, 0), ds->d, row);
+    for (size_t k = 0; k < ds->d; k++)
+        if (tsgs_dataset_row(dense, 0)[k] == 0.0f)
+            ck_assert_float_eq(row[k], 0.0f);
+    free(row);
+    free(mx);
+    tsgs__rows_free(&R);
+    tsgs__scaler_clear(&sc);
+    tsgs_dataset_free(ds);
+    tsgs_dataset_free(dense);
+}
+END_TEST
+
+/* Feature rows and weighted sums of a sparse set and its dense copy, for
+ * each kernel and feature map (loop index). */
+START_TEST(sparse_kernel_equals_dense)
+{
+    const tsgs_kernel kern[] = {TSGS_KERNEL_RBF, TSGS_KERNEL_LAPLACIAN};
+    const tsgs_feature_map map[] = {TSGS_FEATURES_PAIR, TSGS_FEATURES_COS};
+    tsgs_params p = tsgs_params_default();
+    p.kernel = kern[_i / 2];
+    p.feature_map = map[_i % 2];
+    p.directions = TSGS_DIRECTIONS_IID;
+    p.sigma = 0.05;
+    tsgs_dataset *dense = NULL;
+    tsgs_dataset *ds = sparse_set(70, 600, 12, 70, 11 + (unsigned)_i, &dense);
+    const size_t d = ds->d, n = ds->n, ndirs = 300;
+    tsgs__fspec fs = tsgs__fspec_of(&p, d);
+    ck_assert(!fs.orthogonal);
+    tsgs__scaler none = {TSGS_SCALE_NONE, d, NULL, NULL, 0, NULL, NULL};
+    tsgs__rows S, Dn;
+    ck_assert_int_eq(tsgs__rows_init(&S, ds, &none, n), 0);
+    ck_assert_int_eq(tsgs__rows_gather(&S, ds, &none, NULL, n), 0);
+    Dn = tsgs__rows_dense(dense->x, n, d);
+    const size_t D = tsgs__feature_columns(&fs, ndirs);
+    float *fa = malloc(sizeof(float) * n * D), *fb = malloc(sizeof(float) * n * D);
+    ck_assert_int_eq(tsgs__feature_rows(&fs, ndirs, &S, 2, NULL, fa, NULL),
+                     TSGS_OK);
+    ck_assert_int_eq(tsgs__feature_rows(&fs, ndirs, &Dn, 2, NULL, fb, NULL),
+                     TSGS_OK);
+    for (size_t j = 0; j < n * D; j++)
+        ck_assert_float_eq_tol(fa[j], fb[j], 2e-5);
+    /* sums with coefficients, without and with a column cache */
+    const long W = (long)((ndirs + 15) / 16 * 16);
+    double *ac = calloc((size_t)W, sizeof(double));
+    double *as = calloc((size_t)W, sizeof(double));
+    for (size_t g = 0; g < ndirs; g++) {
+        ac[g] = sin(1.0 + (double)g);
+        as[g] = cos(2.0 * (double)g);
+    }
+    tsgs__fview v = {&fs, (long)ndirs, NULL, NULL, ac,
+                     fs.map == TSGS_FEATURES_PAIR ? as : NULL};
+    double *sd = malloc(sizeof(double) * n), *ss = malloc(sizeof(double) * n);
+    double *sc = malloc(sizeof(double) * n);
+    ck_assert_int_eq(tsgs__eval_sums(&v, dense->x, n, 2, sd, NULL), TSGS_OK);
+    ck_assert_int_eq(tsgs__sparse_sums(&v, NULL, &S, 2, ss, NULL), TSGS_OK);
+    tsgs__colcache *cc = NULL;
+    /* room for a third of the columns: cached and made ones mixed */
+    ck_assert_int_eq(tsgs__colcache_new(ds, (long)ndirs, 100.0 * W * 4, &cc,
+                                        NULL),
+                     TSGS_OK);
+    ck_assert_ptr_nonnull(cc);
+    ck_assert_uint_eq(cc->ncols, 100);
+    tsgs__colcache_fill(cc, &fs, (long)ndirs, 2);
+    ck_assert_int_eq(tsgs__sparse_sums(&v, cc, &S, 1, sc, NULL), TSGS_OK);
+    for (size_t i = 0; i < n; i++) {
+        ck_assert_double_eq_tol(ss[i], sd[i], 1e-3);
+        ck_assert_double_eq(sc[i], ss[i]); /* the cache holds the same bits */
+    }
+    tsgs__colcache_free(cc);
+    free(ac); free(as); free(sd); free(ss); free(sc); free(fa); free(fb);
+    tsgs__rows_free(&S);
+    tsgs_dataset_free(ds);
+    tsgs_dataset_free(dense);
+}
+END_TEST
+
+/* A run's feature cache gives the sparse kernel's bits: its sums equal
+ * tsgs__sparse_sums' (the kernel's direction chunks, 600 directions: three
+ * of them), its block features tsgs__sparse_features' on the same rows,
+ * for rows picked out of order; a cache that does not fit is none. */
+START_TEST(featcache_equals_kernel)
+{
+    tsgs_params p = tsgs_params_default();
+    p.feature_map = _i ? TSGS_FEATURES_COS : TSGS_FEATURES_PAIR;
+    p.directions = TSGS_DIRECTIONS_IID;
+    p.sigma = 0.05;
+    p.block_size = 8;
+    tsgs_dataset *ds = sparse_set(90, 3000, 10, 30, 31 + (unsigned)_i, NULL);
+    const size_t n = ds->n;
+    const long ndirs = 600;
+    tsgs__fspec fs = tsgs__fspec_of(&p, ds->d);
+    const long dirs = fs.dirs; /* PAIR: 4 directions a block of 8 */
+    const int pair = fs.map == TSGS_FEATURES_PAIR;
+    tsgs__scaler none = {TSGS_SCALE_NONE, ds->d, NULL, NULL, 0, NULL, NULL};
+    size_t rows[40];
+    for (size_t i = 0; i < 40; i++)
+        rows[i] = (i * 37 + 5) % n; /* distinct rows, out of order */
+    tsgs__featcache *fc = NULL;
+    ck_assert_int_eq(tsgs__featcache_new(ds, &none, rows, 40, ndirs, pair,
+                                         tsgs__featcache_bytes(40, ndirs,
+                                                               pair) - 1,
+                                         &fc, NULL),
+                     TSGS_OK);
+    ck_assert_ptr_null(fc);
+    ck_assert_int_eq(tsgs__featcache_new(ds, &none, rows, 40, ndirs, pair,
+                                         1e9, &fc, NULL),
+                     TSGS_OK);
+    ck_assert_ptr_nonnull(fc);
+    /* every column cached: the kernel sums its chunks whole */
+    tsgs__colcache *cc = NULL;
+    ck_assert_int_eq(tsgs__colcache_new(ds, ndirs, 1e9, &cc, NULL), TSGS_OK);
+    tsgs__colcache_fill(cc, &fs, ndirs, 2);
+    int failed = 0;
+    /* filled a block at a time, as training adds them, then the rest */
+    for (long b = 1; b <= 3; b++)
+        tsgs__featcache_fill_team(fc, &fs, cc, b * dirs, &failed);
+    tsgs__featcache_fill_team(fc, &fs, NULL, ndirs, &failed);
+    ck_assert_int_eq(failed, 0);
+    ck_assert_int_eq(fc->filled, ndirs);
+    double *ac = calloc((size_t)ndirs + 16, sizeof(double));
+    double *as = calloc((size_t)ndirs + 16, sizeof(double));
+    for (long g = 0; g < ndirs; g++) {
+        ac[g] = sin(1.0 + (double)g);
+        as[g] = cos(3.0 * (double)g);
+    }
+    tsgs__fview v = {&fs, ndirs, NULL, NULL, ac, pair ? as : NULL};
+    tsgs__rows R;
+    ck_assert_int_eq(tsgs__rows_init(&R, ds, &none, 40), 0);
+    ck_assert_int_eq(tsgs__rows_gather(&R, ds, &none, rows, 40), 0);
+    double want[40], got[40];
+    ck_assert_int_eq(tsgs__sparse_sums(&v, cc, &R, 2, want, NULL), TSGS_OK);
+    tsgs__featcache_sums_team(fc, &v, rows, 40, got);
+    for (size_t i = 0; i < 40; i++)
+        ck_assert_msg(got[i] == want[i], "row %zu: %.17g vs %.17g", i,
+                      got[i], want[i]);
+    /* block 7's features */
+    const size_t w = 16;
+    float *kc = malloc(sizeof(float) * 40 * w), *ks = malloc(sizeof(float) * 40 * w);
+    float *fc_c = malloc(sizeof(float) * 40 * w), *fc_s = malloc(sizeof(float) * 40 * w);
+    ck_assert_int_eq(tsgs__sparse_features(&fs, cc, 7 * dirs, dirs, &R, w,
+                                           1, kc, pair ? ks : NULL, NULL),
+                     TSGS_OK);
+    tsgs__featcache_block_team(fc, rows, 40, 7 * dirs, dirs, w, fc_c,
+                               pair ? fc_s : NULL);
+    for (size_t i = 0; i < 40; i++)
+        for (size_t j = 0; j < (size_t)dirs; j++) {
+            ck_assert(fc_c[i * w + j] == kc[i * w + j]);
+            if (pair)
+                ck_assert(fc_s[i * w + j] == ks[i * w + j]);
+        }
+    free(kc); free(ks); free(fc_c); free(fc_s); free(ac); free(as);
+    tsgs__rows_free(&R);
+    tsgs__colcache_free(cc);
+    tsgs__featcache_free(fc);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
+/* tsg on sparse rows gives the same model on 1 and 2 threads, and with
+ * no cache at all (no column cache, no feature cache: every step then
+ * evaluates the batch's non-zeros): the feature cache changes no bit. */
+START_TEST(sparse_tsg_same_with_and_without_caches)
+{
+    tsgs_dataset *ds = sparse_set(300, 5000, 15, 60, 13, NULL);
+    tsgs_params p = tsgs_params_default();
+    p.solver = _i ? TSGS_SOLVER_DSG : TSGS_SOLVER_TSG;
+    p.iterations = 150;
+    p.max_features = 96;
+    p.batch_unlabeled = 64;
+    tsgs_model *m[3] = {NULL, NULL, NULL};
+    tsgs_error err;
+    for (int k = 0; k < 3; k++) {
+        p.threads = k == 0 ? 1 : 2;
+        p.cache_mb = k == 2 ? 0 : 1024;
+        ck_assert_msg(tsgs_train(ds, &p, NULL, &m[k], NULL, &err) == TSGS_OK,
+                      "%s", err.message);
+    }
+    double f[3][300];
+    for (int k = 0; k < 3; k++)
+        ck_assert_int_eq(tsgs_predict(m[k], ds, 1, f[k], NULL), TSGS_OK);
+    for (size_t i = 0; i < 300; i++) {
+        ck_assert_msg(f[1][i] == f[0][i], "row %zu: 2 threads %.17g, 1: %.17g",
+                      i, f[1][i], f[0][i]);
+        ck_assert_msg(f[2][i] == f[0][i], "row %zu: no cache %.17g, %.17g", i,
+                      f[2][i], f[0][i]);
+    }
+    for (int k = 0; k < 3; k++)
+        tsgs_model_free(m[k]);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
+/* Directions made from shared draws (the grid's sigmas) are the bits the
+ * column cache makes for each sigma, for both kernels. */
+START_TEST(colcache_from_draws_equals_made)
+{
+    tsgs_params p = tsgs_params_default();
+    p.kernel = _i ? TSGS_KERNEL_LAPLACIAN : TSGS_KERNEL_RBF;
+    p.directions = TSGS_DIRECTIONS_IID;
+    p.sigma = 0.3;
+    tsgs_dataset *ds = sparse_set(50, 2000, 8, 50, 41, NULL);
+    tsgs__fspec fs = tsgs__fspec_of(&p, ds->d);
+    const long ndirs = 40;
+    tsgs__colcache *cc = NULL;
+    ck_assert_int_eq(tsgs__colcache_new(ds, ndirs, 1e9, &cc, NULL), TSGS_OK);
+    double *units = NULL;
+    ck_assert_int_eq(tsgs__colcache_units(cc, &fs, ndirs, 2, &units, NULL),
+                     TSGS_OK);
+    const double sigmas[] = {0.01, 0.3, 4.0};
+    for (int a = 0; a < 3; a++) {
+        tsgs__fspec f = fs;
+        f.sigma = sigmas[a];
+        tsgs__colcache *made = NULL, *scaled = NULL;
+        ck_assert_int_eq(tsgs__colcache_new(ds, ndirs, 1e9, &made, NULL),
+                         TSGS_OK);
+        tsgs__colcache_fill(made, &f, ndirs, 1);
+        ck_assert_int_eq(tsgs__colcache_scaled(cc, units, &f, ndirs, &scaled,
+                                               NULL),
+                         TSGS_OK);
+        ck_assert_uint_eq(scaled->ncols, made->ncols);
+        ck_assert_int_eq(scaled->filled, ndirs);
+        for (size_t s = 0; s < made->ncols; s++) {
+            ck_assert_uint_eq(scaled->cols[s], made->cols[s]);
+            ck_assert_mem_eq(scaled->W + s * (size_t)made->stride,
+                             made->W + s * (size_t)made->stride,
+                             sizeof(float) * (size_t)ndirs);
+            ck_assert(made->W[s * (size_t)made->stride + 3] ==
+                      tsgs__omega_coord(&f, 0, 3, made->cols[s]));
+        }
+        tsgs__colcache_free(made);
+        tsgs__colcache_free(scaled);
+    }
+    free(units);
+    tsgs__colcache_free(cc);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
+/* The same training (iid directions, C and sigma given) on a sparse set
+ * and its dense copy: the same model, up to float rounding. */
+START_TEST(sparse_and_dense_train_alike)
+{
+    tsgs_dataset *dense = NULL;
+    tsgs_dataset *ds = sparse_set(160, 5000, 15, 60, 5, &dense);
+    tsgs_params p = tsgs_params_default();
+    p.solver = _i ? TSGS_SOLVER_DSG : TSGS_SOLVER_SAFE;
+    p.directions = TSGS_DIRECTIONS_IID;
+    p.scale = TSGS_SCALE_MAXABS;
+    p.sigma = 0.02;
+    p.c = 10;
+    p.threads = 1;
+    p.max_features = 256;
+    p.iterations = _i ? 200 : 0;
+    tsgs_model *ms = NULL, *md = NULL;
+    tsgs_error err;
+    ck_assert_msg(tsgs_train(ds, &p, NULL, &ms, NULL, &err) == TSGS_OK, "%s",
+                  err.message);
+    ck_assert_msg(tsgs_train(dense, &p, NULL, &md, NULL, &err) == TSGS_OK,
+                  "%s", err.message);
+    double *fs_ = malloc(sizeof(double) * ds->n);
+    double *fd = malloc(sizeof(double) * ds->n);
+    ck_assert_int_eq(tsgs_predict(ms, ds, 1, fs_, NULL), TSGS_OK);
+    ck_assert_int_eq(tsgs_predict(md, dense, 1, fd, NULL), TSGS_OK);
+    for (size_t i = 0; i < ds->n; i++)
+        ck_assert_double_eq_tol(fs_[i], fd[i], 1e-3 * (1.0 + fabs(fd[i])));
+    /* and the sparse model predicts dense rows as it predicts sparse ones */
+    ck_assert_int_eq(tsgs_predict(ms, dense, 1, fd, NULL), TSGS_OK);
+    for (size_t i = 0; i < ds->n; i++)
+        ck_assert_double_eq_tol(fs_[i], fd[i], 1e-4 * (1.0 + fabs(fd[i])));
+    free(fs_);
+    free(fd);
+    tsgs_model_free(ms);
+    tsgs_model_free(md);
+    tsgs_dataset_free(ds);
+    tsgs_dataset_free(dense);
+}
+END_TEST
+
+/* The fuzz finding: 62 rows of 1 KB with one index 4,444,441 asked ~1 GB
+ * of dense floats before --max-memory could look. Now: read sparse, an
+ * estimate that follows the non-zeros, and a run that trains. */
+START_TEST(far_index_file_trains_small)
+{
+    char text[4096] = "";
+    for (int i = 0; i < 62; i++) {
+        char line[80];
+        snprintf(line, sizeof line, "%d %d:%d %d:0.5%s\n",
+                 i % 2 ? 1 : -1, 1 + i % 5, 1 + i % 3, 6 + (i % 2),
+                 i == 7 ? " 4444441:1" : "");
+        strcat(text, line);
+    }
+    char *p = write_tmp(text);
+    tsgs_dataset *ds = test_read_ok(p, NULL);
+    unlink(p);
+    ck_assert(tsgs_dataset_is_sparse(ds));
+    ck_assert_uint_eq(tsgs_dataset_features(ds), 4444441);
+    tsgs_params prm = tsgs_params_default();
+    prm.threads = 1;
+    double need = 0.0;
+    ck_assert_int_eq(tsgs_train_memory(ds, &prm, &need, NULL), TSGS_OK);
+    /* dense: 62 x 4.4M floats (1.1 GB) plus d-wide panels; sparse: the
+     * columns that occur */
+    ck_assert_double_lt(need, 4e6);
+    ck_assert_double_gt(need, 0.0);
+    tsgs_model *m = NULL;
+    tsgs_error err;
+    ck_assert_msg(tsgs_train(ds, &prm, NULL, &m, NULL, &err) == TSGS_OK, "%s",
+                  err.message);
+    ck_assert_int_eq(tsgs_model_params(m)->directions, TSGS_DIRECTIONS_IID);
+    double *f = malloc(sizeof(double) * 62);
+    ck_assert_int_eq(tsgs_predict(m, ds, 1, f, NULL), TSGS_OK);
+    size_t n_l = 0;
+    ck_assert_double_ge(tsgs_accuracy(m, ds, f, &n_l), 0.9);
+    free(f);
+    tsgs_model_free(m);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
+START_TEST(dense_only_solvers_refuse_wide_sparse)
+{
+    tsgs_dataset *ds = sparse_set(40, 3000000, 10, 20, 9, NULL);
+    tsgs_params p = tsgs_params_default();
+    p.solver = TSGS_SOLVER_BS3VM;
+    p.threads = 1;
+    tsgs_model *m = NULL;
+    tsgs_error err;
+    ck_assert_int_eq(tsgs_train(ds, &p, NULL, &m, NULL, &err),
+                     TSGS_ERR_UNSUPPORTED);
+    ck_assert_ptr_null(m);
+    ck_assert_ptr_nonnull(strstr(err.message, "bs3vm"));
+    ck_assert_ptr_nonnull(strstr(err.message, "safe, tsg or dsg"));
+    p.solver = TSGS_SOLVER_SAFE;
+    p.directions = TSGS_DIRECTIONS_ORTHOGONAL;
+    ck_assert_int_eq(tsgs_train(ds, &p, NULL, &m, NULL, &err),
+                     TSGS_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(err.message, "orthogonal"));
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
+/* save_npy writes sparse rows as the dense rows np.load expects (a row
+ * at a time): reading the pair back gives the dense copy's rows and
+ * labels exactly. */
+START_TEST(save_npy_writes_sparse_rows_dense)
+{
+    tsgs_dataset *dense = NULL;
+    tsgs_dataset *ds = sparse_set(37, 5000, 6, 12, 21, &dense);
+    ck_assert(tsgs_dataset_is_sparse(ds));
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/tsgs_sparse_%ld.npy", (long)getpid());
+    char lpath[64];
+    tsgs_npy_labels_path(path, lpath, sizeof lpath);
+    tsgs_error err;
+    ck_assert_msg(tsgs_dataset_save_npy(ds, path, &err) == TSGS_OK, "%s",
+                  err.message);
+    tsgs_dataset *back = test_read_ok(path, NULL);
+    unlink(path);
+    unlink(lpath);
+    ck_assert(!tsgs_dataset_is_sparse(back));
+    ck_assert_uint_eq(tsgs_dataset_rows(back), 37);
+    ck_assert_uint_eq(tsgs_dataset_features(back), 5000);
+    ck_assert_mem_eq(back->x, dense->x, sizeof(float) * 37 * 5000);
+    for (size_t i = 0; i < 37; i++) {
+        double a = tsgs_dataset_label(back, i), b = tsgs_dataset_label(ds, i);
+        ck_assert(isnan(a) ? isnan(b) : a == b);
+    }
+    tsgs_dataset_free(back);
+    tsgs_dataset_free(dense);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
+START_TEST(select_and_append_keep_rows)
+{
+    tsgs_dataset *dense = NULL;
+    tsgs_dataset *ds = sparse_set(30, 5000, 8, 10, 21, &dense);
+    size_t rows[3] = {29, 0, 7};
+    tsgs_dataset *sub = NULL;
+    ck_assert_int_eq(tsgs_dataset_select(ds, rows, 3, &sub, NULL), TSGS_OK);
+    ck_assert(tsgs_dataset_is_sparse(sub));
+    float *a = malloc(sizeof(float) * 5000);
+    for (int i = 0; i < 3; i++) {
+        tsgs__row_dense(sub, (size_t)i, a);
+        ck_assert_mem_eq(a, tsgs_dataset_row(dense, rows[i]),
+                         sizeof(float) * 5000);
+    }
+    /* dense rows appended to sparse ones stay sparse, as unlabeled rows */
+    ck_assert_int_eq(tsgs_dataset_append_unlabeled(sub, dense, NULL),
+                     TSGS_OK);
+    ck_assert_uint_eq(tsgs_dataset_rows(sub), 33);
+    ck_assert(tsgs_dataset_is_sparse(sub));
+    tsgs__row_dense(sub, 3 + 5, a);
+    ck_assert_mem_eq(a, tsgs_dataset_row(dense, 5), sizeof(float) * 5000);
+    ck_assert(isnan(tsgs_dataset_label(sub, 4)));
+    size_t dropped = 0, below = 0, total = tsgs_dataset_nonzeros(sub);
+    for (size_t j = 0; j < total; j++)
+        below += sub->col[j] < 100;
+    ck_assert_uint_gt(below, 0);
+    ck_assert_int_eq(tsgs_dataset_drop_features(sub, 100, &dropped, NULL),
+                     TSGS_OK);
+    ck_assert_uint_eq(tsgs_dataset_features(sub), 100);
+    ck_assert_uint_eq(tsgs_dataset_nonzeros(sub), below);
+    ck_assert_uint_eq(dropped, total - below);
+    tsgs__row_dense(sub, 3 + 5, a);
+    for (size_t k = 0; k < 100; k++)
+        ck_assert_float_eq(a[k], tsgs_dataset_row(dense, 5)[k]);
+    free(a);
+    tsgs_dataset_free(sub);
+    tsgs_dataset_free(ds);
+    tsgs_dataset_free(dense);
+}
+END_TEST
+
+Suite *sparse_suite(void)
+{
+    Suite *s = suite_create("sparse");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, reader_csr_equals_dense_rows);
+    tcase_add_test(tc, maxabs_keeps_zeros);
+    tcase_add_loop_test(tc, sparse_kernel_equals_dense, 0, 4);
+    tcase_add_loop_test(tc, sparse_and_dense_train_alike, 0, 2);
+    tcase_add_test(tc, far_index_file_trains_small);
+    tcase_add_test(tc, dense_only_solvers_refuse_wide_sparse);
+    tcase_add_test(tc, select_and_append_keep_rows);
+    tcase_add_test(tc, save_npy_writes_sparse_rows_dense);
+    tcase_add_loop_test(tc, featcache_equals_kernel, 0, 2);
+    tcase_add_loop_test(tc, colcache_from_draws_equals_made, 0, 2);
+    tcase_add_loop_test(tc, sparse_tsg_same_with_and_without_caches, 0, 2);
+    suite_add_tcase(s, tc);
+    return s;
+}
