@@ -572,12 +572,17 @@ static tsgs_status predict_labeled(run_t *r, const tsgs_model *m,
                                    lane_t *me)
 {
     if (r->XL.x) {
+        /* each thread copies its rows; the single's barrier then waits
+         * for all of them, and one thread sets the count (shared) */
 #ifdef _OPENMP
-#pragma omp for schedule(static)
+#pragma omp for schedule(static) nowait
 #endif
         for (size_t i = 0; i < r->bl; i++)
             memcpy(r->XLb.x + i * r->d, r->XL.x + r->lidx[i] * r->d,
                    sizeof(float) * r->d);
+#ifdef _OPENMP
+#pragma omp single
+#endif
         r->XLb.n = r->bl;
     } else {
 #ifdef _OPENMP
