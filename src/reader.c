@@ -1251,8 +1251,13 @@ tsgs_status tsgs__dataset_read_split(const char *path,
         st = TSGS__NOMEM(err);
         goto done;
     }
-    if ((st = fill(&R.lr, err)) != TSGS_OK)
-        goto done;
+    /* Enough bytes to tell a .npy magic or a byte order mark: a compressed
+     * stream or a pipe may hand over fewer in its first read, and the
+     * same text must read the same whichever way it comes. */
+    do
+        if ((st = fill(&R.lr, err)) != TSGS_OK)
+            goto done;
+    while (R.lr.end < 8 && !R.lr.eof);
     if (tsgs__npy_magic(R.lr.buf, R.lr.end)) {
         st = read_npy(&R, out, err);
         goto done;

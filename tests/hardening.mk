@@ -3,6 +3,7 @@
 #   make fuzz                       build-fuzz/fuzz_* (clang, libFuzzer,
 #                                   ASan + UBSan) and their seed corpora
 #   make fuzz-run FUZZ_SECONDS=N    run each target N s; fails on a finding
+#   make fuzz-run FUZZ_RUNS=N       N inputs each from a fixed seed (CI)
 #   make test-asan                  every suite under ASan + UBSan (gcc)
 #   make test-tsan                  the threaded suites under TSan (clang,
 #                                   libomp with its archer tool)
@@ -47,7 +48,8 @@ $(FB)/seeds/.done: tests/fuzz/seeds.sh $(TOOL)
 fuzz-seeds: $(FB)/seeds/.done
 
 fuzz-run: fuzz
-	tests/fuzz/run.sh $(FUZZ_SECONDS) $(FB) $(FUZZ_RUN_TARGETS)
+	FUZZ_RUNS=$(FUZZ_RUNS) tests/fuzz/run.sh $(FUZZ_SECONDS) $(FB) \
+	    $(FUZZ_RUN_TARGETS)
 
 # The suites under AddressSanitizer + UndefinedBehaviorSanitizer (every
 # one, or those named in ASAN_SUITES), in their own folder, with the tool

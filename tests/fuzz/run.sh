@@ -7,6 +7,10 @@
 # DIR/seeds/<target>. New inputs go to DIR/corpus/<target> (kept, so a
 # later run starts from what earlier ones found); findings to
 # DIR/findings/<target>-crash-... (rerun one: DIR/fuzz_<target> FILE).
+# With FUZZ_RUNS=N in the environment each target instead runs N inputs
+# from a fixed random seed (-seed=1, a fresh corpus): the same inputs on
+# any machine, however fast, so that CI's verdict does not depend on luck;
+# SECONDS then only names the run in the log.
 set -uo pipefail
 seconds=$1 dir=$2
 shift 2
@@ -24,15 +28,24 @@ dict_of() {
 failed=()
 for t in "${targets[@]}"; do
     mkdir -p "$dir/corpus/$t" "$dir/findings"
-    echo "== fuzz_$t for ${seconds}s" >&2
+    if [ -n "${FUZZ_RUNS:-}" ]; then
+        budget=(-runs="$FUZZ_RUNS" -seed=1)
+        corpus=$(mktemp -d)
+        echo "== fuzz_$t for $FUZZ_RUNS inputs from seed 1" >&2
+    else
+        budget=(-max_total_time="$seconds")
+        corpus=$dir/corpus/$t
+        echo "== fuzz_$t for ${seconds}s" >&2
+    fi
     start=$SECONDS
     # -rss_limit_mb / -malloc_limit_mb: a bigger allocation from a small
     # input is a finding (the library must refuse, not exhaust memory).
-    "$dir/fuzz_$t" -max_total_time="$seconds" -timeout=20 \
+    "$dir/fuzz_$t" "${budget[@]}" -timeout=20 \
         -rss_limit_mb=2048 -malloc_limit_mb=1024 -print_final_stats=1 \
         -dict="$(dict_of "$t")" -artifact_prefix="$dir/findings/$t-" \
-        "$dir/corpus/$t" "$dir/seeds/$t" > "$dir/findings/$t.log" 2>&1
+        "$corpus" "$dir/seeds/$t" > "$dir/findings/$t.log" 2>&1
     rc=$?
+    [ -n "${FUZZ_RUNS:-}" ] && rm -rf "$corpus"
     grep -E '^stat::number_of_executed_units|^stat::peak_rss_mb' \
         "$dir/findings/$t.log" | tr '\n' ' ' >&2
     echo "($((SECONDS - start)) s, exit $rc)" >&2
@@ -47,4 +60,4 @@ if [ ${#failed[@]} -gt 0 ]; then
     echo "fuzz: findings in ${failed[*]} (logs and inputs in $dir/findings)" >&2
     exit 1
 fi
-echo "fuzz: ${#targets[@]} target(s), ${seconds}s each, no findings" >&2
+echo "fuzz: ${#targets[@]} target(s), ${FUZZ_RUNS:+$FUZZ_RUNS inputs}${FUZZ_RUNS:-${seconds}s} each, no findings" >&2
