@@ -60,4 +60,6 @@ if [ ${#failed[@]} -gt 0 ]; then
     echo "fuzz: findings in ${failed[*]} (logs and inputs in $dir/findings)" >&2
     exit 1
 fi
-echo "fuzz: ${#targets[@]} target(s), ${FUZZ_RUNS:+$FUZZ_RUNS inputs}${FUZZ_RUNS:-${seconds}s} each, no findings" >&2
+each="${seconds}s"
+[ -n "${FUZZ_RUNS:-}" ] && each="$FUZZ_RUNS inputs"
+echo "fuzz: ${#targets[@]} target(s), $each each, no findings" >&2
