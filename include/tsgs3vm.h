@@ -205,11 +205,9 @@ typedef enum {
     TSGS_SCALE_NONE = 0,
     TSGS_SCALE_ZSCORE,
     TSGS_SCALE_MINMAX,
-    TSGS_SCALE_CLASS, /* z-score, then each feature stretched by its total
-                         / pooled within-class sd on the labeled rows, in
-                         [1, 4] (1 while a class has under 10 labels) */
-    TSGS_SCALE_AUTO   /* the default: class for the safe solver, zscore
-                         for the others (resolved by tsgs_train) */
+    TSGS_SCALE_CLASS /* z-score, then each feature stretched by its total /
+                        pooled within-class sd on the labeled rows, in
+                        [1, 4] (1 while a class has under 10 labels) */
 } tsgs_scaling;
 
 typedef enum {

@@ -37,7 +37,7 @@ tsgs_params tsgs_params_default(void)
     p.balance_ratio = -1.0;
     p.anneal = 0.3;
     p.warm_start = -1;
-    p.scale = TSGS_SCALE_AUTO;
+    p.scale = TSGS_SCALE_ZSCORE;
     p.seed = 1;
     p.threads = 0;
     p.bind = TSGS_BIND_AUTO;
@@ -86,7 +86,7 @@ static const char *const uloss_names[] = {"shg", "sshg", "ramp", "da", NULL};
 static const char *const step_names[] = {"constant", "theory", "decaying",
                                          NULL};
 static const char *const scale_names[] = {"none", "zscore", "minmax", "class",
-                                           "auto", NULL};
+                                           NULL};
 static const char *const bind_names[] = {"auto", "compact", "scatter", "none",
                                          NULL};
 
@@ -168,7 +168,7 @@ static const entry_t table[] = {
      "feature scaling fitted on the training rows: none, zscore, minmax, "
      "class (z-score, then each feature stretched by sqrt(total / pooled "
      "within-class variance) of the labeled rows, 1 to 4; none while a "
-     "class has under 10 labels); auto: safe class, the others zscore"},
+     "class has under 10 labels)"},
     {"seed", K_U64, OFF(seed), 0, 0, NULL,
      "seed of every random choice"},
     {"threads", K_INT, OFF(threads), 0, 4096, NULL,

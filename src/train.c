@@ -246,15 +246,6 @@ tsgs_status tsgs__train_ex(const tsgs_dataset *ds, const tsgs_params *params,
     tsgs_status st = tsgs_params_check(params, err);
     if (st != TSGS_OK)
         return st;
-    /* scale auto: the class stretch for the safe solver (it fixes the
-     * z-score's shrink of an informative feature, README "Where it
-     * stands"), z-score for the others (not measured with it) */
-    tsgs_params resolved = *params;
-    if (resolved.scale == TSGS_SCALE_AUTO)
-        resolved.scale = resolved.solver == TSGS_SOLVER_SAFE
-                             ? TSGS_SCALE_CLASS
-                             : TSGS_SCALE_ZSCORE;
-    params = &resolved;
     if (ds->n == 0 || ds->d == 0)
         return tsgs__fail(err, TSGS_ERR_DATA, NULL, 0,
                           "training data: %zu rows of %zu features: nothing "

@@ -391,7 +391,7 @@ static tsgs_status paths_and_selection(safe_t *s, double *cand_w,
      * 10 labels: both at 100% in CV, the path 98% on the test rows and
      * the supervised SVM 85%). A margin of one standard deviation of the
      * paired difference (sqrt of the discordant rows) was measured too and
-     * gave up gains on cod-rna and two moons (README, "Where it stands"). */
+     * gave up gains on cod-rna and two moons (bench/results/safe-default). */
     int best = 1;
     for (int c = 0; c < nc; c++) {
         acc[c] = (double)right[c] / ((double)nl * SELECT_REPEATS);
