@@ -9,6 +9,7 @@
  * Prints a "# machine" line, then tab-separated lines: file, d, sigma
  * factor, features, median error iid, median error orthogonal, their
  * ratio. */
+#include "bench_clock.h"
 #include "internal.h"
 #include "model_select.h"
 
@@ -16,12 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 static double median(double *v, int n)
 {
@@ -34,7 +29,8 @@ static double gram_error(const tsgs__fspec *fs, size_t ndirs, const float *X,
                          size_t n, float *F)
 {
     const size_t d = fs->d, D = 2 * ndirs;
-    if (tsgs__feature_rows(fs, ndirs, X, n, 0, F, NULL) != TSGS_OK) {
+    const tsgs__rows R = tsgs__rows_dense(X, n, d);
+    if (tsgs__feature_rows(fs, ndirs, &R, 0, NULL, F, NULL) != TSGS_OK) {
         fprintf(stderr, "bench_kernel_error: out of memory\n");
         exit(2);
     }
@@ -105,7 +101,8 @@ int main(int argc, char **argv)
             tsgs__scaler_apply(&sc, tsgs_dataset_row(ds, i * (nall / n)), d,
                                X + i * d);
         double sigma0;
-        if (tsgs__median_sigma(X, n, X, n, d, 1, &sigma0, &err) != TSGS_OK)
+        const tsgs__rows R = tsgs__rows_dense(X, n, d);
+        if (tsgs__median_sigma(&R, &R, d, 1, &sigma0, &err) != TSGS_OK)
             return 2;
         for (int fi = 0; fi < 2; fi++)
             for (int m = 0; m < 3; m++) {

@@ -18,6 +18,7 @@
  * Prints a "# machine" block, then per d: the kernel's and the probe's
  * evaluations per second (medians of N turns of about 0.2 s each) and
  * their ratio. */
+#include "bench_clock.h"
 #include "internal.h"
 
 #include <math.h>
@@ -29,19 +30,6 @@
 typedef float pvf __attribute__((vector_size(4 * TSGS__LANES)));
 typedef int pvi __attribute__((vector_size(4 * TSGS__LANES)));
 typedef unsigned int pvu __attribute__((vector_size(4 * TSGS__LANES)));
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 #define INLINE static inline __attribute__((always_inline))
 

@@ -13,6 +13,7 @@
  *
  * Usage: bench_read_rate [--rows N] [--features D] [--dir DIR] [--runs R]
  *                        [--threads 1,2] [--file PATH] [--no-compressed] */
+#include "bench_clock.h"
 #include "tsgs3vm.h"
 
 #include <stdio.h>
@@ -26,28 +27,6 @@
 #include <time.h>
 
 #define MAX_COUNTS 16
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/* CPU seconds of every thread of this process so far. */
-static double cpu_s(void)
-{
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
-           (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 /* Values with 9 significant digits, like published physics CSVs. */
 static double value(size_t i, size_t k)

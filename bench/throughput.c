@@ -5,6 +5,7 @@
  *
  * Usage: bench_throughput [--runs N] [--threads-max N]
  * Prints tab-separated lines with a header after a "# machine" block. */
+#include "bench_clock.h"
 #include "internal.h"
 
 #include <stdio.h>
@@ -14,19 +15,6 @@
 #ifdef _OPENMP
 #include <omp.h>
 #endif
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 typedef float vf8 __attribute__((vector_size(32)));
 
