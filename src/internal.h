@@ -609,6 +609,8 @@ typedef struct {
     double scale_floor; /* fold the lazy scale in when it falls below */
     int labeled_cache;  /* -1: by cost; 0: predict the labeled batch; 1:
                            cache the labeled sums */
+    struct tsgs__ovr_share *ovr; /* one-vs-rest: what its classes share
+                                    (model_select.h); NULL: binary data */
 } tsgs__train_opts;
 
 /* tsgs_train with the stochastic solvers' test switches. */

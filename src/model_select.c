@@ -35,18 +35,34 @@ void tsgs__seeded_shuffle(size_t *idx, size_t n, uint64_t seed, uint64_t tag)
 }
 
 /* Stratified folds of n labeled rows: per class a seeded shuffle dealt
- * round-robin, the deal continuing across classes. */
+ * round-robin, the deal continuing across classes (ascending). Classes
+ * +1 / -1 keep the shuffle tags they have always had (models and CV
+ * figures stay as they were); other labels take tag * K + their rank. */
 void tsgs__stratified_folds(const double *y, size_t n, int k, uint64_t seed,
                             uint64_t tag, size_t *scratch, int *fold)
 {
-    int next = 0;
-    for (int c = 0; c < 2; c++) {
-        double label = c ? 1.0 : -1.0;
+    int binary = 1;
+    for (size_t i = 0; i < n && binary; i++)
+        binary = y[i] == 1.0 || y[i] == -1.0;
+    int next = 0, rank = 0;
+    double label = -INFINITY;
+    for (;;) {
+        /* the next class: the smallest label above the last one */
+        double up = INFINITY;
+        for (size_t i = 0; i < n; i++)
+            if (y[i] > label && y[i] < up)
+                up = y[i];
+        if (up == INFINITY)
+            break;
+        label = up;
         size_t m = 0;
         for (size_t i = 0; i < n; i++)
             if (y[i] == label)
                 scratch[m++] = i;
-        tsgs__seeded_shuffle(scratch, m, seed, tag * 2 + (uint64_t)c);
+        rank++;
+        uint64_t stream = binary ? tag * 2 + (uint64_t)(label > 0.0)
+                                 : tag * (uint64_t)n + (uint64_t)(rank - 1);
+        tsgs__seeded_shuffle(scratch, m, seed, stream);
         for (size_t i = 0; i < m; i++) {
             fold[scratch[i]] = next;
             next = (next + 1) % k;
@@ -190,6 +206,115 @@ static double smoothed(const double *score, int na, int nb, int a, int b)
     return s / k;
 }
 
+/* What every CV task of the grid reads. */
+typedef struct {
+    const float *Ks;   /* the Gram matrices + 1, n x n per sigma */
+    size_t n;          /* grid rows */
+    const double *y;   /* each row's label: +1 / -1, or its class */
+    const int *cls;    /* multi-class: each row's class rank; NULL: binary */
+    int nprob;         /* binary problems per fit: 1, or the classes */
+    const double *cs;  /* the C axis */
+    int nb;
+    int k;             /* folds */
+    uint64_t seed;
+} cv_grid;
+
+/* The ranks 0..K-1 of n labels among their distinct values (ascending)
+ * into cls; returns K. */
+static int class_ranks(const double *y, size_t n, int *cls)
+{
+    int nclass = 0;
+    double label = -INFINITY;
+    for (;;) {
+        double up = INFINITY;
+        for (size_t i = 0; i < n; i++)
+            if (y[i] > label && y[i] < up)
+                up = y[i];
+        if (up == INFINITY)
+            return nclass;
+        label = up;
+        for (size_t i = 0; i < n; i++)
+            if (y[i] == label)
+                cls[i] = nclass;
+        nclass++;
+    }
+}
+
+/* Held-out rows right at each C (added to right[]) for one sigma's Gram
+ * matrix K and one repeat of the stratified folds: per fold, each binary
+ * problem's C path, each fit warm-started from the previous C. Binary: a
+ * row is right when its decision value has its sign; multi-class (one
+ * problem per class, that class against the rest): when its own class's
+ * decision value is the largest, as the model predicts. 0: out of memory. */
+static int cv_task(const cv_grid *cg, const float *K, int rep, uint64_t salt,
+                   double *right)
+{
+    const size_t n = cg->n;
+    const int nb = cg->nb, multi = cg->cls != NULL;
+    float *Q = malloc(sizeof(float) * n * n);
+    double *yp = malloc(sizeof(double) * n);
+    double *alpha = malloc(sizeof(double) * n);
+    size_t *tr = malloc(sizeof(size_t) * n);
+    size_t *scr = malloc(sizeof(size_t) * n);
+    int *fold = malloc(sizeof(int) * n);
+    /* multi-class: decision value of row i for problem c at C b */
+    double *dec = multi ? malloc(sizeof(double) * (size_t)nb *
+                                 (size_t)cg->nprob * n)
+                        : NULL;
+    tsgs_error e;
+    int ok = Q && yp && alpha && tr && scr && fold && (dec || !multi);
+    if (ok)
+        tsgs__stratified_folds(cg->y, n, cg->k, cg->seed, 16 + (uint64_t)rep,
+                               scr, fold);
+    for (int f = 0; ok && f < cg->k; f++) {
+        size_t ntr = 0;
+        for (size_t i = 0; i < n; i++)
+            if (fold[i] != f)
+                tr[ntr++] = i;
+        for (int c = 0; ok && c < cg->nprob; c++) {
+            for (size_t i = 0; i < n; i++)
+                yp[i] = multi ? (cg->cls[i] == c ? 1.0 : -1.0) : cg->y[i];
+            for (size_t i = 0; i < ntr; i++)
+                for (size_t j = 0; j < ntr; j++)
+                    Q[i * ntr + j] = (float)(yp[tr[i]] * yp[tr[j]]) *
+                                     K[tr[i] * n + tr[j]];
+            memset(alpha, 0, sizeof(double) * n);
+            for (int b = 0; ok && b < nb; b++) {
+                tsgs__dual_opts o = {TSGS__GRID_EPOCHS, TSGS__DUAL_TOL,
+                                     cg->seed + salt};
+                ok = tsgs__svm_dual_gram(Q, ntr, cg->cs[b], &o, alpha, &e) ==
+                     TSGS_OK;
+                for (size_t i = 0; ok && i < n; i++) {
+                    if (fold[i] != f)
+                        continue;
+                    double v = 0.0;
+                    for (size_t j = 0; j < ntr; j++)
+                        v += alpha[j] * yp[tr[j]] * (double)K[i * n + tr[j]];
+                    if (multi)
+                        dec[((size_t)b * (size_t)cg->nprob + (size_t)c) * n +
+                            i] = v;
+                    else
+                        right[b] += (v > 0.0 ? 1.0 : -1.0) == yp[i];
+                }
+            }
+        }
+        for (int b = 0; ok && multi && b < nb; b++)
+            for (size_t i = 0; i < n; i++) {
+                if (fold[i] != f)
+                    continue;
+                const double *v = dec + (size_t)b * (size_t)cg->nprob * n + i;
+                int best = 0; /* ties to the first class, as the model */
+                for (int c = 1; c < cg->nprob; c++)
+                    if (v[(size_t)c * n] > v[(size_t)best * n])
+                        best = c;
+                right[b] += best == cg->cls[i];
+            }
+    }
+    free(Q); free(yp); free(alpha); free(tr); free(scr); free(fold);
+    free(dec);
+    return ok;
+}
+
 /* CV accuracy of every (sigma, C) grid point on up to TSGS__GRID_ROWS
  * labeled rows, with the Gram matrix of the same random features the model will
  * use (the exact kernel would rank wide kernels that the features cannot
@@ -279,57 +404,26 @@ tsgs_status tsgs__select_grid(const tsgs__grid_job *g, tsgs__grid_choice *out,
         free(rows); free(score); free(Ks);
         return TSGS__NOMEM(err);
     }
-    const int k = n < FOLDS ? (int)n : FOLDS;
-    const int ntasks = na * GRID_REPEATS;
-    tsgs_status st = TSGS_OK;
-    /* one task per (sigma, repeat): its Gram matrix, its folds, and the C
-     * path in each fold, warm-started from the previous C */
+    cv_grid cg = {Ks, n, NULL, NULL, 1, cs, nb, n < FOLDS ? (int)n : FOLDS,
+                  g->seed};
+    double *y = malloc(sizeof(double) * n);
+    int *cls = g->classes ? malloc(sizeof(int) * n) : NULL;
+    tsgs_status st = y && (cls || !g->classes) ? TSGS_OK : TSGS_ERR_NOMEM;
+    for (size_t i = 0; st == TSGS_OK && i < n; i++)
+        y[i] = g->classes ? g->classes[rows[i]] : g->yl[rows[i]];
+    if (cls && st == TSGS_OK)
+        cg.nprob = class_ranks(y, n, cls);
+    cg.y = y;
+    cg.cls = cls;
+    const int ntasks = st == TSGS_OK ? na * GRID_REPEATS : 0;
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(g->threads) schedule(dynamic, 1)
 #endif
     for (int task = 0; task < ntasks; task++) {
         const int a = task / GRID_REPEATS, rep = task % GRID_REPEATS;
-        const float *K = Ks + (size_t)a * n * n;
-        float *Q = malloc(sizeof(float) * n * n);
-        double *y = malloc(sizeof(double) * n);
-        double *alpha = malloc(sizeof(double) * n);
-        size_t *tr = malloc(sizeof(size_t) * n);
-        size_t *scr = malloc(sizeof(size_t) * n);
-        int *fold = malloc(sizeof(int) * n);
         double right[N_C] = {0};
-        tsgs_error e;
-        int ok = Q && y && alpha && tr && scr && fold;
-        if (ok) {
-            for (size_t i = 0; i < n; i++)
-                y[i] = g->yl[rows[i]];
-            tsgs__stratified_folds(y, n, k, g->seed, 16 + (uint64_t)rep,
-                                   scr, fold);
-        }
-        for (int f = 0; ok && f < k; f++) {
-            size_t ntr = 0;
-            for (size_t i = 0; i < n; i++)
-                if (fold[i] != f)
-                    tr[ntr++] = i;
-            for (size_t i = 0; i < ntr; i++)
-                for (size_t j = 0; j < ntr; j++)
-                    Q[i * ntr + j] = (float)(y[tr[i]] * y[tr[j]]) *
-                                     K[tr[i] * n + tr[j]];
-            memset(alpha, 0, sizeof(double) * n);
-            for (int b = 0; ok && b < nb; b++) {
-                tsgs__dual_opts o = {TSGS__GRID_EPOCHS, TSGS__DUAL_TOL,
-                                     g->seed + (uint64_t)task};
-                ok = tsgs__svm_dual_gram(Q, ntr, cs[b], &o, alpha, &e) ==
-                     TSGS_OK;
-                for (size_t i = 0; ok && i < n; i++) {
-                    if (fold[i] != f)
-                        continue;
-                    double dec = 0.0;
-                    for (size_t j = 0; j < ntr; j++)
-                        dec += alpha[j] * y[tr[j]] * (double)K[i * n + tr[j]];
-                    right[b] += (dec > 0.0 ? 1.0 : -1.0) == y[i];
-                }
-            }
-        }
+        int ok = cv_task(&cg, Ks + (size_t)a * n * n, rep, (uint64_t)task,
+                         right);
 #ifdef _OPENMP
 #pragma omp critical(select_grid)
 #endif
@@ -339,9 +433,9 @@ tsgs_status tsgs__select_grid(const tsgs__grid_job *g, tsgs__grid_choice *out,
             for (int b = 0; b < nb; b++) /* whole counts: any order */
                 score[a * nb + b] += right[b];
         }
-        free(Q); free(y); free(alpha); free(tr); free(scr);
-        free(fold);
     }
+    free(y);
+    free(cls);
     if (st != TSGS_OK)
         st = TSGS__NOMEM(err);
     if (st == TSGS_OK) {

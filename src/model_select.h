@@ -23,10 +23,13 @@ typedef struct {
     double fixed_c;           /* > 0: this per-row C, no C axis */
     uint64_t seed;
     int threads;
+    const double *classes;    /* NULL, or (one-vs-rest) their labels of 3
+                                 classes or more: the grid then scores the
+                                 multi-class accuracy of one-vs-rest */
 } tsgs__grid_job;
 
 /* What it chose. */
-typedef struct {
+typedef struct tsgs__grid_choice {
     double sigma;
     double c_lib;        /* per-row hinge weight (LIBSVM's C) */
     double c_path[16];   /* the grid's C values up to c_lib, which a fit */
@@ -34,12 +37,24 @@ typedef struct {
     double grid_cv;      /* smoothed CV accuracy there (0: no grid run) */
 } tsgs__grid_choice;
 
+/* One-vs-rest (train.c): every class's model takes the (sigma, C) that the
+ * grid chose once, for the first class, by the multi-class CV accuracy of
+ * one-vs-rest; a (sigma, C) per class, each by its own 1:K-1 problem's
+ * accuracy, puts the decision values the argmax compares on different
+ * scales (issue #8: on 10-class digits sigma spread 256x and C 256x). */
+typedef struct tsgs__ovr_share {
+    const double *y;          /* the multi-class data's labels, per row */
+    int chosen;               /* grid below is set */
+    tsgs__grid_choice grid;
+} tsgs__ovr_share;
+
 /* CV accuracy of every (sigma, C) grid point, sigma in sigma0 x
  * 2^{-8,-6,...,4} and C in 2^{-5,-3,...,15}, on up to TSGS__GRID_ROWS
  * labeled rows, with the Gram matrix of the same random features the
  * model will use; stratified 5-fold CV repeated 3 times, scores smoothed
  * by a 3 x 3 moving mean; ties to the sigma nearest sigma0, then the
- * largest C. */
+ * largest C. With classes, the accuracy is one-vs-rest's argmax over one
+ * fit per class. */
 tsgs_status tsgs__select_grid(const tsgs__grid_job *g, tsgs__grid_choice *out,
                               tsgs_error *err);
 

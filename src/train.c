@@ -43,7 +43,8 @@ static tsgs_status find_classes(const tsgs_dataset *ds, double **classes,
 }
 
 /* K > 2 classes: one binary model per class on a relabeled view of the
- * rows (that class +1, the others -1), one after another on all threads;
+ * rows (that class +1, the others -1), one after another on all threads,
+ * sharing one (sigma, C) chosen by the multi-class CV (tsgs__ovr_share);
  * hooks report each in turn, without the monitor (its labels are the
  * file's, not +-1). */
 static tsgs_status train_one_vs_rest(const tsgs_dataset *ds,
@@ -62,6 +63,9 @@ static tsgs_status train_one_vs_rest(const tsgs_dataset *ds,
         quiet = *hooks;
         quiet.monitor = NULL;
     }
+    tsgs__ovr_share share = {.y = ds->y};
+    tsgs__train_opts shared = *opt;
+    shared.ovr = &share;
     tsgs_status st = TSGS_OK;
     int stopped = 0;
     size_t c = 0;
@@ -69,7 +73,7 @@ static tsgs_status train_one_vs_rest(const tsgs_dataset *ds,
         tsgs_dataset *view = NULL;
         if ((st = tsgs__ovr_view(ds, classes[c], &view, err)) != TSGS_OK)
             break;
-        st = tsgs__train_ex(view, params, hooks ? &quiet : NULL, opt,
+        st = tsgs__train_ex(view, params, hooks ? &quiet : NULL, &shared,
                             &subs[c], &stopped, err);
         tsgs__view_free(view);
     }
@@ -215,8 +219,10 @@ static tsgs_status calibrate(const tsgs_dataset *ds, const tsgs_params *params,
         q.probability = 0;
         q.c = m->params.c;
         q.sigma = m->params.sigma;
+        tsgs__train_opts own = *opt;
+        own.ovr = NULL; /* nothing to choose: no grid to share */
         for (int fi = 0; fi < k && st == TSGS_OK; fi++)
-            st = fold_decisions(ds, &q, opt, lab, nl, fold, fi, f, err);
+            st = fold_decisions(ds, &q, &own, lab, nl, fold, fi, f, err);
     } else {
         st = decisions_of_rows(m, ds, lab, nl, params->threads, f, err);
     }
@@ -283,7 +289,7 @@ tsgs_status tsgs_train(const tsgs_dataset *ds, const tsgs_params *params,
                        const tsgs_train_hooks *hooks, tsgs_model **out,
                        int *stopped_early, tsgs_error *err)
 {
-    tsgs__train_opts opt = {0, SCALE_FLOOR, -1};
+    tsgs__train_opts opt = {0, SCALE_FLOOR, -1, NULL};
     return tsgs__train_ex(ds, params, hooks, &opt, out, stopped_early, err);
 }
 

@@ -1,7 +1,9 @@
 /* Multi-class data, one-vs-rest: the model's predictions are those of K
  * binary models trained by hand on the relabeled rows (class k +1, the
- * rest -1), in the file's own label values; files round-trip; the binary
- * calls refuse such a model by name; a 3- and a 10-class set are learned. */
+ * rest -1), in the file's own label values; the classes share the (sigma,
+ * C) the multi-class CV chose; files round-trip; the binary calls refuse
+ * such a model by name; a 3- and a 10-class set are learned; stratified
+ * folds of K classes are stratified. */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -10,6 +12,7 @@
 
 #include "fixtures.h"
 #include "internal.h"
+#include "model_select.h"
 
 /* K Gaussian clusters (sd 1) in d dimensions, centres 4 apart on the axes
  * (+e_k, then -e_k), labels[k] for cluster k; the first `per_class`
@@ -52,6 +55,17 @@ static double accuracy(const tsgs_model *m, const double *scores,
     return (double)right / (double)n;
 }
 
+/* A copy of ds's labels (NaN: unlabeled), as train.c hands them to the
+ * classes of one-vs-rest. */
+static double *truth_labels_of(const tsgs_dataset *ds)
+{
+    const size_t n = tsgs_dataset_rows(ds);
+    double *y = malloc(sizeof(double) * n);
+    for (size_t i = 0; i < n; i++)
+        y[i] = tsgs_dataset_label(ds, i);
+    return y;
+}
+
 /* The one-vs-rest model against K binary models trained by hand. */
 static void check_against_by_hand(int k, const tsgs_params *p)
 {
@@ -72,8 +86,12 @@ static void check_against_by_hand(int k, const tsgs_params *p)
     double *s = malloc(sizeof(double) * n * (size_t)k);
     ck_assert_int_eq(tsgs_predict_scores(m, ds, 1, s, &err), TSGS_OK);
 
-    /* by hand: class c +1, every other labeled row -1 */
+    /* by hand: class c +1, every other labeled row -1; the grid's choice
+     * shared as one-vs-rest shares it (the first class makes it by the
+     * multi-class CV, the others take it) */
     double *dec = malloc(sizeof(double) * n);
+    tsgs__ovr_share share = {.y = truth_labels_of(ds)};
+    tsgs__train_opts opt = {0, 1e-150, -1, &share};
     for (int c = 0; c < k; c++) {
         tsgs_dataset *rel = NULL;
         float *x = malloc(sizeof(float) * n * d);
@@ -85,7 +103,12 @@ static void check_against_by_hand(int k, const tsgs_params *p)
         }
         ck_assert_int_eq(tsgs_dataset_from_dense(n, d, x, y, &rel, NULL), TSGS_OK);
         tsgs_model *b = NULL;
-        ck_assert_int_eq(tsgs_train(rel, p, NULL, &b, NULL, NULL), TSGS_OK);
+        ck_assert_int_eq(tsgs__train_ex(rel, p, NULL, &opt, &b, NULL, NULL),
+                         TSGS_OK);
+        /* the safe default: one kernel width and C for every class */
+        ck_assert(p->solver != TSGS_SOLVER_SAFE ||
+                  (m->ovr[c]->params.sigma == m->ovr[0]->params.sigma &&
+                   m->ovr[c]->params.c == m->ovr[0]->params.c));
         ck_assert_int_eq(tsgs_predict(b, rel, 1, dec, NULL), TSGS_OK);
         for (size_t i = 0; i < n; i++)
             ck_assert_msg(dec[i] == s[i * (size_t)k + (size_t)c],
@@ -96,6 +119,7 @@ static void check_against_by_hand(int k, const tsgs_params *p)
         free(x);
         free(y);
     }
+    free((void *)share.y);
     double acc = accuracy(m, s, truth, n);
     printf("%d clusters, 6 labels each: one-vs-rest accuracy %.3f\n", k, acc);
     ck_assert_double_gt(acc, 0.9);
@@ -166,6 +190,55 @@ START_TEST(ten_classes_tsg)
 }
 END_TEST
 
+/* Folds of K classes: each class dealt round-robin over the folds, so
+ * every fold holds floor or ceil of its share of each class; +1 / -1
+ * labels are dealt as they always were (per class a seeded shuffle, -1
+ * first, tags tag * 2 and tag * 2 + 1). */
+START_TEST(stratified_folds_of_k_classes)
+{
+    enum { N = 103, K = 4 };
+    static const double values[] = {3.0, -2.0, 7.5, 11.0};
+    double y[N];
+    size_t scratch[N];
+    int fold[N];
+    for (size_t i = 0; i < N; i++) /* classes of 41, 21, 21 and 21 rows */
+        y[i] = values[i % 5 == 4 ? 0 : i % 5];
+    tsgs__stratified_folds(y, N, K, 5, 16, scratch, fold);
+    for (int v = 0; v < 4; v++) {
+        int per[K] = {0}, total = 0;
+        for (size_t i = 0; i < N; i++)
+            if (y[i] == values[v]) {
+                ck_assert(fold[i] >= 0 && fold[i] < K);
+                per[fold[i]]++;
+                total++;
+            }
+        for (int f = 0; f < K; f++)
+            ck_assert_msg(per[f] == total / K || per[f] == total / K + 1,
+                          "class %g fold %d: %d of %d", values[v], f, per[f],
+                          total);
+    }
+    /* binary: the deal by hand */
+    double yb[N];
+    int by_hand[N], next = 0;
+    for (size_t i = 0; i < N; i++)
+        yb[i] = i % 3 ? -1.0 : 1.0;
+    tsgs__stratified_folds(yb, N, K, 5, 16, scratch, fold);
+    for (int c = 0; c < 2; c++) {
+        size_t m = 0;
+        for (size_t i = 0; i < N; i++)
+            if (yb[i] == (c ? 1.0 : -1.0))
+                scratch[m++] = i;
+        tsgs__seeded_shuffle(scratch, m, 5, 16 * 2 + (uint64_t)c);
+        for (size_t i = 0; i < m; i++) {
+            by_hand[scratch[i]] = next;
+            next = (next + 1) % K;
+        }
+    }
+    for (size_t i = 0; i < N; i++)
+        ck_assert_int_eq(fold[i], by_hand[i]);
+}
+END_TEST
+
 Suite *multiclass_suite(void)
 {
     Suite *s = suite_create("multiclass");
@@ -173,6 +246,7 @@ Suite *multiclass_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, three_classes_safe_default);
     tcase_add_test(tc, ten_classes_tsg);
+    tcase_add_test(tc, stratified_folds_of_k_classes);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -58,6 +58,8 @@ typedef struct {
     size_t nl, nw;     /* labeled rows, unlabeled rows in the sample */
     tsgs__rows XL, XW; /* their scaled rows (dense or sparse) */
     double *yl;        /* +1 / -1 */
+    tsgs__ovr_share *ovr; /* one-vs-rest: the grid shared by the classes */
+    double *ylc;       /* then: the labeled rows' multi-class labels */
     double pos_share;  /* of the labeled rows */
     double pos_label;  /* the raw label of class +1 */
     double balance_ratio; /* positive share the balance holds */
@@ -76,6 +78,7 @@ static void safe_free(safe_t *s)
     tsgs__rows_free(&s->XL);
     tsgs__rows_free(&s->XW);
     free(s->yl);
+    free(s->ylc);
     free(s->Phi);
     free(s->mphi);
 }
@@ -118,9 +121,11 @@ static tsgs_status gather_rows(safe_t *s, tsgs_error *err)
     int bad = tsgs__rows_init(&s->XL, ds, s->scaler, s->nl) |
               tsgs__rows_init(&s->XW, ds, s->scaler, s->nw);
     s->yl = malloc(sizeof(double) * (s->nl ? s->nl : 1));
+    if (s->ovr)
+        s->ylc = malloc(sizeof(double) * (s->nl ? s->nl : 1));
     size_t *uidx = malloc(sizeof(size_t) * (nu ? nu : 1));
     size_t *lidx = malloc(sizeof(size_t) * (s->nl ? s->nl : 1));
-    if (bad || !s->yl || !uidx || !lidx) {
+    if (bad || !s->yl || (s->ovr && !s->ylc) || !uidx || !lidx) {
         free(uidx);
         free(lidx);
         return TSGS__NOMEM(err);
@@ -133,6 +138,8 @@ static tsgs_status gather_rows(safe_t *s, tsgs_error *err)
         }
         lidx[il] = i;
         s->yl[il] = ds->y[i] == s->pos_label ? 1.0 : -1.0;
+        if (s->ovr)
+            s->ylc[il] = s->ovr->y[i];
         npos += s->yl[il] > 0;
         il++;
     }
@@ -175,9 +182,16 @@ static tsgs_status gather_rows(safe_t *s, tsgs_error *err)
 /* ------------------------------------------- stage 1: model selection */
 
 /* sigma0 from the data unless given, then the grid around it
- * (model_select.c); an axis the user fixed is not searched. */
+ * (model_select.c); an axis the user fixed is not searched. One-vs-rest:
+ * the first class runs the grid on the multi-class CV, the others take
+ * its choice (with both axes fixed there is nothing to share). */
 static tsgs_status choose_c_sigma(safe_t *s, tsgs_error *err)
 {
+    if (s->ovr && (s->p.sigma <= 0.0 || s->p.c <= 0.0) && s->ovr->chosen) {
+        s->grid = s->ovr->grid;
+        s->fs.sigma = s->grid.sigma;
+        return TSGS_OK;
+    }
     double sigma0 = s->p.sigma;
     tsgs_status st;
     if (sigma0 <= 0.0 &&
@@ -187,10 +201,14 @@ static tsgs_status choose_c_sigma(safe_t *s, tsgs_error *err)
     tsgs__grid_job g = {
         &s->XL, s->yl, s->nl, s->d, &s->fs, s->ndirs, s->D, sigma0,
         s->p.sigma, s->p.c > 0.0 ? s->p.c / (double)s->nl : 0.0,
-        s->p.seed, s->threads};
+        s->p.seed, s->threads, s->ovr ? s->ylc : NULL};
     if ((st = tsgs__select_grid(&g, &s->grid, err)) != TSGS_OK)
         return st;
     s->fs.sigma = s->grid.sigma;
+    if (s->ovr) {
+        s->ovr->grid = s->grid;
+        s->ovr->chosen = 1;
+    }
     return TSGS_OK;
 }
 
@@ -565,15 +583,18 @@ static void report_done(const safe_t *s, const tsgs_model *m)
 }
 
 /* Trains on ds (checked: finite, two classes neg < pos) with p; takes
- * the fitted scaler (the model owns it on success, cleared on failure). */
+ * the fitted scaler (the model owns it on success, cleared on failure).
+ * ovr: one class of a one-vs-rest problem (NULL: binary data). */
 static tsgs_status safe_train(const tsgs_dataset *ds, const tsgs_params *p,
                               tsgs__scaler *scaler, double neg, double pos,
-                              const tsgs_train_hooks *hooks, tsgs_model **out,
+                              const tsgs_train_hooks *hooks,
+                              tsgs__ovr_share *ovr, tsgs_model **out,
                               int *stopped_early, tsgs_error *err)
 {
     safe_t s;
     memset(&s, 0, sizeof s);
     s.ds = ds;
+    s.ovr = ovr;
     s.p = *p;
     if (s.p.balance < 0) /* auto: the path holds the balance */
         s.p.balance = 1;
@@ -651,7 +672,8 @@ static tsgs_status safe_job(tsgs__train_job *job, tsgs_model **out,
                             int *stopped_early, tsgs_error *err)
 {
     return safe_train(job->ds, &job->p, &job->scaler, job->label_neg,
-                      job->label_pos, job->hooks, out, stopped_early, err);
+                      job->label_pos, job->hooks, job->opt.ovr, out,
+                      stopped_early, err);
 }
 
 static long safe_steps(const tsgs_dataset *ds, const tsgs_params *p)

@@ -1380,7 +1380,7 @@ static tsgs_status choose_c_sigma(run_t *r, const tsgs__train_job *job,
     size_t D = tsgs__feature_columns(&fs, ndirs);
     tsgs__grid_job g = {&r->XL, r->yl, nl, d, &fs, ndirs, D, sigma0, p->sigma,
                         p->c > 0.0 ? p->c / (double)nl : 0.0, p->seed,
-                        tsgs__threads_resolve(p->threads)};
+                        tsgs__threads_resolve(p->threads), NULL};
     tsgs__grid_choice choice;
     if ((st = tsgs__select_grid(&g, &choice, err)) != TSGS_OK)
         goto done;
