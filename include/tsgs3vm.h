@@ -225,7 +225,10 @@ typedef enum {
     TSGS_SCALE_CLASS, /* z-score, then each feature stretched by its total /
                          pooled within-class sd on the labeled rows, in
                          [1, 4] (1 while a class has under 10 labels) */
-    TSGS_SCALE_MAXABS
+    TSGS_SCALE_MAXABS,
+    TSGS_SCALE_AUTO   /* the default: class for the safe solver on two
+                         classes, zscore otherwise (resolved by tsgs_train;
+                         sparse rows: maxabs) */
 } tsgs_scaling;
 
 typedef enum {

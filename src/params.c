@@ -37,7 +37,7 @@ tsgs_params tsgs_params_default(void)
     p.balance_ratio = -1.0;
     p.anneal = 0.3;
     p.warm_start = -1;
-    p.scale = TSGS_SCALE_ZSCORE;
+    p.scale = TSGS_SCALE_AUTO;
     p.seed = 1;
     p.threads = 0;
     p.bind = TSGS_BIND_AUTO;
@@ -86,7 +86,7 @@ static const char *const uloss_names[] = {"shg", "sshg", "ramp", "da", NULL};
 static const char *const step_names[] = {"constant", "theory", "decaying",
                                          NULL};
 static const char *const scale_names[] = {"none", "zscore", "minmax", "class",
-                                           "maxabs", NULL};
+                                           "maxabs", "auto", NULL};
 static const char *const bind_names[] = {"auto", "compact", "scatter", "none",
                                          NULL};
 
@@ -169,7 +169,8 @@ static const entry_t table[] = {
      "class (z-score, then each feature stretched by sqrt(total / pooled "
      "within-class variance) of the labeled rows, 1 to 4; none while a "
      "class has under 10 labels), maxabs (x / max |x|: keeps zeros zero; "
-     "sparse rows always get it unless none)"},
+     "sparse rows always get it unless none); auto (the default): class "
+     "for the safe solver on two classes, zscore otherwise"},
     {"seed", K_U64, OFF(seed), 0, 0, NULL,
      "seed of every random choice"},
     {"threads", K_INT, OFF(threads), 0, 4096, NULL,
