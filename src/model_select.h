@@ -44,8 +44,11 @@ typedef struct tsgs__grid_choice {
  * scales (issue #8: on 10-class digits sigma spread 256x and C 256x). */
 typedef struct tsgs__ovr_share {
     const double *y;          /* the multi-class data's labels, per row */
+    size_t nclass, current;   /* the classes; the one being trained */
     int chosen;               /* grid below is set */
     tsgs__grid_choice grid;
+    struct tsgs__safe_ovr *safe; /* the safe solver's records per class
+                                    (solvers/safe.c), for its joint choice */
 } tsgs__ovr_share;
 
 /* CV accuracy of every (sigma, C) grid point, sigma in sigma0 x

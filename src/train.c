@@ -63,7 +63,7 @@ static tsgs_status train_one_vs_rest(const tsgs_dataset *ds,
         quiet = *hooks;
         quiet.monitor = NULL;
     }
-    tsgs__ovr_share share = {.y = ds->y};
+    tsgs__ovr_share share = {.y = ds->y, .nclass = k};
     tsgs__train_opts shared = *opt;
     shared.ovr = &share;
     tsgs_status st = TSGS_OK;
@@ -73,6 +73,7 @@ static tsgs_status train_one_vs_rest(const tsgs_dataset *ds,
         tsgs_dataset *view = NULL;
         if ((st = tsgs__ovr_view(ds, classes[c], &view, err)) != TSGS_OK)
             break;
+        share.current = c;
         st = tsgs__train_ex(view, params, hooks ? &quiet : NULL, &shared,
                             &subs[c], &stopped, err);
         tsgs__view_free(view);
@@ -83,6 +84,13 @@ static tsgs_status train_one_vs_rest(const tsgs_dataset *ds,
                         "one-vs-rest model needs every class, so there is "
                         "none to keep",
                         c, k);
+    const tsgs__solver *solver = solver_of(params->solver);
+    if (solver->ovr_finish) {
+        tsgs_status fs = solver->ovr_finish(&share, classes,
+                                            st == TSGS_OK ? subs : NULL, k,
+                                            err);
+        st = st == TSGS_OK ? fs : st;
+    }
     if (st == TSGS_OK)
         st = tsgs__model_ovr(subs, classes, k, out, err);
     if (st != TSGS_OK) {

@@ -545,4 +545,4 @@ static tsgs_status bs3vm_job(tsgs__train_job *job, tsgs_model **out,
                        job->hooks, out, stopped_early, err);
 }
 
-const tsgs__solver tsgs__solver_bs3vm = {bs3vm_job, bs3vm_steps};
+const tsgs__solver tsgs__solver_bs3vm = {bs3vm_job, bs3vm_steps, NULL};

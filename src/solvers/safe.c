@@ -360,9 +360,12 @@ static tsgs_status paths_and_selection(safe_t *s, double *cand_w,
         st = TSGS__NOMEM(err);
         goto done;
     }
+    /* one-vs-rest: folds of the classes, the same for every class's run,
+     * so that the joint choice compares held-out rows across classes */
     for (int rep = 0; rep < SELECT_REPEATS; rep++)
-        tsgs__stratified_folds(s->yl, nl, k, s->p.seed, 99 + (uint64_t)rep, scr,
-                         fold + (size_t)rep * nl);
+        tsgs__stratified_folds(s->ovr ? s->ylc : s->yl, nl, k, s->p.seed,
+                               99 + (uint64_t)rep, scr,
+                               fold + (size_t)rep * nl);
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(s->threads) schedule(dynamic, 1)
 #endif
@@ -488,6 +491,179 @@ static tsgs_status make_model(const safe_t *s, const double *w, double b,
     return TSGS_OK;
 fail:
     tsgs_model_free(m);
+    return st;
+}
+
+/* ------------------------------------ one-vs-rest: the joint choice */
+
+/* Each class's safe selection sees only its own 1:K-1 problem, whose
+ * accuracy the argmax over the classes does not follow (issue #8: the
+ * unlabeled rows moved the multi-class accuracy from -1.1 to +2.9 points
+ * against the supervised default). So each class's run leaves its
+ * candidates and their held-out decision values (folds of the classes,
+ * the same for all), and one choice is made for all classes at once by
+ * the multi-class held-out accuracy: every class supervised, every class
+ * its own choice, or every class at one temperature; a tie keeps the
+ * supervised models. */
+typedef struct {
+    int recorded, kept;
+    size_t nl, D;
+    long nblocks;
+    double c_star;       /* the model's C* for an annealed candidate */
+    double *cand_w;      /* (1 + N_TEMPS) x D, the supervised one first */
+    double cand_b[1 + N_TEMPS];
+    double *oof;         /* as paths_and_selection writes it */
+    double *ylc;         /* the labeled rows' labels */
+} safe_class;
+
+struct tsgs__safe_ovr {
+    size_t k;
+    safe_class *cls;
+};
+
+/* Keeps this class's candidates and held-out values (taking cand_w and
+ * oof) for the joint choice. */
+static tsgs_status ovr_record(safe_t *s, int kept, double **cand_w,
+                              const double *cand_b, double **oof,
+                              tsgs_error *err)
+{
+    tsgs__ovr_share *sh = s->ovr;
+    if (!sh->safe) {
+        sh->safe = calloc(1, sizeof *sh->safe);
+        if (!sh->safe || !(sh->safe->cls = calloc(sh->nclass,
+                                                  sizeof(safe_class)))) {
+            free(sh->safe);
+            sh->safe = NULL;
+            return TSGS__NOMEM(err);
+        }
+        sh->safe->k = sh->nclass;
+    }
+    safe_class *r = &sh->safe->cls[sh->current];
+    r->ylc = malloc(sizeof(double) * s->nl);
+    if (!r->ylc)
+        return TSGS__NOMEM(err);
+    memcpy(r->ylc, s->ylc, sizeof(double) * s->nl);
+    r->recorded = 1;
+    r->kept = kept;
+    r->nl = s->nl;
+    r->D = s->D;
+    r->nblocks = (long)s->ndirs / s->fs.dirs;
+    r->c_star = s->c_unl * (double)s->nw;
+    r->cand_w = *cand_w;
+    *cand_w = NULL;
+    memcpy(r->cand_b, cand_b, sizeof r->cand_b);
+    r->oof = *oof;
+    *oof = NULL;
+    return TSGS_OK;
+}
+
+/* Held-out rows (over the repeats) the argmax gets right when class c
+ * takes candidate pick(c): option -1 is each class's own choice, else
+ * candidate `option` for every class. */
+static size_t joint_right(const struct tsgs__safe_ovr *so, const int *truth,
+                          int option)
+{
+    const size_t nl = so->cls[0].nl;
+    size_t right = 0;
+    for (size_t r = 0; r < SELECT_REPEATS; r++)
+        for (size_t i = 0; i < nl; i++) {
+            size_t best = 0;
+            double top = -INFINITY;
+            for (size_t c = 0; c < so->k; c++) {
+                const safe_class *sc = &so->cls[c];
+                const size_t cand = option < 0 ? (size_t)sc->kept
+                                               : (size_t)option;
+                double v = sc->oof[(cand * SELECT_REPEATS + r) * nl + i];
+                if (v > top) { /* ties to the first class, as the model */
+                    top = v;
+                    best = c;
+                }
+            }
+            right += (int)best == truth[i];
+        }
+    return right;
+}
+
+/* The joint choice, applied to the class models subs[0..k). */
+static tsgs_status ovr_choose(struct tsgs__safe_ovr *so,
+                              const double *classes, tsgs_model **subs,
+                              tsgs_error *err)
+{
+    const size_t nl = so->cls[0].nl, n = nl * SELECT_REPEATS;
+    int *truth = malloc(sizeof(int) * nl);
+    double *y = malloc(sizeof(double) * n);
+    if (!truth || !y) {
+        free(truth);
+        free(y);
+        return TSGS__NOMEM(err);
+    }
+    for (size_t i = 0; i < nl; i++)
+        for (size_t c = 0; c < so->k; c++)
+            if (classes[c] == so->cls[0].ylc[i])
+                truth[i] = (int)c;
+    size_t right[2 + N_TEMPS]; /* options -1 .. N_TEMPS, at [option + 1] */
+    int best = 0;
+    for (int o = -1; o <= N_TEMPS; o++)
+        right[o + 1] = joint_right(so, truth, o);
+    for (int o = -1; o <= N_TEMPS; o++)
+        if (right[o + 1] > right[best + 1])
+            best = o;
+    tsgs_status st = TSGS_OK;
+    for (size_t c = 0; c < so->k && st == TSGS_OK; c++) {
+        const safe_class *sc = &so->cls[c];
+        const int cand = best < 0 ? sc->kept : best;
+        tsgs_model *m = subs[c];
+        if (cand != sc->kept &&
+            (st = tsgs__model_set_weights(m, sc->nblocks,
+                                          sc->cand_w + (size_t)cand * sc->D,
+                                          sc->cand_b[cand], err)) != TSGS_OK)
+            break;
+        m->params.c_star = cand > 0 ? sc->c_star : 0.0;
+        if (m->has_prob) { /* Platt's fit on the new candidate's values */
+            for (size_t j = 0; j < n; j++)
+                y[j] = sc->ylc[j % nl] == classes[c] ? 1.0 : -1.0;
+            tsgs__platt_fit(sc->oof + (size_t)cand * n, y, n, &m->prob_a,
+                            &m->prob_b);
+        }
+        char was[sizeof m->note];
+        snprintf(was, sizeof was, "%s", m->note);
+        char *cut = strstr(was, "; kept ");
+        if (cut)
+            *cut = '\0';
+        const char *how = best == 0   ? "supervised"
+                          : best < 0  ? "its own choice"
+                                      : "annealed";
+        snprintf(m->note, sizeof m->note,
+                 "%.150s; one-vs-rest kept %s%s for every class (multi-class "
+                 "CV %.1f%% vs supervised %.1f%%)",
+                 was, how, best > 0 ? " at one T" : "",
+                 100.0 * (double)right[best + 1] / (double)n,
+                 100.0 * (double)right[1] / (double)n);
+    }
+    free(truth);
+    free(y);
+    return st;
+}
+
+static tsgs_status safe_ovr_finish(tsgs__ovr_share *share,
+                                   const double *classes, tsgs_model **subs,
+                                   size_t k, tsgs_error *err)
+{
+    struct tsgs__safe_ovr *so = share->safe;
+    if (!so)
+        return TSGS_OK;
+    int all = subs != NULL && so->k == k;
+    for (size_t c = 0; all && c < so->k; c++)
+        all = so->cls[c].recorded && so->cls[c].nl == so->cls[0].nl;
+    tsgs_status st = all ? ovr_choose(so, classes, subs, err) : TSGS_OK;
+    for (size_t c = 0; c < so->k; c++) {
+        free(so->cls[c].cand_w);
+        free(so->cls[c].oof);
+        free(so->cls[c].ylc);
+    }
+    free(so->cls);
+    free(so);
+    share->safe = NULL;
     return st;
 }
 
@@ -631,7 +807,7 @@ static tsgs_status safe_train(const tsgs_dataset *ds, const tsgs_params *p,
     /* With probability outputs asked for, the selection's held-out
      * decision values (the same C, sigma and candidates) are kept for
      * Platt's fit below; without a selection, train.c fits them. */
-    if (semi && p->probability &&
+    if (semi && (p->probability || ovr) &&
         !(oof = malloc(sizeof(double) * s.nl * SELECT_REPEATS *
                        (1 + N_TEMPS)))) {
         st = TSGS__NOMEM(err);
@@ -651,7 +827,13 @@ static tsgs_status safe_train(const tsgs_dataset *ds, const tsgs_params *p,
                     kept > 0, neg, pos, scaler, &m, err);
     if (st != TSGS_OK)
         goto done;
-    if (oof && (st = fit_probability(&s, oof, kept, m, err)) != TSGS_OK) {
+    if (oof && p->probability &&
+        (st = fit_probability(&s, oof, kept, m, err)) != TSGS_OK) {
+        tsgs_model_free(m);
+        goto done;
+    }
+    if (ovr && semi && (st = ovr_record(&s, kept, &cand_w, cand_b, &oof,
+                                        err)) != TSGS_OK) {
         tsgs_model_free(m);
         goto done;
     }
@@ -683,4 +865,5 @@ static long safe_steps(const tsgs_dataset *ds, const tsgs_params *p)
     return SAFE_STAGES; /* stages, not steps */
 }
 
-const tsgs__solver tsgs__solver_safe = {safe_job, safe_steps};
+const tsgs__solver tsgs__solver_safe = {safe_job, safe_steps,
+                                        safe_ovr_finish};

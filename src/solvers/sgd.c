@@ -1730,4 +1730,4 @@ fail:
     return st;
 }
 
-const tsgs__solver tsgs__solver_sgd = {sgd_train, sgd_steps};
+const tsgs__solver tsgs__solver_sgd = {sgd_train, sgd_steps, NULL};

@@ -32,6 +32,12 @@ typedef struct {
                          int *stopped_early, tsgs_error *err);
     /* The progress steps a run reports (its `iterations`). */
     long (*steps)(const tsgs_dataset *ds, const tsgs_params *p);
+    /* One-vs-rest, after every class trained (NULL: nothing to do): a
+     * choice made over all classes at once, from what each class's run
+     * left in the share; subs NULL (a failed run): only frees that. */
+    tsgs_status (*ovr_finish)(struct tsgs__ovr_share *share,
+                              const double *classes, tsgs_model **subs,
+                              size_t k, tsgs_error *err);
 } tsgs__solver;
 
 extern const tsgs__solver tsgs__solver_sgd;   /* tsg, dsg, cdsg, frs */
