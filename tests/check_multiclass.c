@@ -253,12 +253,12 @@ static double accuracy_from(const tsgs_model *m, const tsgs_dataset *ds,
 
 /* The safe default on multi-class data where the unlabeled rows mislead
  * is not clearly worse than the supervised default on the same labels
- * (seeds 1-6: 96.2% against 96.8% on average, 94.7% against 98.0% at
- * worst, seed 3), and its note says what the joint choice kept. */
+ * (seeds 1-5: 96.4% against 96.6% on average, 93.4% against 95.4% at
+ * worst, seed 4), and its note says what the joint choice kept. */
 START_TEST(misleading_unlabeled_rows_do_not_hurt_multiclass)
 {
-    const int seeds = 6;
-    const size_t n = 1060, nl = 60;
+    const int seeds = 5;
+    const size_t n = 560, nl = 60;
     double sum_safe = 0.0, sum_sup = 0.0;
     for (int seed = 1; seed <= seeds; seed++) {
         double *truth = NULL;
@@ -277,6 +277,8 @@ START_TEST(misleading_unlabeled_rows_do_not_hurt_multiclass)
         ck_assert_int_eq(tsgs_train(only, &p, NULL, &sup, NULL, NULL), TSGS_OK);
         double a_safe = accuracy_from(safe, ds, truth, nl);
         double a_sup = accuracy_from(sup, ds, truth, nl);
+        printf("misleading 3 classes, seed %d: safe %.3f, supervised %.3f\n",
+               seed, a_safe, a_sup);
         ck_assert_msg(a_sup > 0.85, "seed %d: supervised %g", seed, a_sup);
         ck_assert_msg(a_safe >= a_sup - 0.05, "seed %d: safe %g, supervised "
                       "%g (%s)", seed, a_safe, a_sup, tsgs_model_note(safe));
