@@ -241,13 +241,13 @@ static int class_ranks(const double *y, size_t n, int *cls)
 }
 
 /* Held-out rows right at each C (added to right[]) for one sigma's Gram
- * matrix K and one repeat of the stratified folds: per fold, each binary
+ * matrix K and fold f of one repeat of the stratified folds: each binary
  * problem's C path, each fit warm-started from the previous C. Binary: a
  * row is right when its decision value has its sign; multi-class (one
  * problem per class, that class against the rest): when its own class's
  * decision value is the largest, as the model predicts. 0: out of memory. */
-static int cv_task(const cv_grid *cg, const float *K, int rep, uint64_t salt,
-                   double *right)
+static int cv_task(const cv_grid *cg, const float *K, int rep, int f,
+                   uint64_t salt, double *right)
 {
     const size_t n = cg->n;
     const int nb = cg->nb, multi = cg->cls != NULL;
@@ -266,7 +266,7 @@ static int cv_task(const cv_grid *cg, const float *K, int rep, uint64_t salt,
     if (ok)
         tsgs__stratified_folds(cg->y, n, cg->k, cg->seed, 16 + (uint64_t)rep,
                                scr, fold);
-    for (int f = 0; ok && f < cg->k; f++) {
+    if (ok) {
         size_t ntr = 0;
         for (size_t i = 0; i < n; i++)
             if (fold[i] != f)
@@ -415,15 +415,20 @@ tsgs_status tsgs__select_grid(const tsgs__grid_job *g, tsgs__grid_choice *out,
         cg.nprob = class_ranks(y, n, cls);
     cg.y = y;
     cg.cls = cls;
-    const int ntasks = st == TSGS_OK ? na * GRID_REPEATS : 0;
+    /* one task per (sigma, repeat, fold): 105 tasks of unequal cost balance
+     * over the threads where 21 (one per repeat) did not */
+    const int per_a = GRID_REPEATS * cg.k;
+    const int ntasks = st == TSGS_OK ? na * per_a : 0;
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(g->threads) schedule(dynamic, 1)
 #endif
     for (int task = 0; task < ntasks; task++) {
-        const int a = task / GRID_REPEATS, rep = task % GRID_REPEATS;
+        const int a = task / per_a, rep = task % per_a / cg.k,
+                  f = task % cg.k;
         double right[N_C] = {0};
-        int ok = cv_task(&cg, Ks + (size_t)a * n * n, rep, (uint64_t)task,
-                         right);
+        /* the dual solver's seed as when a task ran a whole repeat */
+        int ok = cv_task(&cg, Ks + (size_t)a * n * n, rep, f,
+                         (uint64_t)(a * GRID_REPEATS + rep), right);
 #ifdef _OPENMP
 #pragma omp critical(select_grid)
 #endif
