@@ -122,6 +122,10 @@ double tsgs__scaler_mul(const tsgs__scaler *s, size_t k);
  * make them dense), NONE excepted. */
 tsgs_status tsgs__scaler_fit(const tsgs_dataset *ds, tsgs_scaling kind,
                              tsgs__scaler *out, tsgs_error *err);
+/* The same on `threads` threads (dense rows: the same bits on any). */
+tsgs_status tsgs__scaler_fit_threads(const tsgs_dataset *ds,
+                                     tsgs_scaling kind, int threads,
+                                     tsgs__scaler *out, tsgs_error *err);
 /* Whether s maps zeros to zeros (NONE, MAXABS): sparse rows stay sparse. */
 int tsgs__scaler_keeps_zeros(const tsgs__scaler *s);
 void tsgs__scaler_clear(tsgs__scaler *s);

@@ -5,6 +5,7 @@
 #include "internal.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -196,8 +197,64 @@ int tsgs__scaler_keeps_zeros(const tsgs__scaler *s)
     return s->kind == TSGS_SCALE_NONE || s->kind == TSGS_SCALE_MAXABS;
 }
 
+/* Rows per partial sum of the fit: a fixed partition, summed in order, so
+ * that the shift and multiplier (and the model) are the same bits on any
+ * number of threads; a set of up to FIT_CHUNK rows is summed exactly as
+ * one loop over its rows would. */
+#define FIT_CHUNK 16384
+
+/* Pass 1 over chunk c's rows: range and sum into lo, hi, sum (d each);
+ * returns the index i * d + k of its first non-finite value, or SIZE_MAX. */
+static size_t range_and_sum(const tsgs_dataset *ds, size_t c, double *lo,
+                            double *hi, double *sum)
+{
+    const size_t d = ds->d, i0 = c * FIT_CHUNK;
+    const size_t i1 = ds->n - i0 < FIT_CHUNK ? ds->n : i0 + FIT_CHUNK;
+    for (size_t k = 0; k < d; k++) {
+        lo[k] = INFINITY;
+        hi[k] = -INFINITY;
+        sum[k] = 0.0;
+    }
+    for (size_t i = i0; i < i1; i++) {
+        const float *r = ds->x + i * d;
+        for (size_t k = 0; k < d; k++) {
+            double v = r[k];
+            if (!isfinite(v))
+                return i * d + k;
+            lo[k] = v < lo[k] ? v : lo[k];
+            hi[k] = v > hi[k] ? v : hi[k];
+            sum[k] += v;
+        }
+    }
+    return SIZE_MAX;
+}
+
+/* Pass 2 over chunk c's rows: the squared spread around mean into sq. */
+static void spread(const tsgs_dataset *ds, size_t c, const double *mean,
+                   double *sq)
+{
+    const size_t d = ds->d, i0 = c * FIT_CHUNK;
+    const size_t i1 = ds->n - i0 < FIT_CHUNK ? ds->n : i0 + FIT_CHUNK;
+    for (size_t k = 0; k < d; k++)
+        sq[k] = 0.0;
+    for (size_t i = i0; i < i1; i++) {
+        const float *r = ds->x + i * d;
+        for (size_t k = 0; k < d; k++) {
+            double t = r[k] - mean[k];
+            sq[k] += t * t;
+        }
+    }
+}
+
 tsgs_status tsgs__scaler_fit(const tsgs_dataset *ds, tsgs_scaling kind,
                              tsgs__scaler *out, tsgs_error *err)
+{
+    return tsgs__scaler_fit_threads(ds, kind, 1, out, err);
+}
+
+tsgs_status tsgs__scaler_fit_threads(const tsgs_dataset *ds,
+                                     tsgs_scaling kind, int threads,
+                                     tsgs__scaler *out, tsgs_error *err)
 {
     if (!ds || !out)
         return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
@@ -216,11 +273,15 @@ tsgs_status tsgs__scaler_fit(const tsgs_dataset *ds, tsgs_scaling kind,
         return TSGS_OK;
     }
     const size_t d = ds->d, n = ds->n, dd = d ? d : 1;
+    const size_t nchunks = n ? (n + FIT_CHUNK - 1) / FIT_CHUNK : 1;
     tsgs_status st = TSGS_OK;
     double *lo = malloc(sizeof(double) * dd), *hi = malloc(sizeof(double) * dd);
+    /* per chunk: lo, hi, sum (pass 1), then the squared spread (pass 2) */
+    double *part = malloc(sizeof(double) * 3 * dd * nchunks);
+    size_t *bad = malloc(sizeof(size_t) * nchunks);
     s.shift = calloc(dd, sizeof(double));
     s.mul = calloc(dd, sizeof(double));
-    if (!lo || !hi || !s.shift || !s.mul) {
+    if (!lo || !hi || !part || !bad || !s.shift || !s.mul) {
         st = TSGS__NOMEM(err);
         goto fail;
     }
@@ -229,32 +290,40 @@ tsgs_status tsgs__scaler_fit(const tsgs_dataset *ds, tsgs_scaling kind,
         hi[k] = -INFINITY;
     }
     /* Pass 1: range and sum (in double, row by row for the cache). */
-    for (size_t i = 0; i < n; i++) {
-        const float *r = ds->x + i * d;
+    const long nc = n ? (long)nchunks : 0;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(static) if (nc > 1)
+#endif
+    for (long c = 0; c < nc; c++) {
+        double *pc = part + (size_t)c * 3 * dd;
+        bad[c] = range_and_sum(ds, (size_t)c, pc, pc + dd, pc + 2 * dd);
+    }
+    for (long c = 0; c < nc; c++) {
+        const double *pc = part + (size_t)c * 3 * dd;
+        if (bad[c] != SIZE_MAX) { /* the first in row order */
+            st = tsgs__fail(err, TSGS_ERR_DATA, NULL, 0,
+                            "row %zu, feature %zu: value is not finite",
+                            bad[c] / d + 1, bad[c] % d + 1);
+            goto fail;
+        }
         for (size_t k = 0; k < d; k++) {
-            double v = r[k];
-            if (!isfinite(v)) {
-                st = tsgs__fail(err, TSGS_ERR_DATA, NULL, 0,
-                                "row %zu, feature %zu: value is not finite",
-                                i + 1, k + 1);
-                goto fail;
-            }
-            lo[k] = v < lo[k] ? v : lo[k];
-            hi[k] = v > hi[k] ? v : hi[k];
-            s.shift[k] += v;
+            lo[k] = pc[k] < lo[k] ? pc[k] : lo[k];
+            hi[k] = pc[dd + k] > hi[k] ? pc[dd + k] : hi[k];
+            s.shift[k] += pc[2 * dd + k];
         }
     }
     if (kind == TSGS_SCALE_ZSCORE || kind == TSGS_SCALE_CLASS) {
         for (size_t k = 0; k < d; k++)
             s.shift[k] = n ? s.shift[k] / (double)n : 0.0;
         /* Pass 2: spread around the mean (two passes: no cancellation). */
-        for (size_t i = 0; i < n; i++) {
-            const float *r = ds->x + i * d;
-            for (size_t k = 0; k < d; k++) {
-                double t = r[k] - s.shift[k];
-                s.mul[k] += t * t;
-            }
-        }
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(static) if (nc > 1)
+#endif
+        for (long c = 0; c < nc; c++)
+            spread(ds, (size_t)c, s.shift, part + (size_t)c * 3 * dd);
+        for (long c = 0; c < nc; c++)
+            for (size_t k = 0; k < d; k++)
+                s.mul[k] += part[(size_t)c * 3 * dd + k];
         for (size_t k = 0; k < d; k++) {
             double sd = n ? sqrt(s.mul[k] / (double)n) : 0.0;
             s.mul[k] = sd > 0.0 ? 1.0 / sd : 1.0;
@@ -277,11 +346,15 @@ tsgs_status tsgs__scaler_fit(const tsgs_dataset *ds, tsgs_scaling kind,
         }
     free(lo);
     free(hi);
+    free(part);
+    free(bad);
     *out = s;
     return TSGS_OK;
 fail:
     free(lo);
     free(hi);
+    free(part);
+    free(bad);
     tsgs__scaler_clear(&s);
     return st;
 }

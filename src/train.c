@@ -103,7 +103,8 @@ static tsgs_status train_one_vs_rest(const tsgs_dataset *ds,
     return st;
 }
 
-static tsgs_status check_finite(const tsgs_dataset *ds, tsgs_error *err)
+static tsgs_status check_finite(const tsgs_dataset *ds, int threads,
+                                tsgs_error *err)
 {
     if (tsgs__sparse(ds)) {
         for (size_t i = 0; i < ds->n; i++)
@@ -115,13 +116,22 @@ static tsgs_status check_finite(const tsgs_dataset *ds, tsgs_error *err)
                                       i + 1, ds->col[j] + 1u);
         return TSGS_OK;
     }
-    for (size_t i = 0; i < ds->n; i++)
-        for (size_t k = 0; k < ds->d; k++)
-            if (!isfinite(ds->x[i * ds->d + k]))
-                return tsgs__fail(err, TSGS_ERR_DATA, NULL, 0,
-                                  "row %zu, feature %zu: value is not "
-                                  "finite",
-                                  i + 1, k + 1);
+    /* dense rows: the first non-finite value in row order, the rows split
+     * over the threads (a serial scan was 3% of a 2-thread run on 1M
+     * rows) */
+    const size_t total = ds->n * ds->d;
+    size_t first = total;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(static) \
+    reduction(min : first) if (total > 65536)
+#endif
+    for (size_t j = 0; j < total; j++)
+        if (j < first && !isfinite(ds->x[j]))
+            first = j;
+    if (first < total)
+        return tsgs__fail(err, TSGS_ERR_DATA, NULL, 0,
+                          "row %zu, feature %zu: value is not finite",
+                          first / ds->d + 1, first % ds->d + 1);
     return TSGS_OK;
 }
 
@@ -317,7 +327,8 @@ tsgs_status tsgs__train_ex(const tsgs_dataset *ds, const tsgs_params *params,
                           "training data: %zu rows of %zu features: nothing "
                           "to train on",
                           ds->n, ds->d);
-    if ((st = check_finite(ds, err)) != TSGS_OK)
+    if ((st = check_finite(ds, tsgs__threads_resolve(params->threads),
+                           err)) != TSGS_OK)
         return st;
     /* once: train_sparse calls back with iid directions */
     if (tsgs__sparse(ds) && params->directions == TSGS_DIRECTIONS_AUTO)
@@ -362,7 +373,9 @@ tsgs_status tsgs__train_ex(const tsgs_dataset *ds, const tsgs_params *params,
     free(classes);
     for (size_t i = 0; i < ds->n; i++)
         job.n_pos += ds->y[i] == job.label_pos;
-    if ((st = tsgs__scaler_fit(ds, params->scale, &job.scaler, err)))
+    if ((st = tsgs__scaler_fit_threads(ds, params->scale,
+                                       tsgs__threads_resolve(params->threads),
+                                       &job.scaler, err)))
         return st;
     int stopped = 0;
     st = solver_of(params->solver)->train(&job, out, &stopped, err);

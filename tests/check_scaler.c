@@ -310,6 +310,68 @@ START_TEST(non_finite_rejected_output_untouched)
 }
 END_TEST
 
+/* Over several of the fit's fixed row chunks (16,384 rows): the same bits
+ * on 1, 2 and 3 threads, the mean and sd of every feature as a brute-force
+ * long double sum gives them, and the first non-finite value in row order
+ * named even when a later chunk also has one. */
+START_TEST(fit_on_threads_same_bits_as_brute_force)
+{
+    const size_t n = 40000, d = 3;
+    float *x = malloc(sizeof(float) * n * d);
+    double *y = malloc(sizeof(double) * n);
+    for (size_t i = 0; i < n; i++) {
+        for (size_t k = 0; k < d; k++) /* offsets: cancellation would show */
+            x[i * d + k] = (float)(1000.0 * (double)k +
+                                   (double)((i * 7919 + k * 104729) % 1000) /
+                                       100.0);
+        y[i] = i < 100 ? (i % 2 ? 1.0 : -1.0) : TSGS_UNLABELED;
+    }
+    tsgs_dataset *ds = NULL;
+    ck_assert_int_eq(tsgs_dataset_from_dense(n, d, x, y, &ds, NULL), TSGS_OK);
+    tsgs__scaler one, two, three;
+    ck_assert_int_eq(tsgs__scaler_fit_threads(ds, TSGS_SCALE_ZSCORE, 1, &one,
+                                              NULL), TSGS_OK);
+    ck_assert_int_eq(tsgs__scaler_fit_threads(ds, TSGS_SCALE_ZSCORE, 2, &two,
+                                              NULL), TSGS_OK);
+    ck_assert_int_eq(tsgs__scaler_fit_threads(ds, TSGS_SCALE_ZSCORE, 3,
+                                              &three, NULL), TSGS_OK);
+    ck_assert_int_eq(memcmp(one.shift, two.shift, sizeof(double) * d), 0);
+    ck_assert_int_eq(memcmp(one.mul, two.mul, sizeof(double) * d), 0);
+    ck_assert_int_eq(memcmp(one.shift, three.shift, sizeof(double) * d), 0);
+    ck_assert_int_eq(memcmp(one.mul, three.mul, sizeof(double) * d), 0);
+    for (size_t k = 0; k < d; k++) {
+        long double s = 0.0L, q = 0.0L;
+        for (size_t i = 0; i < n; i++)
+            s += x[i * d + k];
+        const long double mean = s / (long double)n;
+        for (size_t i = 0; i < n; i++)
+            q += ((long double)x[i * d + k] - mean) *
+                 ((long double)x[i * d + k] - mean);
+        const double sd = (double)sqrtl(q / (long double)n);
+        ck_assert_double_eq_tol(one.shift[k], (double)mean,
+                                1e-12 * fabs((double)mean) + 1e-12);
+        ck_assert_double_eq_tol(1.0 / one.mul[k], sd, 1e-10 * sd);
+    }
+    tsgs__scaler_clear(&one);
+    tsgs__scaler_clear(&two);
+    tsgs__scaler_clear(&three);
+    tsgs_dataset_free(ds);
+    /* non-finite values in chunks 2 and 3: the first is named */
+    x[30000 * d + 1] = NAN;
+    x[20000 * d + 2] = INFINITY;
+    ck_assert_int_eq(tsgs_dataset_from_dense(n, d, x, y, &ds, NULL), TSGS_OK);
+    tsgs_error err;
+    memset(&one, 0, sizeof one);
+    ck_assert_int_eq(tsgs__scaler_fit_threads(ds, TSGS_SCALE_ZSCORE, 2, &one,
+                                              &err), TSGS_ERR_DATA);
+    ck_assert_ptr_nonnull(strstr(err.message, "row 20001, feature 3"));
+    ck_assert_ptr_null(one.shift);
+    tsgs_dataset_free(ds);
+    free(x);
+    free(y);
+}
+END_TEST
+
 Suite *scaler_suite(void)
 {
     Suite *s = suite_create("scaler");
@@ -322,6 +384,7 @@ Suite *scaler_suite(void)
     tcase_add_test(tc, constant_and_single_row_safe);
     tcase_add_test(tc, apply_pads_and_none_copies);
     tcase_add_test(tc, non_finite_rejected_output_untouched);
+    tcase_add_test(tc, fit_on_threads_same_bits_as_brute_force);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -413,6 +413,28 @@ START_TEST(bad_training_data)
     ck_assert_int_eq(tsgs_train(ds, &p, NULL, &m, NULL, &err), TSGS_ERR_PARAM);
     ck_assert_ptr_null(m);
     tsgs_dataset_free(ds);
+    /* non-finite values on a set large enough for the check to split over
+     * the threads: the first in row order is named, on any thread count */
+    const size_t n = 40000;
+    float *big = calloc(n * 2, sizeof(float));
+    double *y = malloc(sizeof(double) * n);
+    for (size_t i = 0; i < n; i++)
+        y[i] = i < 10 ? (i % 2 ? 1.0 : -1.0) : TSGS_UNLABELED;
+    big[35000 * 2] = NAN;
+    big[21000 * 2 + 1] = -INFINITY;
+    ck_assert_int_eq(tsgs_dataset_from_dense(n, 2, big, y, &ds, NULL), TSGS_OK);
+    p = tsg_defaults();
+    for (int t = 1; t <= 3; t++) {
+        p.threads = t;
+        ck_assert_int_eq(tsgs_train(ds, &p, NULL, &m, NULL, &err),
+                         TSGS_ERR_DATA);
+        ck_assert_msg(strstr(err.message, "row 21001, feature 2: value is "
+                                          "not finite") != NULL,
+                      "%d threads: %s", t, err.message);
+    }
+    tsgs_dataset_free(ds);
+    free(big);
+    free(y);
 }
 END_TEST
 
