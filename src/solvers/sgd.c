@@ -1111,21 +1111,37 @@ static tsgs_status end_step(run_t *r, tsgs_model *m, long t, int bias)
     return r->run_st;
 }
 
+/* C* at step t, annealed (the unlabeled loss's weight). */
+static double annealed_cstar(const run_t *r, long t)
+{
+    return r->p.c_star * tsgs__anneal_factor(&r->p, t, r->T);
+}
+
+/* The opening of a step on the general and FRS paths (team): step t's
+ * step size and annealed C* into *gamma and *cstar, begin_step, and the
+ * unlabeled mini-batch's decision values (predict_unlabeled). */
+static tsgs_status open_step(run_t *r, tsgs_model *m, long t, lane_t *me,
+                             double *gamma, double *cstar)
+{
+    *gamma = tsgs__step_size(&r->p, t, r->T);
+    *cstar = annealed_cstar(r, t);
+    tsgs_status st = begin_step(r, m, t);
+    if (st == TSGS_OK && r->bu)
+        st = predict_unlabeled(r, m, t, me);
+    return st;
+}
+
 /* One step of FRS3VM: mini-batch SGD on the same objective over one fixed
  * set of random features, every coefficient updated at every step (so a
  * step costs O(B M), the features never change, and the labeled rows'
  * features are computed once). t is 1-based. Team. */
 static tsgs_status step_frs(run_t *r, tsgs_model *m, long t, lane_t *me)
 {
-    const tsgs_params *p = &r->p;
-    const double gamma = tsgs__step_size(p, t, r->T);
-    const double cstar = p->c_star * tsgs__anneal_factor(p, t, r->T);
     const long D = r->frs_dirs;
     const size_t W = (size_t)r->frs_groups * TSGS__LANES;
-    tsgs_status st = begin_step(r, m, t);
+    double gamma, cstar;
+    tsgs_status st = open_step(r, m, t, me, &gamma, &cstar);
     if (st != TSGS_OK)
-        return st;
-    if (r->bu && (st = predict_unlabeled(r, m, t, me)) != TSGS_OK)
         return st;
 #ifdef _OPENMP
 #pragma omp single
@@ -1166,12 +1182,9 @@ static tsgs_status step(run_t *r, tsgs_model *m, long t, lane_t *me)
 {
     const tsgs_params *p = &r->p;
     const long dirs = m->fs.dirs;
-    const double gamma = tsgs__step_size(p, t, r->T);
-    const double cstar = p->c_star * tsgs__anneal_factor(p, t, r->T);
-    tsgs_status st = begin_step(r, m, t);
+    double gamma, cstar;
+    tsgs_status st = open_step(r, m, t, me, &gamma, &cstar);
     if (st != TSGS_OK)
-        return st;
-    if (r->bu && (st = predict_unlabeled(r, m, t, me)) != TSGS_OK)
         return st;
 #ifdef _OPENMP
 #pragma omp single
@@ -1210,9 +1223,8 @@ static tsgs_status step(run_t *r, tsgs_model *m, long t, lane_t *me)
  * it is small). */
 static tsgs_status fast_serial(run_t *r, tsgs_model *m, long t)
 {
-    const tsgs_params *p = &r->p;
     const long dirs = m->fs.dirs;
-    const double cstar = p->c_star * tsgs__anneal_factor(p, t, r->T);
+    const double cstar = annealed_cstar(r, t);
     if (r->bu) {
         tsgs__combine_tiles(r->view_blocks * dirs, r->part, r->bu, r->gu);
         tsgs_status st = finish_unlabeled(r, m, t);
