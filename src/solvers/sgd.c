@@ -647,14 +647,6 @@ static void loss_weights(run_t *r, const tsgs_model *m, double cstar)
 static void block_sums(const run_t *r, const tsgs_model *m, double *gc,
                        double *gs, double *var);
 
-/* Features of the batch rows on block b (into cl/sl for every labeled
- * row, cu/su for the unlabeled mini-batch) and the gradient per unit step
- * of the block's actual coefficients (those of the bare cos / sin, so
- * f = sum_j beta_j cos_j), g_j = -(norm^2 / D) sum_i w_i cos_j(x_i): the
- * functional gradient sum_i w_i k(x_i, .) with k estimated by
- * (1 / D) sum_j phi_j(x_i) phi_j(.), phi_j = norm cos_j. Into gc/gs, and
- * the sampling variance of g summed over the block (the checking rule's
- * noise term) into r->var. Team. */
 /* Features of the labeled rows (every one with the cache, else the
  * mini-batch's) and of the unlabeled mini-batch on the block whose
  * directions are in Wb / Pb (team, no barrier). */
@@ -671,6 +663,14 @@ static void block_features(run_t *r)
                              r->cu, pair ? r->su : NULL);
 }
 
+/* Features of the batch rows on block b (into cl/sl for every labeled
+ * row, cu/su for the unlabeled mini-batch) and the gradient per unit step
+ * of the block's actual coefficients (those of the bare cos / sin, so
+ * f = sum_j beta_j cos_j), g_j = -(norm^2 / D) sum_i w_i cos_j(x_i): the
+ * functional gradient sum_i w_i k(x_i, .) with k estimated by
+ * (1 / D) sum_j phi_j(x_i) phi_j(.), phi_j = norm cos_j. Into gc/gs, and
+ * the sampling variance of g summed over the block (the checking rule's
+ * noise term) into r->var. Team. */
 static tsgs_status block_gradient(run_t *r, const tsgs_model *m, long b,
                                   double *gc, double *gs)
 {
