@@ -1,4 +1,4 @@
-"""What the accuracy drivers share.
+"""What the accuracy drivers and the scikit-learn peers share.
 
 The drivers (defaults_accuracy.py, multiclass_accuracy.py): runs.tsv (one row
 per run: case, size, seed, method, accuracy, seconds, note), read back with the
@@ -6,13 +6,21 @@ latest run of each (case, seed, method) counting; the per-method statistics of
 a case and the Markdown cells of their summaries; the provenance lines of a
 results header; seeds from the command line; (case, seed) units run in turn or
 by a pool of processes.
+
+The peers (sk_peer.py, mc_peer.py): one process per fit and one per predict;
+the fit saves the model with the number of features it was fitted on, the
+predict command loads it, reads the test rows with that many features and
+writes one predicted label a line.
 """
+import argparse
 import concurrent.futures
 import fcntl
 import hashlib
+import pickle
 import re
 import statistics
 import subprocess
+import sys
 
 # ---------------------------------------------------------------- runs.tsv
 COLS = ["case", "size", "seed", "method", "accuracy", "seconds", "note"]
@@ -168,3 +176,49 @@ def run_units(run_unit, units, cfg, jobs):
             for fu in concurrent.futures.as_completed(futs):
                 fu.result()
 
+
+# ------------------------------------------------------ a peer's processes
+def load_svm(path, n_features=None):
+    """Dense rows and labels of an SVMlight file (n_features: at least so
+    many columns)."""
+    from sklearn.datasets import load_svmlight_file
+    X, y = load_svmlight_file(path, n_features=n_features)
+    return X.toarray(), y
+
+
+def save_model(path, model, d):
+    """A fitted model and the features it was fitted on, for predict_rows."""
+    with open(path, "wb") as f:
+        pickle.dump({"model": model, "d": d}, f)
+
+
+def predict_rows(a, label, chunk=0):
+    """The predict command: the model a.model (save_model's) predicts the
+    rows of a.test, chunk rows at a time (0: all at once), and a.out gets
+    label(v) of every prediction v."""
+    with open(a.model, "rb") as f:
+        saved = pickle.load(f)
+    X, _ = load_svm(a.test, saved["d"])
+    model = saved["model"]
+    if not chunk:
+        p = model.predict(X)
+        with open(a.out, "w") as f:
+            f.write("".join(label(v) for v in p))
+        return
+    with open(a.out, "w") as f:
+        for s in range(0, X.shape[0], chunk):
+            p = model.predict(X[s:s + chunk])
+            f.write("".join(label(v) for v in p))
+
+
+def peer_main(prog, fit_parser, fit, predict):
+    """A peer's command line: `prog predict --model M --test T --out P` runs
+    predict(args), anything else fit(fit_parser's args)."""
+    if len(sys.argv) > 1 and sys.argv[1] == "predict":
+        ap = argparse.ArgumentParser(prog=f"{prog} predict")
+        ap.add_argument("--model", required=True)
+        ap.add_argument("--test", required=True)
+        ap.add_argument("--out", required=True)
+        predict(ap.parse_args(sys.argv[2:]))
+        return
+    fit(fit_parser.parse_args())
