@@ -1,6 +1,7 @@
 # tsgs3vm: build the library, the tool, the tests and the benchmarks.
 #   make            build/libtsgs3vm.a, build/libtsgs3vm.so and build/tsgs3vm
-#   make test       build and run the Check suites (build/check_all)
+#   make test       build and run the Check suites (build/check_all) and the
+#                   Python tests; builds the benchmark programs too
 #   make bench      build the benchmark programs (build/bench_*)
 #   make coverage   line coverage of the tests (build-cov/, tests/coverage.sh)
 #   make install    PREFIX=/usr/local DESTDIR= : header, library, tool, .pc
@@ -108,7 +109,9 @@ $(B)/check_all: $(TEST_OBJ) $(LIBA)
 	$(CC) $(CFLAGS) $(LDFLAGS) $(FAULT_WRAP) -o $@ $(TEST_OBJ) $(LIBA) \
 	    $(CHECK_LIBS) $(REQ_LIBS)
 
-test: $(B)/check_all $(TOOL) $(B)/so_check
+# The benchmark programs are built too (not run), so one that no longer
+# compiles against the library fails the tests.
+test: $(B)/check_all $(TOOL) $(B)/so_check $(BENCH_BIN)
 	$(B)/so_check $(LIBSO)
 	cd tests && ../$(B)/check_all
 	$(MAKE) --no-print-directory test-python

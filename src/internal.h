@@ -623,7 +623,7 @@ tsgs_status tsgs__train_ex(const tsgs_dataset *ds, const tsgs_params *params,
                            const tsgs__train_opts *opt, tsgs_model **out,
                            int *stopped_early, tsgs_error *err);
 
-/* -------------------------------------------------- solvers/sgd.c */
+/* ------------------------------------------------- solvers/sgd_step.c */
 
 /* The checking rule's step (CDSG): the largest eta <= gamma with
  * 2 |beta + eta g|^2 + 2 eta^2 V <= |beta|^2 + gamma^2 |g|^2, given

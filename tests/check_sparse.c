@@ -57,6 +57,50 @@ static tsgs_dataset *sparse_set(size_t n, size_t d, size_t k, size_t nl,
     return ds;
 }
 
+/* What the kernel and cache tests start from: sparse_set(n, d, k, nl,
+ * seed), with its dense copy when `dense`; the feature spec of iid
+ * directions for kernel, map, sigma and block_size (zeros: RBF, PAIR and
+ * tsgs_params_default's block size); a scaler that leaves the rows as
+ * they are. */
+typedef struct {
+    size_t n, d, k, nl;
+    unsigned seed;
+    int dense;
+    tsgs_kernel kernel;
+    tsgs_feature_map map;
+    double sigma;
+    int block_size;
+} sparse_spec;
+
+typedef struct {
+    tsgs_dataset *ds;    /* the sparse set */
+    tsgs_dataset *dense; /* its dense copy, or NULL */
+    tsgs__fspec fs;
+    tsgs__scaler none;
+} sparse_case;
+
+static sparse_case sparse_case_new(sparse_spec s)
+{
+    sparse_case c = {NULL, NULL, {0}, {0}};
+    tsgs_params p = tsgs_params_default();
+    p.kernel = s.kernel;
+    p.feature_map = s.map;
+    p.directions = TSGS_DIRECTIONS_IID;
+    p.sigma = s.sigma;
+    if (s.block_size)
+        p.block_size = s.block_size;
+    c.ds = sparse_set(s.n, s.d, s.k, s.nl, s.seed, s.dense ? &c.dense : NULL);
+    c.fs = tsgs__fspec_of(&p, s.d);
+    c.none = (tsgs__scaler){TSGS_SCALE_NONE, s.d, NULL, NULL, 0, NULL, NULL};
+    return c;
+}
+
+static void sparse_case_free(sparse_case *c)
+{
+    tsgs_dataset_free(c->ds);
+    tsgs_dataset_free(c->dense);
+}
+
 static char *write_tmp(const char *text)
 {
     static char path[64];
@@ -145,20 +189,16 @@ START_TEST(sparse_kernel_equals_dense)
 {
     const tsgs_kernel kern[] = {TSGS_KERNEL_RBF, TSGS_KERNEL_LAPLACIAN};
     const tsgs_feature_map map[] = {TSGS_FEATURES_PAIR, TSGS_FEATURES_COS};
-    tsgs_params p = tsgs_params_default();
-    p.kernel = kern[_i / 2];
-    p.feature_map = map[_i % 2];
-    p.directions = TSGS_DIRECTIONS_IID;
-    p.sigma = 0.05;
-    tsgs_dataset *dense = NULL;
-    tsgs_dataset *ds = sparse_set(70, 600, 12, 70, 11 + (unsigned)_i, &dense);
+    sparse_case c = sparse_case_new((sparse_spec){
+        .n = 70, .d = 600, .k = 12, .nl = 70, .seed = 11 + (unsigned)_i,
+        .dense = 1, .kernel = kern[_i / 2], .map = map[_i % 2], .sigma = 0.05});
+    const tsgs_dataset *ds = c.ds, *dense = c.dense;
+    const tsgs__fspec fs = c.fs;
     const size_t d = ds->d, n = ds->n, ndirs = 300;
-    tsgs__fspec fs = tsgs__fspec_of(&p, d);
     ck_assert(!fs.orthogonal);
-    tsgs__scaler none = {TSGS_SCALE_NONE, d, NULL, NULL, 0, NULL, NULL};
     tsgs__rows S, Dn;
-    ck_assert_int_eq(tsgs__rows_init(&S, ds, &none, n), 0);
-    ck_assert_int_eq(tsgs__rows_gather(&S, ds, &none, NULL, n), 0);
+    ck_assert_int_eq(tsgs__rows_init(&S, ds, &c.none, n), 0);
+    ck_assert_int_eq(tsgs__rows_gather(&S, ds, &c.none, NULL, n), 0);
     Dn = tsgs__rows_dense(dense->x, n, d);
     const size_t D = tsgs__feature_columns(&fs, ndirs);
     float *fa = malloc(sizeof(float) * n * D), *fb = malloc(sizeof(float) * n * D);
@@ -198,8 +238,7 @@ START_TEST(sparse_kernel_equals_dense)
     tsgs__colcache_free(cc);
     free(ac); free(as); free(sd); free(ss); free(sc); free(fa); free(fb);
     tsgs__rows_free(&S);
-    tsgs_dataset_free(ds);
-    tsgs_dataset_free(dense);
+    sparse_case_free(&c);
 }
 END_TEST
 
@@ -209,29 +248,27 @@ END_TEST
  * for rows picked out of order; a cache that does not fit is none. */
 START_TEST(featcache_equals_kernel)
 {
-    tsgs_params p = tsgs_params_default();
-    p.feature_map = _i ? TSGS_FEATURES_COS : TSGS_FEATURES_PAIR;
-    p.directions = TSGS_DIRECTIONS_IID;
-    p.sigma = 0.05;
-    p.block_size = 8;
-    tsgs_dataset *ds = sparse_set(90, 3000, 10, 30, 31 + (unsigned)_i, NULL);
+    sparse_case c = sparse_case_new((sparse_spec){
+        .n = 90, .d = 3000, .k = 10, .nl = 30, .seed = 31 + (unsigned)_i,
+        .map = _i ? TSGS_FEATURES_COS : TSGS_FEATURES_PAIR, .sigma = 0.05,
+        .block_size = 8});
+    const tsgs_dataset *ds = c.ds;
+    const tsgs__fspec fs = c.fs;
     const size_t n = ds->n;
     const long ndirs = 600;
-    tsgs__fspec fs = tsgs__fspec_of(&p, ds->d);
     const long dirs = fs.dirs; /* PAIR: 4 directions a block of 8 */
     const int pair = fs.map == TSGS_FEATURES_PAIR;
-    tsgs__scaler none = {TSGS_SCALE_NONE, ds->d, NULL, NULL, 0, NULL, NULL};
     size_t rows[40];
     for (size_t i = 0; i < 40; i++)
         rows[i] = (i * 37 + 5) % n; /* distinct rows, out of order */
     tsgs__featcache *fc = NULL;
-    ck_assert_int_eq(tsgs__featcache_new(ds, &none, rows, 40, ndirs, pair,
+    ck_assert_int_eq(tsgs__featcache_new(ds, &c.none, rows, 40, ndirs, pair,
                                          tsgs__featcache_bytes(40, ndirs,
                                                                pair) - 1,
                                          &fc, NULL),
                      TSGS_OK);
     ck_assert_ptr_null(fc);
-    ck_assert_int_eq(tsgs__featcache_new(ds, &none, rows, 40, ndirs, pair,
+    ck_assert_int_eq(tsgs__featcache_new(ds, &c.none, rows, 40, ndirs, pair,
                                          1e9, &fc, NULL),
                      TSGS_OK);
     ck_assert_ptr_nonnull(fc);
@@ -254,8 +291,8 @@ START_TEST(featcache_equals_kernel)
     }
     tsgs__fview v = {&fs, ndirs, NULL, NULL, ac, pair ? as : NULL};
     tsgs__rows R;
-    ck_assert_int_eq(tsgs__rows_init(&R, ds, &none, 40), 0);
-    ck_assert_int_eq(tsgs__rows_gather(&R, ds, &none, rows, 40), 0);
+    ck_assert_int_eq(tsgs__rows_init(&R, ds, &c.none, 40), 0);
+    ck_assert_int_eq(tsgs__rows_gather(&R, ds, &c.none, rows, 40), 0);
     double want[40], got[40];
     ck_assert_int_eq(tsgs__sparse_sums(&v, cc, &R, 2, want, NULL), TSGS_OK);
     tsgs__featcache_sums_team(fc, &v, rows, 40, got);
@@ -281,7 +318,7 @@ START_TEST(featcache_equals_kernel)
     tsgs__rows_free(&R);
     tsgs__colcache_free(cc);
     tsgs__featcache_free(fc);
-    tsgs_dataset_free(ds);
+    sparse_case_free(&c);
 }
 END_TEST
 
@@ -323,12 +360,11 @@ END_TEST
  * column cache makes for each sigma, for both kernels. */
 START_TEST(colcache_from_draws_equals_made)
 {
-    tsgs_params p = tsgs_params_default();
-    p.kernel = _i ? TSGS_KERNEL_LAPLACIAN : TSGS_KERNEL_RBF;
-    p.directions = TSGS_DIRECTIONS_IID;
-    p.sigma = 0.3;
-    tsgs_dataset *ds = sparse_set(50, 2000, 8, 50, 41, NULL);
-    tsgs__fspec fs = tsgs__fspec_of(&p, ds->d);
+    sparse_case c = sparse_case_new((sparse_spec){
+        .n = 50, .d = 2000, .k = 8, .nl = 50, .seed = 41,
+        .kernel = _i ? TSGS_KERNEL_LAPLACIAN : TSGS_KERNEL_RBF, .sigma = 0.3});
+    const tsgs_dataset *ds = c.ds;
+    const tsgs__fspec fs = c.fs;
     const long ndirs = 40;
     tsgs__colcache *cc = NULL;
     ck_assert_int_eq(tsgs__colcache_new(ds, ndirs, 1e9, &cc, NULL), TSGS_OK);
@@ -361,7 +397,7 @@ START_TEST(colcache_from_draws_equals_made)
     }
     free(units);
     tsgs__colcache_free(cc);
-    tsgs_dataset_free(ds);
+    sparse_case_free(&c);
 }
 END_TEST
 

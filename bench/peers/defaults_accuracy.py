@@ -58,16 +58,12 @@ and a verdict per case.
   /usr/bin/python3 bench/peers/defaults_accuracy.py --list          # the cases
 """
 import argparse
-import concurrent.futures
-import fcntl
 import fnmatch
-import hashlib
 import math
 import os
 import re
 import shlex
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -82,6 +78,7 @@ sys.path.insert(0, HERE)
 sys.dont_write_bytecode = True   # no __pycache__ in bench/peers
 import accuracy  # noqa: E402  (dataset table and loaders: accuracy.dataset, accuracy.prepared)
 import make_splits  # noqa: E402  (read_any, stratified_pick, write_svm)
+import peers_common as pc  # noqa: E402  (runs.tsv, summaries, provenance)
 import run_peers  # noqa: E402  (timed, labels_of)
 
 ROOT = accuracy.ROOT
@@ -127,7 +124,7 @@ LIBSVM_GAMMAS = [2.0 ** k for k in range(-15, 4, 2)]   # 2^-15 .. 2^3
 LIBSVM_CS = [2.0 ** k for k in range(-5, 16, 2)]       # 2^-5 .. 2^15
 METHODS = ["tsgs3vm", "tsgs3vm_sup", "dsg", "tsg", "python", "libsvm", "selftrain", "labelspread",
            "majority"]
-COLS = ["case", "size", "seed", "method", "accuracy", "seconds", "note"]
+COLS = pc.COLS
 
 
 def labeled_str(case):
@@ -282,20 +279,6 @@ def scale_pm1(Xtr, *others):
 
 
 # ---------------------------------------------------------------- one unit
-def clean(s):
-    return re.sub(r"\s+", " ", str(s)).strip()
-
-
-def append_row(path, row):
-    line = "\t".join(clean(row.get(c, "")) for c in COLS) + "\n"
-    with open(path, "a") as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
-        f.write(line)
-        f.flush()
-        fcntl.flock(f, fcntl.LOCK_UN)
-    print(line.rstrip("\n"), flush=True)
-
-
 def acc_of(pred_path, y):
     try:
         p = np.array(run_peers.labels_of(pred_path))
@@ -334,10 +317,10 @@ def run_unit(case, size, seed, cfg):
     timeout = cfg["timeout"]
 
     def emit(method, acc=None, secs=None, note=""):
-        append_row(cfg["runs"], dict(case=case, size=size, seed=seed, method=method,
-                                     accuracy="" if acc is None else f"{acc:.2f}",
-                                     seconds="" if secs is None else f"{secs:.2f}",
-                                     note=note))
+        pc.append_row(cfg["runs"], dict(case=case, size=size, seed=seed, method=method,
+                                        accuracy="" if acc is None else f"{acc:.2f}",
+                                        seconds="" if secs is None else f"{secs:.2f}",
+                                        note=note))
 
     try:
         rng = np.random.RandomState([seed, zlib.crc32(case.encode())])
@@ -481,37 +464,20 @@ def run_unit(case, size, seed, cfg):
 
 
 # ------------------------------------------------------------------ header
-def sh(cmd):
-    try:
-        return subprocess.run(cmd, capture_output=True, text=True).stdout.strip()
-    except OSError:
-        return ""
-
-
 def header(a):
     cpu = ""
-    for line in sh(["lscpu"]).splitlines():
+    for line in pc.sh(["lscpu"]).splitlines():
         if line.startswith("Model name:"):
             cpu = line.split(":", 1)[1].strip()
             break
-    dirty = sh(["git", "-C", ROOT, "status", "--porcelain", "--", "src", "include", "Makefile"])
-    commit = sh(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"]) + \
-        (" (working tree differs in src/include/Makefile)" if dirty else "")
-    try:
-        tool_sha = hashlib.sha256(open(a.tool, "rb").read()).hexdigest()[:16]
-    except OSError:
-        tool_sha = "?"
-    pyv = sh([PY, "-c", "import sys,numpy,sklearn;print(sys.version.split()[0],"
-              "numpy.__version__,sklearn.__version__)"])
     lines = [
         "tsgs3vm DEFAULT settings vs peers: bench/peers/defaults_accuracy.py",
         f"date: {time.strftime('%Y-%m-%d %H:%M:%S %Z')}",
-        f"machine: {cpu or '?'}; nproc: {sh(['nproc'])}",
-        f"commit: {commit} of {ROOT}",
-        f"tool: {a.tool} sha256:{tool_sha} ({sh([a.tool, '--version']) or '?'}); "
+        f"machine: {cpu or '?'}; nproc: {pc.sh(['nproc'])}",
+        f"commit: {pc.commit_of(ROOT)} of {ROOT}",
+        f"tool: {a.tool} sha256:{pc.sha256_16(a.tool)} ({pc.sh([a.tool, '--version']) or '?'}); "
         f"OMP_NUM_THREADS for the tool: {os.environ.get('OMP_NUM_THREADS', 'unset')}",
-        f"libsvm-tools: {sh(['dpkg-query', '-W', '-f=${Version}', 'libsvm-tools'])}; "
-        f"python3 numpy sklearn: {pyv}",
+        pc.peer_versions(PY),
         f"run: {shlex.join(sys.argv[1:]) or '(defaults)'}; jobs={a.jobs} timeout={a.timeout}s "
         "per process",
         "protocol: labeled rows stratified per seed (200; moons-SYNTHETIC 10, "
@@ -525,31 +491,8 @@ def header(a):
 
 
 # ----------------------------------------------------------------- summary
-def read_runs(path):
-    """Latest row of each (case, seed, method), in first-seen order."""
-    rows = {}
-    with open(path) as f:
-        for line in f:
-            if line.startswith("#") or line.startswith("case\t") or not line.strip():
-                continue
-            v = line.rstrip("\n").split("\t")
-            r = dict(zip(COLS, v + [""] * (len(COLS) - len(v))))
-            key = (r["case"], r["seed"], r["method"])
-            rows.pop(key, None)       # keep the latest, re-inserted at the end
-            rows[key] = r
-    return list(rows.values())
-
-
-def case_order(names):
-    order = {c: i for i, c in enumerate(all_case_names())}
-    return sorted(names, key=lambda c: (order.get(c, len(order)), c))
-
-
 def summarise(runs_path, out_path):
-    rows = read_runs(runs_path)
-    by = {}
-    for r in rows:
-        by.setdefault(r["case"], {}).setdefault(r["method"], []).append(r)
+    by = pc.by_case(pc.read_runs(runs_path))
     shown = os.path.relpath(runs_path, ROOT) if os.path.abspath(runs_path).startswith(
         ROOT + os.sep) else runs_path
     out = [f"# summary of {shown} (latest run of each case, seed, "
@@ -562,18 +505,9 @@ def summarise(runs_path, out_path):
            "\t".join(["case", "size", "labeled", "method", "runs_ok", "runs", "acc_mean",
                       "acc_sd", "seconds_median", "tsgs3vm_minus_libsvm", "majority",
                       "verdict"])]
-    table = []
-    for case in case_order(by):
-        stats = {}
-        for m, rs in by[case].items():
-            accs = [float(r["accuracy"]) for r in rs if r["accuracy"]]
-            secs = [float(r["seconds"]) for r in rs if r["accuracy"] and r["seconds"]]
-            stats[m] = dict(
-                ok=len(accs), n=len(rs),
-                mean=statistics.fmean(accs) if accs else None,
-                sd=statistics.stdev(accs) if len(accs) > 1 else (0.0 if accs else None),
-                sec=statistics.median(secs) if secs else None,
-                size=rs[-1]["size"])
+    table, f2 = [], pc.f2
+    for case in pc.case_order(by, all_case_names()):
+        stats = pc.method_stats(by[case], sd_of_one=0.0)
         ts, lb, mj = (stats.get(k, {}).get("mean") for k in ("tsgs3vm", "libsvm", "majority"))
         diff = ts - lb if ts is not None and lb is not None else None
         short, missing = [], []
@@ -592,9 +526,8 @@ def summarise(runs_path, out_path):
             verdict = ("" if verdict == "ok" else verdict + "; ") + "incomplete: " + \
                 ", ".join(missing)
         size = next(iter(stats.values()))["size"]
-        for m in [x for x in METHODS if x in stats] + sorted(set(stats) - set(METHODS)):
+        for m in pc.methods_in(stats, METHODS):
             s = stats[m]
-            f2 = lambda x: "" if x is None else f"{x:.2f}"
             out.append("\t".join([case, size, labeled_str(case), m, str(s["ok"]), str(s["n"]),
                                   f2(s["mean"]), f2(s["sd"]), f2(s["sec"]), f2(diff), f2(mj),
                                   verdict]))
@@ -611,24 +544,12 @@ def markdown(table):
           " | majority | Δ libsvm | verdict |")
     print("|---" * (len(methods) + 6) + "|")
     for case, size, stats, diff, mj, verdict in table:
-        cells = []
-        for m in methods:
-            s = stats.get(m)
-            if not s or s["mean"] is None:
-                cells.append("—" if not s else f"failed ({s['n']})")
-            else:
-                c = f"{s['mean']:.1f} ± {s['sd']:.1f}" if s["ok"] > 1 else f"{s['mean']:.1f}"
-                cells.append(c + (f" ({s['ok']}/{s['n']})" if s["ok"] < s["n"] else ""))
+        cells = [pc.acc_cell(stats.get(m)) for m in methods]
         print(f"| {case} | {size} | {labeled_str(case)} | " + " | ".join(cells) +
               f" | {'' if mj is None else f'{mj:.1f}'} | "
               f"{'' if diff is None else f'{diff:+.1f}'} | {verdict} |")
     print("\nMedian seconds (fit + predict, whole processes):\n")
-    print("| case | " + " | ".join(methods) + " |")
-    print("|---" * (len(methods) + 1) + "|")
-    for case, size, stats, diff, mj, verdict in table:
-        print(f"| {case} | " + " | ".join(
-            "" if not stats.get(m) or stats[m]["sec"] is None else f"{stats[m]['sec']:.1f}"
-            for m in methods) + " |")
+    pc.seconds_table([(t[0], t[2]) for t in table], methods)
 
 
 # -------------------------------------------------------------------- main
@@ -689,13 +610,7 @@ def main():
     bad = [m for m in methods if m not in METHODS]
     if bad:
         sys.exit(f"defaults_accuracy: unknown method(s) {bad}; known: {METHODS}")
-    seeds = []
-    for part in a.seeds.split(","):
-        if "-" in part.strip()[1:]:
-            lo, hi = part.split("-", 1)
-            seeds += list(range(int(lo), int(hi) + 1))
-        elif part.strip():
-            seeds.append(int(part))
+    seeds = pc.parse_seeds(a.seeds)
     a.tool = os.path.abspath(a.tool)
     if any(m.startswith("tsgs3vm") or m in ("dsg", "tsg") for m in methods) and \
             not os.access(a.tool, os.X_OK):
@@ -729,14 +644,7 @@ def main():
         print(f"defaults_accuracy: {len(cases)} cases x {len(seeds)} seeds = {len(units)} "
               f"units, methods {','.join(methods)}, {a.jobs} job(s); work in {work}",
               flush=True)
-        if a.jobs <= 1:
-            for u in units:
-                run_unit(*u, cfg)
-        else:
-            with concurrent.futures.ProcessPoolExecutor(max_workers=a.jobs) as ex:
-                futs = [ex.submit(run_unit, *u, cfg) for u in units]
-                for fu in concurrent.futures.as_completed(futs):
-                    fu.result()
+        pc.run_units(run_unit, units, cfg, a.jobs)
     finally:
         if a.keep_work:
             print(f"defaults_accuracy: kept {work}")

@@ -28,15 +28,18 @@ METHOD:
 """
 import argparse
 import math
-import pickle
+import os
 import sys
 
 import numpy as np
-from sklearn.datasets import load_svmlight_file
 from sklearn.model_selection import GridSearchCV, StratifiedKFold
 from sklearn.multiclass import OneVsRestClassifier
 from sklearn.semi_supervised import LabelSpreading, SelfTrainingClassifier
 from sklearn.svm import SVC, LinearSVC
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.dont_write_bytecode = True   # no __pycache__ in bench/peers
+import peers_common as pc  # noqa: E402  (load_svm, save_model, predict_rows, peer_main)
 
 METHODS = ["svc", "svc_grid", "linearsvc", "svc_ovr", "selftrain_svc", "labelspread_knn"]
 
@@ -53,23 +56,18 @@ class SoftmaxSVC(SVC):
         return e / e.sum(axis=1, keepdims=True)
 
 
-def load(path, n_features=None):
-    X, y = load_svmlight_file(path, n_features=n_features)
-    return X.toarray(), y
-
-
 def floats(s):
     return [float(v) for v in s.split()]
 
 
 def fit(a):
-    Xl, yl = load(a.labeled)
+    Xl, yl = pc.load_svm(a.labeled)
     d = Xl.shape[1]
     if a.unlabeled:
-        Xu, _ = load(a.unlabeled, d)
+        Xu, _ = pc.load_svm(a.unlabeled, d)
         d = max(d, Xu.shape[1])
-        Xl, _ = load(a.labeled, d)
-        Xu, _ = load(a.unlabeled, d)
+        Xl, _ = pc.load_svm(a.labeled, d)
+        Xu, _ = pc.load_svm(a.unlabeled, d)
     note = ""
     if a.method == "svc":
         model = SVC()
@@ -107,8 +105,7 @@ def fit(a):
         model = _Relabel(model, classes)
     else:
         sys.exit(f"mc_peer: unknown method {a.method}")
-    with open(a.model, "wb") as f:
-        pickle.dump({"model": model, "d": d}, f)
+    pc.save_model(a.model, model, d)
     print(f"mc_peer: {a.method} fitted on n_labeled={len(yl)} "
           f"n_unlabeled={len(Xu) if a.unlabeled else 0} d={d}" + (f"; {note}" if note else ""))
 
@@ -124,22 +121,10 @@ class _Relabel:
 
 
 def predict(a):
-    with open(a.model, "rb") as f:
-        saved = pickle.load(f)
-    X, _ = load(a.test, saved["d"])
-    p = saved["model"].predict(X)
-    with open(a.out, "w") as f:
-        f.write("".join(f"{v:g}\n" for v in p))
+    pc.predict_rows(a, lambda v: f"{v:g}\n")
 
 
 def main():
-    if len(sys.argv) > 1 and sys.argv[1] == "predict":
-        ap = argparse.ArgumentParser(prog="mc_peer.py predict")
-        ap.add_argument("--model", required=True)
-        ap.add_argument("--test", required=True)
-        ap.add_argument("--out", required=True)
-        predict(ap.parse_args(sys.argv[2:]))
-        return
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("method", choices=METHODS)
@@ -151,7 +136,7 @@ def main():
     ap.add_argument("--gammas", default="", help="svc_grid: space-separated")
     ap.add_argument("--Cs", default="", help="svc_grid: space-separated")
     ap.add_argument("--seed", type=int, default=1)
-    fit(ap.parse_args())
+    pc.peer_main("mc_peer.py", ap, fit, predict)
 
 
 if __name__ == "__main__":

@@ -57,16 +57,13 @@ bench/results/multiclass.
   /usr/bin/python3 bench/peers/multiclass_accuracy.py --markdown    # README table
 """
 import argparse
-import concurrent.futures
 import fnmatch
-import hashlib
 import lzma
 import math
 import os
 import re
 import shlex
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -79,7 +76,8 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.dont_write_bytecode = True
-import defaults_accuracy as da  # noqa: E402  (write_svm, scale_pm1, append_row, read_runs, grid)
+import defaults_accuracy as da  # noqa: E402  (write_svm, scale_pm1, tail, last_line, grid)
+import peers_common as pc  # noqa: E402  (runs.tsv, summaries, provenance)
 import run_peers  # noqa: E402  (timed, labels_of)
 
 ROOT = da.ROOT
@@ -97,7 +95,7 @@ SYNTH_SEED = 20240607                # the SYNTHETIC pool; the test rows use SYN
 METHODS = ["tsgs3vm", "tsgs3vm_sup", "libsvm", "svc", "svc_grid", "linearsvc", "selftrain",
            "labelspread", "majority", "svc_ovr"]
 DEFAULT_METHODS = METHODS[:-1]       # svc_ovr: for investigations
-COLS = da.COLS                       # case size seed method accuracy seconds note
+COLS = pc.COLS                       # case size seed method accuracy seconds note
 
 
 # ------------------------------------------------------------------- data
@@ -222,7 +220,7 @@ def run_unit(case, seed, cfg):
     size = len(yp)
 
     def emit(method, acc=None, secs=None, note=""):
-        da.append_row(cfg["runs"], dict(case=case, size=size, seed=seed, method=method,
+        pc.append_row(cfg["runs"], dict(case=case, size=size, seed=seed, method=method,
                                         accuracy="" if acc is None else f"{acc:.2f}",
                                         seconds="" if secs is None else f"{secs:.2f}",
                                         note=note))
@@ -359,23 +357,12 @@ def machine_lines():
 
 
 def header(a):
-    dirty = da.sh(["git", "-C", ROOT, "status", "--porcelain", "--", "src", "include",
-                   "Makefile"])
-    commit = da.sh(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"]) + \
-        (" (working tree differs in src/include/Makefile)" if dirty else "")
-    try:
-        tool_sha = hashlib.sha256(open(a.tool, "rb").read()).hexdigest()[:16]
-    except OSError:
-        tool_sha = "?"
-    pyv = da.sh([PY, "-c", "import sys,numpy,sklearn;print(sys.version.split()[0],"
-                 "numpy.__version__,sklearn.__version__)"])
     lines = [
         "tsgs3vm DEFAULT settings, multi-class, vs peers: bench/peers/multiclass_accuracy.py",
-        f"commit: {commit}",
-        f"tool: {a.tool} sha256:{tool_sha}; OMP_NUM_THREADS for the tool: "
+        f"commit: {pc.commit_of(ROOT)}",
+        f"tool: {a.tool} sha256:{pc.sha256_16(a.tool)}; OMP_NUM_THREADS for the tool: "
         f"{os.environ.get('OMP_NUM_THREADS', 'unset')}",
-        f"libsvm-tools: {da.sh(['dpkg-query', '-W', '-f=${Version}', 'libsvm-tools'])}; "
-        f"python3 numpy sklearn: {pyv}",
+        pc.peer_versions(PY),
         f"run: {shlex.join(sys.argv[1:]) or '(defaults)'}; jobs={a.jobs} "
         f"timeout={a.timeout}s per process; SHARED machine (other engineers' jobs ran beside)",
         "protocol: DATASET@Kpc = K labeled rows per class (drawn per seed), the rest of the "
@@ -388,34 +375,21 @@ def header(a):
 
 # ----------------------------------------------------------------- summary
 def summarise(runs_path, out_path):
-    rows = da.read_runs(runs_path)
-    by = {}
-    for r in rows:
-        by.setdefault(r["case"], {}).setdefault(r["method"], []).append(r)
-    order = {c: i for i, c in enumerate(all_case_names())}
+    by = pc.by_case(pc.read_runs(runs_path))
     out = machine_lines() + [
         f"# summary of {os.path.relpath(runs_path, ROOT)} (latest run of each case, seed, "
-        f"method); commit {da.sh(['git', '-C', ROOT, 'rev-parse', '--short', 'HEAD'])}",
+        f"method); commit {pc.sh(['git', '-C', ROOT, 'rev-parse', '--short', 'HEAD'])}",
         "# acc_mean, acc_sd: test accuracy % over the seeds that finished (sample sd); "
         "seconds_median: fit + predict wall seconds (SHARED 2-core machine); "
         "tsgs3vm_minus_libsvm: mean difference in points",
         "\t".join(["case", "pool_rows", "labeled_per_class", "method", "runs_ok", "runs",
                    "acc_mean", "acc_sd", "seconds_median", "tsgs3vm_minus_libsvm"])]
-    table = []
-    for case in sorted(by, key=lambda c: (order.get(c, len(order)), c)):
-        stats = {}
-        for m, rs in by[case].items():
-            accs = [float(r["accuracy"]) for r in rs if r["accuracy"]]
-            secs = [float(r["seconds"]) for r in rs if r["accuracy"] and r["seconds"]]
-            stats[m] = dict(ok=len(accs), n=len(rs),
-                            mean=statistics.fmean(accs) if accs else None,
-                            sd=statistics.stdev(accs) if len(accs) > 1 else None,
-                            sec=statistics.median(secs) if secs else None,
-                            size=rs[-1]["size"])
+    table, f2 = [], pc.f2
+    for case in pc.case_order(by, all_case_names()):
+        stats = pc.method_stats(by[case])
         ts, lb = (stats.get(k, {}).get("mean") for k in ("tsgs3vm", "libsvm"))
         diff = ts - lb if ts is not None and lb is not None else None
-        f2 = lambda x: "" if x is None else f"{x:.2f}"
-        for m in [x for x in METHODS if x in stats] + sorted(set(stats) - set(METHODS)):
+        for m in pc.methods_in(stats, METHODS):
             s = stats[m]
             out.append("\t".join([case, s["size"], str(per_class_of(case)), m, str(s["ok"]),
                                   str(s["n"]), f2(s["mean"]), f2(s["sd"]), f2(s["sec"]),
@@ -426,6 +400,13 @@ def summarise(runs_path, out_path):
     return out, table
 
 
+def cell(method, s):
+    """A Markdown cell: the majority rate alone, else pc.acc_cell's."""
+    if method == "majority" and s and s["mean"] is not None:
+        return f"{s['mean']:.1f}"
+    return pc.acc_cell(s)
+
+
 def markdown(table):
     methods = [m for m in METHODS if any(m in t[1] for t in table)] + \
         sorted({m for t in table for m in t[1]} - set(METHODS))
@@ -433,26 +414,10 @@ def markdown(table):
     print("| case | " + " | ".join(methods) + " | Δ libsvm |")
     print("|---" * (len(methods) + 2) + "|")
     for case, stats, diff in table:
-        cells = []
-        for m in methods:
-            s = stats.get(m)
-            if not s or s["mean"] is None:
-                cells.append("—" if not s else f"failed ({s['n']})")
-            elif m == "majority":
-                cells.append(f"{s['mean']:.1f}")
-            else:
-                c = f"{s['mean']:.1f} ± {s['sd']:.1f}" if s["sd"] is not None else \
-                    f"{s['mean']:.1f}"
-                cells.append(c + (f" ({s['ok']}/{s['n']})" if s["ok"] < s["n"] else ""))
+        cells = [cell(m, stats.get(m)) for m in methods]
         print(f"| {case} | " + " | ".join(cells) + f" | {'' if diff is None else f'{diff:+.1f}'} |")
     print("\nMedian seconds (fit + predict, whole processes, shared 2-core machine):\n")
-    ms = [m for m in methods if m != "majority"]
-    print("| case | " + " | ".join(ms) + " |")
-    print("|---" * (len(ms) + 1) + "|")
-    for case, stats, diff in table:
-        print(f"| {case} | " + " | ".join(
-            "" if not stats.get(m) or stats[m]["sec"] is None else f"{stats[m]['sec']:.1f}"
-            for m in ms) + " |")
+    pc.seconds_table([(t[0], t[1]) for t in table], [m for m in methods if m != "majority"])
 
 
 # -------------------------------------------------------------------- main
@@ -461,23 +426,11 @@ def libsvm_choices(path):
     if not path:
         return {}
     out = {}
-    for r in da.read_runs(path):
+    for r in pc.read_runs(path):
         m = re.search(r"gamma=(\S+) C=(\S+) \(5-fold CV (\S+)%\)", r["note"])
         if r["method"] == "libsvm" and m:
             out[(r["case"], r["seed"])] = (float(m.group(1)), float(m.group(2)), m.group(3))
     return out
-
-
-def parse_seeds(s):
-    seeds = []
-    for part in s.split(","):
-        part = part.strip()
-        if "-" in part[1:]:
-            lo, hi = part.split("-", 1)
-            seeds += list(range(int(lo), int(hi) + 1))
-        elif part:
-            seeds.append(int(part))
-    return seeds
 
 
 def main():
@@ -549,17 +502,10 @@ def main():
         cfg = dict(work=work, data=data, runs=runs, tool=a.tool, methods=methods,
                    timeout=a.timeout, keep=a.keep_work, extra=extra,
                    libsvm_from=libsvm_choices(a.libsvm_from))
-        units = [(c, s) for c in cases for s in parse_seeds(a.seeds)]
+        units = [(c, s) for c in cases for s in pc.parse_seeds(a.seeds)]
         print(f"multiclass_accuracy: {len(units)} units, methods {','.join(methods)}, "
               f"{a.jobs} job(s); work in {work}", flush=True)
-        if a.jobs <= 1:
-            for u in units:
-                run_unit(*u, cfg)
-        else:
-            with concurrent.futures.ProcessPoolExecutor(max_workers=a.jobs) as ex:
-                for fu in concurrent.futures.as_completed(
-                        [ex.submit(run_unit, *u, cfg) for u in units]):
-                    fu.result()
+        pc.run_units(run_unit, units, cfg, a.jobs)
     finally:
         if a.keep_work:
             print(f"multiclass_accuracy: kept {work}")

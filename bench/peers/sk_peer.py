@@ -23,16 +23,19 @@ chunks so that no n_test x n_train matrix is held at once.
 """
 import argparse
 import math
-import pickle
+import os
 import sys
 
 import numpy as np
-from sklearn.datasets import load_svmlight_file
 from sklearn.kernel_approximation import RBFSampler
 from sklearn.linear_model import SGDClassifier
 from sklearn.pipeline import make_pipeline
 from sklearn.semi_supervised import LabelSpreading, SelfTrainingClassifier
 from sklearn.svm import SVC
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.dont_write_bytecode = True   # no __pycache__ in bench/peers
+import peers_common as pc  # noqa: E402  (load_svm, save_model, predict_rows, peer_main)
 
 CHUNK = 5000
 
@@ -46,13 +49,8 @@ class DecisionSVC(SVC):
         return np.column_stack([1.0 - p, p])
 
 
-def load(path, n_features=None):
-    X, y = load_svmlight_file(path, n_features=n_features)
-    return X.toarray(), y
-
-
 def fit(a):
-    Xm, ym = load(a.masked)
+    Xm, ym = pc.load_svm(a.masked)
     d = Xm.shape[1]
     rng = np.random.RandomState(a.seed)
     lab = np.flatnonzero(ym != a.marker)
@@ -83,30 +81,15 @@ def fit(a):
         else:
             sys.exit(f"sk_peer: unknown method {a.method}")
     model.fit(X, y)
-    with open(a.model, "wb") as f:
-        pickle.dump({"model": model, "d": d}, f)
+    pc.save_model(a.model, model, d)
     print(f"sk_peer: {a.method} fitted on n_labeled={n_l} n_unlabeled={n_u} d={d}")
 
 
 def predict(a):
-    with open(a.model, "rb") as f:
-        saved = pickle.load(f)
-    X, _ = load(a.test, saved["d"])
-    model = saved["model"]
-    with open(a.out, "w") as f:
-        for s in range(0, X.shape[0], CHUNK):
-            p = model.predict(X[s:s + CHUNK])
-            f.write("".join("1\n" if v == 1 else "-1\n" for v in p))
+    pc.predict_rows(a, lambda v: "1\n" if v == 1 else "-1\n", CHUNK)
 
 
 def main():
-    if len(sys.argv) > 1 and sys.argv[1] == "predict":
-        ap = argparse.ArgumentParser(prog="sk_peer.py predict")
-        ap.add_argument("--model", required=True)
-        ap.add_argument("--test", required=True)
-        ap.add_argument("--out", required=True)
-        predict(ap.parse_args(sys.argv[2:]))
-        return
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("method", choices=["rff_sgd", "selftrain_svc", "labelspread_rbf",
@@ -119,7 +102,7 @@ def main():
     ap.add_argument("--n-components", type=int, default=1000)
     ap.add_argument("--max-unlabeled", type=int, default=0)
     ap.add_argument("--seed", type=int, default=1)
-    fit(ap.parse_args())
+    pc.peer_main("sk_peer.py", ap, fit, predict)
 
 
 if __name__ == "__main__":

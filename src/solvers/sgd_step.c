@@ -1,0 +1,1066 @@
+/* One step of the stochastic solvers (sgd.c sets a run up and runs its
+ * steps).
+ *
+ * Per step t: predict the unlabeled mini-batch with the model so far (the
+ * kernel, parallel over tiles); read the labeled predictions from a cache
+ * of unscaled sums; form the loss derivatives; add a block of random
+ * features (or, once the feature budget is full, update an old block:
+ * UDSG / CDSG); decay every older coefficient through the lazy global
+ * scale.
+ *
+ * Threads: a step is short (a fraction of a millisecond), so the team is
+ * started once around the steps (one parallel region per run, or per
+ * stretch between two monitor measurements), not once per phase of a
+ * step. The functions marked "team" are called by every thread of it with
+ * the same arguments: loops are shared by orphaned `omp for`, the serial
+ * parts run on one thread (`omp single`, which ends in a barrier), and what
+ * one thread decides for all is kept in run_t. Outside a parallel region
+ * the same code runs on one thread. Every sum has a fixed order, so the
+ * model has the same bits on any number of threads. */
+#include "sgd_step.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* k-th smallest of v[0..n) (0-based), reordering v: quickselect, O(n). */
+static double select_kth(double *v, size_t n, size_t k)
+{
+    size_t lo = 0, hi = n - 1;
+    while (lo < hi) {
+        double pivot = v[lo + (hi - lo) / 2];
+        size_t i = lo, j = hi;
+        while (i <= j) {
+            while (v[i] < pivot)
+                i++;
+            while (v[j] > pivot)
+                j--;
+            if (i <= j) {
+                double t = v[i];
+                v[i] = v[j];
+                v[j] = t;
+                i++;
+                if (j == 0)
+                    break;
+                j--;
+            }
+        }
+        if (k <= j)
+            hi = j;
+        else if (k >= i)
+            lo = i;
+        else
+            return v[k];
+    }
+    return v[k];
+}
+
+/* The decision value below which a share (1 - ratio) of v lies: the
+ * midpoint of the two order statistics around it (v is reordered). */
+double tsgs__sgd_quantile(double *v, size_t n, double ratio)
+{
+    double pos = (1.0 - ratio) * (double)n;
+    size_t lo = pos < 1.0 ? 0 : (size_t)pos - 1;
+    size_t hi = lo + 1 < n ? lo + 1 : lo;
+    double a = select_kth(v, n, lo);
+    double b = select_kth(v, n, hi);
+    return 0.5 * (a + b);
+}
+
+/* A new random order of the unlabeled rows for pass `epoch` (team):
+ * Fisher-Yates from the top, swapping i - 1 with draw j_i < i for i = n ..
+ * 2. The swaps must run in order, but the draws are independent
+ * (counter-based): the team draws the next chunk of them while one thread
+ * applies this chunk's swaps, which prefetch the rows they will touch. */
+
+/* j_i for i = hi, hi - 1, .., hi - len + 1 into J (team, no barrier). */
+static void shuffle_draws(const run_t *r, size_t hi, size_t len, size_t *J)
+{
+#ifdef _OPENMP
+#pragma omp for schedule(dynamic, 1024) nowait
+#endif
+    for (size_t k = 0; k < len; k++) {
+        size_t i = hi - k;
+        J[k] = (size_t)tsgs__below(r->p.seed, TSGS__STREAM_EPOCH,
+                                   ((uint64_t)r->epoch << 40) ^ i, i);
+    }
+}
+
+static void shuffle_swaps(run_t *r, size_t hi, size_t len, const size_t *J)
+{
+    const size_t ahead = 16;
+    for (size_t k = 0; k < len; k++) {
+        if (k + ahead < len)
+            __builtin_prefetch(r->uidx + J[k + ahead], 1);
+        size_t i = hi - k, j = J[k];
+        size_t t = r->uidx[i - 1];
+        r->uidx[i - 1] = r->uidx[j];
+        r->uidx[j] = t;
+    }
+}
+
+void tsgs__sgd_shuffle_pass(run_t *r)
+{
+    if (r->nu < 2)
+        return;
+    size_t *J[2] = {r->draws, r->draws + SHUFFLE_CHUNK};
+    size_t hi = r->nu, len = hi - 1 < SHUFFLE_CHUNK ? hi - 1 : SHUFFLE_CHUNK;
+    shuffle_draws(r, hi, len, J[0]);
+    for (int c = 0; hi > 1; c ^= 1) {
+#ifdef _OPENMP
+#pragma omp barrier
+#pragma omp single nowait
+#endif
+        shuffle_swaps(r, hi, len, J[c]);
+        hi -= len;
+        len = hi - 1 < SHUFFLE_CHUNK ? hi - 1 : SHUFFLE_CHUNK;
+        if (hi > 1)
+            shuffle_draws(r, hi, len, J[c ^ 1]);
+    }
+#ifdef _OPENMP
+#pragma omp barrier
+#endif
+}
+
+/* Rows of the pass order from position upos into rows[from ..), up to a
+ * whole mini-batch or the end of the pass; returns the rows filled. */
+static size_t take_rows(run_t *r, size_t *rows, size_t from)
+{
+    size_t i = from;
+    while (i < r->bu && r->upos < r->nu)
+        rows[i++] = r->uidx[r->upos++];
+    return i;
+}
+
+/* The rows of the next unlabeled mini-batch into `rows` (team); a pass
+ * that ends inside it is followed by a new shuffle. */
+static void pick_unlabeled_rows(run_t *r, size_t *rows)
+{
+    size_t got;
+#ifdef _OPENMP
+#pragma omp single copyprivate(got)
+#endif
+    got = take_rows(r, rows, 0);
+    if (got == r->bu)
+        return;
+#ifdef _OPENMP
+#pragma omp single
+#endif
+    {
+        r->epoch++;
+        r->upos = 0;
+    }
+    tsgs__sgd_shuffle_pass(r);
+#ifdef _OPENMP
+#pragma omp single
+#endif
+    take_rows(r, rows, got);
+}
+
+/* Scaled copies of the mini-batch's rows (team, no barrier): each is a
+ * cache miss on a large set. */
+static void gather_rows(run_t *r, const tsgs_model *m,
+                        const size_t *rows, tsgs__rows *X)
+{
+    if (r->fc)
+        return; /* their features are cached: the rows are not read */
+    tsgs__rows_gather_team(X, r->ds, &m->scaler, rows, r->bu, &r->failed);
+}
+
+/* Serial, as step t is planned with its rows in XU: the rows of step t + 1
+ * are taken now when they lie in the current pass (the same rows the step
+ * would take), so that the team gathers them while it predicts step t. */
+static void plan_rows(run_t *r, long t)
+{
+    r->next_t = 0;
+    if (r->bu && t < r->T && r->nu - r->upos >= r->bu) {
+        take_rows(r, r->ubatch_next, 0);
+        r->next_t = t + 1;
+    }
+    /* Ask for the rows after them now: their cache misses then overlap a
+     * whole step's work instead of stalling the gather (on one thread,
+     * nothing else hides them). */
+    const size_t line = 64 / sizeof(float);
+    for (size_t i = r->upos; r->ds->x && i < r->nu && i < r->upos + r->bu;
+         i++) {
+        const float *row = r->ds->x + r->uidx[i] * r->d;
+        for (size_t k = 0; k < r->d; k += line)
+            __builtin_prefetch(row + k);
+        __builtin_prefetch(row + r->d - 1);
+    }
+}
+
+/* Serial: XU takes step t's rows, read ahead; 0 when there are none. */
+static int rows_ahead_in(run_t *r, long t)
+{
+    if (r->next_t != t)
+        return 0;
+    tsgs__rows x = r->XU;
+    r->XU = r->XU_next;
+    r->XU_next = x;
+    size_t *b = r->ubatch;
+    r->ubatch = r->ubatch_next;
+    r->ubatch_next = b;
+    return 1;
+}
+
+/* The next unlabeled mini-batch's rows picked and gathered into XU (team),
+ * where they were not read ahead. */
+static void fetch_unlabeled_rows(run_t *r, const tsgs_model *m)
+{
+    pick_unlabeled_rows(r, r->ubatch);
+    gather_rows(r, m, r->ubatch, &r->XU);
+#ifdef _OPENMP
+#pragma omp barrier
+#endif
+}
+
+/* Picks the labeled mini-batch of step t: the first bl entries of lidx
+ * after a partial shuffle (all rows when bl == nl). */
+static void next_labeled_batch(run_t *r, long t)
+{
+    if (r->bl == r->nl)
+        return;
+    for (size_t i = 0; i < r->bl; i++) {
+        size_t j = i + (size_t)tsgs__below(r->p.seed, TSGS__STREAM_LABELED,
+                                           ((uint64_t)t << 24) ^ i,
+                                           r->nl - i);
+        size_t tmp = r->lidx[i];
+        r->lidx[i] = r->lidx[j];
+        r->lidx[j] = tmp;
+    }
+}
+
+/* out[i] (+)= sum_j wc[j] cv[i][j] + ws[j] sv[i][j] for n rows of a
+ * feature matrix with the given row stride (sv, ws NULL for COS): the FRS
+ * decision values and the update of the cached labeled sums (team). Each
+ * row on one thread, so the sums do not depend on the thread count. */
+static inline double weighted_row(long ncols, const double *wc,
+                                   const double *ws, const float *cv,
+                                   const float *sv)
+{
+    double s = 0.0;
+    for (long j = 0; j < ncols; j++) {
+        s += wc[j] * cv[j];
+        if (sv)
+            s += ws[j] * sv[j];
+    }
+    return s;
+}
+
+static void weighted_rows(size_t n, long ncols, const double *wc,
+                          const double *ws, const float *cv, const float *sv,
+                          size_t stride, int accumulate, double *out)
+{
+#ifdef _OPENMP
+#pragma omp for schedule(static)
+#endif
+    for (size_t i = 0; i < n; i++) {
+        double s = weighted_row(ncols, wc, ws, cv + i * stride,
+                                sv ? sv + i * stride : NULL);
+        out[i] = accumulate ? out[i] + s : s;
+    }
+}
+
+/* Unscaled sums of FRS features: out[i] = sum_j a_j phi_j(x_i) (team). */
+static void feature_sums(const run_t *r, const tsgs_model *m, const float *cv,
+                         const float *sv, size_t n, double *out)
+{
+    weighted_rows(n, r->frs_dirs, m->ac, m->as, cv, sv,
+                  (size_t)r->frs_groups * TSGS__LANES, 0, out);
+}
+
+/* The kernel's raw sums of n rows as decision values (the lazy scale and
+ * the feature normalisation applied), or out of memory when the team could
+ * not generate directions. One thread calls it. */
+static tsgs_status scale_sums(run_t *r, const tsgs_model *m, double *g,
+                              size_t n)
+{
+    if (r->failed)
+        return TSGS__NOMEM(r->err);
+    const double k = m->scale * m->norm;
+    for (size_t i = 0; i < n; i++)
+        g[i] *= k;
+    return TSGS_OK;
+}
+
+/* One thread, after the kernel: the decision values of the unlabeled
+ * mini-batch (gu, without bias) scaled, and the balance bias from them. */
+static tsgs_status finish_unlabeled(run_t *r, tsgs_model *m, long t)
+{
+    const tsgs_params *p = &r->p;
+    tsgs_status st = scale_sums(r, m, r->gu, r->bu);
+    if (st == TSGS_OK && p->balance == TSGS__BALANCE_HOLD) {
+        /* Hold the share of unlabeled rows predicted positive to the class
+         * ratio: the bias puts the (1 - ratio) quantile of the mini-batch's
+         * decision values at 0. A running mean over recent mini-batches
+         * tracks the model's drift. (Holding the mean decision value
+         * instead, as TSVMs do, lets a few large values drag the
+         * boundary.) */
+        memcpy(r->sorted, r->gu, sizeof(double) * r->bu);
+        double q = tsgs__sgd_quantile(r->sorted, r->bu, p->balance_ratio);
+        double rho = 1.0 / (double)t > 0.1 ? 1.0 / (double)t : 0.1;
+        r->mean_ema = (1.0 - rho) * r->mean_ema + rho * q;
+        m->bias = -r->mean_ema;
+    }
+    return st;
+}
+
+/* Whether the unlabeled rows' feature cache holds directions [0, ndirs):
+ * the same answer on every thread (the model's blocks change in serial
+ * sections only). */
+static int featcache_covers(const run_t *r, long ndirs)
+{
+    return r->fc && ndirs <= r->fc->cap;
+}
+
+/* Decision values of the unlabeled mini-batch with the model so far
+ * (team): finish_unlabeled's. */
+static tsgs_status predict_unlabeled(run_t *r, tsgs_model *m, long t,
+                                     lane_t *me)
+{
+    if (r->frs) {
+        /* FRS: the batch's features over every direction are needed for
+         * the gradient anyway; the decision values are their sums. */
+        tsgs__eval_features_team(r->d, m->panel, m->phase, r->frs_groups,
+                                 r->XU.x, r->bu, r->cu,
+                                 r->pair ? r->su : NULL);
+#ifdef _OPENMP
+#pragma omp barrier
+#endif
+        feature_sums(r, m, r->cu, r->su, r->bu, r->gu);
+    } else if (featcache_covers(r, tsgs__model_dirs(m))) {
+        tsgs__fview v = tsgs__model_view(m);
+        tsgs__featcache_fill_team(r->fc, &m->fs, m->cc, v.ndirs,
+                                  &r->failed);
+        tsgs__featcache_sums_team(r->fc, &v, r->ubatch, r->bu, r->gu);
+    } else {
+        tsgs__fview v = tsgs__model_view(m);
+        tsgs__rows_eval_sums_team(&v, m->cc, &r->XU, r->part, &me->ws,
+                                  r->gu, &r->failed);
+    }
+    tsgs_status st;
+#ifdef _OPENMP
+#pragma omp single copyprivate(st)
+#endif
+    st = finish_unlabeled(r, m, t);
+    return st;
+}
+
+/* Without the cache (many labeled rows): the labeled mini-batch's rows and
+ * their decision values, through the same kernel as the unlabeled ones
+ * (team). */
+static tsgs_status predict_labeled(run_t *r, const tsgs_model *m,
+                                   lane_t *me)
+{
+    if (r->XL.x) {
+        /* each thread copies its rows; the single's barrier then waits
+         * for all of them, and one thread sets the count (shared) */
+#ifdef _OPENMP
+#pragma omp for schedule(static) nowait
+#endif
+        for (size_t i = 0; i < r->bl; i++)
+            memcpy(r->XLb.x + i * r->d, r->XL.x + r->lidx[i] * r->d,
+                   sizeof(float) * r->d);
+#ifdef _OPENMP
+#pragma omp single
+#endif
+        r->XLb.n = r->bl;
+    } else {
+#ifdef _OPENMP
+#pragma omp single
+#endif
+        if (tsgs__rows_copy(&r->XLb, &r->XL, r->lidx, r->bl))
+            r->failed = 1;
+    }
+    tsgs__fview v = tsgs__model_view(m);
+    tsgs__rows_eval_sums_team(&v, m->cc, &r->XLb, r->part, &me->ws, r->gl,
+                              &r->failed);
+    tsgs_status st = TSGS_OK;
+#ifdef _OPENMP
+#pragma omp single copyprivate(st)
+#endif
+    st = scale_sums(r, m, r->gl, r->bl);
+    return st;
+}
+
+/* Loss derivatives, weighted as the objective's mini-batch means. Rows
+ * outside the labeled mini-batch weigh 0. */
+static void loss_weights(run_t *r, const tsgs_model *m, double cstar)
+{
+    const tsgs_params *p = &r->p;
+    const double k = m->scale * m->norm;
+    if (r->lcache) {
+        memset(r->wl, 0, sizeof(double) * r->nl);
+        for (size_t i = 0; i < r->bl; i++) {
+            size_t row = r->lidx[i];
+            double f = k * r->hl[row] + m->bias;
+            r->wl[row] = p->c / (double)r->bl *
+                         tsgs__hinge_grad(f, r->yl[row]);
+        }
+    } else {
+        /* weights by batch position: wl[i] for the row lidx[i] */
+        for (size_t i = 0; i < r->bl; i++) {
+            double f = r->gl[i] + m->bias;
+            r->wl[i] = p->c / (double)r->bl *
+                       tsgs__hinge_grad(f, r->yl[r->lidx[i]]);
+        }
+    }
+    for (size_t i = 0; i < r->bu; i++) {
+        double f = r->gu[i] + m->bias;
+        r->wu[i] = cstar / (double)r->bu *
+                   tsgs__uloss_grad(p->uloss, p->ramp_s, f);
+    }
+    if (p->balance == TSGS__BALANCE_CENTRED && r->bu > 0) {
+        /* The unlabeled loss pushes each row away from the boundary; the
+         * part of that push common to the whole mini-batch moves every
+         * row the same way, towards one class for all (the collapse S3VMs
+         * guard against with a balance constraint). Centred weights drop
+         * it: the loss separates rows, it cannot shift them all. */
+        double mean = 0.0;
+        for (size_t i = 0; i < r->bu; i++)
+            mean += r->wu[i];
+        mean /= (double)r->bu;
+        for (size_t i = 0; i < r->bu; i++)
+            r->wu[i] -= mean;
+    }
+}
+
+static void block_sums(const run_t *r, const tsgs_model *m, double *gc,
+                       double *gs, double *var);
+
+/* Features of the labeled rows (every one with the cache, else the
+ * mini-batch's) and of the unlabeled mini-batch on the block whose
+ * directions are in Wb / Pb (team, no barrier). */
+static void block_features(run_t *r)
+{
+    const int pair = r->pair;
+    if (r->lcache)
+        tsgs__eval_features_team(r->d, r->Wb, r->Pb, r->ngb, r->XL.x, r->nl,
+                                 r->cl, pair ? r->sl : NULL);
+    else
+        tsgs__eval_features_team(r->d, r->Wb, r->Pb, r->ngb, r->XLb.x, r->bl,
+                                 r->cl, pair ? r->sl : NULL);
+    tsgs__eval_features_team(r->d, r->Wb, r->Pb, r->ngb, r->XU.x, r->bu,
+                             r->cu, pair ? r->su : NULL);
+}
+
+/* Features of the batch rows on block b (into cl/sl for every labeled
+ * row, cu/su for the unlabeled mini-batch) and the gradient per unit step
+ * of the block's actual coefficients (those of the bare cos / sin, so
+ * f = sum_j beta_j cos_j), g_j = -(norm^2 / D) sum_i w_i cos_j(x_i): the
+ * functional gradient sum_i w_i k(x_i, .) with k estimated by
+ * (1 / D) sum_j phi_j(x_i) phi_j(.), phi_j = norm cos_j. Into gc/gs, and
+ * the sampling variance of g summed over the block (the checking rule's
+ * noise term) into r->var. Team. */
+static tsgs_status block_gradient(run_t *r, const tsgs_model *m, long b,
+                                  double *gc, double *gs)
+{
+    const int pair = r->pair;
+    tsgs_status st = TSGS_OK;
+    if (!r->XL.x) { /* sparse rows */
+        const long g0 = b * m->fs.dirs, n = m->fs.dirs;
+        const int cached = featcache_covers(r, tsgs__model_dirs(m));
+        if (cached)
+            tsgs__featcache_fill_team(r->fc, &m->fs, m->cc,
+                                      tsgs__model_dirs(m), &r->failed);
+        if (cached && r->lrow)
+            tsgs__featcache_block_team(r->fc, r->lrow, r->nl, g0, n, r->wb,
+                                       r->cl, pair ? r->sl : NULL);
+        else if (r->lcache)
+            tsgs__sparse_features_team(&m->fs, m->cc, g0, n, &r->XL, r->wb,
+                                       r->cl, pair ? r->sl : NULL,
+                                       &r->failed);
+        else
+            tsgs__sparse_features_team(&m->fs, m->cc, g0, n, &r->XLb, r->wb,
+                                       r->cl, pair ? r->sl : NULL,
+                                       &r->failed);
+        if (cached) {
+            tsgs__featcache_block_team(r->fc, r->ubatch, r->bu, g0, n, r->wb,
+                                       r->cu, pair ? r->su : NULL);
+        } else {
+            tsgs__sparse_features_team(&m->fs, m->cc, g0, n, &r->XU, r->wb,
+                                       r->cu, pair ? r->su : NULL,
+                                       &r->failed);
+        }
+#ifdef _OPENMP
+#pragma omp barrier
+#pragma omp single copyprivate(st)
+#endif
+        {
+            if (r->failed)
+                st = TSGS__NOMEM(r->err);
+            else
+                block_sums(r, m, gc, gs, &r->var);
+        }
+        return st;
+    }
+#ifdef _OPENMP
+#pragma omp single copyprivate(st)
+#endif
+    if (tsgs__model_block_directions(m, b, r->Wb, r->Pb))
+        st = TSGS__NOMEM(r->err);
+    if (st != TSGS_OK)
+        return st;
+    block_features(r);
+#ifdef _OPENMP
+#pragma omp barrier
+#pragma omp single
+#endif
+    block_sums(r, m, gc, gs, &r->var);
+    return TSGS_OK;
+}
+
+/* The gradient sums of block_gradient over the features it computed. */
+static void block_sums(const run_t *r, const tsgs_model *m, double *gc,
+                       double *gs, double *var)
+{
+    const long dirs = m->fs.dirs;
+    const size_t wb = r->wb;
+    const int pair = r->pair;
+    const double unit = -m->norm * m->norm / (double)dirs;
+    const double nrows = (double)(r->bl + r->bu);
+    double v = 0.0;
+    for (long j = 0; j < dirs; j++) {
+        double sc = 0.0, ss = 0.0, qc = 0.0, qs = 0.0;
+        for (size_t i = 0; i < r->bl; i++) {
+            size_t row = r->lcache ? r->lidx[i] : i;
+            double tc = r->wl[row] * r->cl[row * wb + (size_t)j];
+            sc += tc;
+            qc += tc * tc;
+            if (pair) {
+                double ts = r->wl[row] * r->sl[row * wb + (size_t)j];
+                ss += ts;
+                qs += ts * ts;
+            }
+        }
+        for (size_t i = 0; i < r->bu; i++) {
+            double tc = r->wu[i] * r->cu[i * wb + (size_t)j];
+            sc += tc;
+            qc += tc * tc;
+            if (pair) {
+                double ts = r->wu[i] * r->su[i * wb + (size_t)j];
+                ss += ts;
+                qs += ts * ts;
+            }
+        }
+        gc[j] = unit * sc;
+        gs[j] = unit * ss;
+        /* per-row terms u_i = unit * n * w_i phi_i have mean g; the mean of
+         * n of them varies by (E u^2 - g^2) / n */
+        double vc = unit * unit * (nrows * qc - sc * sc) / nrows;
+        double vs = unit * unit * (nrows * qs - ss * ss) / nrows;
+        v += (vc > 0 ? vc : 0) + (vs > 0 ? vs : 0);
+    }
+    if (var)
+        *var = v;
+}
+
+/* The step itself, serial part: decay every coefficient by (1 - eta)
+ * through the lazy scale (the explicit loop is the tests' reference) and
+ * add eta * g to block b's actual coefficients, keeping the increments in
+ * dac / das for the labeled cache. */
+static void apply_coefficients(run_t *r, tsgs_model *m, long b, long dirs,
+                               double eta, const double *gc, const double *gs)
+{
+    const int pair = r->pair;
+    if (r->opt.explicit_decay) {
+        long n = tsgs__model_dirs(m);
+        for (long g = 0; g < n; g++) {
+            m->ac[g] *= 1.0 - eta;
+            if (pair)
+                m->as[g] *= 1.0 - eta;
+        }
+        for (size_t i = 0; i < r->nl; i++)
+            r->hl[i] *= 1.0 - eta;
+    } else {
+        m->scale *= 1.0 - eta;
+    }
+    /* actual coefficient = scale * norm * a, so a += eta g / (scale norm) */
+    const double to_a = eta / (m->scale * m->norm);
+    for (long j = 0; j < dirs; j++) {
+        r->dac[j] = to_a * gc[j];
+        r->das[j] = pair ? to_a * gs[j] : 0.0;
+        m->ac[b * dirs + j] += r->dac[j];
+        if (pair)
+            m->as[b * dirs + j] += r->das[j];
+    }
+}
+
+/* The cached labeled sums kept current with the block's features in
+ * cl / sl (O(n_l r); team). */
+static void update_labeled_cache(run_t *r, long dirs, const float *cl,
+                                 const float *sl, size_t stride)
+{
+    if (r->lcache)
+        weighted_rows(r->nl, dirs, r->dac, r->das, cl, r->pair ? sl : NULL,
+                      stride, 1, r->hl);
+}
+
+/* The same on one thread (inside a serial section: no worksharing). */
+static void update_labeled_cache_serial(run_t *r, long dirs, const float *cl,
+                                        const float *sl, size_t stride)
+{
+    for (size_t i = 0; i < r->nl; i++)
+        r->hl[i] += weighted_row(dirs, r->dac, r->das, cl + i * stride,
+                                 r->pair ? sl + i * stride : NULL);
+}
+
+/* Serial: the lazy scale folded in when it nears double's limits. */
+static void fold_scale_if_small(run_t *r, tsgs_model *m)
+{
+    if (m->scale < r->opt.scale_floor) {
+        double s = m->scale;
+        tsgs__model_fold_scale(m);
+        for (size_t i = 0; i < r->nl; i++)
+            r->hl[i] *= s;
+    }
+}
+
+/* The step (team): apply_coefficients, update_labeled_cache and
+ * fold_scale_if_small. */
+static void apply_step(run_t *r, tsgs_model *m, long b, long dirs,
+                       const float *cl, const float *sl, size_t stride,
+                       double eta, const double *gc, const double *gs)
+{
+#ifdef _OPENMP
+#pragma omp single
+#endif
+    apply_coefficients(r, m, b, dirs, eta, gc, gs);
+    update_labeled_cache(r, dirs, cl, sl, stride);
+#ifdef _OPENMP
+#pragma omp single
+#endif
+    fold_scale_if_small(r, m);
+}
+
+/* The checking rule (CDSG, Algorithm 4 and criteria (8)-(9) of the
+ * DSG-reuse paper), on blocks: updating old block k by a step eta must not
+ * raise the error bound above that of a fresh block with step gamma,
+ *   2 |beta + eta g|^2 + 2 eta^2 V <= |beta|^2 + gamma^2 |g|^2,
+ * with beta the block's actual coefficients, g its gradient per unit step
+ * and V the gradient's sampling variance. The largest eta <= gamma that
+ * satisfies it is the expected line search; it is <= 0 when none does. */
+double tsgs__checked_step(double beta2, double beta_g, double g2, double V,
+                          double gamma)
+{
+    double A = 2.0 * g2 + 2.0 * V, B = 4.0 * beta_g;
+    double C = beta2 - gamma * gamma * g2;
+    if (A <= 0.0)
+        return C <= 0.0 ? gamma : 0.0;
+    double disc = B * B - 4.0 * A * C;
+    if (disc < 0.0)
+        return 0.0;
+    double lo = (-B - sqrt(disc)) / (2.0 * A);
+    double hi = (-B + sqrt(disc)) / (2.0 * A);
+    if (lo > gamma)
+        return 0.0; /* only steps longer than gamma pass */
+    return hi < gamma ? hi : gamma;
+}
+
+/* Examines reuse_candidates old blocks: the best one into r->best and its
+ * step into r->best_eta (<= 0: none passes), leaving its gradient in gc/gs
+ * and its features in bcl/bsl (team). */
+static tsgs_status check_candidates(run_t *r, tsgs_model *m, long t,
+                                    double gamma)
+{
+    const long dirs = m->fs.dirs;
+    const long K = r->p.reuse_candidates;
+    const double k = m->scale * m->norm;
+#ifdef _OPENMP
+#pragma omp single
+#endif
+    {
+        r->best_eta = -INFINITY;
+        r->best = -1;
+    }
+    for (long c = 0; c < K; c++) {
+        long b = (long)tsgs__below(r->p.seed, TSGS__STREAM_CHECK,
+                                   ((uint64_t)t << 20) ^ (uint64_t)c,
+                                   (uint64_t)m->nblocks);
+        tsgs_status st = block_gradient(r, m, b, r->cgc, r->cgs);
+        if (st != TSGS_OK)
+            return st;
+#ifdef _OPENMP
+#pragma omp single
+#endif
+        {
+            double beta2 = 0, beta_g = 0, g2 = 0;
+            for (long j = 0; j < dirs; j++) {
+                double bc = k * m->ac[b * dirs + j];
+                beta2 += bc * bc;
+                beta_g += bc * r->cgc[j];
+                g2 += r->cgc[j] * r->cgc[j];
+                if (r->pair) {
+                    double bs = k * m->as[b * dirs + j];
+                    beta2 += bs * bs;
+                    beta_g += bs * r->cgs[j];
+                    g2 += r->cgs[j] * r->cgs[j];
+                }
+            }
+            double e = tsgs__checked_step(beta2, beta_g, g2, r->var, gamma);
+            if (e > r->best_eta) {
+                r->best_eta = e;
+                r->best = b;
+                memcpy(r->gc, r->cgc, sizeof(double) * (size_t)dirs);
+                memcpy(r->gs, r->cgs, sizeof(double) * (size_t)dirs);
+                /* keep the winner's features for the labeled-cache
+                 * update */
+                float *tmp;
+                tmp = r->cl; r->cl = r->bcl; r->bcl = tmp;
+                tmp = r->sl; r->sl = r->bsl; r->bsl = tmp;
+            }
+        }
+    }
+    return TSGS_OK;
+}
+
+/* Unless the balance rule sets it, the bias is learned: a step of the
+ * (unregularised) objective's gradient in b from the labeled loss alone,
+ * sum_i wl_i = C mean l'. The unlabeled loss is left out of it: pushing
+ * every unlabeled row away from the boundary through b alone moves them
+ * all to one side. */
+static void learn_bias(run_t *r, tsgs_model *m, double gamma)
+{
+    const size_t n = r->lcache ? r->nl : r->bl;
+    double g = 0.0;
+    for (size_t i = 0; i < n; i++)
+        g += r->wl[i];
+    m->bias -= gamma * g;
+}
+
+/* A progress report at step t of T (the monitor measured when asked). */
+void tsgs__sgd_report_progress(run_t *r, const tsgs_model *m,
+                               const tsgs_train_hooks *hooks, long t, long T,
+                               int measure)
+{
+    tsgs_progress pr;
+    memset(&pr, 0, sizeof pr);
+    pr.iteration = t;
+    pr.iterations = T;
+    pr.elapsed_s = now_s() - r->t_start;
+    /* rows per second of training, test measurements left out */
+    double busy = pr.elapsed_s - r->monitor_s;
+    pr.rows_per_s = (double)t * (double)(r->bl + r->bu) /
+                    (busy > 0 ? busy : 1e-9);
+    pr.features = tsgs_model_feature_count(m);
+    double t_mon = now_s();
+    pr.monitor_accuracy =
+        measure ? tsgs__accuracy_on(m, hooks->monitor, r->threads, NULL)
+                : -1.0;
+    r->monitor_s += now_s() - t_mon;
+    hooks->progress(&pr, hooks->user);
+}
+
+/* Whether the hooks ask for a progress report, and for a monitor
+ * measurement, after step t. */
+static int report_due(const tsgs_train_hooks *hooks, long t)
+{
+    return hooks && hooks->progress && hooks->progress_every > 0 &&
+           t % hooks->progress_every == 0;
+}
+
+int tsgs__sgd_measure_due(const tsgs_train_hooks *hooks, long t)
+{
+    return hooks && hooks->progress && hooks->monitor &&
+           hooks->monitor_every > 0 && t % hooks->monitor_every == 0;
+}
+
+/* Serial: the block step t writes, into r->blk, and its step into
+ * r->blk_eta: a new one while the budget allows (added to the model and
+ * its cache now), else an old one, drawn uniformly (UDSG) or by the
+ * checking rule (CDSG, when `check`: r->best and r->best_eta), which also
+ * reuses before the budget is full when an old block takes the full step.
+ * *checked: the checking rule's block, whose gradient and features are at
+ * hand. */
+static tsgs_status choose_block(run_t *r, tsgs_model *m, long t, int check,
+                                int *checked)
+{
+    const tsgs_params *p = &r->p;
+    const double gamma = tsgs__step_size(p, t, r->T);
+    long b = -1;
+    double eta = gamma;
+    int fresh = m->nblocks < r->max_blocks;
+    tsgs_status st = TSGS_OK;
+    *checked = 0;
+    if (check) {
+        double e = r->best_eta;
+        if (e >= gamma || (!fresh && e > 0.0)) {
+            b = r->best;
+            eta = e;
+            fresh = 0;
+            *checked = 1;
+        } else if (!fresh) {
+            b = -2; /* nothing passes: fall back to a uniform pick */
+        }
+    } else if (!fresh) {
+        b = -2;
+    }
+    if (fresh) {
+        /* The cache takes the new block's directions before its gradient
+         * reads them from there. */
+        if ((st = tsgs__model_add_block(m, r->err)) == TSGS_OK)
+            st = tsgs__model_cache_sync(m, r->err);
+        b = m->nblocks - 1;
+    } else if (b == -2) {
+        b = (long)tsgs__below(p->seed, TSGS__STREAM_REUSE, (uint64_t)t,
+                              (uint64_t)m->nblocks);
+    }
+    r->blk = b;
+    r->blk_eta = eta;
+    return st;
+}
+
+/* Serial: plans step t, its unlabeled rows in XU: the next step's rows to
+ * read ahead and, on the fast path, the block the step writes (chosen
+ * before the predictions, which see only the blocks before a new one: the
+ * same sums as predicting first) and its directions. */
+static tsgs_status plan_step(run_t *r, tsgs_model *m, long t)
+{
+    plan_rows(r, t);
+    r->plan_t = t;
+    if (!r->fast)
+        return TSGS_OK;
+    int checked;
+    r->view_blocks = m->nblocks;
+    tsgs_status st = choose_block(r, m, t, 0, &checked);
+    if (st == TSGS_OK &&
+        tsgs__model_block_directions(m, r->blk, r->Wb, r->Pb))
+        st = TSGS__NOMEM(r->err);
+    return st;
+}
+
+/* The start of step t (team): planned in the step before, or here (its
+ * rows picked and gathered); then the next step's rows, when planned, are
+ * gathered without a barrier (the next worksharing loop absorbs them). */
+static tsgs_status begin_step(run_t *r, tsgs_model *m, long t)
+{
+    /* plan_t was written before the barrier that ended the last step and
+     * is written next in a serial section after this step's barriers: a
+     * stable value for every thread here */
+    if (r->plan_t != t) {
+        /* rows read ahead in the stretch before, or new ones */
+        int have;
+#ifdef _OPENMP
+#pragma omp single copyprivate(have)
+#endif
+        have = r->bu == 0 || rows_ahead_in(r, t);
+        if (!have)
+            fetch_unlabeled_rows(r, m);
+        tsgs_status st;
+#ifdef _OPENMP
+#pragma omp single copyprivate(st)
+#endif
+        st = plan_step(r, m, t);
+        if (st != TSGS_OK)
+            return st;
+    }
+    if (r->next_t == t + 1)
+        gather_rows(r, m, r->ubatch_next, &r->XU_next);
+    return TSGS_OK;
+}
+
+/* Serial, on the master thread (the caller's) at the end of step t, unless
+ * the step failed: the bias step (when learned), the hooks, then the next
+ * step's plan when its rows were read ahead and the stretch goes on. */
+static void after_step(run_t *r, tsgs_model *m, long t, int bias)
+{
+    const tsgs_train_hooks *hooks = r->hooks;
+    if (r->run_st != TSGS_OK)
+        return;
+    if (bias)
+        learn_bias(r, m, tsgs__step_size(&r->p, t, r->T));
+    r->t_last = t;
+    r->stop = hooks && hooks->should_stop && hooks->should_stop(hooks->user);
+    if (!r->stop && t < r->T && report_due(hooks, t) &&
+        !tsgs__sgd_measure_due(hooks, t))
+        tsgs__sgd_report_progress(r, m, hooks, t, r->T, 0);
+    if (!r->stop && t < r->t1 && (r->bu == 0 || rows_ahead_in(r, t + 1)))
+        r->run_st = plan_step(r, m, t + 1);
+}
+
+/* The end of a step (team): after_step on the master thread, then a
+ * barrier; the run's status. */
+static tsgs_status end_step(run_t *r, tsgs_model *m, long t, int bias)
+{
+#ifdef _OPENMP
+#pragma omp master
+#endif
+    after_step(r, m, t, bias);
+#ifdef _OPENMP
+#pragma omp barrier
+#endif
+    return r->run_st;
+}
+
+/* C* at step t, annealed (the unlabeled loss's weight). */
+static double annealed_cstar(const run_t *r, long t)
+{
+    return r->p.c_star * tsgs__anneal_factor(&r->p, t, r->T);
+}
+
+/* The opening of a step on the general and FRS paths (team): step t's
+ * step size and annealed C* into *gamma and *cstar, begin_step, and the
+ * unlabeled mini-batch's decision values (predict_unlabeled). */
+static tsgs_status open_step(run_t *r, tsgs_model *m, long t, lane_t *me,
+                             double *gamma, double *cstar)
+{
+    *gamma = tsgs__step_size(&r->p, t, r->T);
+    *cstar = annealed_cstar(r, t);
+    tsgs_status st = begin_step(r, m, t);
+    if (st == TSGS_OK && r->bu)
+        st = predict_unlabeled(r, m, t, me);
+    return st;
+}
+
+/* One step of FRS3VM: mini-batch SGD on the same objective over one fixed
+ * set of random features, every coefficient updated at every step (so a
+ * step costs O(B M), the features never change, and the labeled rows'
+ * features are computed once). t is 1-based. Team. */
+static tsgs_status step_frs(run_t *r, tsgs_model *m, long t, lane_t *me)
+{
+    const long D = r->frs_dirs;
+    const size_t W = (size_t)r->frs_groups * TSGS__LANES;
+    double gamma, cstar;
+    tsgs_status st = open_step(r, m, t, me, &gamma, &cstar);
+    if (st != TSGS_OK)
+        return st;
+#ifdef _OPENMP
+#pragma omp single
+#endif
+    {
+        next_labeled_batch(r, t);
+        loss_weights(r, m, cstar);
+    }
+    /* as in block_gradient: norm^2 / D, the kernel estimate's weight */
+    const double unit = -m->norm * m->norm / (double)D;
+#ifdef _OPENMP
+#pragma omp for schedule(static)
+#endif
+    for (long j = 0; j < D; j++) {
+        double sc = 0.0, ss = 0.0;
+        for (size_t i = 0; i < r->bl; i++) {
+            size_t row = r->lidx[i];
+            sc += r->wl[row] * r->fcl[row * W + (size_t)j];
+            if (r->pair)
+                ss += r->wl[row] * r->fsl[row * W + (size_t)j];
+        }
+        for (size_t i = 0; i < r->bu; i++) {
+            sc += r->wu[i] * r->cu[i * W + (size_t)j];
+            if (r->pair)
+                ss += r->wu[i] * r->su[i * W + (size_t)j];
+        }
+        r->gc[j] = unit * sc;
+        r->gs[j] = unit * ss;
+    }
+    apply_step(r, m, 0, D, r->fcl, r->fsl, W, gamma, r->gc, r->gs);
+    return end_step(r, m, t, 0);
+}
+
+/* One step of TSG, DSG or CDSG (t is 1-based; team): the general path,
+ * for the checking rule and for a labeled mini-batch predicted without the
+ * cache. */
+static tsgs_status step(run_t *r, tsgs_model *m, long t, lane_t *me)
+{
+    const tsgs_params *p = &r->p;
+    const long dirs = m->fs.dirs;
+    double gamma, cstar;
+    tsgs_status st = open_step(r, m, t, me, &gamma, &cstar);
+    if (st != TSGS_OK)
+        return st;
+#ifdef _OPENMP
+#pragma omp single
+#endif
+    next_labeled_batch(r, t);
+    if (!r->lcache && (st = predict_labeled(r, m, me)) != TSGS_OK)
+        return st;
+    int check;
+#ifdef _OPENMP
+#pragma omp single copyprivate(check)
+#endif
+    {
+        loss_weights(r, m, cstar);
+        check = p->reuse == TSGS_REUSE_CHECK && m->nblocks > 0;
+    }
+    if (check && (st = check_candidates(r, m, t, gamma)) != TSGS_OK)
+        return st;
+    int checked;
+#ifdef _OPENMP
+#pragma omp single copyprivate(st, checked)
+#endif
+    st = choose_block(r, m, t, check, &checked);
+    if (st != TSGS_OK)
+        return st;
+    if (!checked &&
+        (st = block_gradient(r, m, r->blk, r->gc, r->gs)) != TSGS_OK)
+        return st;
+    /* the checking rule's winner keeps its features in bcl/bsl */
+    apply_step(r, m, r->blk, dirs, checked ? r->bcl : r->cl,
+               checked ? r->bsl : r->sl, r->wb, r->blk_eta, r->gc, r->gs);
+    return end_step(r, m, t, p->balance != TSGS__BALANCE_HOLD);
+}
+
+/* Serial, after the fast path's kernel: the decision values, the loss
+ * weights, the block's gradient and the step (the labeled cache too when
+ * it is small). */
+static tsgs_status fast_serial(run_t *r, tsgs_model *m, long t)
+{
+    const long dirs = m->fs.dirs;
+    const double cstar = annealed_cstar(r, t);
+    if (r->bu) {
+        tsgs__combine_tiles(r->view_blocks * dirs, r->part, r->bu, r->gu);
+        tsgs_status st = finish_unlabeled(r, m, t);
+        if (st != TSGS_OK)
+            return st;
+    }
+    next_labeled_batch(r, t);
+    loss_weights(r, m, cstar);
+    block_sums(r, m, r->gc, r->gs, NULL);
+    apply_coefficients(r, m, r->blk, dirs, r->blk_eta, r->gc, r->gs);
+    if (!r->big_update) {
+        update_labeled_cache_serial(r, dirs, r->cl, r->sl, r->wb);
+        fold_scale_if_small(r, m);
+    }
+    return TSGS_OK;
+}
+
+/* One step on the fast path (team): its block and the next step's rows
+ * are planned before it, so the block's features and the next rows are
+ * computed while the team predicts the mini-batch, and the rest of the
+ * step is one serial section: two barriers a step. */
+static tsgs_status step_fast(run_t *r, tsgs_model *m, long t, lane_t *me)
+{
+    tsgs_status st = begin_step(r, m, t);
+    if (st != TSGS_OK)
+        return st;
+    block_features(r);
+    tsgs__fview v = tsgs__model_view_blocks(m, r->view_blocks);
+    tsgs__eval_tiles_team(&v, r->XU.x, r->bu, r->part, &me->ws, r->gu,
+                          &r->failed); /* ends with a barrier */
+#ifdef _OPENMP
+#pragma omp master
+#endif
+    r->run_st = fast_serial(r, m, t);
+    if (r->big_update) {
+#ifdef _OPENMP
+#pragma omp barrier
+#endif
+        if (r->run_st != TSGS_OK)
+            return r->run_st;
+        update_labeled_cache(r, m->fs.dirs, r->cl, r->sl, r->wb);
+#ifdef _OPENMP
+#pragma omp master
+#endif
+        fold_scale_if_small(r, m);
+    }
+    /* (a failure: end_step's barrier tells every thread) */
+    return end_step(r, m, t, r->p.balance != TSGS__BALANCE_HOLD);
+}
+
+/* Step t by the path the run takes (team). */
+tsgs_status tsgs__sgd_step(run_t *r, tsgs_model *m, long t, lane_t *me)
+{
+    return r->fast  ? step_fast(r, m, t, me)
+           : r->frs ? step_frs(r, m, t, me)
+                    : step(r, m, t, me);
+}

@@ -1,0 +1,125 @@
+/* The state of a run of the stochastic solvers, shared by sgd.c (setup,
+ * the run loop, finish) and sgd_step.c (the steps); included by those two
+ * files only. */
+#ifndef TSGS_SGD_STEP_H
+#define TSGS_SGD_STEP_H
+
+#include "solver.h"
+
+#include <time.h>
+
+/* The shuffle draws its swaps in chunks of this many (r->draws holds
+ * two). */
+#define SHUFFLE_CHUNK 65536
+
+static inline double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Everything a run needs besides the model. */
+typedef struct {
+    const tsgs_dataset *ds;
+    tsgs_params p;      /* resolved */
+    int threads;
+    size_t d;
+    size_t nl, nu;      /* labeled and unlabeled rows */
+    size_t *lidx;       /* labeled row indices (in batch order) */
+    size_t *uidx;       /* unlabeled row indices, reshuffled each pass */
+    size_t *ubatch;     /* the rows of the current unlabeled mini-batch */
+    tsgs__rows XL;      /* scaled labeled rows, nl x d (dense or sparse) */
+    double *yl;         /* +1 / -1 */
+    double *hl;         /* cached unscaled sums of the labeled rows */
+    double *wl;         /* loss derivative weights of the labeled rows */
+    tsgs__rows XU;      /* scaled unlabeled mini-batch, bu x d */
+    double *gu;         /* its decision values */
+    double *wu;
+    size_t bl, bu;      /* mini-batch sizes */
+    size_t upos;        /* position in the current pass over uidx */
+    long epoch;
+    float *Wb, *Pb;     /* packed directions of the block being updated */
+    float *cl, *sl;     /* block features of the labeled rows */
+    float *cu, *su;     /* block features of the unlabeled mini-batch */
+    double *dac, *das;  /* coefficient increments of the block */
+    int lcache;         /* labeled sums cached (n_l small), else the
+                           labeled mini-batch is predicted every step */
+    tsgs__rows XLb;     /* no cache: the labeled mini-batch's rows */
+    double *gl;         /* no cache: its decision values */
+    int pair;           /* PAIR features: cos and sin per direction */
+    long ngb;           /* packed groups per block */
+    size_t wb;          /* their width, ngb * LANES */
+    double *gc, *gs;    /* gradient of the block being written */
+    double *cgc, *cgs;  /* the checking rule's candidate gradient */
+    float *bcl, *bsl;   /* the best candidate's labeled features */
+    int frs;            /* FRS3VM: one fixed set of features */
+    long frs_dirs;      /* its directions */
+    long frs_groups;    /* and packed groups */
+    float *fcl, *fsl;   /* FRS: features of every labeled row, fixed */
+    double *sorted;     /* balance: the mini-batch's sorted decisions */
+    double mean_ema;    /* balance: running threshold */
+    tsgs__train_opts opt;
+    double t_start;     /* when the steps started */
+    double monitor_s;   /* time spent measuring the monitor set since */
+    size_t *ubatch_next; /* the next mini-batch's rows, read ahead */
+    tsgs__rows XU_next; /* and their scaled copies */
+    tsgs__featcache *fc; /* sparse rows: every unlabeled row's features
+                            (then XU and XU_next are not gathered) */
+    size_t *lrow;       /* with the labeled cache: the labeled rows' rows
+                           in the dataset, XL's order (also in fc) */
+    long next_t;        /* the step whose rows ubatch_next holds (0: none) */
+    long plan_t;        /* the step planned (its rows in XU; on the fast
+                           path its block chosen too), 0: none */
+    int fast;           /* the fast path: a step's block is chosen before
+                           its predictions (no checking rule, labeled
+                           cache, not FRS) */
+    int big_update;     /* the labeled-cache update is worth a team */
+    long view_blocks;   /* fast path: the blocks the predictions see */
+    const tsgs_train_hooks *hooks;
+    long T, t1;         /* the run's steps; the last of this stretch */
+    long max_blocks;
+    size_t *draws;      /* the shuffle's draws: two chunks */
+    double *part;       /* the kernel's partial sums, shared by the team */
+    size_t npart;       /* their size */
+    /* Shared by the team within a step: what one thread decided for all. */
+    tsgs_error *err;    /* where a failure is described */
+    int failed;         /* the kernel could not generate directions */
+    int stop;           /* the hooks asked to stop */
+    long t_last;        /* the last step run */
+    tsgs_status run_st; /* TSGS_OK, or why a step failed */
+    long blk;           /* the block this step writes */
+    double blk_eta;     /* and its step */
+    int blk_checked;    /* its gradient is the checking rule's */
+    double var;         /* block_gradient's sampling variance */
+    long best;          /* the checking rule's best candidate */
+    double best_eta;    /* and its step */
+} run_t;
+
+/* What each thread of the team keeps for itself. */
+typedef struct {
+    tsgs__kernel_ws ws; /* scratch for regenerated directions */
+} lane_t;
+
+/* Step t (1-based) by the run's path: the fast one (r->fast), FRS
+ * (r->frs) or the general one; called by every thread of the team (or
+ * outside a parallel region, by one). TSGS_OK, or why the step failed;
+ * r->stop when the hooks asked to stop. */
+tsgs_status tsgs__sgd_step(run_t *r, tsgs_model *m, long t, lane_t *me);
+
+/* A new random order of the unlabeled rows for pass r->epoch (team). */
+void tsgs__sgd_shuffle_pass(run_t *r);
+
+/* The decision value below which a share (1 - ratio) of v lies (v is
+ * reordered). */
+double tsgs__sgd_quantile(double *v, size_t n, double ratio);
+
+/* A progress report at step t of T through the hooks (the monitor set
+ * measured when `measure`), and whether the hooks ask for a monitor
+ * measurement after step t. */
+void tsgs__sgd_report_progress(run_t *r, const tsgs_model *m,
+                               const tsgs_train_hooks *hooks, long t, long T,
+                               int measure);
+int tsgs__sgd_measure_due(const tsgs_train_hooks *hooks, long t);
+
+#endif
