@@ -606,6 +606,12 @@ tsgs_status tsgs__model_decision_rows(const tsgs_model *m,
                                       const tsgs__rows *R, int threads,
                                       double *out, tsgs_error *err);
 
+/* -------------------------------------------------------------- order.c */
+
+/* The k-th smallest of v[0..n) (0-based, n > 0), reordering v:
+ * quickselect, O(n) on average. */
+double tsgs__select_kth(double *v, size_t n, size_t k);
+
 /* -------------------------------------------------------- core: train.c */
 
 typedef struct {

@@ -23,38 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* k-th smallest of v[0..n) (0-based), reordering v: quickselect, O(n). */
-static double select_kth(double *v, size_t n, size_t k)
-{
-    size_t lo = 0, hi = n - 1;
-    while (lo < hi) {
-        double pivot = v[lo + (hi - lo) / 2];
-        size_t i = lo, j = hi;
-        while (i <= j) {
-            while (v[i] < pivot)
-                i++;
-            while (v[j] > pivot)
-                j--;
-            if (i <= j) {
-                double t = v[i];
-                v[i] = v[j];
-                v[j] = t;
-                i++;
-                if (j == 0)
-                    break;
-                j--;
-            }
-        }
-        if (k <= j)
-            hi = j;
-        else if (k >= i)
-            lo = i;
-        else
-            return v[k];
-    }
-    return v[k];
-}
-
 /* The decision value below which a share (1 - ratio) of v lies: the
  * midpoint of the two order statistics around it (v is reordered). */
 double tsgs__sgd_quantile(double *v, size_t n, double ratio)
@@ -62,8 +30,8 @@ double tsgs__sgd_quantile(double *v, size_t n, double ratio)
     double pos = (1.0 - ratio) * (double)n;
     size_t lo = pos < 1.0 ? 0 : (size_t)pos - 1;
     size_t hi = lo + 1 < n ? lo + 1 : lo;
-    double a = select_kth(v, n, lo);
-    double b = select_kth(v, n, hi);
+    double a = tsgs__select_kth(v, n, lo);
+    double b = tsgs__select_kth(v, n, hi);
     return 0.5 * (a + b);
 }
 
