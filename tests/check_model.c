@@ -2,6 +2,7 @@
  * corrupt, foreign and wrong-version files are refused with a message
  * that names the file and line; a dataset of another width is refused. */
 #include <check.h>
+#include <malloc.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -618,6 +619,79 @@ START_TEST(null_arguments_refused)
 }
 END_TEST
 
+/* Bytes the main heap holds now (glibc; 0 under a sanitizer's allocator,
+ * which finds leaks by itself). */
+static size_t heap_in_use(void)
+{
+    struct mallinfo2 mi = mallinfo2();
+    return mi.uordblks;
+}
+
+/* Heap growth over `rounds` loads and frees of path (which must load). */
+static size_t load_growth(const char *path, int rounds)
+{
+    tsgs_model *m = NULL;
+    tsgs_error err;
+    size_t before = heap_in_use();
+    for (int i = 0; i < rounds; i++) {
+        ck_assert_msg(tsgs_model_load(path, &m, &err) == TSGS_OK, "%s: %s",
+                      path, err.message);
+        tsgs_model_free(m);
+    }
+    size_t after = heap_in_use();
+    return after > before ? after - before : 0;
+}
+
+/* Loading and freeing a model gives back everything the loader took, also
+ * for a header with scaler lines another scaler kind does not use (a
+ * scaler-maxabs line beside "scaler zscore" leaked its columns once). */
+START_TEST(load_frees_what_it_parsed)
+{
+    tsgs_model *m = small_model(3, TSGS_SCALE_ZSCORE, NULL);
+    ck_assert_int_eq(tsgs_model_save(m, "heap.model", NULL), TSGS_OK);
+    tsgs_model_free(m);
+    m = small_model(3, TSGS_SCALE_MAXABS, NULL);
+    ck_assert_int_eq(tsgs_model_save(m, "heapmax.model", NULL), TSGS_OK);
+    tsgs_model_free(m);
+    size_t len, blen;
+    char *good = slurp("heap.model", &len);
+    char *extra = patch(good, "\nscaler zscore\n",
+                        "\nscaler zscore\nscaler-maxabs 2 1:2 3:0.5\n",
+                        strlen("\nscaler zscore\nscaler-maxabs 2 1:2 3:0.5\n"),
+                        &blen);
+    spit("heapx.model", extra, blen);
+    char *gmax = slurp("heapmax.model", &len);
+    char *extra2 = patch(gmax, "\nscaler maxabs\n",
+                         "\nscaler maxabs\nscaler-shift 1 2 3\n"
+                         "scaler-mul 1 2 3\n",
+                         strlen("\nscaler maxabs\nscaler-shift 1 2 3\n"
+                                "scaler-mul 1 2 3\n"),
+                         &blen);
+    spit("heapx2.model", extra2, blen);
+    /* A leak costs every load a block; whatever a first call sets up once
+     * (and allocator noise) does not recur: the least growth of three
+     * rounds of 50 loads, after a first round, is below one block. */
+    static const char *const files[] = {"heap.model", "heapmax.model",
+                                        "heapx.model", "heapx2.model"};
+    for (int i = 0; i < 4; i++) {
+        size_t least = SIZE_MAX;
+        for (int round = 0; round < 4; round++) {
+            size_t grew = load_growth(files[i], 50);
+            if (round > 0 && grew < least)
+                least = grew;
+        }
+        ck_assert_msg(least < 16, "%s: the heap grew by %zu bytes over 50 "
+                                  "loads",
+                      files[i], least);
+        remove(files[i]);
+    }
+    free(good);
+    free(gmax);
+    free(extra);
+    free(extra2);
+}
+END_TEST
+
 START_TEST(predict_refuses_other_width)
 {
     tsgs_dataset *ds;
@@ -651,6 +725,7 @@ Suite *model_suite(void)
     tcase_add_test(tc, maxabs_model_round_trip);
     tcase_add_test(tc, ovr_header_errors_refused);
     tcase_add_test(tc, null_arguments_refused);
+    tcase_add_test(tc, load_frees_what_it_parsed);
     suite_add_tcase(s, tc);
     return s;
 }
