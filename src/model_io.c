@@ -692,6 +692,9 @@ loaded:
     for (size_t i = 0; i < nseen; i++)
         free(seen[i]);
     free(seen);
+    /* a scaler-maxabs line beside another scaler kind: parsed, unused */
+    free(scol);
+    free(smul);
     *out = m;
     return TSGS_OK;
 fail:

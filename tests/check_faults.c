@@ -321,6 +321,151 @@ START_TEST(sparse_out_of_memory)
 }
 END_TEST
 
+/* .npy files: mapped in place (f4), converted (f8 with int64 labels),
+ * Fortran order. */
+START_TEST(npy_out_of_memory)
+{
+    static const char *const files[] = {"data/npy/f4.npy", "data/npy/f8.npy",
+                                        "data/npy/fortran.npy"};
+    for (int i = 0; i < 3; i++)
+        fail_each_allocation(files[i], op_read, (void *)files[i],
+                             free_dataset);
+}
+END_TEST
+
+/* Rows and labels made before anything is armed (the fixtures' own
+ * allocations are not checked). */
+typedef struct {
+    float x[40 * 3];
+    double y[40];
+    const char *wide; /* a sparse LIBSVM file */
+} edit_ctx;
+
+/* Every dataset edit on dense rows, then on sparse ones: append, select,
+ * keep labels, drop features. */
+static tsgs_status op_edit(void *ctx, void **out, tsgs_error *err)
+{
+    edit_ctx *c = ctx;
+    tsgs_dataset *a = NULL, *b = NULL, *sel = NULL;
+    static const size_t rows[] = {0, 3, 5, 39, 41, 79};
+    size_t dropped;
+    (void)out;
+    tsgs_status st = tsgs_dataset_from_dense(40, 3, c->x, c->y, &a, err);
+    if (st == TSGS_OK)
+        st = tsgs_dataset_from_dense(40, 3, c->x, c->y, &b, err);
+    if (st == TSGS_OK)
+        st = tsgs_dataset_append_unlabeled(a, b, err);
+    if (st == TSGS_OK)
+        st = tsgs_dataset_select(a, rows, 6, &sel, err);
+    if (st == TSGS_OK)
+        st = tsgs_dataset_keep_labels(a, 6, 3, err);
+    if (st == TSGS_OK)
+        st = tsgs_dataset_drop_features(a, 2, &dropped, err);
+    tsgs_dataset_free(a);
+    tsgs_dataset_free(b);
+    tsgs_dataset_free(sel);
+    a = b = sel = NULL;
+    if (st == TSGS_OK)
+        st = tsgs_dataset_read(c->wide, NULL, &a, err);
+    if (st == TSGS_OK)
+        st = tsgs_dataset_read(c->wide, NULL, &b, err);
+    if (st == TSGS_OK)
+        st = tsgs_dataset_append_unlabeled(a, b, err);
+    if (st == TSGS_OK)
+        st = tsgs_dataset_select(a, rows, 6, &sel, err);
+    if (st == TSGS_OK)
+        st = tsgs_dataset_keep_labels(a, 10, 3, err);
+    if (st == TSGS_OK)
+        st = tsgs_dataset_drop_features(a, 100, &dropped, err);
+    tsgs_dataset_free(a);
+    tsgs_dataset_free(b);
+    tsgs_dataset_free(sel);
+    return st;
+}
+
+START_TEST(dataset_edits_out_of_memory)
+{
+    edit_ctx c;
+    for (int i = 0; i < 40; i++) {
+        for (int k = 0; k < 3; k++)
+            c.x[3 * i + k] = (float)((i % 2 ? 1 : -1) + 0.1 * ((i * 7 + k) % 5));
+        c.y[i] = i < 20 ? (i % 2 ? 1 : -1) : TSGS_UNLABELED;
+    }
+    c.wide = write_wide_file();
+    fail_each_allocation("dataset edits", op_edit, &c, NULL);
+    remove(c.wide);
+}
+END_TEST
+
+typedef struct {
+    tsgs_dataset *ds;
+    FILE *sink;
+} synth_ctx;
+
+/* A mixture fitted and 200 rows written in each layout. */
+static tsgs_status op_synth(void *ctx, void **out, tsgs_error *err)
+{
+    synth_ctx *c = ctx;
+    tsgs_mixture *m = NULL;
+    (void)out;
+    tsgs_status st = tsgs_mixture_fit(c->ds, 2, 5, &m, err);
+    if (st == TSGS_OK)
+        st = tsgs_synth_write(m, 7, 0, 200, TSGS_LAYOUT_LIBSVM, 1, 2, c->sink,
+                              err);
+    tsgs_mixture_free(m);
+    return st;
+}
+
+START_TEST(synth_out_of_memory)
+{
+    synth_ctx c = {fixture_blobs(60, 3, 2.0, 0.5, 60, 30, 4, NULL),
+                   fopen("/dev/null", "w")};
+    ck_assert_ptr_nonnull(c.sink);
+    fail_each_allocation("mixture + synth", op_synth, &c, NULL);
+    fclose(c.sink);
+    tsgs_dataset_free(c.ds);
+}
+END_TEST
+
+/* Models of every kind saved and loaded: MAXABS scaled, bs3vm support
+ * vectors, one-vs-rest. */
+START_TEST(model_kinds_out_of_memory)
+{
+    tsgs_dataset *ds = fixture_blobs(60, 3, 2.0, 0.5, 16, 8, 4, NULL);
+    tsgs_params p = small_params(TSGS_SOLVER_TSG);
+    p.scale = TSGS_SCALE_MAXABS;
+    tsgs_model *m;
+    ck_assert_int_eq(tsgs_train(ds, &p, NULL, &m, NULL, NULL), TSGS_OK);
+    predict_ctx c = {m, ds};
+    fail_each_allocation("maxabs save + load", op_save_load, &c, free_model);
+    tsgs_model_free(m);
+    p = small_params(TSGS_SOLVER_BS3VM);
+    ck_assert_int_eq(tsgs_train(ds, &p, NULL, &m, NULL, NULL), TSGS_OK);
+    c.m = m;
+    fail_each_allocation("bs3vm save + load", op_save_load, &c, free_model);
+    tsgs_model_free(m);
+    tsgs_dataset_free(ds);
+    float x[90 * 2];
+    double y[90];
+    for (int i = 0; i < 90; i++) {
+        int k = i % 3;
+        x[2 * i] = (float)(3.0 * k + 0.1 * (i % 7));
+        x[2 * i + 1] = (float)(0.2 * (i % 5) - 3.0 * k);
+        y[i] = i < 30 ? k + 1 : TSGS_UNLABELED;
+    }
+    ck_assert_int_eq(tsgs_dataset_from_dense(90, 2, x, y, &ds, NULL),
+                     TSGS_OK);
+    p = small_params(TSGS_SOLVER_TSG);
+    ck_assert_int_eq(tsgs_train(ds, &p, NULL, &m, NULL, NULL), TSGS_OK);
+    c = (predict_ctx){m, ds};
+    fail_each_allocation("one-vs-rest save + load", op_save_load, &c,
+                         free_model);
+    tsgs_model_free(m);
+    tsgs_dataset_free(ds);
+    remove("faults.model");
+}
+END_TEST
+
 static tsgs_status op_topology(void *ctx, void **out, tsgs_error *err)
 {
     tsgs_topology *t;
@@ -359,6 +504,10 @@ Suite *faults_suite(void)
     tcase_add_test(tc, cv_out_of_memory);
     tcase_add_test(tc, topology_out_of_memory);
     tcase_add_test(tc, sparse_out_of_memory);
+    tcase_add_test(tc, npy_out_of_memory);
+    tcase_add_test(tc, dataset_edits_out_of_memory);
+    tcase_add_test(tc, synth_out_of_memory);
+    tcase_add_test(tc, model_kinds_out_of_memory);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -300,6 +300,13 @@ static const struct {
     {"{'descr': '<f4', 'fortran_order': False, "
      "'shape': (4294967296, 4294967296, 4294967296), }",
      1, 0, 0, NULL, 0, TSGS_ERR_PARSE, 0, "the sizes overflow"},
+    {"{1: '<f4', 'fortran_order': False, 'shape': (3, 4), }", 1, 0, -1,
+     NULL, 0, TSGS_ERR_PARSE, 0, "expected 'key': value"},
+    {"{'descr': 4, 'fortran_order': False, 'shape': (3, 4), }", 1, 0, -1,
+     NULL, 0, TSGS_ERR_PARSE, 0,
+     "field 'descr': expected a dtype string such as '<f4'"},
+    {"{'descr': '<f4' 'fortran_order': False, 'shape': (3, 4), }", 1, 0, -1,
+     NULL, 0, TSGS_ERR_PARSE, 0, "expected ',' or '}' after a value"},
     /* the companion's own faults name the companion */
     {NULL, 1, 0, -1, "{'descr': '<f8', 'fortran_order': False, "
                      "'shape': (2,), }",
@@ -464,6 +471,113 @@ START_TEST(bad_values_named_by_element)
 }
 END_TEST
 
+/* NumPy's older spellings and label types: shape entries with a Python 2
+ * 'L', no trailing comma before '}', unsigned integer labels. */
+START_TEST(old_spellings_and_unsigned_labels)
+{
+    make_tmp();
+    const char *path = tmp_path("u.npy"), *lpath = tmp_path("u.labels.npy");
+    write_npy(path, 1, "{'descr': '<f4', 'fortran_order': False, "
+                       "'shape': (3L, 4L)}", 0, X, sizeof X);
+    const unsigned short u2[3] = {7, 0, 65535};
+    write_npy(lpath, 1, "{'descr': '<u2', 'fortran_order': False, "
+                        "'shape': (3,), }", 0, u2, sizeof u2);
+    tsgs_dataset *ds = test_read_ok(path, NULL);
+    check_x(ds, 0, 4);
+    check_y(ds, (const double[]){7, 0, 65535});
+    tsgs_dataset_free(ds);
+    remove(path);
+    remove(lpath);
+    rmdir(tmp_dir);
+}
+END_TEST
+
+/* The label and skipped columns must fit the array's columns; a table
+ * whose only column is the label has no features; each refusal names the
+ * file and the option. */
+START_TEST(columns_must_fit_the_array)
+{
+    static const struct {
+        int label_column, skip;
+        tsgs_status code;
+        const char *says;
+    } cases[] = {
+        {6, 0, TSGS_ERR_PARAM, "label column 6: the array has only 5 columns"},
+        {1, 2, TSGS_ERR_PARAM, "label column 1 is among the 2 skipped columns"},
+        {0, 6, TSGS_ERR_PARAM, "skip columns 6: the array has only 5 columns"},
+        {-1, 5, TSGS_ERR_PARAM, "label column 5 is among the 5 skipped"},
+        {0, 5, TSGS_ERR_DATA, "no features: shape (3, 5)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tsgs_read_options o = tsgs_read_options_default();
+        o.label_column = cases[i].label_column;
+        o.skip_columns = cases[i].skip;
+        tsgs_dataset *ds = NULL;
+        tsgs_error err;
+        ck_assert_int_eq(tsgs_dataset_read(NPY "table_be.npy", &o, &ds, &err),
+                         cases[i].code);
+        ck_assert_ptr_null(ds);
+        ck_assert_str_eq(err.file, NPY "table_be.npy");
+        ck_assert_msg(strstr(err.message, cases[i].says), "case %zu: %s", i,
+                      err.message);
+    }
+    make_tmp();
+    const char *path = tmp_path("one.npy");
+    const float col[3] = {1, -1, 1};
+    write_npy(path, 1, "{'descr': '<f4', 'fortran_order': False, "
+                       "'shape': (3, 1), }", 0, col, sizeof col);
+    tsgs_dataset *ds = NULL;
+    tsgs_error err;
+    ck_assert_int_eq(tsgs_dataset_read(path, NULL, &ds, &err), TSGS_ERR_DATA);
+    ck_assert_ptr_null(ds);
+    ck_assert_msg(strstr(err.message, "no features: shape (3, 1)"), "%s",
+                  err.message);
+    remove(path);
+    rmdir(tmp_dir);
+}
+END_TEST
+
+/* A header length beyond what a .npy header may be is refused before it
+ * is allocated; a directory is not a .npy file; saving needs a dataset
+ * and a path. */
+START_TEST(header_size_and_file_kind)
+{
+    make_tmp();
+    const char *path = tmp_path("huge.npy");
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    /* version 2: a 4-byte length, here 0x7fffff00 */
+    static const unsigned char head[12] = {0x93, 'N', 'U', 'M', 'P', 'Y', 2,
+                                           0, 0x00, 0xff, 0xff, 0x7f};
+    fwrite(head, 1, sizeof head, f);
+    fputs("{'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), }\n", f);
+    fclose(f);
+    tsgs_dataset *ds = NULL;
+    tsgs_error err;
+    ck_assert_int_eq(tsgs_dataset_read(path, NULL, &ds, &err),
+                     TSGS_ERR_PARSE);
+    ck_assert_ptr_null(ds);
+    ck_assert_str_eq(err.file, path);
+    ck_assert_msg(strstr(err.message, "header length 2147483392: larger "
+                                      "than"),
+                  "%s", err.message);
+    remove(path);
+    ck_assert_int_eq(tsgs__npy_read(tmp_dir, &(tsgs_read_options){0}, &ds,
+                                    &err),
+                     TSGS_ERR_UNSUPPORTED);
+    ck_assert_ptr_null(ds);
+    ck_assert_msg(strstr(err.message, "must be a regular file"), "%s",
+                  err.message);
+    rmdir(tmp_dir);
+    ds = test_read_ok(NPY "f4.npy", NULL);
+    ck_assert_int_eq(tsgs_dataset_save_npy(NULL, "x.npy", &err),
+                     TSGS_ERR_PARAM);
+    ck_assert_str_eq(err.message, "tsgs_dataset_save_npy: NULL argument");
+    ck_assert_int_eq(tsgs_dataset_save_npy(ds, NULL, &err), TSGS_ERR_PARAM);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
 Suite *npy_suite(void)
 {
     Suite *s = suite_create("npy");
@@ -478,6 +592,9 @@ Suite *npy_suite(void)
                         (int)(sizeof bad / sizeof bad[0]));
     tcase_add_test(tc, truncated_anywhere_fails);
     tcase_add_test(tc, bad_values_named_by_element);
+    tcase_add_test(tc, old_spellings_and_unsigned_labels);
+    tcase_add_test(tc, columns_must_fit_the_array);
+    tcase_add_test(tc, header_size_and_file_kind);
     suite_add_tcase(s, tc);
     return s;
 }

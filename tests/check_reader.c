@@ -277,6 +277,12 @@ static const struct {
      "token 2 \"2:nan\": value is NaN or infinite"},
     {"1 2:-Inf\n", TSGS_FORMAT_AUTO, 1, TSGS_ERR_DATA, 1,
      "value is NaN or infinite"},
+    {"1 2:-Infinity\n", TSGS_FORMAT_AUTO, 1, TSGS_ERR_DATA, 1,
+     "token 2 \"2:-Infinity\": value is NaN or infinite"},
+    {"infinity 2:1\n", TSGS_FORMAT_LIBSVM, 1, TSGS_ERR_DATA, 1,
+     "token 1 \"infinity\": label is NaN or infinite"},
+    {"1 2:infinite\n", TSGS_FORMAT_AUTO, 1, TSGS_ERR_PARSE, 1,
+     "token 2 \"2:infinite\": value is not a number"},
     {"1 2:1e39\n", TSGS_FORMAT_AUTO, 1, TSGS_ERR_DATA, 1,
      "token 2 \"2:1e39\": value is out of range for a float"},
     /* exponents past the powers-of-ten table (an out-of-bounds read in
@@ -383,8 +389,32 @@ START_TEST(bad_options_rejected)
     remove_tmp();
     ck_assert_ptr_nonnull(strstr(err.message, "skipped"));
     ck_assert_ptr_null(ds);
+    /* more skipped columns than the line has */
+    o = tsgs_read_options_default();
+    o.skip_columns = 5;
+    o.label_column = 0;
+    make_tmp();
+    ck_assert_int_eq(read_text("1,2,3\n", "skip5.csv", &o, &ds, &err, path,
+                               sizeof path),
+                     TSGS_ERR_PARAM);
+    remove_tmp();
+    ck_assert_str_eq(err.file, path);
+    ck_assert_msg(strstr(err.message, ":1: skip columns 5: the line has "
+                                      "only 3 columns"),
+                  "%s", err.message);
+    ck_assert_ptr_null(ds);
+    /* a model's width beyond any index a file may hold */
+    o = tsgs_read_options_default();
+    o.min_features = 10000001;
+    ck_assert_int_eq(tsgs_dataset_read(R "basic.svm", &o, &ds, &err),
+                     TSGS_ERR_PARAM);
+    ck_assert_msg(strstr(err.message, "min features 10000001 is larger than "
+                                      "10000000"),
+                  "%s", err.message);
+    ck_assert_ptr_null(ds);
 }
 END_TEST
+
 
 static tsgs_dataset *text_ok(const char *text, const tsgs_read_options *o)
 {
@@ -398,6 +428,40 @@ static tsgs_dataset *text_ok(const char *text, const tsgs_read_options *o)
     ck_assert_msg(st == TSGS_OK, "%s", err.message);
     return ds;
 }
+
+/* A label of 600 characters (more digits than a double holds, so it is
+ * not read exactly by the fast path) is refused as a label that is not a
+ * number, quoted to its first 40 characters and "..."; a long exact one
+ * reads. */
+START_TEST(long_tokens_quoted_short)
+{
+    char text[1400], want[80];
+    memset(text, '1', 600);
+    text[1] = '.';
+    snprintf(text + 600, sizeof text - 600, " 1:1\n");
+    tsgs_read_options o = tsgs_read_options_default();
+    o.format = TSGS_FORMAT_LIBSVM;
+    tsgs_dataset *ds = NULL;
+    tsgs_error err;
+    char path[128];
+    make_tmp();
+    ck_assert_int_eq(read_text(text, "long.svm", &o, &ds, &err, path,
+                               sizeof path),
+                     TSGS_ERR_PARSE);
+    remove_tmp();
+    ck_assert_ptr_null(ds);
+    snprintf(want, sizeof want, "token 1 \"%.40s...\": label is not a number",
+             text);
+    ck_assert_msg(strstr(err.message, want), "%s lacks %s", err.message,
+                  want);
+    ck_assert_int_eq(err.line, 1);
+    /* 400 digits: within what the label parser copies, read as strtod does */
+    snprintf(text + 400, sizeof text - 400, " 1:1\n");
+    ds = text_ok(text, &o);
+    ck_assert_double_eq(tsgs_dataset_label(ds, 0), 1.1111111111111111);
+    tsgs_dataset_free(ds);
+}
+END_TEST
 
 START_TEST(csv_header_columns_and_separators)
 {
@@ -905,6 +969,7 @@ Suite *reader_suite(void)
     tcase_add_test(tc, empty_and_missing_files);
     tcase_add_test(tc, wide_file_reads_sparse);
     tcase_add_test(tc, bad_options_rejected);
+    tcase_add_test(tc, long_tokens_quoted_short);
     suite_add_tcase(s, tc);
     tc = tcase_create("real");
     tcase_set_timeout(tc, 120);

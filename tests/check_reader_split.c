@@ -51,8 +51,19 @@ static void assert_same(const tsgs_dataset *a, const tsgs_dataset *b,
 {
     ck_assert_msg(a->n == b->n && a->d == b->d, "%s: %zu x %zu vs %zu x %zu",
                   what, a->n, a->d, b->n, b->d);
-    ck_assert_msg(memcmp(a->x, b->x, sizeof(float) * a->n * a->d) == 0,
-                  "%s: features differ", what);
+    ck_assert_msg(tsgs__sparse(a) == tsgs__sparse(b), "%s: sparse %d vs %d",
+                  what, tsgs__sparse(a), tsgs__sparse(b));
+    if (tsgs__sparse(a)) {
+        size_t nz = a->ptr[a->n];
+        ck_assert_msg(memcmp(a->ptr, b->ptr, sizeof(size_t) * (a->n + 1)) ==
+                              0 &&
+                          memcmp(a->col, b->col, sizeof(uint32_t) * nz) == 0 &&
+                          memcmp(a->val, b->val, sizeof(float) * nz) == 0,
+                      "%s: sparse rows differ", what);
+    } else {
+        ck_assert_msg(memcmp(a->x, b->x, sizeof(float) * a->n * a->d) == 0,
+                      "%s: features differ", what);
+    }
     ck_assert_msg(memcmp(a->y, b->y, sizeof(double) * a->n) == 0,
                   "%s: labels differ", what);
 }
@@ -223,6 +234,43 @@ START_TEST(real_files_split_the_same)
 }
 END_TEST
 
+/* Rows that stay sparse (a few non-zeros among 200,000 columns): every
+ * split gives the serial read's CSR rows; a minimum chunk of 0 is one
+ * byte. */
+START_TEST(sparse_rows_split_the_same)
+{
+    size_t cap = 1 << 16, k = 0;
+    char *t = malloc(cap);
+    ck_assert_ptr_nonnull(t);
+    uint64_t seed = 99;
+    for (int i = 0; i < 300; i++) {
+        uint64_t r = next(&seed);
+        k += (size_t)sprintf(t + k, "%+d", r % 2 ? 1 : -1);
+        unsigned c = 1 + (unsigned)(r >> 8) % 50;
+        for (int j = 0; j < 4; j++) {
+            k += (size_t)sprintf(t + k, " %u:%.3g", c,
+                                 (double)((r >> (12 + 4 * j)) % 97) / 8 - 5);
+            c += 1 + (unsigned)(next(&seed) % 60000);
+        }
+        k += (size_t)sprintf(t + k, "\n");
+        ck_assert_uint_lt(k, cap - 256);
+    }
+    k += (size_t)sprintf(t + k, "1 200000:1\n");
+    write_text(t);
+    free(t);
+    tsgs_read_options o = tsgs_read_options_default();
+    tsgs_dataset *ds;
+    tsgs_error e;
+    ck_assert_int_eq(read_with(path, o, 3, 0, &ds, &e), TSGS_OK);
+    ck_assert(tsgs__sparse(ds));
+    ck_assert_uint_eq(ds->n, 301);
+    ck_assert_uint_eq(ds->d, 200000);
+    ck_assert_uint_eq(ds->ptr[ds->n], 4 * 300 + 1);
+    tsgs_dataset_free(ds);
+    check_splits(path, o);
+}
+END_TEST
+
 Suite *reader_split_suite(void)
 {
     Suite *s = suite_create("reader_split");
@@ -233,6 +281,7 @@ Suite *reader_split_suite(void)
     tcase_add_loop_test(tc, first_error_and_its_line_whatever_the_split, 0,
                         2);
     tcase_add_test(tc, real_files_split_the_same);
+    tcase_add_test(tc, sparse_rows_split_the_same);
     suite_add_tcase(s, tc);
     return s;
 }
