@@ -122,10 +122,15 @@ double tsgs__scaler_mul(const tsgs__scaler *s, size_t k);
  * make them dense), NONE excepted. */
 tsgs_status tsgs__scaler_fit(const tsgs_dataset *ds, tsgs_scaling kind,
                              tsgs__scaler *out, tsgs_error *err);
-/* The same on `threads` threads (dense rows: the same bits on any). */
+/* The same on `threads` threads (dense rows: the same bits on any); with
+ * zero_cols (ZSCORE and CLASS only), each dense column that is zero on at
+ * least half the rows is divided by its max |x| instead (shift 0: zeros
+ * stay zero), and the class stretch applies on top. */
+#define TSGS__ZERO_COLS_SHARE 0.5
 tsgs_status tsgs__scaler_fit_threads(const tsgs_dataset *ds,
-                                     tsgs_scaling kind, int threads,
-                                     tsgs__scaler *out, tsgs_error *err);
+                                     tsgs_scaling kind, int zero_cols,
+                                     int threads, tsgs__scaler *out,
+                                     tsgs_error *err);
 /* Whether s maps zeros to zeros (NONE, MAXABS): sparse rows stay sparse. */
 int tsgs__scaler_keeps_zeros(const tsgs__scaler *s);
 void tsgs__scaler_clear(tsgs__scaler *s);
@@ -621,6 +626,8 @@ typedef struct {
                            cache the labeled sums */
     struct tsgs__ovr_share *ovr; /* one-vs-rest: what its classes share
                                     (model_select.h); NULL: binary data */
+    int zero_cols;      /* scale auto: columns zero on half the rows or
+                           more scaled by max |x| (tsgs__scaler_fit_threads) */
 } tsgs__train_opts;
 
 /* tsgs_train with the stochastic solvers' test switches. */

@@ -229,19 +229,21 @@ static size_t range_and_sum(const tsgs_dataset *ds, size_t c, double *lo,
     return SIZE_MAX;
 }
 
-/* Pass 2 over chunk c's rows: the squared spread around mean into sq. */
+/* Pass 2 over chunk c's rows: the squared spread around mean into sq and
+ * the count of zeros into zeros (d each). */
 static void spread(const tsgs_dataset *ds, size_t c, const double *mean,
-                   double *sq)
+                   double *sq, double *zeros)
 {
     const size_t d = ds->d, i0 = c * FIT_CHUNK;
     const size_t i1 = ds->n - i0 < FIT_CHUNK ? ds->n : i0 + FIT_CHUNK;
     for (size_t k = 0; k < d; k++)
-        sq[k] = 0.0;
+        sq[k] = zeros[k] = 0.0;
     for (size_t i = i0; i < i1; i++) {
         const float *r = ds->x + i * d;
         for (size_t k = 0; k < d; k++) {
             double t = r[k] - mean[k];
             sq[k] += t * t;
+            zeros[k] += r[k] == 0.0f;
         }
     }
 }
@@ -249,12 +251,13 @@ static void spread(const tsgs_dataset *ds, size_t c, const double *mean,
 tsgs_status tsgs__scaler_fit(const tsgs_dataset *ds, tsgs_scaling kind,
                              tsgs__scaler *out, tsgs_error *err)
 {
-    return tsgs__scaler_fit_threads(ds, kind, 1, out, err);
+    return tsgs__scaler_fit_threads(ds, kind, 0, 1, out, err);
 }
 
 tsgs_status tsgs__scaler_fit_threads(const tsgs_dataset *ds,
-                                     tsgs_scaling kind, int threads,
-                                     tsgs__scaler *out, tsgs_error *err)
+                                     tsgs_scaling kind, int zero_cols,
+                                     int threads, tsgs__scaler *out,
+                                     tsgs_error *err)
 {
     if (!ds || !out)
         return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
@@ -319,14 +322,32 @@ tsgs_status tsgs__scaler_fit_threads(const tsgs_dataset *ds,
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(threads) schedule(static) if (nc > 1)
 #endif
-        for (long c = 0; c < nc; c++)
-            spread(ds, (size_t)c, s.shift, part + (size_t)c * 3 * dd);
-        for (long c = 0; c < nc; c++)
-            for (size_t k = 0; k < d; k++)
-                s.mul[k] += part[(size_t)c * 3 * dd + k];
+        for (long c = 0; c < nc; c++) {
+            double *pc = part + (size_t)c * 3 * dd;
+            spread(ds, (size_t)c, s.shift, pc, pc + dd);
+        }
+        /* chunk 0's slots take the totals, summed in chunk order */
+        double *sq = part, *zeros = part + dd;
+        for (long c = 1; c < nc; c++)
+            for (size_t k = 0; k < d; k++) {
+                sq[k] += part[(size_t)c * 3 * dd + k];
+                zeros[k] += part[(size_t)c * 3 * dd + dd + k];
+            }
         for (size_t k = 0; k < d; k++) {
-            double sd = n ? sqrt(s.mul[k] / (double)n) : 0.0;
+            double sd = n ? sqrt(sq[k] / (double)n) : 0.0;
             s.mul[k] = sd > 0.0 ? 1.0 / sd : 1.0;
+            /* zero_cols: a mostly-zero column (a pixel rarely lit, a rare
+             * count) would be stretched by 1 / sd, its few non-zeros
+             * becoming outliers that rule the distances (a digits pixel
+             * lit on 1 row in 1,000 reaches 30); by max |x| it stays in
+             * [-1, 1] and its zeros zero, as for sparse rows */
+            const double top = fabs(lo[k]) > fabs(hi[k]) ? fabs(lo[k])
+                                                         : fabs(hi[k]);
+            if (zero_cols && n && top > 0.0 &&
+                zeros[k] >= TSGS__ZERO_COLS_SHARE * (double)n) {
+                s.shift[k] = 0.0;
+                s.mul[k] = 1.0 / top;
+            }
         }
         if (kind == TSGS_SCALE_CLASS &&
             (st = class_stretch(ds, s.mul, err)) != TSGS_OK)

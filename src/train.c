@@ -307,7 +307,7 @@ tsgs_status tsgs_train(const tsgs_dataset *ds, const tsgs_params *params,
                        const tsgs_train_hooks *hooks, tsgs_model **out,
                        int *stopped_early, tsgs_error *err)
 {
-    tsgs__train_opts opt = {0, SCALE_FLOOR, -1, NULL};
+    tsgs__train_opts opt = {0, SCALE_FLOOR, -1, NULL, 0};
     return tsgs__train_ex(ds, params, hooks, &opt, out, stopped_early, err);
 }
 
@@ -356,12 +356,20 @@ tsgs_status tsgs__train_ex(const tsgs_dataset *ds, const tsgs_params *params,
      * a stretch per class would give the classes' models, which share one
      * sigma, different distances) */
     tsgs_params resolved = *params;
-    if (resolved.scale == TSGS_SCALE_AUTO)
+    tsgs__train_opts auto_opt = *opt;
+    if (resolved.scale == TSGS_SCALE_AUTO) {
         resolved.scale = k == 2 && resolved.solver == TSGS_SOLVER_SAFE
                              ? TSGS_SCALE_CLASS
                              : TSGS_SCALE_ZSCORE;
+        /* and mostly-zero columns by max |x| (scaler.c), also in the
+         * one-vs-rest classes and the calibration fits, which see the
+         * resolved kind */
+        auto_opt.zero_cols = 1;
+    }
     params = &resolved;
+    opt = &auto_opt;
     job.p = resolved;
+    job.opt = auto_opt;
     if (k > 2) {
         st = train_one_vs_rest(ds, params, hooks, opt, classes, k, out,
                                stopped_early, err);
@@ -373,7 +381,7 @@ tsgs_status tsgs__train_ex(const tsgs_dataset *ds, const tsgs_params *params,
     free(classes);
     for (size_t i = 0; i < ds->n; i++)
         job.n_pos += ds->y[i] == job.label_pos;
-    if ((st = tsgs__scaler_fit_threads(ds, params->scale,
+    if ((st = tsgs__scaler_fit_threads(ds, params->scale, opt->zero_cols,
                                        tsgs__threads_resolve(params->threads),
                                        &job.scaler, err)))
         return st;

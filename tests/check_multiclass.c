@@ -94,7 +94,7 @@ static void check_against_by_hand(int k, const tsgs_params *p)
      * candidates over all classes */
     double *dec = malloc(sizeof(double) * n);
     tsgs__ovr_share share = {.y = truth_labels_of(ds), .nclass = (size_t)k};
-    tsgs__train_opts opt = {0, 1e-150, -1, &share};
+    tsgs__train_opts opt = {0, 1e-150, -1, &share, 0};
     tsgs_params q = *p;
     if (q.scale == TSGS_SCALE_AUTO)
         q.scale = TSGS_SCALE_ZSCORE;

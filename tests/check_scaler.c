@@ -329,11 +329,11 @@ START_TEST(fit_on_threads_same_bits_as_brute_force)
     tsgs_dataset *ds = NULL;
     ck_assert_int_eq(tsgs_dataset_from_dense(n, d, x, y, &ds, NULL), TSGS_OK);
     tsgs__scaler one, two, three;
-    ck_assert_int_eq(tsgs__scaler_fit_threads(ds, TSGS_SCALE_ZSCORE, 1, &one,
+    ck_assert_int_eq(tsgs__scaler_fit_threads(ds, TSGS_SCALE_ZSCORE, 0, 1, &one,
                                               NULL), TSGS_OK);
-    ck_assert_int_eq(tsgs__scaler_fit_threads(ds, TSGS_SCALE_ZSCORE, 2, &two,
+    ck_assert_int_eq(tsgs__scaler_fit_threads(ds, TSGS_SCALE_ZSCORE, 0, 2, &two,
                                               NULL), TSGS_OK);
-    ck_assert_int_eq(tsgs__scaler_fit_threads(ds, TSGS_SCALE_ZSCORE, 3,
+    ck_assert_int_eq(tsgs__scaler_fit_threads(ds, TSGS_SCALE_ZSCORE, 0, 3,
                                               &three, NULL), TSGS_OK);
     ck_assert_int_eq(memcmp(one.shift, two.shift, sizeof(double) * d), 0);
     ck_assert_int_eq(memcmp(one.mul, two.mul, sizeof(double) * d), 0);
@@ -362,13 +362,149 @@ START_TEST(fit_on_threads_same_bits_as_brute_force)
     ck_assert_int_eq(tsgs_dataset_from_dense(n, d, x, y, &ds, NULL), TSGS_OK);
     tsgs_error err;
     memset(&one, 0, sizeof one);
-    ck_assert_int_eq(tsgs__scaler_fit_threads(ds, TSGS_SCALE_ZSCORE, 2, &one,
+    ck_assert_int_eq(tsgs__scaler_fit_threads(ds, TSGS_SCALE_ZSCORE, 0, 2, &one,
                                               &err), TSGS_ERR_DATA);
     ck_assert_ptr_nonnull(strstr(err.message, "row 20001, feature 3"));
     ck_assert_ptr_null(one.shift);
     tsgs_dataset_free(ds);
     free(x);
     free(y);
+}
+END_TEST
+
+/* zero_cols (scale auto): a column zero on at least half the rows is
+ * divided by its max |x| with shift 0, whatever the thread count; the
+ * other columns keep their z-score bits; the class stretch multiplies on
+ * top; minmax ignores the flag. Columns: 0 zero on exactly half the rows
+ * (the threshold), 1 on one row fewer, 2 never, 3 on 90% with its largest
+ * magnitude negative. 40,000 rows: three fit chunks. */
+START_TEST(mostly_zero_columns_by_max_abs)
+{
+    const size_t n = 40000, d = 4;
+    float *x = malloc(sizeof(float) * n * d);
+    double *y = malloc(sizeof(double) * n);
+    for (size_t i = 0; i < n; i++) {
+        const double u = (double)((i * 7919) % 1000) / 1000.0; /* [0, 1) */
+        x[i * d + 0] = i % 2 ? (float)(8.0 * u - 5.0) : 0.0f;
+        x[i * d + 1] = i % 2 || i == 0 ? (float)(2.0 + u) : 0.0f;
+        x[i * d + 2] = (float)(10.0 + u);
+        x[i * d + 3] = i % 10 ? 0.0f : (i % 20 ? 7.0f * (float)u : -9.0f);
+        y[i] = i < 200 ? (x[i * d + 2] > 10.5f ? 1.0 : -1.0) : TSGS_UNLABELED;
+    }
+    tsgs_dataset *ds = NULL;
+    ck_assert_int_eq(tsgs_dataset_from_dense(n, d, x, y, &ds, NULL), TSGS_OK);
+    tsgs__scaler z, zc[3], c, cc;
+    ck_assert_int_eq(tsgs__scaler_fit_threads(ds, TSGS_SCALE_ZSCORE, 0, 2, &z,
+                                              NULL), TSGS_OK);
+    for (int t = 0; t < 3; t++)
+        ck_assert_int_eq(tsgs__scaler_fit_threads(ds, TSGS_SCALE_ZSCORE, 1,
+                                                  t + 1, &zc[t], NULL),
+                         TSGS_OK);
+    for (int t = 1; t < 3; t++) {
+        ck_assert_int_eq(memcmp(zc[0].shift, zc[t].shift, sizeof(double) * d), 0);
+        ck_assert_int_eq(memcmp(zc[0].mul, zc[t].mul, sizeof(double) * d), 0);
+    }
+    double top0 = 0.0;
+    for (size_t i = 0; i < n; i++)
+        top0 = fmax(top0, fabs((double)x[i * d + 0]));
+    ck_assert_double_eq(zc[0].shift[0], 0.0);
+    ck_assert_double_eq(zc[0].mul[0], 1.0 / top0);
+    ck_assert_double_eq(zc[0].shift[3], 0.0);
+    ck_assert_double_eq(zc[0].mul[3], 1.0 / 9.0);
+    for (size_t k = 1; k < 3; k++) { /* z-scored as without the flag */
+        ck_assert_double_eq(zc[0].shift[k], z.shift[k]);
+        ck_assert_double_eq(zc[0].mul[k], z.mul[k]);
+    }
+    ck_assert_double_ne(z.mul[0], zc[0].mul[0]); /* the flag did something */
+    ck_assert_double_ne(z.shift[0], 0.0);
+    /* zeros stay zero, the rest within [-1, 1] */
+    float out[4];
+    for (size_t i = 0; i < n; i++) {
+        tsgs__scaler_apply(&zc[0], x + i * d, d, out);
+        for (size_t k = 0; k < d; k += 3) {
+            if (x[i * d + k] == 0.0f)
+                ck_assert_float_eq(out[k], 0.0f);
+            ck_assert(fabsf(out[k]) <= 1.0f);
+        }
+    }
+    /* class: the same stretch as without the flag, on either base */
+    ck_assert_int_eq(tsgs__scaler_fit_threads(ds, TSGS_SCALE_CLASS, 0, 1, &c,
+                                              NULL), TSGS_OK);
+    ck_assert_int_eq(tsgs__scaler_fit_threads(ds, TSGS_SCALE_CLASS, 1, 1, &cc,
+                                              NULL), TSGS_OK);
+    for (size_t k = 0; k < d; k++) {
+        const double r = c.mul[k] / z.mul[k];
+        ck_assert(r >= 1.0 && r <= TSGS__CLASS_STRETCH_MAX);
+        ck_assert_double_eq_tol(cc.mul[k], zc[0].mul[k] * r, 1e-12 * cc.mul[k]);
+        ck_assert_double_eq(cc.shift[k], zc[0].shift[k]);
+    }
+    ck_assert(c.mul[2] / z.mul[2] > 1.5); /* column 2 carries the labels */
+    tsgs__scaler mm, mmz;
+    ck_assert_int_eq(tsgs__scaler_fit_threads(ds, TSGS_SCALE_MINMAX, 0, 1, &mm,
+                                              NULL), TSGS_OK);
+    ck_assert_int_eq(tsgs__scaler_fit_threads(ds, TSGS_SCALE_MINMAX, 1, 1, &mmz,
+                                              NULL), TSGS_OK);
+    ck_assert_int_eq(memcmp(mm.shift, mmz.shift, sizeof(double) * d), 0);
+    ck_assert_int_eq(memcmp(mm.mul, mmz.mul, sizeof(double) * d), 0);
+    tsgs__scaler_clear(&z);
+    for (int t = 0; t < 3; t++)
+        tsgs__scaler_clear(&zc[t]);
+    tsgs__scaler_clear(&c);
+    tsgs__scaler_clear(&cc);
+    tsgs__scaler_clear(&mm);
+    tsgs__scaler_clear(&mmz);
+    tsgs_dataset_free(ds);
+    free(x);
+    free(y);
+}
+END_TEST
+
+/* Training: scale auto (the default) passes the flag down, an explicit
+ * --scale zscore does not; a one-vs-rest model's classes all get it. */
+START_TEST(auto_scale_keeps_mostly_zero_columns_zero)
+{
+    const size_t n = 600, d = 3;
+    for (int classes = 2; classes <= 3; classes++) {
+        float *x = malloc(sizeof(float) * n * d);
+        double *y = malloc(sizeof(double) * n);
+        for (size_t i = 0; i < n; i++) {
+            const double u = (double)((i * 7919) % 600) / 600.0;
+            const int c = (int)(i % (size_t)classes);
+            x[i * d + 0] = (float)(c + 0.3 * u);
+            x[i * d + 1] = (float)(1.0 - u);
+            x[i * d + 2] = i % 5 ? 0.0f : (float)(3.0 * u); /* 80% zeros */
+            y[i] = i < 60 ? (double)c : TSGS_UNLABELED;
+        }
+        tsgs_dataset *ds = NULL;
+        ck_assert_int_eq(tsgs_dataset_from_dense(n, d, x, y, &ds, NULL),
+                         TSGS_OK);
+        tsgs_params p = tsgs_params_default();
+        p.solver = TSGS_SOLVER_DSG;
+        p.iterations = 20;
+        p.sigma = 0.5;
+        p.c = 10.0;
+        p.threads = 1;
+        tsgs_model *a = NULL, *z = NULL;
+        ck_assert_int_eq(p.scale, TSGS_SCALE_AUTO);
+        ck_assert_int_eq(tsgs_train(ds, &p, NULL, &a, NULL, NULL), TSGS_OK);
+        p.scale = TSGS_SCALE_ZSCORE;
+        ck_assert_int_eq(tsgs_train(ds, &p, NULL, &z, NULL, NULL), TSGS_OK);
+        const size_t nm = classes == 2 ? 1 : (size_t)classes;
+        for (size_t j = 0; j < nm; j++) {
+            const tsgs_model *ma = classes == 2 ? a : a->ovr[j];
+            const tsgs_model *mz = classes == 2 ? z : z->ovr[j];
+            ck_assert_int_eq(ma->scaler.kind, TSGS_SCALE_ZSCORE);
+            ck_assert_double_eq(ma->scaler.shift[2], 0.0);
+            ck_assert_double_ne(mz->scaler.shift[2], 0.0);
+            ck_assert_double_eq(ma->scaler.shift[0], mz->scaler.shift[0]);
+            ck_assert_double_eq(ma->scaler.mul[1], mz->scaler.mul[1]);
+        }
+        tsgs_model_free(a);
+        tsgs_model_free(z);
+        tsgs_dataset_free(ds);
+        free(x);
+        free(y);
+    }
 }
 END_TEST
 
@@ -385,6 +521,8 @@ Suite *scaler_suite(void)
     tcase_add_test(tc, apply_pads_and_none_copies);
     tcase_add_test(tc, non_finite_rejected_output_untouched);
     tcase_add_test(tc, fit_on_threads_same_bits_as_brute_force);
+    tcase_add_test(tc, mostly_zero_columns_by_max_abs);
+    tcase_add_test(tc, auto_scale_keeps_mostly_zero_columns_zero);
     suite_add_tcase(s, tc);
     return s;
 }
