@@ -170,7 +170,8 @@ static const entry_t table[] = {
      "within-class variance) of the labeled rows, 1 to 4; none while a "
      "class has under 10 labels), maxabs (x / max |x|: keeps zeros zero; "
      "sparse rows always get it unless none); auto (the default): class "
-     "for the safe solver on two classes, zscore otherwise"},
+     "for the safe solver on two classes, zscore otherwise, and in both "
+     "a column zero on at least half the rows divided by its max |x|"},
     {"seed", K_U64, OFF(seed), 0, 0, NULL,
      "seed of every random choice"},
     {"threads", K_INT, OFF(threads), 0, 4096, NULL,
