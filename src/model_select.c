@@ -34,6 +34,17 @@ void tsgs__seeded_shuffle(size_t *idx, size_t n, uint64_t seed, uint64_t tag)
     }
 }
 
+/* The smallest of y[0..n) above `above`; INFINITY when none is: the
+ * classes in ascending order, one call each, without sorting a copy. */
+static double next_label(const double *y, size_t n, double above)
+{
+    double up = INFINITY;
+    for (size_t i = 0; i < n; i++)
+        if (y[i] > above && y[i] < up)
+            up = y[i];
+    return up;
+}
+
 /* Stratified folds of n labeled rows: per class a seeded shuffle dealt
  * round-robin, the deal continuing across classes (ascending). Classes
  * +1 / -1 keep the shuffle tags they have always had (models and CV
@@ -46,15 +57,7 @@ void tsgs__stratified_folds(const double *y, size_t n, int k, uint64_t seed,
         binary = y[i] == 1.0 || y[i] == -1.0;
     int next = 0, rank = 0;
     double label = -INFINITY;
-    for (;;) {
-        /* the next class: the smallest label above the last one */
-        double up = INFINITY;
-        for (size_t i = 0; i < n; i++)
-            if (y[i] > label && y[i] < up)
-                up = y[i];
-        if (up == INFINITY)
-            break;
-        label = up;
+    while ((label = next_label(y, n, label)) != INFINITY) {
         size_t m = 0;
         for (size_t i = 0; i < n; i++)
             if (y[i] == label)
@@ -228,19 +231,13 @@ static int class_ranks(const double *y, size_t n, int *cls)
 {
     int nclass = 0;
     double label = -INFINITY;
-    for (;;) {
-        double up = INFINITY;
-        for (size_t i = 0; i < n; i++)
-            if (y[i] > label && y[i] < up)
-                up = y[i];
-        if (up == INFINITY)
-            return nclass;
-        label = up;
+    while ((label = next_label(y, n, label)) != INFINITY) {
         for (size_t i = 0; i < n; i++)
             if (y[i] == label)
                 cls[i] = nclass;
         nclass++;
     }
+    return nclass;
 }
 
 /* Held-out rows right at each C (added to right[]) for one sigma's Gram
