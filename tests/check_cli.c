@@ -1444,6 +1444,211 @@ START_TEST(topology_synthetic_scatter)
 }
 END_TEST
 
+/* ----------------------------------------------------------------- synth */
+
+/* Rows of a LIBSVM text, checked line by line: every label one of the
+ * sample's (+1 / -1 as "%.17g" writes them: "1", "-1"), every index
+ * increasing in 1 .. max_index; returns the row count. */
+static size_t synth_libsvm_rows(const char *text, size_t max_index)
+{
+    size_t rows = 0;
+    for (const char *p = text; *p;) {
+        const char *eol = strchr(p, '\n');
+        ck_assert_msg(eol, "unterminated last line: %s", p);
+        char *end;
+        double label = strtod(p, &end);
+        ck_assert_msg(end > p && (label == 1.0 || label == -1.0),
+                      "row %zu: label in: %.*s", rows, (int)(eol - p), p);
+        ck_assert_msg(strncmp(p, label > 0 ? "1 " : "-1 ", label > 0 ? 2 : 3)
+                          == 0 || *end == '\n',
+                      "row %zu: label spelled as: %.*s", rows, (int)(eol - p),
+                      p);
+        unsigned long last = 0;
+        for (const char *q = end; q < eol;) {
+            ck_assert_msg(*q == ' ', "row %zu: %.*s", rows, (int)(eol - p), p);
+            unsigned long idx = strtoul(q + 1, &end, 10);
+            ck_assert_msg(*end == ':' && idx > last && idx <= max_index,
+                          "row %zu: index %lu after %lu in: %.*s", rows, idx,
+                          last, (int)(eol - p), p);
+            last = idx;
+            double v = strtod(end + 1, &end);
+            ck_assert_msg(end > q && v == v && v != 0.0,
+                          "row %zu: value in: %.*s", rows, (int)(eol - p), p);
+            q = end;
+        }
+        rows++;
+        p = eol + 1;
+    }
+    return rows;
+}
+
+/* synth to a file and to stdout: the LIBSVM layout takes any dimension;
+ * the bytes depend on the seed only (not on the thread count, not on
+ * where they go); the summary names the sample, the rows and the layout. */
+START_TEST(synth_libsvm_file_and_stdout)
+{
+    const char *out = tmp("s.svm");
+    result r;
+    run(&r, "synth", "--rows", "300", "--layout", "libsvm",
+        "--components=2", "--seed", "7", "--threads", "1", DATA "train.svm",
+        out, NULL);
+    ck_assert_msg(r.status == 0, "synth: %s", r.err);
+    ck_assert_msg(strstr(r.err, "synth: SYNTHETIC data: 4 features, 2 "
+                                "Gaussians per class fitted to 160 rows of "
+                                DATA "train.svm"),
+                  "%s", r.err);
+    ck_assert_msg(strstr(r.err, "synth: wrote 300 SYNTHETIC rows (libsvm "
+                                "layout, seed 7) to "),
+                  "%s", r.err);
+    ck_assert_ptr_nonnull(strstr(r.err, " MB/s\n"));
+    ck_assert_str_eq(r.out, "");
+    result_free(&r);
+    char *file = slurp(out);
+    ck_assert_ptr_nonnull(file);
+    ck_assert_uint_eq(synth_libsvm_rows(file, 4), 300);
+    /* the library reads it back: 300 labeled rows, 4 features */
+    tsgs_dataset *ds = test_read_ok(out, NULL);
+    ck_assert_uint_eq(tsgs_dataset_rows(ds), 300);
+    ck_assert_uint_eq(tsgs_dataset_features(ds), 4);
+    ck_assert_uint_eq(tsgs_dataset_labeled_count(ds), 300);
+    tsgs_dataset_free(ds);
+
+    /* the same seed to stdout on two threads, options after "--" taken
+     * as files: the same bytes; no "wrote ... MB" for a stream */
+    run(&r, "synth", "--rows=300", "--layout=libsvm", "--components", "2",
+        "--seed", "7", "--threads", "2", "--", DATA "train.svm", "-", NULL);
+    ck_assert_msg(r.status == 0, "synth: %s", r.err);
+    ck_assert_str_eq(r.out, file);
+    ck_assert_ptr_nonnull(strstr(r.err, "to - in "));
+    ck_assert_ptr_null(strstr(r.err, " MB"));
+    result_free(&r);
+
+    /* another seed: other rows; --quiet: nothing on stderr; 0 rows: an
+     * empty file */
+    run(&r, "synth", "--rows", "300", "--layout", "libsvm", "--components",
+        "2", "--seed", "8", "-q", DATA "train.svm", "-", NULL);
+    ck_assert_msg(r.status == 0, "synth: %s", r.err);
+    ck_assert_str_eq(r.err, "");
+    ck_assert_uint_eq(synth_libsvm_rows(r.out, 4), 300);
+    ck_assert_str_ne(r.out, file);
+    result_free(&r);
+    free(file);
+    run(&r, "synth", "--rows", "0", "--layout", "libsvm", "--components",
+        "1", "-q", DATA "train.svm", out, NULL);
+    ck_assert_msg(r.status == 0, "synth: %s", r.err);
+    result_free(&r);
+    file = slurp(out);
+    ck_assert_ptr_nonnull(file);
+    ck_assert_str_eq(file, "");
+    free(file);
+}
+END_TEST
+
+/* Every way synth refuses: its own options without or with a bad value,
+ * the wrong number of files, an unknown layout, a fixed layout of another
+ * dimension (no file created), a sample that does not read or has one
+ * class, an output that cannot be opened or written. */
+START_TEST(synth_errors)
+{
+    const char *out = tmp("s.csv");
+    result r;
+    run(&r, "synth", "--help", NULL);
+    ck_assert_int_eq(r.status, 0);
+    ck_assert_ptr_nonnull(strstr(r.out, "Usage: tsgs3vm synth [options] "
+                                        "SAMPLE_FILE OUTPUT_FILE"));
+    ck_assert_ptr_nonnull(strstr(r.out, "--components K"));
+    result_free(&r);
+
+    run(&r, "synth", DATA "train.svm", out, "--rows", NULL);
+    assert_error(&r, "option --rows needs a value", NULL);
+    result_free(&r);
+    run(&r, "synth", "--components", NULL);
+    assert_error(&r, "option --components needs a value", NULL);
+    result_free(&r);
+    static const char *const bad_rows[] = {"-5", "", "12x", "x",
+                                           "99999999999999999999999"};
+    for (size_t i = 0; i < sizeof bad_rows / sizeof *bad_rows; i++) {
+        char opt[64], want[64];
+        snprintf(opt, sizeof opt, "--rows=%s", bad_rows[i]);
+        snprintf(want, sizeof want, "--rows = \"%s\": expected a number of "
+                                    "rows >= 0", bad_rows[i]);
+        run(&r, "synth", opt, DATA "train.svm", out, NULL);
+        assert_error(&r, want, NULL);
+        result_free(&r);
+    }
+    static const char *const bad_k[] = {"0", "257", "-1", "2.5", ""};
+    for (size_t i = 0; i < sizeof bad_k / sizeof *bad_k; i++) {
+        char want[64];
+        snprintf(want, sizeof want, "--components = \"%s\": expected 1 .. "
+                                    "256", bad_k[i]);
+        run(&r, "synth", "--components", bad_k[i], DATA "train.svm", out,
+            NULL);
+        assert_error(&r, want, NULL);
+        result_free(&r);
+    }
+    run(&r, "synth", DATA "train.svm", NULL);
+    assert_error(&r, "synth needs SAMPLE_FILE and OUTPUT_FILE", NULL);
+    result_free(&r);
+    run(&r, "synth", "--bogus", DATA "train.svm", out, NULL);
+    assert_error(&r, "--bogus", NULL);
+    result_free(&r);
+    run(&r, "synth", "--layout", "csv", DATA "train.svm", out, NULL);
+    assert_error(&r, "--layout", "csv", "susy, hepmass or libsvm", NULL);
+    result_free(&r);
+    ck_assert(!file_exists(out));
+
+    /* 4 features: neither SUSY (18) nor HEPMASS (28); the default layout
+     * is SUSY */
+    run(&r, "synth", "--rows", "10", DATA "train.svm", out, NULL);
+    assert_error(&r, "the susy layout has 18 features; " DATA "train.svm "
+                     "has 4 (use --layout libsvm",
+                 NULL);
+    result_free(&r);
+    run(&r, "synth", "--rows", "10", "--layout", "hepmass", DATA "train.svm",
+        out, NULL);
+    assert_error(&r, "the hepmass layout has 28 features", NULL);
+    result_free(&r);
+    ck_assert(!file_exists(out));
+
+    run(&r, "synth", "--layout", "libsvm", tmp("none.svm"), out, NULL);
+    assert_error(&r, "none.svm", NULL);
+    result_free(&r);
+    ck_assert(!file_exists(out));
+    const char *one = tmp("one.svm");
+    FILE *f = fopen(one, "w");
+    ck_assert_ptr_nonnull(f);
+    for (int i = 0; i < 10; i++)
+        fprintf(f, "+1 1:%d 2:%d\n", i, 10 - i);
+    ck_assert_int_eq(fclose(f), 0);
+    run(&r, "synth", "--layout", "libsvm", one, out, NULL);
+    assert_error(&r, one, NULL);
+    result_free(&r);
+    ck_assert(!file_exists(out));
+
+    run(&r, "synth", "--layout", "libsvm", DATA "train.svm",
+        tmp("no/such/s.svm"), NULL);
+    assert_error(&r, "no/such/s.svm", "cannot open for writing", NULL);
+    result_free(&r);
+    /* a full device, through a link: the rows fail, never a success, and
+     * the link is not removed (only a regular file of partial rows is) */
+    const char *full = tmp("full.link");
+    ck_assert_int_eq(symlink("/dev/full", full), 0);
+    run(&r, "synth", "--layout", "libsvm", "--rows", "20000", DATA "train.svm",
+        full, NULL);
+    assert_error(&r, "full.link: writing synthetic rows failed", NULL);
+    result_free(&r);
+    struct stat st;
+    ck_assert_int_eq(lstat(full, &st), 0);
+    ck_assert(S_ISLNK(st.st_mode));
+    stdout_to = "/dev/full";
+    run(&r, "synth", "--layout", "libsvm", "--rows", "20000", DATA "train.svm",
+        "-", NULL);
+    stdout_to = NULL;
+    assert_error(&r, "-: writing synthetic rows failed", NULL);
+    result_free(&r);
+}
+END_TEST
+
 Suite *cli_suite(void)
 {
     Suite *s = suite_create("cli");
@@ -1483,6 +1688,8 @@ Suite *cli_suite(void)
     tcase_add_test(tc, convert_sparse_file);
     tcase_add_test(tc, topology_this_machine);
     tcase_add_test(tc, topology_synthetic_scatter);
+    tcase_add_test(tc, synth_libsvm_file_and_stdout);
+    tcase_add_test(tc, synth_errors);
     suite_add_tcase(s, tc);
     return s;
 }
