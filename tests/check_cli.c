@@ -1444,6 +1444,157 @@ START_TEST(topology_synthetic_scatter)
 }
 END_TEST
 
+/* ---------------------------------------------------------- data options */
+
+/* train.svm as CSV: a row index first, the label last, a header line. */
+static const char *train_as_csv(void)
+{
+    const char *csv = tmp("train.csv");
+    FILE *in = fopen(DATA "train.svm", "r"), *out = fopen(csv, "w");
+    ck_assert_ptr_nonnull(in);
+    ck_assert_ptr_nonnull(out);
+    fputs("id,f1,f2,f3,f4,label\n", out);
+    char line[512];
+    int row = 0;
+    while (fgets(line, sizeof line, in)) {
+        double y, x[4];
+        ck_assert_int_eq(sscanf(line, "%lf 1:%lf 2:%lf 3:%lf 4:%lf", &y,
+                                &x[0], &x[1], &x[2], &x[3]),
+                         5);
+        fprintf(out, "%d,%.17g,%.17g,%.17g,%.17g,%g\n", row++, x[0], x[1],
+                x[2], x[3], y);
+    }
+    fclose(in);
+    ck_assert_int_eq(fclose(out), 0);
+    ck_assert_int_eq(row, 160);
+    return csv;
+}
+
+/* --format, --label-column, --skip-columns and --header read a CSV copy of
+ * train.svm into the same rows: the model predicts test.svm exactly as
+ * the one trained on train.svm; the same keys in a config file (with
+ * quiet = yes) do too; each refuses a bad value, naming the key and what
+ * it expects. */
+START_TEST(data_options_on_csv)
+{
+    const char *csv = train_as_csv();
+    char base[256], flags[256], conf[256];
+    snprintf(base, sizeof base, "%s", tmp("base.model"));
+    snprintf(flags, sizeof flags, "%s", tmp("flags.model"));
+    snprintf(conf, sizeof conf, "%s", tmp("data.conf"));
+    result r;
+    run(&r, "train", "-q", "--iterations", "20", "--seed", "3",
+        DATA "train.svm", base, NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    result_free(&r);
+    run(&r, "train", "--iterations", "20", "--seed", "3", "--format", "csv",
+        "--label-column", "last", "--skip-columns", "1", "--header=yes", csv,
+        flags, NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    size_t rows, labeled, unlabeled;
+    read_counts(&r, &rows, &labeled, &unlabeled);
+    ck_assert_uint_eq(rows, 160);
+    ck_assert_uint_eq(labeled, 160);
+    result_free(&r);
+    FILE *f = fopen(conf, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("format = csv\nlabel-column = 6\nskip-columns = 1\nheader = auto\n"
+          "quiet = yes\niterations = 20\nseed = 3\n",
+          f);
+    ck_assert_int_eq(fclose(f), 0);
+    const char *cmodel = tmp("conf.model");
+    run(&r, "train", "--config", conf, csv, cmodel, NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_str_eq(r.err, ""); /* quiet = yes */
+    result_free(&r);
+
+    char *want = NULL;
+    const char *models[] = {base, flags, cmodel};
+    for (int k = 0; k < 3; k++) {
+        run(&r, "predict", "-q", models[k], DATA "test.svm", "-", NULL);
+        ck_assert_msg(r.status == 0, "%s", r.err);
+        if (k == 0)
+            want = strdup(r.out);
+        else
+            ck_assert_str_eq(r.out, want);
+        result_free(&r);
+    }
+    free(want);
+    /* predict reads CSV too: the same labels as from test.svm */
+    run(&r, "predict", "--format", "libsvm", "--header", "no", base,
+        DATA "test.svm", NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_ptr_nonnull(strstr(r.out, "Accuracy = "));
+    result_free(&r);
+
+    static const char *const bad[][3] = {
+        {"--format", "xml", "format = \"xml\": expected one of auto, libsvm, csv"},
+        {"--label-column", "first", "label-column = \"first\": expected a "
+                                    "column number"},
+        {"--label-column", "1000000", "label-column = \"1000000\""},
+        {"--skip-columns", "-1", "skip-columns = \"-1\": expected a number "
+                                 "of leading columns >= 0"},
+        {"--header", "maybe", "header = \"maybe\": expected one of auto, "
+                              "yes, no"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        run(&r, "train", bad[i][0], bad[i][1], csv, tmp("x.model"), NULL);
+        assert_error(&r, bad[i][2], NULL);
+        result_free(&r);
+    }
+    f = fopen(conf, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("format = csv\n\nquiet = sometimes\n", f);
+    ck_assert_int_eq(fclose(f), 0);
+    run(&r, "train", "--config", conf, csv, tmp("x.model"), NULL);
+    assert_error(&r, "data.conf:3", "quiet = \"sometimes\": expected yes or no",
+                 NULL);
+    result_free(&r);
+    ck_assert(!file_exists(tmp("x.model")));
+}
+END_TEST
+
+/* The command line itself: an empty --config= name, an option name that is
+ * empty or too long, a short option without its value, a fifth file, a bad
+ * -g, an svm-train option of another command. */
+START_TEST(command_line_shape)
+{
+    const char *model = tmp("m.model");
+    result r;
+    run(&r, "train", "--config=", DATA "train.svm", model, NULL);
+    assert_error(&r, "--config needs a file name", NULL);
+    result_free(&r);
+    run(&r, "train", "--=5", DATA "train.svm", model, NULL);
+    assert_error(&r, "bad option \"--=5\"", NULL);
+    result_free(&r);
+    char longopt[80];
+    memset(longopt, 'k', sizeof longopt - 1);
+    longopt[0] = longopt[1] = '-';
+    longopt[sizeof longopt - 1] = '\0';
+    run(&r, "train", longopt, DATA "train.svm", model, NULL);
+    assert_error(&r, "bad option", "--kkkk", NULL);
+    result_free(&r);
+    run(&r, "train", DATA "train.svm", model, "-c", NULL);
+    assert_error(&r, "option -c needs a value", NULL);
+    result_free(&r);
+    run(&r, "train", "a", "b", "c", "d", "e", NULL);
+    assert_error(&r, "too many arguments (\"e\")", NULL);
+    result_free(&r);
+    run(&r, "train", "-g", "abc", DATA "train.svm", model, NULL);
+    assert_error(&r, "-g (gamma, --sigma)", "abc", NULL);
+    result_free(&r);
+    run(&r, "predict", "-g", "1", model, DATA "test.svm", NULL);
+    assert_error(&r, "unknown option \"-g\"", NULL);
+    result_free(&r);
+    ck_assert(!file_exists(model));
+    /* predict: a test file that does not exist */
+    train_small(model);
+    run(&r, "predict", model, tmp("none.svm"), NULL);
+    assert_error(&r, "none.svm", NULL);
+    result_free(&r);
+}
+END_TEST
+
 /* ----------------------------------------------------------------- synth */
 
 /* Rows of a LIBSVM text, checked line by line: every label one of the
@@ -1688,6 +1839,8 @@ Suite *cli_suite(void)
     tcase_add_test(tc, convert_sparse_file);
     tcase_add_test(tc, topology_this_machine);
     tcase_add_test(tc, topology_synthetic_scatter);
+    tcase_add_test(tc, data_options_on_csv);
+    tcase_add_test(tc, command_line_shape);
     tcase_add_test(tc, synth_libsvm_file_and_stdout);
     tcase_add_test(tc, synth_errors);
     suite_add_tcase(s, tc);
