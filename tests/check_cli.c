@@ -1595,6 +1595,81 @@ START_TEST(command_line_shape)
 }
 END_TEST
 
+/* convert's help and refusals beyond the file names: an unknown option,
+ * an output folder that does not exist (the .npy writer's error, nothing
+ * left); --max-memory spelled auto, in KiB, or with a unit that is none. */
+START_TEST(convert_help_and_memory_sizes)
+{
+    result r;
+    run(&r, "convert", "--help", NULL);
+    ck_assert_int_eq(r.status, 0);
+    ck_assert_ptr_nonnull(strstr(r.out, "Usage: tsgs3vm convert [options] "
+                                        "IN OUT.npy"));
+    ck_assert_ptr_nonnull(strstr(r.out, "--max-memory SIZE"));
+    result_free(&r);
+    run(&r, "convert", "--iterations", "5", DATA "train.svm", tmp("a.npy"),
+        NULL);
+    assert_error(&r, "unknown option --iterations", NULL);
+    result_free(&r);
+    run(&r, "convert", DATA "train.svm", tmp("no/such/a.npy"), NULL);
+    assert_error(&r, "no/such/a.npy", NULL);
+    result_free(&r);
+    ck_assert(!file_exists(tmp("a.npy")));
+
+    /* every row unlabeled (NaN labels in the .npy pair): no accuracy to
+     * measure for train --test (refused, no model), none printed by
+     * predict (its 120 prediction lines are written) */
+    const char *u = tmp("u.npy");
+    run(&r, "convert", "-q", "--unlabeled-label", "0", DATA "unlabeled.svm",
+        u, NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    result_free(&r);
+    const char *model = tmp("m.model");
+    run(&r, "train", "-q", "--iterations", "5", "--test", u,
+        DATA "train.svm", model, NULL);
+    assert_error(&r, "u.npy: no labeled rows to measure the accuracy on",
+                 NULL);
+    result_free(&r);
+    ck_assert(!file_exists(model));
+    train_small(model);
+    run(&r, "predict", model, u, "-", NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_ptr_null(strstr(r.err, "Accuracy"));
+    size_t lines = 0;
+    for (const char *c = r.out; (c = strchr(c, '\n')); c++)
+        lines++;
+    ck_assert_uint_eq(lines, 120);
+    result_free(&r);
+    remove(model);
+
+    run(&r, "train", "-q", "--iterations", "5", "--max-memory", "auto",
+        DATA "train.svm", model, NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    result_free(&r);
+    ck_assert(file_exists(model));
+    remove(model);
+    run(&r, "train", "--iterations", "5", "--max-memory", "1KiB",
+        DATA "train.svm", model, NULL);
+    assert_error(&r, "train.svm", "more than the 1.0 KB allowed", NULL);
+    result_free(&r);
+    run(&r, "train", "--iterations", "5", "--max-memory", "1KB",
+        DATA "train.svm", model, NULL);
+    assert_error(&r, "train.svm", "more than the 1.0 KB allowed", NULL);
+    result_free(&r);
+    static const char *const bad[] = {"8X", "8Gb", "-1", "2KiBs", "x"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char want[96];
+        snprintf(want, sizeof want, "max-memory = \"%s\": expected auto, 0 "
+                                    "(no limit) or a size", bad[i]);
+        run(&r, "train", "--max-memory", bad[i], DATA "train.svm", model,
+            NULL);
+        assert_error(&r, want, NULL);
+        result_free(&r);
+    }
+    ck_assert(!file_exists(model));
+}
+END_TEST
+
 /* ----------------------------------------------------------------- synth */
 
 /* Rows of a LIBSVM text, checked line by line: every label one of the
@@ -1841,6 +1916,7 @@ Suite *cli_suite(void)
     tcase_add_test(tc, topology_synthetic_scatter);
     tcase_add_test(tc, data_options_on_csv);
     tcase_add_test(tc, command_line_shape);
+    tcase_add_test(tc, convert_help_and_memory_sizes);
     tcase_add_test(tc, synth_libsvm_file_and_stdout);
     tcase_add_test(tc, synth_errors);
     suite_add_tcase(s, tc);
