@@ -589,6 +589,51 @@ START_TEST(laplacian_section_round_trip)
 }
 END_TEST
 
+/* A model file whose "support-vectors" count is not a count in
+ * [0, 2^40] (a word, negative, past the limit, a fraction) is refused
+ * with its line and the value, before any support vector is read. */
+START_TEST(bad_support_vector_count_refused)
+{
+    tsgs_dataset *ds = fixture_blobs(200, 3, 2.0, 0.5, 20, 10, 9, NULL);
+    tsgs_params p = bs_params();
+    p.iterations = 200;
+    tsgs_model *m = NULL, *back = NULL;
+    ck_assert_int_eq(tsgs_train(ds, &p, NULL, &m, NULL, NULL), TSGS_OK);
+    const char *path = "tmp_bs3vm_count.txt";
+    ck_assert_int_eq(tsgs_model_save(m, path, NULL), TSGS_OK);
+    char *text = test_read_file(path, NULL);
+    ck_assert_ptr_nonnull(text);
+    char *sv = strstr(text, "\nsupport-vectors ");
+    ck_assert_ptr_nonnull(sv);
+    long sv_line = 2;
+    for (char *c = text; c < sv; c++)
+        sv_line += *c == '\n';
+    char *rest = strchr(sv + 1, '\n');
+    static const char *const bad[] = {"x", "-3", "1099511627777", "2.5",
+                                      ""};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        FILE *f = fopen(path, "wb");
+        ck_assert_ptr_nonnull(f);
+        fwrite(text, 1, (size_t)(sv - text), f);
+        fprintf(f, "\nsupport-vectors %s%s", bad[i], rest);
+        ck_assert_int_eq(fclose(f), 0);
+        tsgs_error err;
+        ck_assert_int_eq(tsgs_model_load(path, &back, &err), TSGS_ERR_FORMAT);
+        ck_assert_ptr_null(back);
+        ck_assert_int_eq(err.line, sv_line);
+        char want[160];
+        snprintf(want, sizeof want, "%s:%ld: support-vectors: \"%s\" is not "
+                                    "a count in [0, 1099511627776]",
+                 path, sv_line, bad[i]);
+        ck_assert_str_eq(err.message, want);
+    }
+    free(text);
+    remove(path);
+    tsgs_model_free(m);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
 Suite *bs3vm_suite(void)
 {
     Suite *s = suite_create("bs3vm");
@@ -605,6 +650,7 @@ Suite *bs3vm_suite(void)
     tcase_add_test(tc, blobs_accuracy_and_graph_term);
     tcase_add_test(tc, defaults_resolved);
     tcase_add_test(tc, laplacian_section_round_trip);
+    tcase_add_test(tc, bad_support_vector_count_refused);
     suite_add_tcase(s, tc);
     return s;
 }
