@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define EM_MAX_ITER 500
 #define EM_TOL 1e-9           /* relative change of the log-likelihood */
@@ -703,6 +704,10 @@ tsgs_status tsgs_synth_write_file(const tsgs_mixture *m, uint64_t seed,
     if (!path)
         return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
                           "tsgs_synth_write_file: NULL path");
+    /* A pipe or a device (or a link to one) is written into, and never
+     * removed: only a regular file of partial rows is. */
+    struct stat sb;
+    int special = stat(path, &sb) == 0 && !S_ISREG(sb.st_mode);
     FILE *f = fopen(path, "wb");
     if (!f)
         return tsgs__fail(err, TSGS_ERR_IO, path, 0,
@@ -714,7 +719,8 @@ tsgs_status tsgs_synth_write_file(const tsgs_mixture *m, uint64_t seed,
     if (st != TSGS_OK) {
         if (err && err->code == TSGS_ERR_IO && !err->file[0])
             tsgs__fail(err, TSGS_ERR_IO, path, 0, "writing failed");
-        remove(path);
+        if (!special)
+            remove(path);
     }
     return st;
 }

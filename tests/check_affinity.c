@@ -9,6 +9,7 @@
 #include <check.h>
 #include <hwloc.h>
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -964,6 +965,105 @@ START_TEST(test_alloc_local)
 }
 END_TEST
 
+/* This machine as hwloc describes it from an XML file (HWLOC_XMLFILE, and
+ * HWLOC_THISSYSTEM=1 so that it counts as this system): two NUMA nodes
+ * with their PUs interleaved (even PUs on node 0, odd on node 1), 24 PUs,
+ * more than most machines that run the tests may use. The default thread
+ * count is its core count; threads planned on PUs this process may not
+ * use get exactly one warning, naming the first such thread, its PU and
+ * the system's reason; memory placement over its nodes is a hint, and
+ * whatever the kernel makes of it the data are kept; a buffer for a
+ * thread bound inside one of its nodes is aligned, usable and freed. */
+START_TEST(test_xml_as_this_machine)
+{
+    const char *xml = TOPO_DIR "24em64t-2n6c2t-pci.xml";
+    /* the PUs this process may use, from the real machine, first */
+    hwloc_topology_t real;
+    ck_assert_int_eq(hwloc_topology_init(&real), 0);
+    ck_assert_int_eq(hwloc_topology_load(real), 0);
+    hwloc_bitmap_t mine = hwloc_bitmap_alloc();
+    ck_assert_ptr_nonnull(mine);
+    ck_assert_int_eq(hwloc_get_cpubind(real, mine, HWLOC_CPUBIND_PROCESS), 0);
+    hwloc_topology_destroy(real);
+
+    setenv("HWLOC_XMLFILE", xml, 1);
+    setenv("HWLOC_THISSYSTEM", "1", 1);
+    unsetenv("OMP_NUM_THREADS");
+    unsetenv("OMP_PROC_BIND");
+    unsetenv("OMP_PLACES");
+    tsgs_topology *t = NULL;
+    tsgs_error err;
+    ck_assert_msg(tsgs_topology_open_xml(xml, &t, &err) == TSGS_OK, "%s",
+                  err.message);
+    int numa = 0, cores = 0, pus = 0;
+    tsgs_topology_counts(t, NULL, &numa, &cores, &pus);
+    ck_assert_int_eq(numa, 2);
+    ck_assert_int_eq(cores, 12);
+    ck_assert_int_eq(pus, 24);
+    ck_assert_int_eq(tsgs__threads_resolve(0), cores);
+    ck_assert_int_eq(tsgs_bind_resolve(t, 0, TSGS_BIND_AUTO),
+                     TSGS_BIND_COMPACT);
+
+    tsgs_placement *pl = plan(t, cores, TSGS_BIND_COMPACT);
+    int first_bad = -1;
+    for (int i = 0; i < cores && first_bad < 0; i++)
+        if (!hwloc_bitmap_isset(mine, (unsigned)pl->os_pu[i]))
+            first_bad = i;
+    warn_log w = {0, ""};
+    tsgs__binding *b = tsgs__bind_threads(0, TSGS_BIND_COMPACT,
+                                          record_warning, &w);
+    if (first_bad < 0) {
+        ck_assert_msg(w.calls == 0, "%s", w.message);
+    } else {
+        char want[320];
+        snprintf(want, sizeof want,
+                 "thread binding failed (thread %d to PU %d: %s); threads "
+                 "are left where the system puts them",
+                 first_bad, pl->os_pu[first_bad], strerror(EINVAL));
+        ck_assert_int_eq(w.calls, 1);
+        ck_assert_str_eq(w.message, want);
+    }
+    tsgs__restore_binding(b);
+
+    /* interleaving over both nodes: the data stay as they were */
+    size_t n = 1 << 18;
+    double *x = malloc(n * sizeof *x);
+    ck_assert_ptr_nonnull(x);
+    for (size_t i = 0; i < n; i++)
+        x[i] = (double)i;
+    tsgs__place_interleaved(x + 1, (n - 1) * sizeof *x, 0, TSGS_BIND_SCATTER);
+    for (size_t i = 0; i < n; i++)
+        ck_assert(x[i] == (double)i);
+    free(x);
+
+    /* one thread bound to the plan's first PU (node 0), where allowed */
+    tsgs_placement *one = plan(t, 1, TSGS_BIND_COMPACT);
+    if (hwloc_bitmap_isset(mine, (unsigned)one->os_pu[0])) {
+        w.calls = 0;
+        b = tsgs__bind_threads(1, TSGS_BIND_COMPACT, record_warning, &w);
+        ck_assert_msg(w.calls == 0, "%s", w.message);
+        ck_assert_int_eq(tsgs__node_near(t, one->os_pu, 1), 0);
+        static const size_t sizes[] = {1, 4096, 1 << 20};
+        for (int k = 0; k < 3; k++) {
+            unsigned char *p = tsgs__alloc_local(sizes[k]);
+            ck_assert_ptr_nonnull(p);
+            ck_assert_uint_eq((uintptr_t)p % 64, 0);
+            memset(p, 0x5a, sizes[k]);
+            ck_assert_int_eq(p[sizes[k] - 1], 0x5a);
+            tsgs__free_local(p, sizes[k]);
+        }
+        tsgs__restore_binding(b);
+    } else {
+        test_skip("affinity test_xml_as_this_machine",
+                  "PU 0 not usable here: no local buffer");
+    }
+    tsgs_placement_free(one);
+    tsgs_placement_free(pl);
+    tsgs_topology_free(t);
+    hwloc_bitmap_free(mine);
+}
+END_TEST
+
 Suite *affinity_suite(void)
 {
     Suite *s = suite_create("affinity");
@@ -1013,6 +1113,7 @@ Suite *affinity_suite(void)
     tcase_add_test(tc, test_place_interleaved_keeps_data);
     tcase_add_test(tc, test_place_interleaved_this_machine);
     tcase_add_test(tc, test_alloc_local);
+    tcase_add_test(tc, test_xml_as_this_machine);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -473,6 +473,167 @@ START_TEST(defaults_resolved)
 }
 END_TEST
 
+/* exp(-sigma |a - b|_1), the Laplacian kernel, written out here. */
+static double laplacian(double sigma, const float *a, const float *b,
+                        size_t d)
+{
+    double s = 0.0;
+    for (size_t k = 0; k < d; k++)
+        s += fabs((double)a[k] - b[k]);
+    return exp(-sigma * s);
+}
+
+/* Reads a support-vector section from text (its "support-vectors N" line
+ * first, as a model file has it); *line gets the last line read. */
+static tsgs_status read_section(const char *text, long n_sv, size_t d,
+                                tsgs__bs3vm **out, long *line,
+                                tsgs_error *err)
+{
+    FILE *f = tmpfile();
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    rewind(f);
+    long n = -1;
+    ck_assert_int_eq(fscanf(f, "support-vectors %ld\n", &n), 1);
+    ck_assert_int_eq(n, n_sv);
+    *line = 1;
+    tsgs_status st = tsgs__bs3vm_read(f, "sv.txt", line, n_sv, d,
+                                      TSGS_KERNEL_LAPLACIAN, 0.7, out, err);
+    fclose(f);
+    return st;
+}
+
+/* A Laplacian-kernel expansion of 1500 support vectors (more than the
+ * 1024 a model file's section starts with, and grown from a capacity of
+ * one): its decision values on one and two threads against the sum
+ * written out; its section written and read back exactly (every alpha and
+ * value, the line count); a value that is not a float, text after the
+ * last value, refused with the line and what is wrong. */
+START_TEST(laplacian_section_round_trip)
+{
+    const size_t d = 3, nsv = 1500, n = 25;
+    tsgs__bs3vm *b = NULL;
+    ck_assert_int_eq(tsgs__bs3vm_new(d, 0, TSGS_KERNEL_LAPLACIAN, 0.7, &b,
+                                     NULL),
+                     TSGS_OK);
+    ck_assert_uint_eq(b->cap, 1);
+    ck_assert_int_eq(tsgs__bs3vm_reserve(b, 1, NULL), TSGS_OK);
+    ck_assert_uint_eq(b->cap, 1);
+    ck_assert_int_eq(tsgs__bs3vm_reserve(b, nsv, NULL), TSGS_OK);
+    ck_assert_uint_eq(b->cap, nsv);
+    for (size_t j = 0; j < nsv; j++) {
+        b->alpha[j] = sin(0.37 * (double)j) / 7.0;
+        for (size_t k = 0; k < d; k++)
+            b->x[j * d + k] = (float)cos(0.11 * (double)(j * d + k));
+    }
+    b->n_sv = nsv;
+    float X[25 * 3];
+    for (size_t i = 0; i < n * d; i++)
+        X[i] = (float)(0.05 * (double)i - 1.5);
+    double dec1[25], dec2[25];
+    tsgs__bs3vm_decision(b, X, n, 1, dec1);
+    tsgs__bs3vm_decision(b, X, n, 2, dec2);
+    for (size_t i = 0; i < n; i++) {
+        double want = 0.0;
+        for (size_t j = 0; j < nsv; j++)
+            want += b->alpha[j] * laplacian(0.7, b->x + j * d, X + i * d, d);
+        ck_assert_double_eq_tol(dec1[i], want, 1e-12 * (1.0 + fabs(want)));
+        ck_assert(dec1[i] == dec2[i]);
+    }
+
+    char *text = NULL;
+    size_t tlen = 0;
+    FILE *f = open_memstream(&text, &tlen);
+    ck_assert_ptr_nonnull(f);
+    tsgs__bs3vm_write(f, b);
+    ck_assert_int_eq(fclose(f), 0);
+    tsgs__bs3vm *back = NULL;
+    long line = 0;
+    tsgs_error err;
+    ck_assert_msg(read_section(text, (long)nsv, d, &back, &line, &err) ==
+                      TSGS_OK,
+                  "%s", err.message);
+    ck_assert_int_eq(line, (long)nsv + 2); /* the sv lines and "end" */
+    ck_assert_uint_eq(back->n_sv, nsv);
+    ck_assert_uint_ge(back->cap, nsv);
+    ck_assert_int_eq(back->kernel, TSGS_KERNEL_LAPLACIAN);
+    for (size_t j = 0; j < nsv; j++) {
+        ck_assert(back->alpha[j] == b->alpha[j]);
+        for (size_t k = 0; k < d; k++)
+            ck_assert(back->x[j * d + k] == b->x[j * d + k]);
+    }
+    tsgs__bs3vm_free(back);
+    free(text);
+    tsgs__bs3vm_free(b);
+
+    back = NULL;
+    ck_assert_int_eq(read_section("support-vectors 2\n0.5 1 2 3\n"
+                                  "0.25 1 2 1e39\nend\n",
+                                  2, d, &back, &line, &err),
+                     TSGS_ERR_FORMAT);
+    ck_assert_ptr_null(back);
+    ck_assert_str_eq(err.message, "sv.txt:3: support vector: value 4 of 4 "
+                                  "is missing or not a finite number");
+    ck_assert_int_eq(read_section("support-vectors 2\n0.5 1 2 3 \n"
+                                  "0.25 1 2 3 junk\nend\n",
+                                  2, d, &back, &line, &err),
+                     TSGS_ERR_FORMAT);
+    ck_assert_ptr_null(back);
+    ck_assert_str_eq(err.message, "sv.txt:3: support vector: unexpected "
+                                  "text \"junk\" after 4 values");
+    ck_assert_int_eq(read_section("support-vectors 0\nend\n", 0, d, &back,
+                                  &line, &err),
+                     TSGS_OK);
+    ck_assert_uint_eq(back->n_sv, 0);
+    tsgs__bs3vm_free(back);
+}
+END_TEST
+
+/* A model file whose "support-vectors" count is not a count in
+ * [0, 2^40] (a word, negative, past the limit, a fraction) is refused
+ * with its line and the value, before any support vector is read. */
+START_TEST(bad_support_vector_count_refused)
+{
+    tsgs_dataset *ds = fixture_blobs(200, 3, 2.0, 0.5, 20, 10, 9, NULL);
+    tsgs_params p = bs_params();
+    p.iterations = 200;
+    tsgs_model *m = NULL, *back = NULL;
+    ck_assert_int_eq(tsgs_train(ds, &p, NULL, &m, NULL, NULL), TSGS_OK);
+    const char *path = "tmp_bs3vm_count.txt";
+    ck_assert_int_eq(tsgs_model_save(m, path, NULL), TSGS_OK);
+    char *text = test_read_file(path, NULL);
+    ck_assert_ptr_nonnull(text);
+    char *sv = strstr(text, "\nsupport-vectors ");
+    ck_assert_ptr_nonnull(sv);
+    long sv_line = 2;
+    for (char *c = text; c < sv; c++)
+        sv_line += *c == '\n';
+    char *rest = strchr(sv + 1, '\n');
+    static const char *const bad[] = {"x", "-3", "1099511627777", "2.5",
+                                      ""};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        FILE *f = fopen(path, "wb");
+        ck_assert_ptr_nonnull(f);
+        fwrite(text, 1, (size_t)(sv - text), f);
+        fprintf(f, "\nsupport-vectors %s%s", bad[i], rest);
+        ck_assert_int_eq(fclose(f), 0);
+        tsgs_error err;
+        ck_assert_int_eq(tsgs_model_load(path, &back, &err), TSGS_ERR_FORMAT);
+        ck_assert_ptr_null(back);
+        ck_assert_int_eq(err.line, sv_line);
+        char want[160];
+        snprintf(want, sizeof want, "%s:%ld: support-vectors: \"%s\" is not "
+                                    "a count in [0, 1099511627776]",
+                 path, sv_line, bad[i]);
+        ck_assert_str_eq(err.message, want);
+    }
+    free(text);
+    remove(path);
+    tsgs_model_free(m);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
 Suite *bs3vm_suite(void)
 {
     Suite *s = suite_create("bs3vm");
@@ -488,6 +649,8 @@ Suite *bs3vm_suite(void)
     tcase_add_test(tc, one_and_two_threads_identical);
     tcase_add_test(tc, blobs_accuracy_and_graph_term);
     tcase_add_test(tc, defaults_resolved);
+    tcase_add_test(tc, laplacian_section_round_trip);
+    tcase_add_test(tc, bad_support_vector_count_refused);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1444,6 +1444,437 @@ START_TEST(topology_synthetic_scatter)
 }
 END_TEST
 
+/* ---------------------------------------------------------- data options */
+
+/* train.svm as CSV: a row index first, the label last, a header line. */
+static const char *train_as_csv(void)
+{
+    const char *csv = tmp("train.csv");
+    FILE *in = fopen(DATA "train.svm", "r"), *out = fopen(csv, "w");
+    ck_assert_ptr_nonnull(in);
+    ck_assert_ptr_nonnull(out);
+    fputs("id,f1,f2,f3,f4,label\n", out);
+    char line[512];
+    int row = 0;
+    while (fgets(line, sizeof line, in)) {
+        double y, x[4];
+        ck_assert_int_eq(sscanf(line, "%lf 1:%lf 2:%lf 3:%lf 4:%lf", &y,
+                                &x[0], &x[1], &x[2], &x[3]),
+                         5);
+        fprintf(out, "%d,%.17g,%.17g,%.17g,%.17g,%g\n", row++, x[0], x[1],
+                x[2], x[3], y);
+    }
+    fclose(in);
+    ck_assert_int_eq(fclose(out), 0);
+    ck_assert_int_eq(row, 160);
+    return csv;
+}
+
+/* --format, --label-column, --skip-columns and --header read a CSV copy of
+ * train.svm into the same rows: the model predicts test.svm exactly as
+ * the one trained on train.svm; the same keys in a config file (with
+ * quiet = yes) do too; each refuses a bad value, naming the key and what
+ * it expects. */
+START_TEST(data_options_on_csv)
+{
+    const char *csv = train_as_csv();
+    char base[256], flags[256], conf[256];
+    snprintf(base, sizeof base, "%s", tmp("base.model"));
+    snprintf(flags, sizeof flags, "%s", tmp("flags.model"));
+    snprintf(conf, sizeof conf, "%s", tmp("data.conf"));
+    result r;
+    run(&r, "train", "-q", "--iterations", "20", "--seed", "3",
+        DATA "train.svm", base, NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    result_free(&r);
+    run(&r, "train", "--iterations", "20", "--seed", "3", "--format", "csv",
+        "--label-column", "last", "--skip-columns", "1", "--header=yes", csv,
+        flags, NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    size_t rows, labeled, unlabeled;
+    read_counts(&r, &rows, &labeled, &unlabeled);
+    ck_assert_uint_eq(rows, 160);
+    ck_assert_uint_eq(labeled, 160);
+    result_free(&r);
+    FILE *f = fopen(conf, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("format = csv\nlabel-column = 6\nskip-columns = 1\nheader = auto\n"
+          "quiet = yes\niterations = 20\nseed = 3\n",
+          f);
+    ck_assert_int_eq(fclose(f), 0);
+    const char *cmodel = tmp("conf.model");
+    run(&r, "train", "--config", conf, csv, cmodel, NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_str_eq(r.err, ""); /* quiet = yes */
+    result_free(&r);
+
+    char *want = NULL;
+    const char *models[] = {base, flags, cmodel};
+    for (int k = 0; k < 3; k++) {
+        run(&r, "predict", "-q", models[k], DATA "test.svm", "-", NULL);
+        ck_assert_msg(r.status == 0, "%s", r.err);
+        if (k == 0)
+            want = strdup(r.out);
+        else
+            ck_assert_str_eq(r.out, want);
+        result_free(&r);
+    }
+    free(want);
+    /* predict reads CSV too: the same labels as from test.svm */
+    run(&r, "predict", "--format", "libsvm", "--header", "no", base,
+        DATA "test.svm", NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_ptr_nonnull(strstr(r.out, "Accuracy = "));
+    result_free(&r);
+
+    static const char *const bad[][3] = {
+        {"--format", "xml", "format = \"xml\": expected one of auto, libsvm, csv"},
+        {"--label-column", "first", "label-column = \"first\": expected a "
+                                    "column number"},
+        {"--label-column", "1000000", "label-column = \"1000000\""},
+        {"--skip-columns", "-1", "skip-columns = \"-1\": expected a number "
+                                 "of leading columns >= 0"},
+        {"--header", "maybe", "header = \"maybe\": expected one of auto, "
+                              "yes, no"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        run(&r, "train", bad[i][0], bad[i][1], csv, tmp("x.model"), NULL);
+        assert_error(&r, bad[i][2], NULL);
+        result_free(&r);
+    }
+    f = fopen(conf, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("format = csv\n\nquiet = sometimes\n", f);
+    ck_assert_int_eq(fclose(f), 0);
+    run(&r, "train", "--config", conf, csv, tmp("x.model"), NULL);
+    assert_error(&r, "data.conf:3", "quiet = \"sometimes\": expected yes or no",
+                 NULL);
+    result_free(&r);
+    ck_assert(!file_exists(tmp("x.model")));
+}
+END_TEST
+
+/* The command line itself: an empty --config= name, an option name that is
+ * empty or too long, a short option without its value, a fifth file, a bad
+ * -g, an svm-train option of another command. */
+START_TEST(command_line_shape)
+{
+    const char *model = tmp("m.model");
+    result r;
+    run(&r, "train", "--config=", DATA "train.svm", model, NULL);
+    assert_error(&r, "--config needs a file name", NULL);
+    result_free(&r);
+    run(&r, "train", "--=5", DATA "train.svm", model, NULL);
+    assert_error(&r, "bad option \"--=5\"", NULL);
+    result_free(&r);
+    char longopt[80];
+    memset(longopt, 'k', sizeof longopt - 1);
+    longopt[0] = longopt[1] = '-';
+    longopt[sizeof longopt - 1] = '\0';
+    run(&r, "train", longopt, DATA "train.svm", model, NULL);
+    assert_error(&r, "bad option", "--kkkk", NULL);
+    result_free(&r);
+    run(&r, "train", DATA "train.svm", model, "-c", NULL);
+    assert_error(&r, "option -c needs a value", NULL);
+    result_free(&r);
+    run(&r, "train", "a", "b", "c", "d", "e", NULL);
+    assert_error(&r, "too many arguments (\"e\")", NULL);
+    result_free(&r);
+    run(&r, "train", "-g", "abc", DATA "train.svm", model, NULL);
+    assert_error(&r, "-g (gamma, --sigma)", "abc", NULL);
+    result_free(&r);
+    run(&r, "predict", "-g", "1", model, DATA "test.svm", NULL);
+    assert_error(&r, "unknown option \"-g\"", NULL);
+    result_free(&r);
+    ck_assert(!file_exists(model));
+    /* predict: a test file that does not exist */
+    train_small(model);
+    run(&r, "predict", model, tmp("none.svm"), NULL);
+    assert_error(&r, "none.svm", NULL);
+    result_free(&r);
+}
+END_TEST
+
+/* convert's help and refusals beyond the file names: an unknown option,
+ * an output folder that does not exist (the .npy writer's error, nothing
+ * left); --max-memory spelled auto, in KiB, or with a unit that is none. */
+START_TEST(convert_help_and_memory_sizes)
+{
+    result r;
+    run(&r, "convert", "--help", NULL);
+    ck_assert_int_eq(r.status, 0);
+    ck_assert_ptr_nonnull(strstr(r.out, "Usage: tsgs3vm convert [options] "
+                                        "IN OUT.npy"));
+    ck_assert_ptr_nonnull(strstr(r.out, "--max-memory SIZE"));
+    result_free(&r);
+    run(&r, "convert", "--iterations", "5", DATA "train.svm", tmp("a.npy"),
+        NULL);
+    assert_error(&r, "unknown option --iterations", NULL);
+    result_free(&r);
+    run(&r, "convert", DATA "train.svm", tmp("no/such/a.npy"), NULL);
+    assert_error(&r, "no/such/a.npy", NULL);
+    result_free(&r);
+    ck_assert(!file_exists(tmp("a.npy")));
+
+    /* every row unlabeled (NaN labels in the .npy pair): no accuracy to
+     * measure for train --test (refused, no model), none printed by
+     * predict (its 120 prediction lines are written) */
+    const char *u = tmp("u.npy");
+    run(&r, "convert", "-q", "--unlabeled-label", "0", DATA "unlabeled.svm",
+        u, NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    result_free(&r);
+    const char *model = tmp("m.model");
+    run(&r, "train", "-q", "--iterations", "5", "--test", u,
+        DATA "train.svm", model, NULL);
+    assert_error(&r, "u.npy: no labeled rows to measure the accuracy on",
+                 NULL);
+    result_free(&r);
+    ck_assert(!file_exists(model));
+    train_small(model);
+    run(&r, "predict", model, u, "-", NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_ptr_null(strstr(r.err, "Accuracy"));
+    size_t lines = 0;
+    for (const char *c = r.out; (c = strchr(c, '\n')); c++)
+        lines++;
+    ck_assert_uint_eq(lines, 120);
+    result_free(&r);
+    remove(model);
+
+    run(&r, "train", "-q", "--iterations", "5", "--max-memory", "auto",
+        DATA "train.svm", model, NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    result_free(&r);
+    ck_assert(file_exists(model));
+    remove(model);
+    run(&r, "train", "--iterations", "5", "--max-memory", "1KiB",
+        DATA "train.svm", model, NULL);
+    assert_error(&r, "train.svm", "more than the 1.0 KB allowed", NULL);
+    result_free(&r);
+    run(&r, "train", "--iterations", "5", "--max-memory", "1KB",
+        DATA "train.svm", model, NULL);
+    assert_error(&r, "train.svm", "more than the 1.0 KB allowed", NULL);
+    result_free(&r);
+    static const char *const bad[] = {"8X", "8Gb", "-1", "2KiBs", "x"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char want[96];
+        snprintf(want, sizeof want, "max-memory = \"%s\": expected auto, 0 "
+                                    "(no limit) or a size", bad[i]);
+        run(&r, "train", "--max-memory", bad[i], DATA "train.svm", model,
+            NULL);
+        assert_error(&r, want, NULL);
+        result_free(&r);
+    }
+    ck_assert(!file_exists(model));
+}
+END_TEST
+
+/* ----------------------------------------------------------------- synth */
+
+/* Rows of a LIBSVM text, checked line by line: every label one of the
+ * sample's (+1 / -1 as "%.17g" writes them: "1", "-1"), every index
+ * increasing in 1 .. max_index; returns the row count. */
+static size_t synth_libsvm_rows(const char *text, size_t max_index)
+{
+    size_t rows = 0;
+    for (const char *p = text; *p;) {
+        const char *eol = strchr(p, '\n');
+        ck_assert_msg(eol, "unterminated last line: %s", p);
+        char *end;
+        double label = strtod(p, &end);
+        ck_assert_msg(end > p && (label == 1.0 || label == -1.0),
+                      "row %zu: label in: %.*s", rows, (int)(eol - p), p);
+        ck_assert_msg(strncmp(p, label > 0 ? "1 " : "-1 ", label > 0 ? 2 : 3)
+                          == 0 || *end == '\n',
+                      "row %zu: label spelled as: %.*s", rows, (int)(eol - p),
+                      p);
+        unsigned long last = 0;
+        for (const char *q = end; q < eol;) {
+            ck_assert_msg(*q == ' ', "row %zu: %.*s", rows, (int)(eol - p), p);
+            unsigned long idx = strtoul(q + 1, &end, 10);
+            ck_assert_msg(*end == ':' && idx > last && idx <= max_index,
+                          "row %zu: index %lu after %lu in: %.*s", rows, idx,
+                          last, (int)(eol - p), p);
+            last = idx;
+            double v = strtod(end + 1, &end);
+            ck_assert_msg(end > q && v == v && v != 0.0,
+                          "row %zu: value in: %.*s", rows, (int)(eol - p), p);
+            q = end;
+        }
+        rows++;
+        p = eol + 1;
+    }
+    return rows;
+}
+
+/* synth to a file and to stdout: the LIBSVM layout takes any dimension;
+ * the bytes depend on the seed only (not on the thread count, not on
+ * where they go); the summary names the sample, the rows and the layout. */
+START_TEST(synth_libsvm_file_and_stdout)
+{
+    const char *out = tmp("s.svm");
+    result r;
+    run(&r, "synth", "--rows", "300", "--layout", "libsvm",
+        "--components=2", "--seed", "7", "--threads", "1", DATA "train.svm",
+        out, NULL);
+    ck_assert_msg(r.status == 0, "synth: %s", r.err);
+    ck_assert_msg(strstr(r.err, "synth: SYNTHETIC data: 4 features, 2 "
+                                "Gaussians per class fitted to 160 rows of "
+                                DATA "train.svm"),
+                  "%s", r.err);
+    ck_assert_msg(strstr(r.err, "synth: wrote 300 SYNTHETIC rows (libsvm "
+                                "layout, seed 7) to "),
+                  "%s", r.err);
+    ck_assert_ptr_nonnull(strstr(r.err, " MB/s\n"));
+    ck_assert_str_eq(r.out, "");
+    result_free(&r);
+    char *file = slurp(out);
+    ck_assert_ptr_nonnull(file);
+    ck_assert_uint_eq(synth_libsvm_rows(file, 4), 300);
+    /* the library reads it back: 300 labeled rows, 4 features */
+    tsgs_dataset *ds = test_read_ok(out, NULL);
+    ck_assert_uint_eq(tsgs_dataset_rows(ds), 300);
+    ck_assert_uint_eq(tsgs_dataset_features(ds), 4);
+    ck_assert_uint_eq(tsgs_dataset_labeled_count(ds), 300);
+    tsgs_dataset_free(ds);
+
+    /* the same seed to stdout on two threads, options after "--" taken
+     * as files: the same bytes; no "wrote ... MB" for a stream */
+    run(&r, "synth", "--rows=300", "--layout=libsvm", "--components", "2",
+        "--seed", "7", "--threads", "2", "--", DATA "train.svm", "-", NULL);
+    ck_assert_msg(r.status == 0, "synth: %s", r.err);
+    ck_assert_str_eq(r.out, file);
+    ck_assert_ptr_nonnull(strstr(r.err, "to - in "));
+    ck_assert_ptr_null(strstr(r.err, " MB"));
+    result_free(&r);
+
+    /* another seed: other rows; --quiet: nothing on stderr; 0 rows: an
+     * empty file */
+    run(&r, "synth", "--rows", "300", "--layout", "libsvm", "--components",
+        "2", "--seed", "8", "-q", DATA "train.svm", "-", NULL);
+    ck_assert_msg(r.status == 0, "synth: %s", r.err);
+    ck_assert_str_eq(r.err, "");
+    ck_assert_uint_eq(synth_libsvm_rows(r.out, 4), 300);
+    ck_assert_str_ne(r.out, file);
+    result_free(&r);
+    free(file);
+    run(&r, "synth", "--rows", "0", "--layout", "libsvm", "--components",
+        "1", "-q", DATA "train.svm", out, NULL);
+    ck_assert_msg(r.status == 0, "synth: %s", r.err);
+    result_free(&r);
+    file = slurp(out);
+    ck_assert_ptr_nonnull(file);
+    ck_assert_str_eq(file, "");
+    free(file);
+}
+END_TEST
+
+/* Every way synth refuses: its own options without or with a bad value,
+ * the wrong number of files, an unknown layout, a fixed layout of another
+ * dimension (no file created), a sample that does not read or has one
+ * class, an output that cannot be opened or written. */
+START_TEST(synth_errors)
+{
+    const char *out = tmp("s.csv");
+    result r;
+    run(&r, "synth", "--help", NULL);
+    ck_assert_int_eq(r.status, 0);
+    ck_assert_ptr_nonnull(strstr(r.out, "Usage: tsgs3vm synth [options] "
+                                        "SAMPLE_FILE OUTPUT_FILE"));
+    ck_assert_ptr_nonnull(strstr(r.out, "--components K"));
+    result_free(&r);
+
+    run(&r, "synth", DATA "train.svm", out, "--rows", NULL);
+    assert_error(&r, "option --rows needs a value", NULL);
+    result_free(&r);
+    run(&r, "synth", "--components", NULL);
+    assert_error(&r, "option --components needs a value", NULL);
+    result_free(&r);
+    static const char *const bad_rows[] = {"-5", "", "12x", "x",
+                                           "99999999999999999999999"};
+    for (size_t i = 0; i < sizeof bad_rows / sizeof *bad_rows; i++) {
+        char opt[64], want[64];
+        snprintf(opt, sizeof opt, "--rows=%s", bad_rows[i]);
+        snprintf(want, sizeof want, "--rows = \"%s\": expected a number of "
+                                    "rows >= 0", bad_rows[i]);
+        run(&r, "synth", opt, DATA "train.svm", out, NULL);
+        assert_error(&r, want, NULL);
+        result_free(&r);
+    }
+    static const char *const bad_k[] = {"0", "257", "-1", "2.5", ""};
+    for (size_t i = 0; i < sizeof bad_k / sizeof *bad_k; i++) {
+        char want[64];
+        snprintf(want, sizeof want, "--components = \"%s\": expected 1 .. "
+                                    "256", bad_k[i]);
+        run(&r, "synth", "--components", bad_k[i], DATA "train.svm", out,
+            NULL);
+        assert_error(&r, want, NULL);
+        result_free(&r);
+    }
+    run(&r, "synth", DATA "train.svm", NULL);
+    assert_error(&r, "synth needs SAMPLE_FILE and OUTPUT_FILE", NULL);
+    result_free(&r);
+    run(&r, "synth", "--bogus", DATA "train.svm", out, NULL);
+    assert_error(&r, "--bogus", NULL);
+    result_free(&r);
+    run(&r, "synth", "--layout", "csv", DATA "train.svm", out, NULL);
+    assert_error(&r, "--layout", "csv", "susy, hepmass or libsvm", NULL);
+    result_free(&r);
+    ck_assert(!file_exists(out));
+
+    /* 4 features: neither SUSY (18) nor HEPMASS (28); the default layout
+     * is SUSY */
+    run(&r, "synth", "--rows", "10", DATA "train.svm", out, NULL);
+    assert_error(&r, "the susy layout has 18 features; " DATA "train.svm "
+                     "has 4 (use --layout libsvm",
+                 NULL);
+    result_free(&r);
+    run(&r, "synth", "--rows", "10", "--layout", "hepmass", DATA "train.svm",
+        out, NULL);
+    assert_error(&r, "the hepmass layout has 28 features", NULL);
+    result_free(&r);
+    ck_assert(!file_exists(out));
+
+    run(&r, "synth", "--layout", "libsvm", tmp("none.svm"), out, NULL);
+    assert_error(&r, "none.svm", NULL);
+    result_free(&r);
+    ck_assert(!file_exists(out));
+    const char *one = tmp("one.svm");
+    FILE *f = fopen(one, "w");
+    ck_assert_ptr_nonnull(f);
+    for (int i = 0; i < 10; i++)
+        fprintf(f, "+1 1:%d 2:%d\n", i, 10 - i);
+    ck_assert_int_eq(fclose(f), 0);
+    run(&r, "synth", "--layout", "libsvm", one, out, NULL);
+    assert_error(&r, one, NULL);
+    result_free(&r);
+    ck_assert(!file_exists(out));
+
+    run(&r, "synth", "--layout", "libsvm", DATA "train.svm",
+        tmp("no/such/s.svm"), NULL);
+    assert_error(&r, "no/such/s.svm", "cannot open for writing", NULL);
+    result_free(&r);
+    /* a full device, through a link: the rows fail, never a success, and
+     * the link is not removed (only a regular file of partial rows is) */
+    const char *full = tmp("full.link");
+    ck_assert_int_eq(symlink("/dev/full", full), 0);
+    run(&r, "synth", "--layout", "libsvm", "--rows", "20000", DATA "train.svm",
+        full, NULL);
+    assert_error(&r, "full.link: writing synthetic rows failed", NULL);
+    result_free(&r);
+    struct stat st;
+    ck_assert_int_eq(lstat(full, &st), 0);
+    ck_assert(S_ISLNK(st.st_mode));
+    stdout_to = "/dev/full";
+    run(&r, "synth", "--layout", "libsvm", "--rows", "20000", DATA "train.svm",
+        "-", NULL);
+    stdout_to = NULL;
+    assert_error(&r, "-: writing synthetic rows failed", NULL);
+    result_free(&r);
+}
+END_TEST
+
 Suite *cli_suite(void)
 {
     Suite *s = suite_create("cli");
@@ -1483,6 +1914,11 @@ Suite *cli_suite(void)
     tcase_add_test(tc, convert_sparse_file);
     tcase_add_test(tc, topology_this_machine);
     tcase_add_test(tc, topology_synthetic_scatter);
+    tcase_add_test(tc, data_options_on_csv);
+    tcase_add_test(tc, command_line_shape);
+    tcase_add_test(tc, convert_help_and_memory_sizes);
+    tcase_add_test(tc, synth_libsvm_file_and_stdout);
+    tcase_add_test(tc, synth_errors);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -412,6 +413,33 @@ START_TEST(bad_inputs_fail)
     ck_assert_int_eq(tsgs_synth_write_file(m, 1, 10, TSGS_LAYOUT_SUSY, 1,
                                            "/nonexistent/dir/x.csv", &err),
                      TSGS_ERR_IO);
+    ck_assert_str_eq(err.message,
+                     "/nonexistent/dir/x.csv: cannot open for writing");
+    /* a device that fails every write, named through a link: an I/O
+     * error naming the path, and the link is still there (only a regular
+     * file of partial rows is removed) */
+    char dir[] = "/tmp/tsgs-synth-XXXXXX", link[64], plain[64];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(link, sizeof link, "%s/full.csv", dir);
+    ck_assert_int_eq(symlink("/dev/full", link), 0);
+    ck_assert_int_eq(tsgs_synth_write_file(m, 1, 5000, TSGS_LAYOUT_SUSY, 1,
+                                           link, &err),
+                     TSGS_ERR_IO);
+    ck_assert_str_eq(err.file, link);
+    ck_assert_ptr_nonnull(strstr(err.message, "writing"));
+    struct stat st;
+    ck_assert_int_eq(lstat(link, &st), 0);
+    ck_assert(S_ISLNK(st.st_mode));
+    ck_assert_int_eq(unlink(link), 0);
+    /* a regular file that is written: kept, with its header-less rows */
+    snprintf(plain, sizeof plain, "%s/ok.csv", dir);
+    ck_assert_int_eq(tsgs_synth_write_file(m, 1, 3, TSGS_LAYOUT_SUSY, 1,
+                                           plain, &err),
+                     TSGS_OK);
+    ck_assert_int_eq(stat(plain, &st), 0);
+    ck_assert(S_ISREG(st.st_mode) && st.st_size > 0);
+    ck_assert_int_eq(unlink(plain), 0);
+    ck_assert_int_eq(rmdir(dir), 0);
     tsgs_mixture_free(m);
     /* one class only */
     float x[40] = {0};

@@ -134,7 +134,7 @@ int cmd_synth(int argc, char **argv)
     tsgs_dataset *ds = NULL;
     tsgs_mixture *m = NULL;
     FILE *f = NULL;
-    int to_stdout = 0, rc = 1;
+    int to_stdout = 0, special = 0, rc = 1;
     char **kept = malloc(sizeof(char *) * ((size_t)argc + 1));
     int nkept = 0;
     if (!kept) {
@@ -195,6 +195,8 @@ int cmd_synth(int argc, char **argv)
             goto done;
         }
     }
+    /* A pipe or a device is written into and never removed. */
+    special = !to_stdout && cli_is_special(out);
     f = to_stdout ? stdout : fopen(out, "wb");
     if (!f) {
         fprintf(stderr, "ERROR: %s: cannot open for writing: %s\n", out,
@@ -213,6 +215,8 @@ int cmd_synth(int argc, char **argv)
         if (fclose(g) != 0) {
             fprintf(stderr, "ERROR: %s: writing failed: %s\n", out,
                     strerror(errno));
+            if (!special)
+                remove(out);
             goto done;
         }
     }
@@ -231,7 +235,8 @@ int cmd_synth(int argc, char **argv)
 done:
     if (f && !to_stdout) {
         fclose(f);
-        remove(o.positional[1]); /* a partial file is not a data set */
+        if (!special) /* a partial file is not a data set */
+            remove(o.positional[1]);
     }
     tsgs_mixture_free(m);
     tsgs_dataset_free(ds);
