@@ -26,6 +26,31 @@ static tsgs_dataset *rows_of(size_t n, size_t d, size_t nl)
     return ds;
 }
 
+/* n CSR rows of dimension d, k non-zeros each (columns spread over the
+ * first n * k, values 1), the first nl labeled +1 / -1 alternately. */
+static tsgs_dataset *csr_rows(size_t n, size_t d, size_t k, size_t nl)
+{
+    size_t *ptr = malloc(sizeof(size_t) * (n + 1));
+    uint32_t *col = malloc(sizeof(uint32_t) * n * k);
+    float *val = malloc(sizeof(float) * n * k);
+    double *y = malloc(sizeof(double) * n);
+    ck_assert(ptr && col && val && y);
+    for (size_t i = 0; i < n; i++) {
+        ptr[i] = i * k;
+        for (size_t j = 0; j < k; j++) {
+            col[i * k + j] = (uint32_t)((i * k + j) * (d / (n * k)));
+            val[i * k + j] = 1.0f;
+        }
+        y[i] = i < nl ? (i % 2 ? 1.0 : -1.0) : TSGS_UNLABELED;
+    }
+    ptr[n] = n * k;
+    tsgs_dataset *ds = NULL;
+    ck_assert_int_eq(tsgs__dataset_from_csr(n, d, ptr, col, val, y, &ds,
+                                            NULL),
+                     TSGS_OK);
+    return ds;
+}
+
 static double estimate(const tsgs_dataset *ds, const tsgs_params *p)
 {
     double b = -1.0;
@@ -84,6 +109,38 @@ START_TEST(follows_the_settings)
 }
 END_TEST
 
+/* Sparse rows: nothing is d-wide, so the estimate follows the non-zeros
+ * (the same for d = 10^6 and 10^7, more with more non-zeros), far below
+ * the dense estimate's 512 directions of d floats; the stochastic solver
+ * counts its feature cache when it fits, and a fixed (C, sigma) drops the
+ * grid's labeled-row cache. */
+START_TEST(sparse_rows_follow_the_non_zeros)
+{
+    tsgs_params p = tsgs_params_default();
+    tsgs_dataset *a = csr_rows(400, 1000000, 5, 40);
+    tsgs_dataset *wide = csr_rows(400, 10000000, 5, 40);
+    tsgs_dataset *denser = csr_rows(400, 1000000, 10, 40);
+    ck_assert(tsgs_dataset_is_sparse(a) && tsgs_dataset_is_sparse(wide));
+    const double ea = estimate(a, &p);
+    ck_assert_double_eq_tol(estimate(wide, &p), ea, 1e-9 * ea);
+    ck_assert(estimate(denser, &p) > ea);
+    ck_assert(ea < 0.01 * 512.0 * 1e6 * sizeof(float));
+
+    tsgs_params q = p;
+    tsgs_params_set(&q, "solver", "tsg", NULL);
+    const double tsg = estimate(a, &q);
+    tsgs_params_set(&q, "cache-mb", "0", NULL); /* no room for the cache */
+    ck_assert(estimate(a, &q) < tsg);
+    q = p;
+    tsgs_params_set(&q, "c", "1", NULL);
+    tsgs_params_set(&q, "sigma", "0.5", NULL);
+    ck_assert(estimate(a, &q) < ea);
+    tsgs_dataset_free(a);
+    tsgs_dataset_free(wide);
+    tsgs_dataset_free(denser);
+}
+END_TEST
+
 START_TEST(null_arguments)
 {
     tsgs_params p = tsgs_params_default();
@@ -103,6 +160,7 @@ Suite *memory_suite(void)
     TCase *tc = tcase_create("estimate");
     tcase_add_test(tc, grows_with_the_dimension);
     tcase_add_test(tc, follows_the_settings);
+    tcase_add_test(tc, sparse_rows_follow_the_non_zeros);
     tcase_add_test(tc, null_arguments);
     suite_add_tcase(s, tc);
     return s;
