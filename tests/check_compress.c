@@ -4,6 +4,7 @@
  * liblzma's threads giving what one thread gives, truncated or corrupt
  * ones failing the same way. */
 #include <check.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,6 +91,31 @@ START_TEST(zstd_truncated_or_corrupt_fail)
     assert_fails(R "trunc.svm.zst", "zstd", 1);
     assert_fails(R "corrupt.svm.zst", "zstd", 1);
     assert_fails(R "half.svm.zst", "zstd", 1); /* one block: no lines */
+}
+END_TEST
+
+/* A folder opens (fopen takes it) but cannot be read: an I/O error naming
+ * it and the system's reason, from the stream and from the reader; NULL
+ * arguments are refused. */
+START_TEST(unreadable_input_fails_naming_it)
+{
+    char dir[] = "/tmp/tsgs_compress_XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    tsgs__istream *in = NULL;
+    tsgs_error err;
+    tsgs__error_clear(&err);
+    ck_assert_int_eq(tsgs__istream_open(dir, 1, &in, &err), TSGS_ERR_IO);
+    ck_assert_ptr_null(in);
+    ck_assert_str_eq(err.file, dir);
+    ck_assert_ptr_nonnull(strstr(err.message, "read failed: "));
+    ck_assert_ptr_nonnull(strstr(err.message, strerror(EISDIR)));
+    tsgs_dataset *ds = NULL;
+    tsgs_read_options o = tsgs_read_options_default();
+    ck_assert_int_eq(tsgs_dataset_read(dir, &o, &ds, &err), TSGS_ERR_IO);
+    ck_assert_ptr_null(ds);
+    ck_assert_int_eq(tsgs__istream_open(NULL, 1, &in, &err), TSGS_ERR_PARAM);
+    ck_assert_int_eq(tsgs__istream_open(dir, 1, NULL, &err), TSGS_ERR_PARAM);
+    rmdir(dir);
 }
 END_TEST
 
@@ -191,6 +217,7 @@ Suite *compress_suite(void)
     tcase_add_test(tc, zstd_truncated_or_corrupt_fail);
     tcase_add_test(tc, xz_blocks_decoded_by_threads);
     tcase_add_test(tc, bom_split_across_gzip_members);
+    tcase_add_test(tc, unreadable_input_fails_naming_it);
     suite_add_tcase(s, tc);
     return s;
 }
