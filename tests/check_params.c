@@ -98,6 +98,39 @@ START_TEST(check_catches_inconsistent_values)
     p = tsgs_params_default();
     p.uloss = (tsgs_uloss)9;
     ck_assert_int_eq(tsgs_params_check(&p, &err), TSGS_ERR_PARAM);
+    ck_assert_ptr_nonnull(strstr(err.message, "uloss: value 9 is not one"));
+    p = tsgs_params_default();
+    p.solver = (tsgs_solver)-1;
+    ck_assert_int_eq(tsgs_params_check(&p, &err), TSGS_ERR_PARAM);
+    ck_assert_ptr_nonnull(strstr(err.message, "solver: value -1"));
+    p = tsgs_params_default();
+    p.directions = TSGS_DIRECTIONS_ORTHOGONAL;
+    p.kernel = TSGS_KERNEL_LAPLACIAN;
+    ck_assert_int_eq(tsgs_params_check(&p, &err), TSGS_ERR_PARAM);
+    ck_assert_ptr_nonnull(strstr(err.message, "directions = orthogonal"));
+    p = tsgs_params_default();
+    p.solver = TSGS_SOLVER_SAFE;
+    p.balance = TSGS__BALANCE_CENTRED;
+    ck_assert_int_eq(tsgs_params_check(&p, &err), TSGS_ERR_PARAM);
+    ck_assert_ptr_nonnull(strstr(err.message, "balance = 2"));
+    p = tsgs_params_default();
+    p.eta = 1.0; /* the decay 1 - 1/eta would be 0 */
+    ck_assert_int_eq(tsgs_params_check(&p, &err), TSGS_ERR_PARAM);
+    ck_assert_ptr_nonnull(strstr(err.message, "eta = 1:"));
+    p = tsgs_params_default();
+    p.balance_ratio = 0.0;
+    ck_assert_int_eq(tsgs_params_check(&p, &err), TSGS_ERR_PARAM);
+    ck_assert_ptr_nonnull(strstr(err.message, "balance-ratio = 0"));
+    ck_assert_int_eq(tsgs_params_check(NULL, &err), TSGS_ERR_PARAM);
+    /* the heap copy a binding uses starts at the defaults */
+    tsgs_params *h = tsgs_params_new();
+    ck_assert_ptr_nonnull(h);
+    p = tsgs_params_default();
+    ck_assert_int_eq(h->solver, p.solver);
+    ck_assert_int_eq(h->scale, p.scale);
+    ck_assert(h->c == p.c && h->sigma == p.sigma && h->seed == p.seed);
+    ck_assert_int_eq(tsgs_params_check(h, &err), TSGS_OK);
+    tsgs_params_free(h);
 }
 END_TEST
 
