@@ -472,6 +472,51 @@ static int cmp_lab_row(const void *a, const void *b)
     return (p->row > q->row) - (p->row < q->row);
 }
 
+/* lr's nl entries, in row order, grouped by label (ascending), rows
+ * ascending within a label: the order sorting by (label, row) gives, by
+ * one counting pass for the few classes of a classifier (a sort of 10^6
+ * pairs took 0.1 s); more distinct labels than FEW_LABELS: the sort. */
+#define FEW_LABELS 64
+static tsgs_status group_by_label(lab_row *lr, size_t nl, tsgs_error *err)
+{
+    double lab[FEW_LABELS];
+    size_t at[FEW_LABELS + 1] = {0}, nc = 0;
+    for (size_t i = 0; i < nl; i++) {
+        size_t c = 0;
+        while (c < nc && lab[c] < lr[i].label)
+            c++;
+        if (c < nc && lab[c] == lr[i].label)
+            continue;
+        if (nc == FEW_LABELS) {
+            qsort(lr, nl, sizeof *lr, cmp_lab_row);
+            return TSGS_OK;
+        }
+        memmove(lab + c + 1, lab + c, sizeof *lab * (nc - c));
+        lab[c] = lr[i].label;
+        nc++;
+    }
+    lab_row *out = malloc(sizeof *out * (nl ? nl : 1));
+    if (!out)
+        return TSGS__NOMEM(err);
+    for (size_t i = 0; i < nl; i++) { /* class sizes, then their starts */
+        size_t c = 0;
+        while (lab[c] != lr[i].label)
+            c++;
+        at[c + 1]++;
+    }
+    for (size_t c = 0; c < nc; c++)
+        at[c + 1] += at[c];
+    for (size_t i = 0; i < nl; i++) {
+        size_t c = 0;
+        while (lab[c] != lr[i].label)
+            c++;
+        out[at[c]++] = lr[i];
+    }
+    memcpy(lr, out, sizeof *lr * nl);
+    free(out);
+    return TSGS_OK;
+}
+
 tsgs_status tsgs_dataset_keep_labels(tsgs_dataset *ds, size_t n_keep,
                                      uint64_t seed, tsgs_error *err)
 {
@@ -497,7 +542,8 @@ tsgs_status tsgs_dataset_keep_labels(tsgs_dataset *ds, size_t n_keep,
     for (size_t i = 0; i < ds->n; i++)
         if (!isnan(ds->y[i]))
             lr[k++] = (lab_row){ds->y[i], i};
-    qsort(lr, nl, sizeof *lr, cmp_lab_row);
+    if ((st = group_by_label(lr, nl, err)) != TSGS_OK)
+        goto fail;
     size_t nc = 0;
     for (size_t i = 0; i < nl; i++)
         if (i == 0 || lr[i].label != lr[i - 1].label)

@@ -237,6 +237,34 @@ START_TEST(keep_labels_deterministic_by_seed)
 }
 END_TEST
 
+/* Classes interleaved row by row, K of them, 3 rows each; keeping 2K
+ * keeps 2 of every class, with few classes (grouped in one counting pass)
+ * and with more than 64 (grouped by the sort): exact quotas either way. */
+START_TEST(keep_labels_few_and_many_classes)
+{
+    const size_t ks[2] = {5, 70};
+    for (int t = 0; t < 2; t++) {
+        const size_t k = ks[t], n = 3 * k;
+        float *x = calloc(n, sizeof(float));
+        double *y = malloc(sizeof(double) * n);
+        ck_assert(x && y);
+        for (size_t i = 0; i < n; i++)
+            y[i] = (double)(k - 1 - (i * 3) % k); /* every label 3 times */
+        tsgs_dataset *ds = NULL;
+        ck_assert_int_eq(tsgs_dataset_from_dense(n, 1, x, y, &ds, NULL),
+                         TSGS_OK);
+        ck_assert_int_eq(tsgs_dataset_keep_labels(ds, 2 * k, 5, NULL),
+                         TSGS_OK);
+        ck_assert_uint_eq(tsgs_dataset_labeled_count(ds), 2 * k);
+        for (size_t c = 0; c < k; c++)
+            ck_assert_uint_eq(count_label(ds, (double)c), 2);
+        tsgs_dataset_free(ds);
+        free(x);
+        free(y);
+    }
+}
+END_TEST
+
 START_TEST(keep_labels_at_least_one_per_class)
 {
     /* 98 / 1 / 1: rounding gives 3 / 0 / 0; each class still gets one */
@@ -384,6 +412,7 @@ Suite *dataset_suite(void)
     tcase_add_test(tc, keep_labels_stratified);
     tcase_add_test(tc, keep_labels_deterministic_by_seed);
     tcase_add_test(tc, keep_labels_at_least_one_per_class);
+    tcase_add_test(tc, keep_labels_few_and_many_classes);
     tcase_add_test(tc, keep_labels_rejects_bad_counts);
     tcase_add_test(tc, drop_features_keeps_prefix);
     suite_add_tcase(s, tc);
