@@ -441,18 +441,20 @@ done:
     return st;
 }
 
-/* Platt's sigmoid on the kept candidate's held-out decision values, every
- * repeat of the selection's CV (probability.c). */
-static tsgs_status fit_probability(const safe_t *s, const double *oof,
-                                   int kept, tsgs_model *m, tsgs_error *err)
+/* Platt's sigmoid on candidate cand's held-out decision values, every
+ * repeat of the selection's CV (laid out as paths_and_selection writes
+ * oof), against the nl labeled rows' yl (+1 / -1) (probability.c). */
+static tsgs_status fit_probability(const double *yl, size_t nl,
+                                   const double *oof, int cand,
+                                   tsgs_model *m, tsgs_error *err)
 {
-    const size_t n = s->nl * SELECT_REPEATS;
+    const size_t n = nl * SELECT_REPEATS;
     double *y = malloc(sizeof(double) * n);
     if (!y)
         return TSGS__NOMEM(err);
     for (size_t r = 0; r < SELECT_REPEATS; r++)
-        memcpy(y + r * s->nl, s->yl, sizeof(double) * s->nl);
-    tsgs__platt_fit(oof + (size_t)kept * n, y, n, &m->prob_a, &m->prob_b);
+        memcpy(y + r * nl, yl, sizeof(double) * nl);
+    tsgs__platt_fit(oof + (size_t)cand * n, y, n, &m->prob_a, &m->prob_b);
     m->has_prob = 1;
     free(y);
     return TSGS_OK;
@@ -591,7 +593,7 @@ static tsgs_status ovr_choose(struct tsgs__safe_ovr *so,
 {
     const size_t nl = so->cls[0].nl, n = nl * SELECT_REPEATS;
     int *truth = malloc(sizeof(int) * nl);
-    double *y = malloc(sizeof(double) * n);
+    double *y = malloc(sizeof(double) * nl); /* one class's +1 / -1 */
     if (!truth || !y) {
         free(truth);
         free(y);
@@ -620,10 +622,11 @@ static tsgs_status ovr_choose(struct tsgs__safe_ovr *so,
             break;
         m->params.c_star = cand > 0 ? sc->c_star : 0.0;
         if (m->has_prob) { /* Platt's fit on the new candidate's values */
-            for (size_t j = 0; j < n; j++)
-                y[j] = sc->ylc[j % nl] == classes[c] ? 1.0 : -1.0;
-            tsgs__platt_fit(sc->oof + (size_t)cand * n, y, n, &m->prob_a,
-                            &m->prob_b);
+            for (size_t i = 0; i < nl; i++)
+                y[i] = sc->ylc[i] == classes[c] ? 1.0 : -1.0;
+            if ((st = fit_probability(y, nl, sc->oof, cand, m, err)) !=
+                TSGS_OK)
+                break;
         }
         char was[sizeof m->note];
         snprintf(was, sizeof was, "%s", m->note);
@@ -828,7 +831,7 @@ static tsgs_status safe_train(const tsgs_dataset *ds, const tsgs_params *p,
     if (st != TSGS_OK)
         goto done;
     if (oof && p->probability &&
-        (st = fit_probability(&s, oof, kept, m, err)) != TSGS_OK) {
+        (st = fit_probability(s.yl, s.nl, oof, kept, m, err)) != TSGS_OK) {
         tsgs_model_free(m);
         goto done;
     }
