@@ -223,6 +223,7 @@ typedef struct {
     int nb;
     int k;             /* folds */
     uint64_t seed;
+    const int *folds;  /* each repeat's stratified folds, n per repeat */
 } cv_grid;
 
 /* The ranks 0..K-1 of n labels among their distinct values (ascending)
@@ -255,17 +256,13 @@ static int cv_task(const cv_grid *cg, const float *K, int rep, int f,
     double *yp = malloc(sizeof(double) * n);
     double *alpha = malloc(sizeof(double) * n);
     size_t *tr = malloc(sizeof(size_t) * n);
-    size_t *scr = malloc(sizeof(size_t) * n);
-    int *fold = malloc(sizeof(int) * n);
+    const int *fold = cg->folds + (size_t)rep * n;
     /* multi-class: decision value of row i for problem c at C b */
     double *dec = multi ? malloc(sizeof(double) * (size_t)nb *
                                  (size_t)cg->nprob * n)
                         : NULL;
     tsgs_error e;
-    int ok = Q && yp && alpha && tr && scr && fold && (dec || !multi);
-    if (ok)
-        tsgs__stratified_folds(cg->y, n, cg->k, cg->seed, 16 + (uint64_t)rep,
-                               scr, fold);
+    int ok = Q && yp && alpha && tr && (dec || !multi);
     if (ok) {
         size_t ntr = 0;
         for (size_t i = 0; i < n; i++)
@@ -310,7 +307,7 @@ static int cv_task(const cv_grid *cg, const float *K, int rep, int f,
                 right[b] += best == cg->cls[i];
             }
     }
-    free(Q); free(yp); free(alpha); free(tr); free(scr); free(fold);
+    free(Q); free(yp); free(alpha); free(tr);
     free(dec);
     return ok;
 }
@@ -405,16 +402,24 @@ tsgs_status tsgs__select_grid(const tsgs__grid_job *g, tsgs__grid_choice *out,
         return TSGS__NOMEM(err);
     }
     cv_grid cg = {Ks, n, NULL, NULL, 1, cs, nb, n < FOLDS ? (int)n : FOLDS,
-                  g->seed};
+                  g->seed, NULL};
     double *y = malloc(sizeof(double) * n);
     int *cls = g->classes ? malloc(sizeof(int) * n) : NULL;
-    tsgs_status st = y && (cls || !g->classes) ? TSGS_OK : TSGS_ERR_NOMEM;
+    int *folds = malloc(sizeof(int) * n * GRID_REPEATS);
+    size_t *scr = malloc(sizeof(size_t) * n);
+    tsgs_status st = y && (cls || !g->classes) && folds && scr
+                         ? TSGS_OK : TSGS_ERR_NOMEM;
     for (size_t i = 0; st == TSGS_OK && i < n; i++)
         y[i] = g->classes ? g->classes[rows[i]] : g->yl[rows[i]];
     if (cls && st == TSGS_OK)
         cg.nprob = class_ranks(y, n, cls);
+    /* each repeat's folds once, for all its sigma and fold tasks */
+    for (int rep = 0; st == TSGS_OK && rep < GRID_REPEATS; rep++)
+        tsgs__stratified_folds(y, n, cg.k, g->seed, 16 + (uint64_t)rep, scr,
+                               folds + (size_t)rep * n);
     cg.y = y;
     cg.cls = cls;
+    cg.folds = folds;
     /* one task per (sigma, repeat, fold): 105 tasks of unequal cost balance
      * over the threads where 21 (one per repeat) did not */
     const int per_a = GRID_REPEATS * cg.k;
@@ -441,6 +446,8 @@ tsgs_status tsgs__select_grid(const tsgs__grid_job *g, tsgs__grid_choice *out,
     }
     free(y);
     free(cls);
+    free(folds);
+    free(scr);
     if (st != TSGS_OK)
         st = TSGS__NOMEM(err);
     if (st == TSGS_OK) {
