@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# The many-core sweep of issue #9 in one call of a lent machine (16 cores
+# where this was written): the tool and bench_read_rate built on the
+# 2-core machine and carried with their shared libraries (the lent
+# machine has no Debian packages), run through the carried loader.
+#   1. whole training (the tool's "trained" time: (sigma, C) grid, warm
+#      start, shuffles and steps; reading left out), TSG defaults, 200
+#      labels, one pass, SYNTHETIC SUSY-shaped rows as .npy, thread counts
+#      interleaved run by run: 1M rows at 1..N threads, 5M rows at a few;
+#   2. the same at N threads under each --bind policy;
+#   3. JOBS concurrent 1-thread runs against one alone (the binding
+#      default must not pile jobs onto one core);
+#   4. reading the 2.4 GB CSV at several thread counts.
+# Usage (on the lent machine, from the repository root):
+#   bench/scripts/device_sweep.sh BUNDLE OUTDIR
+# BUNDLE holds lib/ (ld-linux and the libraries ldd lists), tsgs3vm,
+# bench_read_rate and the two source samples (SUSY_test.csv.xz).
+# Make one here with: bench/scripts/device_sweep.sh --bundle BUNDLE
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+if [ "${1:-}" = --bundle ]; then
+    b=${2:?usage: device_sweep.sh --bundle DIR}
+    mkdir -p "$b/lib"
+    make -s build/tsgs3vm build/bench_read_rate
+    cp build/tsgs3vm build/bench_read_rate "$b/"
+    for f in build/tsgs3vm build/bench_read_rate; do
+        ldd "$f" | awk '/=> \//{print $3} /^\t\/lib64/{print $1}'
+    done | sort -u | xargs -I{} cp -L {} "$b/lib/"
+    cp "${TSGS_SHARED:-../shared}/data/susy/SUSY_test.csv.xz" "$b/"
+    exit 0
+fi
+bundle=$(cd "${1:?usage: device_sweep.sh BUNDLE OUTDIR}" && pwd)
+out=${2:?usage: device_sweep.sh BUNDLE OUTDIR}
+mkdir -p "$out"
+run() { # program args...: through the carried loader and libraries
+    "$bundle/lib/ld-linux-x86-64.so.2" --library-path "$bundle/lib" "$@"
+}
+tool() { run "$bundle/tsgs3vm" "$@"; }
+cores=$(nproc)
+runs=${RUNS:-3}
+small=${SMALL_ROWS:-1000000} big=${BIG_ROWS:-5000000}
+data=${DATA:-/tmp/tsgs-device}
+mkdir -p "$data"
+header() {
+    printf '# machine\tcpu=%s\tcores=%s\tnuma_nodes=%s\n' \
+        "$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)" \
+        "$cores" "$(ls -d /sys/devices/system/node/node* 2>/dev/null | wc -l)"
+    printf '# build\tDebian 12 gcc 12.2 on the 2-core machine, carried; commit=%s\tdate=%s\n' \
+        "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" \
+        "$(date -u +%Y-%m-%dT%H:%MZ)"
+    printf '# load_at_start\t%s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
+}
+trained() { # threads bind file: seconds of training
+    tool train --solver tsg --labeled 200 --threads "$1" --bind "$2" \
+        --test-every 0 "$3" "$data/m.$$.model" 2>&1 |
+        sed -n 's/^trained: .*, \([0-9.]*\)s; model.*/\1/p'
+}
+median() { sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
+
+{ header; lscpu; tool topology --threads "$cores"; } >"$out/machine.txt" 2>&1
+for n in $small $big; do
+    [ -s "$data/susy-$n.npy" ] && continue
+    tool synth --quiet --rows "$n" --layout susy --skip-columns 1 \
+        --label-column 2 "$bundle/SUSY_test.csv.xz" "$data/susy-$n.csv"
+    tool convert -q --header no "$data/susy-$n.csv" "$data/susy-$n.npy"
+done
+echo "data ready $(date -u +%T)" >&2
+
+# 1. thread sweep of the whole training
+declare -A t
+sweep1=$(seq 1 "$cores")
+sweep5="1 2 4 8 12 $cores"
+for r in $(seq "$runs"); do
+    for n in $small $big; do
+        list=$sweep1
+        [ $n = $big ] && list=$sweep5
+        for th in $list; do
+            t[$n,$th]+="$(trained "$th" auto "$data/susy-$n.npy") "
+        done
+    done
+done
+{
+    header
+    printf '# data\tSYNTHETIC SUSY-shaped .npy (tsgs3vm synth), 18 features; 200 labeled; tsg defaults, one pass, --bind auto\n'
+    printf 'rows\tthreads\ttrain_s_median\tspeedup\tefficiency\truns\n'
+    for n in $small $big; do
+        list=$sweep1
+        [ $n = $big ] && list=$sweep5
+        base=
+        for th in $list; do
+            med=$(printf '%s\n' ${t[$n,$th]} | median)
+            [ -n "$base" ] || base=$med
+            awk -v n=$n -v th=$th -v m=$med -v b=$base -v r=$runs \
+                'BEGIN {printf "%s\t%s\t%s\t%.3f\t%.3f\t%s\n", n, th, m, b/m, b/m/th, r}'
+        done
+    done
+} >"$out/thread-sweep.tsv"
+echo "sweep done $(date -u +%T)" >&2
+
+# 2. binding policies at every core
+declare -A p
+for r in $(seq "$runs"); do
+    for pol in auto compact scatter none; do
+        p[$pol]+="$(trained "$cores" $pol "$data/susy-$big.npy") "
+    done
+done
+{
+    header
+    printf '# data\tSYNTHETIC SUSY-shaped 5M x 18 .npy; tsg defaults, one pass, %s threads\n' "$cores"
+    printf 'bind\ttrain_s_median\truns\n'
+    for pol in auto compact scatter none; do
+        printf '%s\t%s\t%s\n' $pol "$(printf '%s\n' ${p[$pol]} | median)" "$runs"
+    done
+} >"$out/bind-policies.tsv"
+
+# 3. concurrent 1-thread jobs against one alone
+jobs=${JOBS:-$cores}
+{
+    header
+    printf '# data\tSYNTHETIC SUSY-shaped 1M x 18 .npy; tsg defaults, --threads 1, --bind auto\n'
+    printf 'round\tkind\ttrain_s\n'
+    for r in $(seq "$runs"); do
+        printf '%s\talone\t%s\n' "$r" "$(trained 1 auto "$data/susy-$small.npy")"
+        for j in $(seq "$jobs"); do
+            (trained 1 auto "$data/susy-$small.npy" >"$data/job.$j") &
+        done
+        wait
+        for j in $(seq "$jobs"); do
+            printf '%s\tconcurrent_%s\t%s\n' "$r" "$jobs" "$(cat "$data/job.$j")"
+        done
+    done
+} >"$out/concurrent.tsv"
+echo "concurrent done $(date -u +%T)" >&2
+
+# 4. reading the CSV
+cat "$data/susy-$big.csv" >/dev/null
+{
+    header
+    printf '# SYNTHETIC SUSY-shaped CSV (tsgs3vm synth, %s rows)\n' "$big"
+    run "$bundle/bench_read_rate" --file "$data/susy-$big.csv" --runs "$runs" \
+        --threads "1,2,4,8,$cores"
+} >"$out/read-rate.tsv" 2>&1
+echo "read done $(date -u +%T)" >&2
+cat "$out"/*.tsv
