@@ -138,6 +138,29 @@ void tsgs__kernel_ws_free(tsgs__kernel_ws *ws)
     ws->W = ws->P = NULL;
 }
 
+/* Tasks each thread should have to pick from, so that the dynamic
+ * schedule evens the load out. */
+#define TASKS_PER_THREAD 3
+
+/* Rows per task: ROW_TILE, or fewer (whole blocks of RB_MAX rows) while
+ * the team would have fewer than TASKS_PER_THREAD tasks a thread: a
+ * mini-batch of 256 rows over 1024 features is 12 tasks of 48 rows,
+ * which left 4 of 16 threads idle and the rest waiting for the slowest.
+ * Each row's sums are the same whatever the tile: the model keeps its
+ * bits. */
+static size_t row_tile(long ngt, size_t n)
+{
+    int threads = 1;
+#ifdef _OPENMP
+    threads = omp_get_num_threads();
+#endif
+    size_t rows = ROW_TILE;
+    while (rows > RB_MAX &&
+           ngt * (long)((n + rows - 1) / rows) < TASKS_PER_THREAD * threads)
+        rows -= RB_MAX;
+    return rows;
+}
+
 /* Cached omega: every (group tile, row tile) is one task. */
 static void cached_tiles(const tsgs__fview *v, const float *X, size_t n,
                          long ng, double *part)
@@ -145,7 +168,8 @@ static void cached_tiles(const tsgs__fview *v, const float *X, size_t n,
     const size_t d = v->fs->d;
     const tsgs__isa isa = tsgs__isa_now();
     const long ngt = (ng + GROUP_TILE - 1) / GROUP_TILE;
-    const long nrt = (long)((n + ROW_TILE - 1) / ROW_TILE);
+    const size_t rows = row_tile(ngt, n);
+    const long nrt = (long)((n + rows - 1) / rows);
     const long ntasks = ngt * nrt;
 #ifdef _OPENMP
 #pragma omp for schedule(dynamic, 1)
@@ -154,8 +178,8 @@ static void cached_tiles(const tsgs__fview *v, const float *X, size_t n,
         long gt = t / nrt, rt = t % nrt;
         long g0 = gt * GROUP_TILE;
         long gn = ng - g0 < GROUP_TILE ? ng - g0 : GROUP_TILE;
-        size_t r0 = (size_t)rt * ROW_TILE;
-        size_t rn = n - r0 < ROW_TILE ? n - r0 : ROW_TILE;
+        size_t r0 = (size_t)rt * rows;
+        size_t rn = n - r0 < rows ? n - r0 : rows;
         tile_sums(isa, d, v->panel + (size_t)g0 * d * TSGS__LANES,
                   v->phase + g0 * TSGS__LANES, v->ac + g0 * TSGS__LANES,
                   v->as ? v->as + g0 * TSGS__LANES : NULL, gn, X + r0 * d,

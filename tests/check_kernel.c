@@ -313,6 +313,32 @@ START_TEST(sums_identical_across_threads_and_cache)
 }
 END_TEST
 
+/* A mini-batch too small to give every thread of a large team three
+ * tasks of 48 rows (256 rows over two group tiles on 16 threads) is cut
+ * into tiles of 12 rows: the sums keep their bits (rows not a multiple of
+ * 12 too). */
+START_TEST(small_batches_on_many_threads_keep_their_bits)
+{
+    const size_t rows[] = {256, 301, 40};
+    for (size_t k = 0; k < sizeof rows / sizeof *rows; k++) {
+        bench_case c;
+        case_init(&c, TSGS_FEATURES_PAIR, rows[k], 18, 512);
+        double *o1 = malloc(sizeof(double) * c.n);
+        double *o16 = malloc(sizeof(double) * c.n);
+        tsgs__fview v = case_view(&c, 1);
+        ck_assert_int_eq(tsgs__eval_sums(&v, c.X, c.n, 1, o1, NULL), TSGS_OK);
+        for (size_t i = 0; i < c.n; i++)
+            o16[i] = NAN;
+        ck_assert_int_eq(tsgs__eval_sums(&v, c.X, c.n, 16, o16, NULL),
+                         TSGS_OK);
+        ck_assert_int_eq(memcmp(o1, o16, sizeof(double) * c.n), 0);
+        free(o1);
+        free(o16);
+        case_free(&c);
+    }
+}
+END_TEST
+
 /* Block features equal the kernel's own: one direction with coefficient 1
  * summed by the kernel gives the feature value. */
 START_TEST(block_features_match_sums)
@@ -432,6 +458,7 @@ Suite *kernel_suite(void)
     tcase_add_test(tc, features_approximate_kernels);
     tcase_add_test(tc, sums_match_brute_force);
     tcase_add_test(tc, sums_identical_across_threads_and_cache);
+    tcase_add_test(tc, small_batches_on_many_threads_keep_their_bits);
     tcase_add_loop_test(tc, sums_within_feature_error, 0,
                         2 * TSGS__ISA_COUNT);
     tcase_add_test(tc, block_features_match_sums);
