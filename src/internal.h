@@ -178,8 +178,9 @@ void tsgs__rows_free(tsgs__rows *R);
  * grown as needed). -1: out of memory. */
 int tsgs__rows_gather(tsgs__rows *R, const tsgs_dataset *ds,
                       const tsgs__scaler *sc, const size_t *idx, size_t n);
-/* The same by a team (every thread calls it; ends with a barrier);
- * *failed (shared) is set when out of memory. */
+/* The same by a team (every thread calls it); *failed (shared) is set
+ * when out of memory. No barrier at the end: the rows are complete after
+ * the caller's next one. */
 void tsgs__rows_gather_team(tsgs__rows *R, const tsgs_dataset *ds,
                             const tsgs__scaler *sc, const size_t *idx,
                             size_t n, int *failed);

@@ -154,8 +154,9 @@ void tsgs__rows_gather_team(tsgs__rows *R, const tsgs_dataset *ds,
 #endif
         bad = plan_sparse(R, ds, idx, n);
     } else {
+        /* read by no thread before the caller's next barrier */
 #ifdef _OPENMP
-#pragma omp single
+#pragma omp single nowait
 #endif
         R->n = n;
     }
@@ -167,7 +168,7 @@ void tsgs__rows_gather_team(tsgs__rows *R, const tsgs_dataset *ds,
         return;
     }
 #ifdef _OPENMP
-#pragma omp for schedule(dynamic, 16)
+#pragma omp for schedule(dynamic, 16) nowait
 #endif
     for (size_t i = 0; i < n; i++)
         put_row(R, ds, sc, i, idx ? idx[i] : i);
