@@ -14,8 +14,9 @@
 # Usage (on the lent machine, from the repository root):
 #   bench/scripts/device_sweep.sh BUNDLE OUTDIR
 # BUNDLE holds lib/ (ld-linux and the libraries ldd lists), tsgs3vm,
-# bench_read_rate and the two source samples (SUSY_test.csv.xz).
-# Make one here with: bench/scripts/device_sweep.sh --bundle BUNDLE
+# bench_read_rate and the source sample (SUSY_test.csv.xz); with a
+# tsgs3vm-before beside them, step 1 runs both builds side by side.
+# Make one here with: bench/scripts/device_sweep.sh --bundle BUNDLE [BEFORE_TOOL]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 if [ "${1:-}" = --bundle ]; then
@@ -27,6 +28,7 @@ if [ "${1:-}" = --bundle ]; then
         ldd "$f" | awk '/=> \//{print $3} /^\t\/lib64/{print $1}'
     done | sort -u | xargs -I{} cp -L {} "$b/lib/"
     cp "${TSGS_SHARED:-../shared}/data/susy/SUSY_test.csv.xz" "$b/"
+    [ -z "${3:-}" ] || cp "$3" "$b/tsgs3vm-before"
     exit 0
 fi
 bundle=$(cd "${1:?usage: device_sweep.sh BUNDLE OUTDIR}" && pwd)
@@ -36,6 +38,8 @@ run() { # program args...: through the carried loader and libraries
     "$bundle/lib/ld-linux-x86-64.so.2" --library-path "$bundle/lib" "$@"
 }
 tool() { run "$bundle/tsgs3vm" "$@"; }
+builds=after
+[ -x "$bundle/tsgs3vm-before" ] && builds="before after"
 cores=$(nproc)
 runs=${RUNS:-3}
 small=${SMALL_ROWS:-1000000} big=${BIG_ROWS:-5000000}
@@ -50,8 +54,10 @@ header() {
         "$(date -u +%Y-%m-%dT%H:%MZ)"
     printf '# load_at_start\t%s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
 }
-trained() { # threads bind file: seconds of training
-    tool train --solver tsg --labeled 200 --threads "$1" --bind "$2" \
+trained() { # threads bind file [build]: seconds of training
+    local exe=$bundle/tsgs3vm
+    [ "${4:-after}" = before ] && exe=$bundle/tsgs3vm-before
+    run "$exe" train --solver tsg --labeled 200 --threads "$1" --bind "$2" \
         --test-every 0 "$3" "$data/m.$$.model" 2>&1 |
         sed -n 's/^trained: .*, \([0-9.]*\)s; model.*/\1/p'
 }
@@ -75,23 +81,27 @@ for r in $(seq "$runs"); do
         list=$sweep1
         [ $n = $big ] && list=$sweep5
         for th in $list; do
-            t[$n,$th]+="$(trained "$th" auto "$data/susy-$n.npy") "
+            for b in $builds; do
+                t[$b,$n,$th]+="$(trained "$th" auto "$data/susy-$n.npy" $b) "
+            done
         done
     done
 done
 {
     header
     printf '# data\tSYNTHETIC SUSY-shaped .npy (tsgs3vm synth), 18 features; 200 labeled; tsg defaults, one pass, --bind auto\n'
-    printf 'rows\tthreads\ttrain_s_median\tspeedup\tefficiency\truns\n'
-    for n in $small $big; do
-        list=$sweep1
-        [ $n = $big ] && list=$sweep5
-        base=
-        for th in $list; do
-            med=$(printf '%s\n' ${t[$n,$th]} | median)
-            [ -n "$base" ] || base=$med
-            awk -v n=$n -v th=$th -v m=$med -v b=$base -v r=$runs \
-                'BEGIN {printf "%s\t%s\t%s\t%.3f\t%.3f\t%s\n", n, th, m, b/m, b/m/th, r}'
+    printf 'build\trows\tthreads\ttrain_s_median\tspeedup\tefficiency\truns\n'
+    for b in $builds; do
+        for n in $small $big; do
+            list=$sweep1
+            [ $n = $big ] && list=$sweep5
+            base=
+            for th in $list; do
+                med=$(printf '%s\n' ${t[$b,$n,$th]} | median)
+                [ -n "$base" ] || base=$med
+                awk -v bd=$b -v n=$n -v th=$th -v m=$med -v b=$base -v r=$runs \
+                    'BEGIN {printf "%s\t%s\t%s\t%s\t%.3f\t%.3f\t%s\n", bd, n, th, m, b/m, b/m/th, r}'
+            done
         done
     done
 } >"$out/thread-sweep.tsv"
