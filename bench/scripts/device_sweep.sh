@@ -29,6 +29,7 @@ if [ "${1:-}" = --bundle ]; then
     done | sort -u | xargs -I{} cp -L {} "$b/lib/"
     cp "${TSGS_SHARED:-../shared}/data/susy/SUSY_test.csv.xz" "$b/"
     [ -z "${3:-}" ] || cp "$3" "$b/tsgs3vm-before"
+    git rev-parse --short HEAD >"$b/COMMIT" # the lent machine's copy has no history of its own
     exit 0
 fi
 bundle=$(cd "${1:?usage: device_sweep.sh BUNDLE OUTDIR}" && pwd)
@@ -50,7 +51,7 @@ header() {
         "$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)" \
         "$cores" "$(ls -d /sys/devices/system/node/node* 2>/dev/null | wc -l)"
     printf '# build\tDebian 12 gcc 12.2 on the 2-core machine, carried; commit=%s\tdate=%s\n' \
-        "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" \
+        "$(cat "$bundle/COMMIT" 2>/dev/null || echo unknown)" \
         "$(date -u +%Y-%m-%dT%H:%MZ)"
     printf '# load_at_start\t%s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
 }
