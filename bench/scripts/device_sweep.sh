@@ -65,16 +65,23 @@ trained() { # threads bind file [build]: seconds of training
 median() { sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
 
 { header; lscpu; tool topology --threads "$cores"; } >"$out/machine.txt" 2>&1
+held=200000 # held-out rows after the big set's (row i depends on i alone)
 for n in $small $big; do
     [ -s "$data/susy-$n.npy" ] && continue
-    tool synth --quiet --rows "$n" --layout susy --skip-columns 1 \
-        --label-column 2 "$bundle/SUSY_test.csv.xz" "$data/susy-$n.csv"
+    tool synth --quiet --rows $((n + held)) --layout susy --skip-columns 1 \
+        --label-column 2 "$bundle/SUSY_test.csv.xz" "$data/all.csv"
+    head -n "$n" "$data/all.csv" >"$data/susy-$n.csv"
+    [ $n = $big ] && tail -n "$held" "$data/all.csv" >"$data/susy-test.csv"
+    rm "$data/all.csv"
     tool convert -q --header no "$data/susy-$n.csv" "$data/susy-$n.npy"
 done
 echo "data ready $(date -u +%T)" >&2
+parts=${PARTS:-sweep bind concurrent read batch}
+want() { case " $parts " in *" $1 "*) return 0 ;; esac; return 1; }
 
 # 1. thread sweep of the whole training
 declare -A t
+if want sweep; then
 sweep1=$(seq 1 "$cores")
 sweep5="1 2 4 8 12 $cores"
 for r in $(seq "$runs"); do
@@ -107,9 +114,11 @@ done
     done
 } >"$out/thread-sweep.tsv"
 echo "sweep done $(date -u +%T)" >&2
+fi
 
 # 2. binding policies at every core
 declare -A p
+if want bind; then
 for r in $(seq "$runs"); do
     for pol in auto compact scatter none; do
         p[$pol]+="$(trained "$cores" $pol "$data/susy-$big.npy") "
@@ -123,10 +132,11 @@ done
         printf '%s\t%s\t%s\n' $pol "$(printf '%s\n' ${p[$pol]} | median)" "$runs"
     done
 } >"$out/bind-policies.tsv"
+fi
 
 # 3. concurrent 1-thread jobs against one alone
 jobs=${JOBS:-$cores}
-{
+want concurrent && {
     header
     printf '# data\tSYNTHETIC SUSY-shaped 1M x 18 .npy; tsg defaults, --threads 1, --bind auto\n'
     printf 'round\tkind\ttrain_s\n'
@@ -144,12 +154,49 @@ jobs=${JOBS:-$cores}
 echo "concurrent done $(date -u +%T)" >&2
 
 # 4. reading the CSV
-cat "$data/susy-$big.csv" >/dev/null
-{
+want read && cat "$data/susy-$big.csv" >/dev/null
+want read && {
     header
     printf '# SYNTHETIC SUSY-shaped CSV (tsgs3vm synth, %s rows)\n' "$big"
     run "$bundle/bench_read_rate" --file "$data/susy-$big.csv" --runs "$runs" \
         --threads "1,2,4,8,$cores"
 } >"$out/read-rate.tsv" 2>&1
 echo "read done $(date -u +%T)" >&2
+# 5. the unlabeled mini-batch: a step's work against the team's
+# synchronisation, and what a larger one does to accuracy
+batch_run() { # threads batch: "seconds accuracy"
+    run "$bundle/tsgs3vm" train --solver tsg --labeled 200 --threads "$1" \
+        --batch-unlabeled "$2" --test "$data/susy-test.csv" --header no \
+        --test-every 0 "$data/susy-$big.npy" "$data/m.$$.model" 2>&1 |
+        awk '/^trained:/ {sub(/s;.*/, ""); s = $NF}
+             /^Test accuracy/ {a = $4; sub(/%/, "", a)}
+             END {print s, a}'
+}
+declare -A bt ba
+if want batch; then
+    for r in $(seq "$runs"); do
+        for bu in 256 1024 4096; do
+            for th in 1 "$cores"; do
+                read -r s a < <(batch_run "$th" "$bu")
+                bt[$bu,$th]+="$s "
+                ba[$bu,$th]=$a
+            done
+        done
+    done
+    {
+        header
+        printf '# data\tSYNTHETIC SUSY-shaped %s x 18 .npy, tested on the %s rows after them; tsg defaults but --batch-unlabeled, one pass\n' "$big" "$held"
+        printf 'batch_unlabeled\tthreads\ttrain_s_median\tspeedup\tefficiency\ttest_accuracy\truns\n'
+        for bu in 256 1024 4096; do
+            base=
+            for th in 1 "$cores"; do
+                med=$(printf '%s\n' ${bt[$bu,$th]} | median)
+                [ -n "$base" ] || base=$med
+                awk -v bu=$bu -v th=$th -v m=$med -v b=$base -v a="${ba[$bu,$th]}" -v r=$runs \
+                    'BEGIN {printf "%s\t%s\t%s\t%.3f\t%.3f\t%s\t%s\n", bu, th, m, b/m, b/m/th, a, r}'
+            done
+        done
+    } >"$out/batch-size.tsv"
+    echo "batch done $(date -u +%T)" >&2
+fi
 cat "$out"/*.tsv
