@@ -184,10 +184,15 @@ int tsgs__rows_gather(tsgs__rows *R, const tsgs_dataset *ds,
 void tsgs__rows_gather_team(tsgs__rows *R, const tsgs_dataset *ds,
                             const tsgs__scaler *sc, const size_t *idx,
                             size_t n, int *failed);
-/* Copies rows idx[0 .. n) of S into R (set up for S's kind); -1: out of
- * memory. */
+/* Copies rows idx[0 .. n) of S (idx NULL: rows 0 .. n - 1) into R (set
+ * up for S's kind); -1: out of memory. */
 int tsgs__rows_copy(tsgs__rows *R, const tsgs__rows *S, const size_t *idx,
                     size_t n);
+/* R = a buffer of its own holding every row of S; -1: out of memory (R
+ * left empty). */
+int tsgs__rows_clone(tsgs__rows *R, const tsgs__rows *S);
+/* Whether A and B hold the same rows bit for bit, in the same storage. */
+int tsgs__rows_equal(const tsgs__rows *A, const tsgs__rows *B);
 /* Squared distance between row a of A and row b of B. */
 double tsgs__rows_sqdist(const tsgs__rows *A, size_t a, const tsgs__rows *B,
                          size_t b);

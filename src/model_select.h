@@ -48,7 +48,11 @@ typedef struct tsgs__ovr_share {
     int chosen;               /* grid below is set */
     tsgs__grid_choice grid;
     struct tsgs__safe_ovr *safe; /* the safe solver's records per class
-                                    (solvers/safe.c), for its joint choice */
+                                    (solvers/safe.c), for its joint choice,
+                                    and the feature rows the classes share */
+    int fresh_features;       /* every class computes its own feature rows
+                                 (tests compare the two) */
+    size_t features_reused;   /* classes that took the feature rows kept */
 } tsgs__ovr_share;
 
 /* CV accuracy of every (sigma, C) grid point, sigma in sigma0 x

@@ -180,21 +180,53 @@ int tsgs__rows_copy(tsgs__rows *R, const tsgs__rows *S, const size_t *idx,
     R->n = n;
     if (S->x) {
         for (size_t i = 0; i < n; i++)
-            memcpy(R->x + i * S->d, S->x + idx[i] * S->d,
+            memcpy(R->x + i * S->d, S->x + (idx ? idx[i] : i) * S->d,
                    sizeof(float) * S->d);
         return 0;
     }
     R->ptr[0] = 0;
-    for (size_t i = 0; i < n; i++)
-        R->ptr[i + 1] = R->ptr[i] + S->ptr[idx[i] + 1] - S->ptr[idx[i]];
+    for (size_t i = 0; i < n; i++) {
+        size_t r = idx ? idx[i] : i;
+        R->ptr[i + 1] = R->ptr[i] + S->ptr[r + 1] - S->ptr[r];
+    }
     if (reserve_nnz(R, R->ptr[n]))
         return -1;
     for (size_t i = 0; i < n; i++) {
-        size_t a = S->ptr[idx[i]], len = S->ptr[idx[i] + 1] - a;
+        size_t r = idx ? idx[i] : i;
+        size_t a = S->ptr[r], len = S->ptr[r + 1] - a;
         memcpy(R->col + R->ptr[i], S->col + a, sizeof(uint32_t) * len);
         memcpy(R->val + R->ptr[i], S->val + a, sizeof(float) * len);
     }
     return 0;
+}
+
+int tsgs__rows_clone(tsgs__rows *R, const tsgs__rows *S)
+{
+    int bad = S->x ? tsgs__rows_init_dense(R, S->d, S->n)
+                   : tsgs__rows_init_sparse(R, S->d, S->n);
+    if (!bad)
+        bad = tsgs__rows_copy(R, S, NULL, S->n);
+    if (bad)
+        tsgs__rows_free(R);
+    return bad;
+}
+
+int tsgs__rows_equal(const tsgs__rows *A, const tsgs__rows *B)
+{
+    if (A->n != B->n || A->d != B->d || !A->x != !B->x)
+        return 0;
+    if (A->x)
+        return A->n == 0 ||
+               memcmp(A->x, B->x, sizeof(float) * A->n * A->d) == 0;
+    /* a view's offsets start where its rows do */
+    const size_t a0 = A->ptr[0], b0 = B->ptr[0];
+    for (size_t i = 1; i <= A->n; i++)
+        if (A->ptr[i] - a0 != B->ptr[i] - b0)
+            return 0;
+    const size_t nnz = A->ptr[A->n] - a0;
+    return nnz == 0 ||
+           (memcmp(A->col + a0, B->col + b0, sizeof(uint32_t) * nnz) == 0 &&
+            memcmp(A->val + a0, B->val + b0, sizeof(float) * nnz) == 0);
 }
 
 double tsgs__rows_sqdist(const tsgs__rows *A, size_t a, const tsgs__rows *B,

@@ -93,7 +93,11 @@ static void check_against_by_hand(int k, const tsgs_params *p)
      * CV, the others take it), then the safe solver's joint choice of the
      * candidates over all classes */
     double *dec = malloc(sizeof(double) * n);
-    tsgs__ovr_share share = {.y = truth_labels_of(ds), .nclass = (size_t)k};
+    /* each class computes its own feature rows here, where tsgs_train's
+     * classes take the first's: the scores compared below are the same
+     * bits either way */
+    tsgs__ovr_share share = {.y = truth_labels_of(ds), .nclass = (size_t)k,
+                             .fresh_features = 1};
     tsgs__train_opts opt = {0, 1e-150, -1, &share, 0};
     tsgs_params q = *p;
     if (q.scale == TSGS_SCALE_AUTO)
@@ -119,6 +123,7 @@ static void check_against_by_hand(int k, const tsgs_params *p)
         free(x);
         free(y);
     }
+    ck_assert_uint_eq(share.features_reused, 0);
     if (p->solver == TSGS_SOLVER_SAFE)
         ck_assert_int_eq(tsgs__solver_safe.ovr_finish(&share, classes,
                                                       by_hand, (size_t)k,
@@ -207,6 +212,60 @@ START_TEST(ten_classes_tsg)
     p.solver = TSGS_SOLVER_TSG;
     p.threads = 1;
     check_against_by_hand(10, &p);
+}
+END_TEST
+
+/* Classes trained through one share as train.c trains them, with the
+ * given scaling: how many took the feature rows of the class before. */
+static size_t classes_reusing_features(tsgs_scaling scale)
+{
+    static const double labels[] = {1, 2, 3};
+    double *truth;
+    tsgs_dataset *ds = clusters(3, 4, 40, 15, labels, &truth);
+    const size_t n = tsgs_dataset_rows(ds), d = 4;
+    tsgs__ovr_share share = {.y = truth_labels_of(ds), .nclass = 3};
+    tsgs__train_opts opt = {0, 1e-150, -1, &share, 0};
+    tsgs_params q = tsgs_params_default();
+    q.threads = 1;
+    q.scale = scale;
+    tsgs_model *sub[3];
+    for (int c = 0; c < 3; c++) {
+        float *x = malloc(sizeof(float) * n * d);
+        double *y = malloc(sizeof(double) * n);
+        for (size_t i = 0; i < n; i++) {
+            memcpy(x + i * d, tsgs_dataset_row(ds, i), sizeof(float) * d);
+            double l = tsgs_dataset_label(ds, i);
+            y[i] = isnan(l) ? l : l == labels[c] ? 1.0 : -1.0;
+        }
+        tsgs_dataset *rel = NULL;
+        ck_assert_int_eq(tsgs_dataset_from_dense(n, d, x, y, &rel, NULL),
+                         TSGS_OK);
+        share.current = (size_t)c;
+        ck_assert_int_eq(tsgs__train_ex(rel, &q, NULL, &opt, &sub[c], NULL,
+                                        NULL),
+                         TSGS_OK);
+        tsgs_dataset_free(rel);
+        free(x);
+        free(y);
+    }
+    ck_assert_int_eq(tsgs__solver_safe.ovr_finish(&share, labels, sub, 3,
+                                                  NULL),
+                     TSGS_OK);
+    for (int c = 0; c < 3; c++)
+        tsgs_model_free(sub[c]);
+    free((void *)share.y);
+    free(truth);
+    tsgs_dataset_free(ds);
+    return share.features_reused;
+}
+
+/* The classes share their feature rows where their scaled rows are the
+ * same (one z-score for all: the second and third class take the first's)
+ * and not where each class has its own scaler (the class stretch). */
+START_TEST(classes_share_feature_rows_only_when_the_same)
+{
+    ck_assert_uint_eq(classes_reusing_features(TSGS_SCALE_ZSCORE), 2);
+    ck_assert_uint_eq(classes_reusing_features(TSGS_SCALE_CLASS), 0);
 }
 END_TEST
 
@@ -351,6 +410,7 @@ Suite *multiclass_suite(void)
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, three_classes_safe_default);
+    tcase_add_test(tc, classes_share_feature_rows_only_when_the_same);
     tcase_add_test(tc, ten_classes_tsg);
     tcase_add_test(tc, stratified_folds_of_k_classes);
     tcase_add_test(tc, misleading_unlabeled_rows_do_not_hurt_multiclass);

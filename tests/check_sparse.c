@@ -536,6 +536,51 @@ START_TEST(save_npy_writes_sparse_rows_dense)
 }
 END_TEST
 
+/* Rows compared bit for bit (what lets one-vs-rest classes share feature
+ * rows): a clone equals its source, a view of a sparse buffer equals a
+ * clone of the same rows whatever its offsets, and one value, one column,
+ * a row's length, the row count or the storage differing makes them
+ * unequal. */
+START_TEST(rows_equal_bit_for_bit)
+{
+    /* sparse: rows {1:1, 3:2}, {}, {0:-0.5}, {2:4, 3:1} in 4 columns */
+    size_t ptr[] = {0, 2, 2, 3, 5};
+    uint32_t col[] = {1, 3, 0, 2, 3};
+    float val[] = {1, 2, -0.5f, 4, 1};
+    tsgs__rows S = {4, 4, NULL, ptr, col, val, 0, 0};
+    tsgs__rows C, V;
+    ck_assert_int_eq(tsgs__rows_clone(&C, &S), 0);
+    ck_assert(tsgs__rows_equal(&S, &C));
+    V = tsgs__rows_sub(&S, 2, 2); /* offsets start at 3 */
+    tsgs__rows C2;
+    ck_assert_int_eq(tsgs__rows_clone(&C2, &V), 0);
+    ck_assert_uint_eq(C2.ptr[0], 0);
+    ck_assert(tsgs__rows_equal(&V, &C2));
+    ck_assert(!tsgs__rows_equal(&V, &C)); /* 2 rows against 4 */
+    C.val[4] = 1.0f + 1e-7f;
+    ck_assert(!tsgs__rows_equal(&S, &C));
+    C.val[4] = 1.0f;
+    C.col[2] = 1;
+    ck_assert(!tsgs__rows_equal(&S, &C));
+    C.col[2] = 0;
+    C.ptr[1] = 1; /* row 0 one shorter, row 1 one longer */
+    ck_assert(!tsgs__rows_equal(&S, &C));
+    C.ptr[1] = 2;
+    ck_assert(tsgs__rows_equal(&S, &C));
+    /* dense: the same rows, and the sign of a zero counts */
+    float x[] = {0, 1, 0, 2, 0, 0, 0, 0, -0.5f, 0, 0, 0, 0, 0, 4, 1};
+    tsgs__rows D = tsgs__rows_dense(x, 4, 4), E;
+    ck_assert(!tsgs__rows_equal(&D, &S));
+    ck_assert_int_eq(tsgs__rows_clone(&E, &D), 0);
+    ck_assert(tsgs__rows_equal(&D, &E));
+    E.x[5] = -0.0f;
+    ck_assert(!tsgs__rows_equal(&D, &E));
+    tsgs__rows_free(&C);
+    tsgs__rows_free(&C2);
+    tsgs__rows_free(&E);
+}
+END_TEST
+
 START_TEST(select_and_append_keep_rows)
 {
     tsgs_dataset *dense = NULL;
@@ -589,6 +634,7 @@ Suite *sparse_suite(void)
     tcase_add_test(tc, far_index_file_trains_small);
     tcase_add_test(tc, dense_only_solvers_refuse_wide_sparse);
     tcase_add_test(tc, select_and_append_keep_rows);
+    tcase_add_test(tc, rows_equal_bit_for_bit);
     tcase_add_test(tc, save_npy_writes_sparse_rows_dense);
     tcase_add_loop_test(tc, featcache_equals_kernel, 0, 2);
     tcase_add_loop_test(tc, colcache_from_draws_equals_made, 0, 2);
