@@ -258,6 +258,21 @@ void tsgs__normal_pair(tsgs__u32x4 r, double *z0, double *z1);
 uint64_t tsgs__below(uint64_t seed, uint32_t stream, uint64_t counter,
                      uint64_t n);
 
+/* z % i without a division, for a divisor used many times: m =
+ * tsgs__mod_magic(i) = floor((2^64 - 1) / i) makes floor(z m / 2^64) the
+ * quotient or one less, so one correction gives the exact remainder. */
+static inline uint64_t tsgs__mod_magic(uint64_t i)
+{
+    return UINT64_MAX / i;
+}
+
+static inline uint64_t tsgs__mod_fast(uint64_t z, uint64_t i, uint64_t m)
+{
+    uint64_t q = (uint64_t)(((unsigned __int128)z * m) >> 64);
+    uint64_t r = z - q * i;
+    return r >= i ? r - i : r;
+}
+
 /* tsgs_params.balance: -1 auto, 0 off, and: */
 #define TSGS__BALANCE_HOLD 1    /* hold the unlabeled class ratio (safe: the
                                    mean output; stochastic: a quantile) */

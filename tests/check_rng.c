@@ -86,6 +86,33 @@ static tsgs__fspec spec(tsgs_kernel kernel, tsgs_feature_map map, size_t d)
 
 /* Block b's directions depend only on (seed, b, j): generating blocks
  * forwards, backwards or in another process gives the same floats. */
+/* The remainder by a precomputed magic equals z % i: at the edges (z 0,
+ * 2^64 - 1, multiples of i and their neighbours; i 1, 2, 3, 2^32 - 1,
+ * 2^32, 2^63 + 1) and on a million hashed pairs. */
+START_TEST(mod_fast_equals_remainder)
+{
+    const uint64_t divisors[] = {1, 2, 3, 7, 160, 1000003, 4294967295u,
+                                 4294967296u, 9223372036854775809u};
+    for (size_t k = 0; k < sizeof divisors / sizeof *divisors; k++) {
+        const uint64_t i = divisors[k], m = tsgs__mod_magic(i);
+        const uint64_t q_max = UINT64_MAX / i;
+        const uint64_t zs[] = {0, 1, i - 1, i, i + 1, UINT64_MAX,
+                               UINT64_MAX - 1, q_max * i, q_max * i - 1,
+                               (q_max / 2) * i + i / 2};
+        for (size_t z = 0; z < sizeof zs / sizeof *zs; z++)
+            ck_assert_msg(tsgs__mod_fast(zs[z], i, m) == zs[z] % i,
+                          "%llu %% %llu", (unsigned long long)zs[z],
+                          (unsigned long long)i);
+    }
+    for (uint32_t t = 0; t < 1000000; t++) {
+        tsgs__u32x4 r = tsgs__philox(5, t, 0, 1, 2);
+        uint64_t z = ((uint64_t)r.v[0] << 32) | r.v[1];
+        uint64_t i = (r.v[2] >> (r.v[3] % 32)) | 1u; /* every size */
+        ck_assert(tsgs__mod_fast(z, i, tsgs__mod_magic(i)) == z % i);
+    }
+}
+END_TEST
+
 START_TEST(directions_regenerate_in_any_order)
 {
     const size_t d = 7;
@@ -164,6 +191,7 @@ Suite *rng_suite(void)
     Suite *s = suite_create("rng");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, philox_known_answers);
+    tcase_add_test(tc, mod_fast_equals_remainder);
     tcase_add_test(tc, uniform_open_interval);
     tcase_add_test(tc, normal_moments);
     tcase_add_test(tc, below_in_range_and_uniform);
