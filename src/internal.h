@@ -649,6 +649,8 @@ typedef struct {
                                     (model_select.h); NULL: binary data */
     int zero_cols;      /* scale auto: columns zero on half the rows or
                            more scaled by max |x| (tsgs__scaler_fit_threads) */
+    size_t ovr_class;   /* one-vs-rest: the class being trained (0 makes
+                           what the others share) */
 } tsgs__train_opts;
 
 /* tsgs_train with the stochastic solvers' test switches. */

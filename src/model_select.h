@@ -44,7 +44,8 @@ typedef struct tsgs__grid_choice {
  * scales (issue #8: on 10-class digits sigma spread 256x and C 256x). */
 typedef struct tsgs__ovr_share {
     const double *y;          /* the multi-class data's labels, per row */
-    size_t nclass, current;   /* the classes; the one being trained */
+    size_t nclass;            /* the classes (tsgs__train_opts.ovr_class:
+                                 the one a call trains) */
     int chosen;               /* grid below is set */
     tsgs__grid_choice grid;
     struct tsgs__safe_ovr *safe; /* the safe solver's records per class
@@ -52,7 +53,9 @@ typedef struct tsgs__ovr_share {
                                     and the feature rows the classes share */
     int fresh_features;       /* every class computes its own feature rows
                                  (tests compare the two) */
-    size_t features_reused;   /* classes that took the feature rows kept */
+    size_t features_reused;   /* classes that took the first's feature
+                                 rows (updated atomically: classes after
+                                 the first may train side by side) */
 } tsgs__ovr_share;
 
 /* CV accuracy of every (sigma, C) grid point, sigma in sigma0 x

@@ -42,11 +42,124 @@ static tsgs_status find_classes(const tsgs_dataset *ds, double **classes,
                       only);
 }
 
+/* One class of one-vs-rest: that class +1 against the others on a
+ * relabeled view of ds, opt naming the class. */
+static tsgs_status train_class(const tsgs_dataset *ds, double cls,
+                               const tsgs_params *p,
+                               const tsgs_train_hooks *hooks,
+                               const tsgs__train_opts *opt, tsgs_model **out,
+                               int *stopped, tsgs_error *err)
+{
+    tsgs_dataset *view = NULL;
+    tsgs_status st = tsgs__ovr_view(ds, cls, &view, err);
+    if (st == TSGS_OK)
+        st = tsgs__train_ex(view, p, hooks, opt, out, stopped, err);
+    tsgs__view_free(view);
+    return st;
+}
+
+/* The caller's hooks, called by one class at a time when classes train
+ * side by side. */
+static void progress_one_at_a_time(const tsgs_progress *pr, void *user)
+{
+    const tsgs_train_hooks *h = user;
+#ifdef _OPENMP
+#pragma omp critical(tsgs_ovr_hooks)
+#endif
+    h->progress(pr, h->user);
+}
+
+static int should_stop_one_at_a_time(void *user)
+{
+    const tsgs_train_hooks *h = user;
+    int stop;
+#ifdef _OPENMP
+#pragma omp critical(tsgs_ovr_hooks)
+#endif
+    stop = h->should_stop(h->user);
+    return stop;
+}
+
+static void warn_one_at_a_time(const char *message, void *user)
+{
+    const tsgs_train_hooks *h = user;
+#ifdef _OPENMP
+#pragma omp critical(tsgs_ovr_hooks)
+#endif
+    h->warn(message, h->user);
+}
+
+/* Classes 1 .. k - 1 side by side, one thread each, `threads` at a time:
+ * the first has made what they share, which they only read. Each model
+ * records the caller's threads and binding, as when trained alone (the
+ * model is the same bits on any number of threads). */
+static tsgs_status train_side_by_side(const tsgs_dataset *ds,
+                                      const tsgs_params *params,
+                                      const tsgs_train_hooks *hooks,
+                                      const tsgs__train_opts *opt,
+                                      const double *classes, size_t k,
+                                      int threads, tsgs_model **subs,
+                                      int *stopped, tsgs_error *err)
+{
+    tsgs_status *sts = calloc(k, sizeof *sts);
+    tsgs_error *errs = calloc(k, sizeof *errs);
+    int *stops = calloc(k, sizeof *stops);
+    if (!sts || !errs || !stops) {
+        free(sts);
+        free(errs);
+        free(stops);
+        return TSGS__NOMEM(err);
+    }
+    tsgs_params one = *params;
+    one.threads = 1;
+    one.bind = TSGS_BIND_NONE; /* the team's threads are the caller's */
+    tsgs_train_hooks serial;
+    if (hooks) {
+        serial = *hooks;
+        serial.user = (void *)hooks;
+        serial.progress = hooks->progress ? progress_one_at_a_time : NULL;
+        serial.should_stop =
+            hooks->should_stop ? should_stop_one_at_a_time : NULL;
+        serial.warn = hooks->warn ? warn_one_at_a_time : NULL;
+    }
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
+#endif
+    for (size_t c = 1; c < k; c++) {
+        tsgs__train_opts mine = *opt;
+        mine.ovr_class = c;
+        sts[c] = train_class(ds, classes[c], &one, hooks ? &serial : NULL,
+                             &mine, &subs[c], &stops[c], &errs[c]);
+    }
+    tsgs_status st = TSGS_OK;
+    for (size_t c = 1; c < k; c++) {
+        if (st == TSGS_OK && sts[c] != TSGS_OK) {
+            st = sts[c]; /* the first failure in class order */
+            if (err)
+                *err = errs[c];
+        }
+        *stopped |= stops[c];
+        if (subs[c]) {
+            subs[c]->params.threads = params->threads;
+            subs[c]->params.bind = params->bind;
+        }
+    }
+    free(sts);
+    free(errs);
+    free(stops);
+    return st;
+}
+
 /* K > 2 classes: one binary model per class on a relabeled view of the
- * rows (that class +1, the others -1), one after another on all threads,
- * sharing one (sigma, C) chosen by the multi-class CV (tsgs__ovr_share);
- * hooks report each in turn, without the monitor (its labels are the
- * file's, not +-1). */
+ * rows (that class +1, the others -1), sharing one (sigma, C) chosen by
+ * the multi-class CV and, with the default solver, the feature rows
+ * (tsgs__ovr_share); hooks report each, without the monitor (its labels
+ * are the file's, not +-1). The first class trains on every thread (it
+ * makes the shared choices); the others side by side, one thread each,
+ * when there are at least as many of them as threads (a fit on a few
+ * hundred labeled rows uses many threads less well than as many fits do),
+ * else one after another on every thread. The models are the same
+ * either way. */
 static tsgs_status train_one_vs_rest(const tsgs_dataset *ds,
                                      const tsgs_params *params,
                                      const tsgs_train_hooks *hooks,
@@ -66,24 +179,30 @@ static tsgs_status train_one_vs_rest(const tsgs_dataset *ds,
     tsgs__ovr_share share = {.y = ds->y, .nclass = k};
     tsgs__train_opts shared = *opt;
     shared.ovr = &share;
-    tsgs_status st = TSGS_OK;
+    shared.ovr_class = 0;
+    const int threads = tsgs__threads_resolve(params->threads);
     int stopped = 0;
-    size_t c = 0;
+    size_t c = 1;
+    tsgs_status st = train_class(ds, classes[0], params,
+                                 hooks ? &quiet : NULL, &shared, &subs[0],
+                                 &stopped, err);
+    if (st == TSGS_OK && !stopped && threads > 1 &&
+        k - 1 >= (size_t)threads) {
+        st = train_side_by_side(ds, params, hooks ? &quiet : NULL, &shared,
+                                classes, k, threads, subs, &stopped, err);
+        c = k;
+    }
     for (; c < k && st == TSGS_OK && !stopped; c++) {
-        tsgs_dataset *view = NULL;
-        if ((st = tsgs__ovr_view(ds, classes[c], &view, err)) != TSGS_OK)
-            break;
-        share.current = c;
-        st = tsgs__train_ex(view, params, hooks ? &quiet : NULL, &shared,
-                            &subs[c], &stopped, err);
-        tsgs__view_free(view);
+        shared.ovr_class = c;
+        st = train_class(ds, classes[c], params, hooks ? &quiet : NULL,
+                         &shared, &subs[c], &stopped, err);
     }
     if (st == TSGS_OK && stopped)
         st = tsgs__fail(err, TSGS_ERR_STOPPED, NULL, 0,
-                        "stopped while training class %zu of %zu: a "
-                        "one-vs-rest model needs every class, so there is "
+                        "stopped while training one-vs-rest's %zu classes: "
+                        "a one-vs-rest model needs every class, so there is "
                         "none to keep",
-                        c, k);
+                        k);
     const tsgs__solver *solver = solver_of(params->solver);
     if (solver->ovr_finish) {
         tsgs_status fs = solver->ovr_finish(&share, classes,
@@ -307,7 +426,7 @@ tsgs_status tsgs_train(const tsgs_dataset *ds, const tsgs_params *params,
                        const tsgs_train_hooks *hooks, tsgs_model **out,
                        int *stopped_early, tsgs_error *err)
 {
-    tsgs__train_opts opt = {0, SCALE_FLOOR, -1, NULL, 0};
+    tsgs__train_opts opt = {0, SCALE_FLOOR, -1, NULL, 0, 0};
     return tsgs__train_ex(ds, params, hooks, &opt, out, stopped_early, err);
 }
 

@@ -98,7 +98,7 @@ static void check_against_by_hand(int k, const tsgs_params *p)
      * bits either way */
     tsgs__ovr_share share = {.y = truth_labels_of(ds), .nclass = (size_t)k,
                              .fresh_features = 1};
-    tsgs__train_opts opt = {0, 1e-150, -1, &share, 0};
+    tsgs__train_opts opt = {0, 1e-150, -1, &share, 0, 0};
     tsgs_params q = *p;
     if (q.scale == TSGS_SCALE_AUTO)
         q.scale = TSGS_SCALE_ZSCORE;
@@ -114,7 +114,7 @@ static void check_against_by_hand(int k, const tsgs_params *p)
             y[i] = isnan(l) ? l : l == labels10[c] ? 1.0 : -1.0;
         }
         ck_assert_int_eq(tsgs_dataset_from_dense(n, d, x, y, &rel, NULL), TSGS_OK);
-        share.current = (size_t)c;
+        opt.ovr_class = (size_t)c;
         by_hand[c] = NULL;
         ck_assert_int_eq(tsgs__train_ex(rel, &q, NULL, &opt, &by_hand[c],
                                         NULL, NULL),
@@ -206,6 +206,16 @@ START_TEST(three_classes_safe_default)
 }
 END_TEST
 
+/* Two threads and two classes after the first: those train side by side,
+ * one thread each, and give the same bits as one after another. */
+START_TEST(three_classes_side_by_side)
+{
+    tsgs_params p = tsgs_params_default();
+    p.threads = 2;
+    check_against_by_hand(3, &p);
+}
+END_TEST
+
 START_TEST(ten_classes_tsg)
 {
     tsgs_params p = tsgs_params_default();
@@ -224,7 +234,7 @@ static size_t classes_reusing_features(tsgs_scaling scale)
     tsgs_dataset *ds = clusters(3, 4, 40, 15, labels, &truth);
     const size_t n = tsgs_dataset_rows(ds), d = 4;
     tsgs__ovr_share share = {.y = truth_labels_of(ds), .nclass = 3};
-    tsgs__train_opts opt = {0, 1e-150, -1, &share, 0};
+    tsgs__train_opts opt = {0, 1e-150, -1, &share, 0, 0};
     tsgs_params q = tsgs_params_default();
     q.threads = 1;
     q.scale = scale;
@@ -240,7 +250,7 @@ static size_t classes_reusing_features(tsgs_scaling scale)
         tsgs_dataset *rel = NULL;
         ck_assert_int_eq(tsgs_dataset_from_dense(n, d, x, y, &rel, NULL),
                          TSGS_OK);
-        share.current = (size_t)c;
+        opt.ovr_class = (size_t)c;
         ck_assert_int_eq(tsgs__train_ex(rel, &q, NULL, &opt, &sub[c], NULL,
                                         NULL),
                          TSGS_OK);
@@ -410,6 +420,7 @@ Suite *multiclass_suite(void)
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, three_classes_safe_default);
+    tcase_add_test(tc, three_classes_side_by_side);
     tcase_add_test(tc, classes_share_feature_rows_only_when_the_same);
     tcase_add_test(tc, ten_classes_tsg);
     tcase_add_test(tc, stratified_folds_of_k_classes);

@@ -2,16 +2,16 @@
 # One-vs-rest training time of two builds side by side (issue #8: what the
 # classes share): COIL-20 (../shared/data, all 20 objects), 1,080 rows
 # drawn for training with 10 labeled rows per object (200 labels, the
-# rest given as unlabeled rows), the default solver, 2 threads; the runs
+# rest given as unlabeled rows), the default solver, THREADS threads; the runs
 # alternate between the builds; medians of RUNS wall times, and whether
 # the two builds wrote the same model file.
 # Usage: bench/scripts/ovr_time.sh BEFORE_TOOL [AFTER_TOOL]
-#   env RUNS (default 3)  > bench/results/ovr-time.tsv
+#   env RUNS (default 3), THREADS (default 2)  > bench/results/ovr-time.tsv
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 before=${1:?usage: ovr_time.sh BEFORE_TOOL [AFTER_TOOL]}
 after=${2:-./build/tsgs3vm}
-runs=${RUNS:-3}
+runs=${RUNS:-3} threads=${THREADS:-2}
 [ -x "$after" ] || make -s
 : "${TSGS_SHARED:=$(cd .. && pwd)/shared}"
 . bench/scripts/machine.sh
@@ -36,7 +36,7 @@ write("L.svm", [i for i in train if i in labeled])
 write("U.svm", [i for i in train if i not in labeled])
 EOF
 machine_header
-printf '# data\tCOIL-20 (real), 20 classes, 200 labeled + 880 unlabeled rows, 1024 features; defaults, --threads 2\n'
+printf '# data\tCOIL-20 (real), 20 classes, 200 labeled + 880 unlabeled rows, 1024 features; defaults, --threads %s\n' "$threads"
 printf '# builds\tbefore=%s\tafter=%s\n' "$before" "$after"
 printf 'build\tseconds_median\tseconds_min\truns\n'
 declare -A t
@@ -46,7 +46,7 @@ for r in $(seq "$runs"); do
         tool=$before
         [ $b = after ] && tool=$after
         s=$(now)
-        "$tool" train -q --threads 2 --unlabeled "$work/U.svm" "$work/L.svm" \
+        "$tool" train -q --threads "$threads" --unlabeled "$work/U.svm" "$work/L.svm" \
             "$work/$b.model"
         t[$b]+="$(echo "$(now) - $s" | bc) "
     done

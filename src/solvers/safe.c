@@ -59,6 +59,9 @@ typedef struct {
     tsgs__rows XL, XW; /* their scaled rows (dense or sparse) */
     double *yl;        /* +1 / -1 */
     tsgs__ovr_share *ovr; /* one-vs-rest: the grid shared by the classes */
+    size_t ovr_class;  /* then: this one (0 makes what the others take;
+                          the others may train side by side and only read
+                          the share, each writing its own record) */
     double *ylc;       /* then: the labeled rows' multi-class labels */
     double pos_share;  /* of the labeled rows */
     double pos_label;  /* the raw label of class +1 */
@@ -205,7 +208,7 @@ static tsgs_status choose_c_sigma(safe_t *s, tsgs_error *err)
     if ((st = tsgs__select_grid(&g, &s->grid, err)) != TSGS_OK)
         return st;
     s->fs.sigma = s->grid.sigma;
-    if (s->ovr) {
+    if (s->ovr && s->ovr_class == 0) {
         s->ovr->grid = s->grid;
         s->ovr->chosen = 1;
     }
@@ -518,13 +521,14 @@ typedef struct {
     double *ylc;         /* the labeled rows' labels */
 } safe_class;
 
-/* The feature rows a class computed, with the map and the scaled rows
- * they came from. The classes of one-vs-rest have the same labeled rows
- * and unlabeled sample, relabeled; under one scaler for all (the default
- * z-score) and the shared sigma their feature rows are the same too, and
- * computing them again was 13% of a 20-class COIL-20 run. A class takes
- * them only where the map and the scaled rows match bit for bit (a scaler
- * fitted per class, as --scale class, gives each its own). */
+/* The feature rows the first class computed, with the map and the
+ * scaled rows they came from. The classes of one-vs-rest have the same
+ * labeled rows and unlabeled sample, relabeled; under one scaler for all
+ * (the default z-score) and the shared sigma their feature rows are the
+ * same too, and computing them again was 13% of a 20-class COIL-20 run.
+ * Another class takes them only where the map and the scaled rows match
+ * bit for bit (a scaler fitted per class, as --scale class, gives each its
+ * own). */
 typedef struct {
     int have, semi;
     tsgs__fspec fs;
@@ -589,11 +593,14 @@ static int reuse_features(safe_t *s, int semi)
     memcpy(s->Phi, f->Phi, sizeof(float) * nrows * s->D);
     if (semi)
         memcpy(s->mphi, f->mphi, sizeof(double) * s->D);
+#ifdef _OPENMP
+#pragma omp atomic update
+#endif
     s->ovr->features_reused++;
     return 1;
 }
 
-/* Keeps this class's feature rows for the next class. */
+/* Keeps the first class's feature rows for the others. */
 static tsgs_status keep_features(safe_t *s, int semi, tsgs_error *err)
 {
     struct tsgs__safe_ovr *so = ovr_state(s->ovr);
@@ -627,9 +634,11 @@ static tsgs_status ovr_record(safe_t *s, int kept, double **cand_w,
                               tsgs_error *err)
 {
     tsgs__ovr_share *sh = s->ovr;
-    if (!ovr_state(sh))
-        return TSGS__NOMEM(err);
-    safe_class *r = &sh->safe->cls[sh->current];
+    if (!sh->safe) /* made by the first class */
+        return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
+                          "one-vs-rest: class %zu trained before the first",
+                          s->ovr_class);
+    safe_class *r = &sh->safe->cls[s->ovr_class];
     r->ylc = malloc(sizeof(double) * s->nl);
     if (!r->ylc)
         return TSGS__NOMEM(err);
@@ -805,7 +814,8 @@ static tsgs_status compute_features(safe_t *s, int semi, tsgs_error *err)
                                 s->Phi, err);
         if (st == TSGS_OK && semi)
             st = unlabeled_features(s, err);
-        if (st == TSGS_OK && s->ovr && !s->ovr->fresh_features)
+        if (st == TSGS_OK && s->ovr && s->ovr_class == 0 &&
+            !s->ovr->fresh_features)
             st = keep_features(s, semi, err);
     }
     if (st != TSGS_OK || !semi)
@@ -872,13 +882,20 @@ static void report_done(const safe_t *s, const tsgs_model *m)
 static tsgs_status safe_train(const tsgs_dataset *ds, const tsgs_params *p,
                               tsgs__scaler *scaler, double neg, double pos,
                               const tsgs_train_hooks *hooks,
-                              tsgs__ovr_share *ovr, tsgs_model **out,
-                              int *stopped_early, tsgs_error *err)
+                              tsgs__ovr_share *ovr, size_t ovr_class,
+                              tsgs_model **out, int *stopped_early,
+                              tsgs_error *err)
 {
     safe_t s;
     memset(&s, 0, sizeof s);
     s.ds = ds;
     s.ovr = ovr;
+    s.ovr_class = ovr_class;
+    /* the records the classes write, before any other class starts */
+    if (ovr && ovr_class == 0 && !ovr_state(ovr)) {
+        tsgs__scaler_clear(scaler);
+        return TSGS__NOMEM(err);
+    }
     s.p = *p;
     if (s.p.balance < 0) /* auto: the path holds the balance */
         s.p.balance = 1;
@@ -962,8 +979,8 @@ static tsgs_status safe_job(tsgs__train_job *job, tsgs_model **out,
                             int *stopped_early, tsgs_error *err)
 {
     return safe_train(job->ds, &job->p, &job->scaler, job->label_neg,
-                      job->label_pos, job->hooks, job->opt.ovr, out,
-                      stopped_early, err);
+                      job->label_pos, job->hooks, job->opt.ovr,
+                      job->opt.ovr_class, out, stopped_early, err);
 }
 
 static long safe_steps(const tsgs_dataset *ds, const tsgs_params *p)
