@@ -718,6 +718,12 @@ tsgs_status tsgs__label_view(const tsgs_dataset *ds, tsgs_dataset **out,
 tsgs_status tsgs__ovr_view(const tsgs_dataset *ds, double positive,
                            tsgs_dataset **out, tsgs_error *err);
 void tsgs__view_free(tsgs_dataset *view);
+/* How many of one-vs-rest's k classes train at once on `threads` threads
+ * with `solver`: after the first, the safe solver's classes side by side,
+ * one thread each, when there are at least as many of them as threads
+ * (its per-class memory is bounded by the unlabeled sample); otherwise,
+ * and for the stochastic solvers (whose caches grow with the rows), one. */
+size_t tsgs__ovr_at_once(size_t k, int threads, tsgs_solver solver);
 /* A one-vs-rest model that takes over the k binary models subs (subs[i]
  * for classes[i]; both arrays copied, the models owned from here). */
 tsgs_status tsgs__model_ovr(tsgs_model **subs, const double *classes,

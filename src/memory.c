@@ -7,6 +7,7 @@
 #include "internal.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 /* Directions of the first `features` features, rounded up to whole
  * blocks and to whole kernel lane groups (the packed panels' width). */
@@ -63,6 +64,29 @@ static double sparse_memory(const tsgs_dataset *ds, const tsgs_params *p,
     return total;
 }
 
+/* The distinct labels of ds's labeled rows into *k, counted up to cap
+ * (enough for tsgs__ovr_at_once, without sorting every label); -1: out
+ * of memory. */
+static int classes_up_to(const tsgs_dataset *ds, size_t cap, size_t *k)
+{
+    double *seen = malloc(sizeof(double) * cap);
+    if (!seen)
+        return -1;
+    size_t u = 0;
+    for (size_t i = 0; i < ds->n && u < cap; i++) {
+        if (isnan(ds->y[i]))
+            continue;
+        size_t j = 0;
+        while (j < u && seen[j] != ds->y[i])
+            j++;
+        if (j == u)
+            seen[u++] = ds->y[i];
+    }
+    free(seen);
+    *k = u;
+    return 0;
+}
+
 tsgs_status tsgs_train_memory(const tsgs_dataset *ds, const tsgs_params *p,
                               double *bytes, tsgs_error *err)
 {
@@ -110,6 +134,14 @@ tsgs_status tsgs_train_memory(const tsgs_dataset *ds, const tsgs_params *p,
     else
         rows += (double)p->batch_labeled + (double)p->batch_unlabeled;
     total += rows * d * f4;
+    /* one-vs-rest: classes side by side hold that each */
+    const int threads = tsgs__threads_resolve(p->threads);
+    if (p->solver == TSGS_SOLVER_SAFE && threads > 1) {
+        size_t k = 0;
+        if (classes_up_to(ds, (size_t)threads + 1, &k))
+            return TSGS__NOMEM(err);
+        total *= (double)tsgs__ovr_at_once(k, threads, p->solver);
+    }
     *bytes = total;
     return TSGS_OK;
 }

@@ -173,3 +173,11 @@ double tsgs__accuracy_on(const tsgs_model *m, const tsgs_dataset *ds,
     free(s);
     return acc;
 }
+
+size_t tsgs__ovr_at_once(size_t k, int threads, tsgs_solver solver)
+{
+    if (solver != TSGS_SOLVER_SAFE || k < 3 || threads < 2 ||
+        k - 1 < (size_t)threads)
+        return 1;
+    return (size_t)threads;
+}

@@ -155,11 +155,11 @@ static tsgs_status train_side_by_side(const tsgs_dataset *ds,
  * the multi-class CV and, with the default solver, the feature rows
  * (tsgs__ovr_share); hooks report each, without the monitor (its labels
  * are the file's, not +-1). The first class trains on every thread (it
- * makes the shared choices); the others side by side, one thread each,
- * when there are at least as many of them as threads (a fit on a few
- * hundred labeled rows uses many threads less well than as many fits do),
- * else one after another on every thread. The models are the same
- * either way. */
+ * makes the shared choices); with the safe solver the others side by
+ * side, one thread each, when there are at least as many of them as
+ * threads (a fit on a few hundred labeled rows uses many threads less
+ * well than as many fits do; tsgs__ovr_at_once), else one after another
+ * on every thread. The models are the same either way. */
 static tsgs_status train_one_vs_rest(const tsgs_dataset *ds,
                                      const tsgs_params *params,
                                      const tsgs_train_hooks *hooks,
@@ -186,8 +186,8 @@ static tsgs_status train_one_vs_rest(const tsgs_dataset *ds,
     tsgs_status st = train_class(ds, classes[0], params,
                                  hooks ? &quiet : NULL, &shared, &subs[0],
                                  &stopped, err);
-    if (st == TSGS_OK && !stopped && threads > 1 &&
-        k - 1 >= (size_t)threads) {
+    if (st == TSGS_OK && !stopped &&
+        tsgs__ovr_at_once(k, threads, params->solver) > 1) {
         st = train_side_by_side(ds, params, hooks ? &quiet : NULL, &shared,
                                 classes, k, threads, subs, &stopped, err);
         c = k;

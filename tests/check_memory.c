@@ -141,6 +141,35 @@ START_TEST(sparse_rows_follow_the_non_zeros)
 }
 END_TEST
 
+/* One-vs-rest with the safe solver: the classes after the first train
+ * side by side, one a thread, when there are at least as many of them as
+ * threads, and the estimate counts each; two classes, too few classes or
+ * a stochastic solver: one at a time. */
+START_TEST(classes_side_by_side_count_each)
+{
+    tsgs_dataset *ds = rows_of(600, 50, 60);
+    tsgs_params p = tsgs_params_default();
+    p.threads = 1;
+    const double binary = estimate(ds, &p);
+    p.threads = 2;
+    ck_assert(estimate(ds, &p) == binary); /* two classes */
+    for (size_t i = 0; i < 60; i++) /* labels 1, 2, 3 */
+        ds->y[i] = (double)(i % 3 + 1);
+    p.threads = 1;
+    const double one = estimate(ds, &p);
+    p.threads = 2;
+    ck_assert(estimate(ds, &p) == 2.0 * one);
+    p.threads = 3; /* two classes after the first: one after another */
+    ck_assert(estimate(ds, &p) == one);
+    p.threads = 2;
+    p.solver = TSGS_SOLVER_TSG;
+    tsgs_params q = p;
+    q.threads = 1;
+    ck_assert(estimate(ds, &p) == estimate(ds, &q));
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
 START_TEST(null_arguments)
 {
     tsgs_params p = tsgs_params_default();
@@ -162,6 +191,7 @@ Suite *memory_suite(void)
     tcase_add_test(tc, follows_the_settings);
     tcase_add_test(tc, sparse_rows_follow_the_non_zeros);
     tcase_add_test(tc, null_arguments);
+    tcase_add_test(tc, classes_side_by_side_count_each);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -420,11 +420,16 @@ Suite *multiclass_suite(void)
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, three_classes_safe_default);
-    tcase_add_test(tc, three_classes_side_by_side);
     tcase_add_test(tc, classes_share_feature_rows_only_when_the_same);
     tcase_add_test(tc, ten_classes_tsg);
     tcase_add_test(tc, stratified_folds_of_k_classes);
     tcase_add_test(tc, misleading_unlabeled_rows_do_not_hurt_multiclass);
     suite_add_tcase(s, tc);
+    /* the classes side by side on a team: also run under TSan
+     * (tests/hardening.mk) */
+    TCase *threads = tcase_create("threads");
+    tcase_set_timeout(threads, 120);
+    tcase_add_test(threads, three_classes_side_by_side);
+    suite_add_tcase(s, threads);
     return s;
 }

@@ -6,7 +6,8 @@
 # alternate between the builds; medians of RUNS wall times, and whether
 # the two builds wrote the same model file.
 # Usage: bench/scripts/ovr_time.sh BEFORE_TOOL [AFTER_TOOL]
-#   env RUNS (default 3), THREADS (default 2)  > bench/results/ovr-time.tsv
+#   env RUNS (default 3), THREADS (default 2), PYTHON (with NumPy; default
+#   Debian's /usr/bin/python3)  > bench/results/ovr-time.tsv
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 before=${1:?usage: ovr_time.sh BEFORE_TOOL [AFTER_TOOL]}
@@ -17,7 +18,7 @@ runs=${RUNS:-3} threads=${THREADS:-2}
 . bench/scripts/machine.sh
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-/usr/bin/python3 - "$TSGS_SHARED/data/coil20/COIL20.csv.xz" "$work" <<'EOF'
+"${PYTHON:-/usr/bin/python3}" - "$TSGS_SHARED/data/coil20/COIL20.csv.xz" "$work" <<'EOF'
 import lzma, sys
 import numpy as np
 X = np.loadtxt(lzma.open(sys.argv[1], "rt"), delimiter=",")
@@ -48,7 +49,7 @@ for r in $(seq "$runs"); do
         s=$(now)
         "$tool" train -q --threads "$threads" --unlabeled "$work/U.svm" "$work/L.svm" \
             "$work/$b.model"
-        t[$b]+="$(echo "$(now) - $s" | bc) "
+        t[$b]+="$(awk -v e="$(now)" -v s="$s" 'BEGIN {print e - s}') "
     done
 done
 for b in before after; do
