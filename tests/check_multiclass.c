@@ -67,6 +67,25 @@ static double *truth_labels_of(const tsgs_dataset *ds)
     return y;
 }
 
+/* ds's rows relabeled by hand: `positive` +1, the other labeled rows -1,
+ * unlabeled rows kept (a dataset of its own, dense). */
+static tsgs_dataset *relabeled(const tsgs_dataset *ds, double positive)
+{
+    const size_t n = tsgs_dataset_rows(ds), d = tsgs_dataset_features(ds);
+    float *x = malloc(sizeof(float) * n * d);
+    double *y = malloc(sizeof(double) * n);
+    for (size_t i = 0; i < n; i++) {
+        memcpy(x + i * d, tsgs_dataset_row(ds, i), sizeof(float) * d);
+        double l = tsgs_dataset_label(ds, i);
+        y[i] = isnan(l) ? l : l == positive ? 1.0 : -1.0;
+    }
+    tsgs_dataset *rel = NULL;
+    ck_assert_int_eq(tsgs_dataset_from_dense(n, d, x, y, &rel, NULL), TSGS_OK);
+    free(x);
+    free(y);
+    return rel;
+}
+
 /* The one-vs-rest model against K binary models trained by hand. */
 static void check_against_by_hand(int k, const tsgs_params *p)
 {
@@ -105,23 +124,12 @@ static void check_against_by_hand(int k, const tsgs_params *p)
     tsgs_model *by_hand[10];
     tsgs_dataset *rels[10];
     for (int c = 0; c < k; c++) {
-        tsgs_dataset *rel = NULL;
-        float *x = malloc(sizeof(float) * n * d);
-        double *y = malloc(sizeof(double) * n);
-        for (size_t i = 0; i < n; i++) {
-            memcpy(x + i * d, tsgs_dataset_row(ds, i), sizeof(float) * d);
-            double l = tsgs_dataset_label(ds, i);
-            y[i] = isnan(l) ? l : l == labels10[c] ? 1.0 : -1.0;
-        }
-        ck_assert_int_eq(tsgs_dataset_from_dense(n, d, x, y, &rel, NULL), TSGS_OK);
+        rels[c] = relabeled(ds, labels10[c]);
         opt.ovr_class = (size_t)c;
         by_hand[c] = NULL;
-        ck_assert_int_eq(tsgs__train_ex(rel, &q, NULL, &opt, &by_hand[c],
+        ck_assert_int_eq(tsgs__train_ex(rels[c], &q, NULL, &opt, &by_hand[c],
                                         NULL, NULL),
                          TSGS_OK);
-        rels[c] = rel;
-        free(x);
-        free(y);
     }
     ck_assert_uint_eq(share.features_reused, 0);
     if (p->solver == TSGS_SOLVER_SAFE)
@@ -232,7 +240,6 @@ static size_t classes_reusing_features(tsgs_scaling scale)
     static const double labels[] = {1, 2, 3};
     double *truth;
     tsgs_dataset *ds = clusters(3, 4, 40, 15, labels, &truth);
-    const size_t n = tsgs_dataset_rows(ds), d = 4;
     tsgs__ovr_share share = {.y = truth_labels_of(ds), .nclass = 3};
     tsgs__train_opts opt = {0, 1e-150, -1, &share, 0, 0};
     tsgs_params q = tsgs_params_default();
@@ -240,23 +247,12 @@ static size_t classes_reusing_features(tsgs_scaling scale)
     q.scale = scale;
     tsgs_model *sub[3];
     for (int c = 0; c < 3; c++) {
-        float *x = malloc(sizeof(float) * n * d);
-        double *y = malloc(sizeof(double) * n);
-        for (size_t i = 0; i < n; i++) {
-            memcpy(x + i * d, tsgs_dataset_row(ds, i), sizeof(float) * d);
-            double l = tsgs_dataset_label(ds, i);
-            y[i] = isnan(l) ? l : l == labels[c] ? 1.0 : -1.0;
-        }
-        tsgs_dataset *rel = NULL;
-        ck_assert_int_eq(tsgs_dataset_from_dense(n, d, x, y, &rel, NULL),
-                         TSGS_OK);
+        tsgs_dataset *rel = relabeled(ds, labels[c]);
         opt.ovr_class = (size_t)c;
         ck_assert_int_eq(tsgs__train_ex(rel, &q, NULL, &opt, &sub[c], NULL,
                                         NULL),
                          TSGS_OK);
         tsgs_dataset_free(rel);
-        free(x);
-        free(y);
     }
     ck_assert_int_eq(tsgs__solver_safe.ovr_finish(&share, labels, sub, 3,
                                                   NULL),
