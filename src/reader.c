@@ -993,6 +993,21 @@ static tsgs_status parse_chunk(const reader *R, tsgs_format fmt,
     return st;
 }
 
+/* A chunk's rows freed (its counts kept). */
+static void drop_rows(reader *C)
+{
+    free(C->y);
+    free(C->idx);
+    free(C->val);
+    free(C->rowend);
+    free(C->x);
+    C->y = NULL;
+    C->idx = NULL;
+    C->val = NULL;
+    C->rowend = NULL;
+    C->x = NULL;
+}
+
 static void chunk_free(reader *C)
 {
     free(C->lr.buf);
@@ -1106,11 +1121,17 @@ static tsgs_status finish_parts(reader *R, tsgs_format fmt, reader *C,
     }
     put_part(R, fmt, d, 0, ds->x, ds->y);
     (void)threads;
+    /* Each chunk's rows are let go once written: the dataset's pages are
+     * touched only as they are written, so the peak stays near one copy
+     * of the rows plus the chunks in hand (both copies whole, 2.5 GB for
+     * 10.5M x 28, against 1.5 GB before the split read). */
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
 #endif
-    for (int c = 0; c < nc; c++)
+    for (int c = 0; c < nc; c++) {
         put_part(&C[c], fmt, d, row0[c], ds->x, ds->y);
+        drop_rows(&C[c]);
+    }
     ds->n = ds->cap = all.n;
     ds->d = d;
     *out = ds;
