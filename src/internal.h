@@ -651,6 +651,8 @@ typedef struct {
                            more scaled by max |x| (tsgs__scaler_fit_threads) */
     size_t ovr_class;   /* one-vs-rest: the class being trained (0 makes
                            what the others share) */
+    int rows_checked;   /* the caller checked these rows finite (one-vs-
+                           rest's classes: the rows tsgs_train checked) */
 } tsgs__train_opts;
 
 /* tsgs_train with the stochastic solvers' test switches. */

@@ -180,6 +180,7 @@ static tsgs_status train_one_vs_rest(const tsgs_dataset *ds,
     tsgs__train_opts shared = *opt;
     shared.ovr = &share;
     shared.ovr_class = 0;
+    shared.rows_checked = 1; /* the classes' views borrow ds's rows */
     const int threads = tsgs__threads_resolve(params->threads);
     int stopped = 0;
     size_t c = 1;
@@ -426,7 +427,7 @@ tsgs_status tsgs_train(const tsgs_dataset *ds, const tsgs_params *params,
                        const tsgs_train_hooks *hooks, tsgs_model **out,
                        int *stopped_early, tsgs_error *err)
 {
-    tsgs__train_opts opt = {0, SCALE_FLOOR, -1, NULL, 0, 0};
+    tsgs__train_opts opt = {0, SCALE_FLOOR, -1, NULL, 0, 0, 0};
     return tsgs__train_ex(ds, params, hooks, &opt, out, stopped_early, err);
 }
 
@@ -446,7 +447,8 @@ tsgs_status tsgs__train_ex(const tsgs_dataset *ds, const tsgs_params *params,
                           "training data: %zu rows of %zu features: nothing "
                           "to train on",
                           ds->n, ds->d);
-    if ((st = check_finite(ds, tsgs__threads_resolve(params->threads),
+    if (!opt->rows_checked &&
+        (st = check_finite(ds, tsgs__threads_resolve(params->threads),
                            err)) != TSGS_OK)
         return st;
     /* once: train_sparse calls back with iid directions */

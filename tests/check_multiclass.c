@@ -117,7 +117,7 @@ static void check_against_by_hand(int k, const tsgs_params *p)
      * bits either way */
     tsgs__ovr_share share = {.y = truth_labels_of(ds), .nclass = (size_t)k,
                              .fresh_features = 1};
-    tsgs__train_opts opt = {0, 1e-150, -1, &share, 0, 0};
+    tsgs__train_opts opt = {0, 1e-150, -1, &share, 0, 0, 0};
     tsgs_params q = *p;
     if (q.scale == TSGS_SCALE_AUTO)
         q.scale = TSGS_SCALE_ZSCORE;
@@ -233,6 +233,26 @@ START_TEST(ten_classes_tsg)
 }
 END_TEST
 
+/* The rows are checked once, before the classes split (they borrow
+ * them): a non-finite value is refused naming its row and feature. */
+START_TEST(non_finite_rows_refused_before_the_classes)
+{
+    static const double labels[] = {1, 2, 3};
+    double *truth;
+    tsgs_dataset *ds = clusters(3, 4, 20, 5, labels, &truth);
+    ds->x[37 * 4 + 2] = NAN; /* row 38, feature 3: unlabeled */
+    tsgs_params p = tsgs_params_default();
+    p.threads = 2;
+    tsgs_model *m = NULL;
+    tsgs_error err;
+    ck_assert_int_eq(tsgs_train(ds, &p, NULL, &m, NULL, &err), TSGS_ERR_DATA);
+    ck_assert_ptr_null(m);
+    ck_assert_ptr_nonnull(strstr(err.message, "row 38, feature 3"));
+    free(truth);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
 /* Classes trained through one share as train.c trains them, with the
  * given scaling: how many took the feature rows of the class before. */
 static size_t classes_reusing_features(tsgs_scaling scale)
@@ -241,7 +261,7 @@ static size_t classes_reusing_features(tsgs_scaling scale)
     double *truth;
     tsgs_dataset *ds = clusters(3, 4, 40, 15, labels, &truth);
     tsgs__ovr_share share = {.y = truth_labels_of(ds), .nclass = 3};
-    tsgs__train_opts opt = {0, 1e-150, -1, &share, 0, 0};
+    tsgs__train_opts opt = {0, 1e-150, -1, &share, 0, 0, 0};
     tsgs_params q = tsgs_params_default();
     q.threads = 1;
     q.scale = scale;
@@ -417,6 +437,7 @@ Suite *multiclass_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, three_classes_safe_default);
     tcase_add_test(tc, classes_share_feature_rows_only_when_the_same);
+    tcase_add_test(tc, non_finite_rows_refused_before_the_classes);
     tcase_add_test(tc, ten_classes_tsg);
     tcase_add_test(tc, stratified_folds_of_k_classes);
     tcase_add_test(tc, misleading_unlabeled_rows_do_not_hurt_multiclass);
