@@ -1011,11 +1011,7 @@ static void drop_rows(reader *C)
 static void chunk_free(reader *C)
 {
     free(C->lr.buf);
-    free(C->y);
-    free(C->idx);
-    free(C->val);
-    free(C->rowend);
-    free(C->x);
+    drop_rows(C);
 }
 
 /* err says "path:LINE: ..." with the chunk's own line: say it again with

@@ -553,7 +553,8 @@ static void kept_features_free(kept_features *f)
     memset(f, 0, sizeof *f);
 }
 
-/* The safe solver's one-vs-rest records, made on first use. */
+/* The safe solver's one-vs-rest records, made by the first class before
+ * any other starts. */
 static struct tsgs__safe_ovr *ovr_state(tsgs__ovr_share *sh)
 {
     if (!sh->safe) {
@@ -799,7 +800,7 @@ static tsgs_status unlabeled_features(safe_t *s, tsgs_error *err)
 }
 
 /* The feature rows at the chosen sigma: the labeled rows, then (semi) the
- * unlabeled sample (one-vs-rest: the last class's where they are the
+ * unlabeled sample (one-vs-rest: the first class's where they are the
  * same); and the per-row weight of an unlabeled row. */
 static tsgs_status compute_features(safe_t *s, int semi, tsgs_error *err)
 {
