@@ -242,6 +242,56 @@ START_TEST(tiny_and_one_row_classes)
 }
 END_TEST
 
+/* SYNTHETIC: both classes drawn from one Gaussian (sep 0), 10% positive,
+ * 10 of 100 labeled rows positive: the labels carry no signal, and no
+ * kernel model can get more held-out rows right than predicting -1 for
+ * every row. The model predicts -1 everywhere, says so, and its
+ * probability is the labeled prior (10 + 1) / (100 + 2). Seeds 1-3. */
+START_TEST(no_signal_keeps_the_majority_class)
+{
+    for (unsigned seed = 1; seed <= 3; seed++) {
+        tsgs_dataset *ds = fixture_blobs(600, 4, 0.0, 0.1, 100, 10, seed, NULL);
+        tsgs_params p = tsgs_params_default();
+        p.probability = 1;
+        tsgs_model *m = NULL;
+        ck_assert_int_eq(tsgs_train(ds, &p, NULL, &m, NULL, NULL), TSGS_OK);
+        ck_assert_msg(strstr(tsgs_model_note(m), "kept the majority class -1"),
+                      "seed %u: %s", seed, tsgs_model_note(m));
+        size_t n = tsgs_dataset_rows(ds);
+        double *dec = malloc(sizeof(double) * n);
+        double *prob = malloc(sizeof(double) * n * 2);
+        ck_assert_int_eq(tsgs_predict(m, ds, 1, dec, NULL), TSGS_OK);
+        ck_assert_int_eq(tsgs_predict_proba(m, ds, 1, prob, NULL), TSGS_OK);
+        for (size_t i = 0; i < n; i++) {
+            ck_assert_double_eq(dec[i], -1.0);
+            ck_assert_double_eq_tol(prob[2 * i + 1], 11.0 / 102.0, 1e-12);
+        }
+        free(dec);
+        free(prob);
+        tsgs_model_free(m);
+        tsgs_dataset_free(ds);
+    }
+}
+END_TEST
+
+/* SYNTHETIC: the same 10% positive rows, but in a blob of their own
+ * (sep 3 on 4 axes): a model beats predicting -1 in CV and is kept. */
+START_TEST(imbalanced_signal_keeps_a_model)
+{
+    double *truth = NULL;
+    tsgs_dataset *ds = fixture_blobs(600, 4, 3.0, 0.1, 100, 10, 1, &truth);
+    tsgs_params p = tsgs_params_default();
+    tsgs_model *m = NULL;
+    ck_assert_int_eq(tsgs_train(ds, &p, NULL, &m, NULL, NULL), TSGS_OK);
+    ck_assert_msg(!strstr(tsgs_model_note(m), "majority"), "%s",
+                  tsgs_model_note(m));
+    ck_assert_double_gt(accuracy_on(m, ds, truth, 100), 0.97);
+    tsgs_model_free(m);
+    tsgs_dataset_free(ds);
+    free(truth);
+}
+END_TEST
+
 /* Given C and sigma, there is no grid: the model records them. */
 START_TEST(given_c_and_sigma_are_used)
 {
@@ -329,6 +379,8 @@ Suite *safe_suite(void)
     tcase_add_test(tc, model_file_round_trip);
     tcase_add_test(tc, early_stop_returns_supervised_model);
     tcase_add_test(tc, tiny_and_one_row_classes);
+    tcase_add_test(tc, no_signal_keeps_the_majority_class);
+    tcase_add_test(tc, imbalanced_signal_keeps_a_model);
     tcase_add_test(tc, given_c_and_sigma_are_used);
     tcase_add_test(tc, codrna_default_claims);
     suite_add_tcase(s, tc);
