@@ -22,6 +22,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 /* The decision value below which a share (1 - ratio) of v lies: the
  * midpoint of the two order statistics around it (v is reordered). */
@@ -135,6 +138,19 @@ static void gather_rows(run_t *r, const tsgs_model *m,
     tsgs__rows_gather_team(X, r->ds, &m->scaler, rows, r->bu, &r->failed);
 }
 
+/* Asks the memory for rows [from, to) of `rows` (d floats each), every
+ * cache line. */
+static void prefetch_rows(const float *const *rows, size_t from, size_t to,
+                          size_t d)
+{
+    const size_t line = 64 / sizeof(float);
+    for (size_t i = from; i < to; i++) {
+        for (size_t k = 0; k < d; k += line)
+            __builtin_prefetch(rows[i] + k);
+        __builtin_prefetch(rows[i] + d - 1);
+    }
+}
+
 /* Serial, as step t is planned with its rows in XU: the rows of step t + 1
  * are taken now when they lie in the current pass (the same rows the step
  * would take), so that the team gathers them while it predicts step t. */
@@ -145,17 +161,38 @@ static void plan_rows(run_t *r, long t)
         take_rows(r, r->ubatch_next, 0);
         r->next_t = t + 1;
     }
-    /* Ask for the rows after them now: their cache misses then overlap a
-     * whole step's work instead of stalling the gather (on one thread,
-     * nothing else hides them). */
-    const size_t line = 64 / sizeof(float);
-    for (size_t i = r->upos; r->ds->x && i < r->nu && i < r->upos + r->bu;
-         i++) {
-        const float *row = r->ds->x + r->uidx[i] * r->d;
-        for (size_t k = 0; k < r->d; k += line)
-            __builtin_prefetch(row + k);
-        __builtin_prefetch(row + r->d - 1);
-    }
+    /* Rows further on are asked for ahead, so that their cache misses
+     * overlap a step's work instead of stalling the gather (on one thread,
+     * nothing else hides them). Asked for here, on a team the misses
+     * stalled this serial section on the line-fill buffers (10% of the
+     * master's time, 2 threads) while the others waited: on the fast path
+     * with a team, the other threads ask during the next serial section
+     * (fast_path_prefetch), for the rows a step further on. */
+    const float **list = r->ahead[t & 1];
+    size_t n = 0, from = r->upos + (r->ahead_by_team ? r->bu : 0);
+    for (size_t i = from; r->ds->x && i < r->nu && i < from + r->bu; i++)
+        list[n++] = r->ds->x + r->uidx[i] * r->d;
+    r->nahead[t & 1] = n;
+    if (!r->ahead_by_team)
+        prefetch_rows(list, 0, n, r->d);
+}
+
+/* The fast path with a team, after step t's kernel (team): every thread
+ * but the master (which runs the serial section) prefetches a share of
+ * the rows planned at step t. */
+static void fast_path_prefetch(const run_t *r, long t)
+{
+#ifdef _OPENMP
+    const size_t me = (size_t)omp_get_thread_num();
+    const size_t others = (size_t)omp_get_num_threads() - 1;
+    const size_t n = r->nahead[t & 1];
+    if (me > 0 && others > 0)
+        prefetch_rows(r->ahead[t & 1], n * (me - 1) / others,
+                      n * me / others, r->d);
+#else
+    (void)r;
+    (void)t;
+#endif
 }
 
 /* Serial: XU takes step t's rows, read ahead; 0 when there are none. */
@@ -1009,6 +1046,8 @@ static tsgs_status step_fast(run_t *r, tsgs_model *m, long t, lane_t *me)
 #pragma omp master
 #endif
     r->run_st = fast_serial(r, m, t);
+    if (r->ahead_by_team)
+        fast_path_prefetch(r, t);
     if (r->big_update) {
 #ifdef _OPENMP
 #pragma omp barrier
