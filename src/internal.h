@@ -178,6 +178,11 @@ void tsgs__rows_free(tsgs__rows *R);
  * grown as needed). -1: out of memory. */
 int tsgs__rows_gather(tsgs__rows *R, const tsgs_dataset *ds,
                       const tsgs__scaler *sc, const size_t *idx, size_t n);
+/* Dense R only: rows from .. to - 1 of such a gather (idx[from .. to)),
+ * for a thread that shares the gather out itself; R->n is not written. */
+void tsgs__rows_put_dense(tsgs__rows *R, const tsgs_dataset *ds,
+                          const tsgs__scaler *sc, const size_t *idx,
+                          size_t from, size_t to);
 /* The same by a team (every thread calls it); *failed (shared) is set
  * when out of memory. No barrier at the end: the rows are complete after
  * the caller's next one. */

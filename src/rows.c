@@ -143,6 +143,14 @@ int tsgs__rows_gather(tsgs__rows *R, const tsgs_dataset *ds,
     return 0;
 }
 
+void tsgs__rows_put_dense(tsgs__rows *R, const tsgs_dataset *ds,
+                          const tsgs__scaler *sc, const size_t *idx,
+                          size_t from, size_t to)
+{
+    for (size_t i = from; i < to; i++)
+        put_row(R, ds, sc, i, idx[i]);
+}
+
 void tsgs__rows_gather_team(tsgs__rows *R, const tsgs_dataset *ds,
                             const tsgs__scaler *sc, const size_t *idx,
                             size_t n, int *failed)

@@ -25,7 +25,6 @@ static void run_free(run_t *r)
     free(r->cgc); free(r->cgs); free(r->bcl); free(r->bsl); free(r->fcl);
     free(r->fsl); tsgs__rows_free(&r->XLb); free(r->gl); free(r->ubatch);
     free(r->ubatch_next); tsgs__rows_free(&r->XU_next); free(r->draws);
-    free(r->ahead[0]); free(r->ahead[1]);
     free(r->part); tsgs__featcache_free(r->fc); free(r->lrow);
 }
 
@@ -78,8 +77,6 @@ static tsgs_status run_setup(run_t *r, tsgs_model *m, long max_blocks,
               tsgs__rows_init(&r->XLb, ds, &m->scaler, r->bl ? r->bl : 1);
     r->ubatch = malloc(sizeof(size_t) * bu1);
     r->ubatch_next = malloc(sizeof(size_t) * bu1);
-    r->ahead[0] = malloc(sizeof(float *) * bu1);
-    r->ahead[1] = malloc(sizeof(float *) * bu1);
     r->draws = malloc(sizeof(size_t) * 2 * SHUFFLE_CHUNK);
     /* the kernel's partial sums for the largest model and batch */
     const long most_dirs = (r->frs ? 1 : max_blocks) * m->fs.dirs;
@@ -116,7 +113,7 @@ static tsgs_status run_setup(run_t *r, tsgs_model *m, long max_blocks,
         !r->Pb || !r->cl || !r->sl ||
         !r->bcl || !r->bsl || !r->cu || !r->su || !r->dac || !r->das ||
         !r->sorted || !r->gc || !r->gs || !r->cgc || !r->cgs ||
-        !r->gl || !r->ubatch || !r->ubatch_next || !r->ahead[0] || !r->ahead[1] ||
+        !r->gl || !r->ubatch || !r->ubatch_next ||
         !r->draws || !r->part)
         return TSGS__NOMEM(err);
     size_t iu = 0;
@@ -508,9 +505,6 @@ static tsgs_status run_steps(run_t *r, tsgs_model *m,
     /* (dense rows only: the fast path plans a block's d-wide panel) */
     r->fast = !r->frs && r->lcache && r->p.reuse != TSGS_REUSE_CHECK &&
               r->XL.x;
-    /* with a team, the fast path's rows ahead are prefetched by the
-     * threads that wait while the master runs the serial section */
-    r->ahead_by_team = r->fast && r->threads > 1;
     /* the labeled cache's update (n_l x r) on the team when it is large */
     r->big_update = (double)r->nl * (double)m->fs.dirs > 65536.0;
     *stopped = 0;

@@ -138,22 +138,45 @@ static void gather_rows(run_t *r, const tsgs_model *m,
     tsgs__rows_gather_team(X, r->ds, &m->scaler, rows, r->bu, &r->failed);
 }
 
-/* Asks the memory for rows [from, to) of `rows` (d floats each), every
- * cache line. */
-static void prefetch_rows(const float *const *rows, size_t from, size_t to,
-                          size_t d)
+/* The team's size where the caller runs (1 outside a parallel region). */
+static int team_size(void)
+{
+#ifdef _OPENMP
+    return omp_get_num_threads();
+#else
+    return 1;
+#endif
+}
+
+/* Whether the rows read ahead are gathered by the threads that wait out
+ * the fast path's serial section (read_rows_ahead) rather than by the
+ * team beside the kernel: with a team, on the fast path. The same answer
+ * on every thread of a team. */
+static int waiters_read_rows(const run_t *r)
+{
+    return r->fast && team_size() > 1;
+}
+
+/* Asks the memory for the rows at pass positions [from, from + n) (every
+ * cache line; dense rows). The empty volatile asm keeps the loop: gcc 12
+ * deletes a loop of prefetches alone as one with no effect (it did here:
+ * the gathers then missed, 36 instead of 9 us a step on one thread). */
+static void prefetch_rows(const run_t *r, size_t from, size_t n)
 {
     const size_t line = 64 / sizeof(float);
-    for (size_t i = from; i < to; i++) {
-        for (size_t k = 0; k < d; k += line)
-            __builtin_prefetch(rows[i] + k);
-        __builtin_prefetch(rows[i] + d - 1);
+    for (size_t i = from; r->ds->x && i < r->nu && i < from + n; i++) {
+        const float *row = r->ds->x + r->uidx[i] * r->d;
+        for (size_t k = 0; k < r->d; k += line)
+            __builtin_prefetch(row + k);
+        __builtin_prefetch(row + r->d - 1);
+        __asm__ __volatile__("");
     }
 }
 
 /* Serial, as step t is planned with its rows in XU: the rows of step t + 1
  * are taken now when they lie in the current pass (the same rows the step
- * would take), so that the team gathers them while it predicts step t. */
+ * would take), so that they are gathered while the team predicts step t
+ * (or, see waiters_read_rows, in step t's serial section). */
 static void plan_rows(run_t *r, long t)
 {
     r->next_t = 0;
@@ -161,38 +184,47 @@ static void plan_rows(run_t *r, long t)
         take_rows(r, r->ubatch_next, 0);
         r->next_t = t + 1;
     }
-    /* Rows further on are asked for ahead, so that their cache misses
-     * overlap a step's work instead of stalling the gather (on one thread,
-     * nothing else hides them). Asked for here, on a team the misses
-     * stalled this serial section on the line-fill buffers (10% of the
-     * master's time, 2 threads) while the others waited: on the fast path
-     * with a team, the other threads ask during the next serial section
-     * (fast_path_prefetch), for the rows a step further on. */
-    const float **list = r->ahead[t & 1];
-    size_t n = 0, from = r->upos + (r->ahead_by_team ? r->bu : 0);
-    for (size_t i = from; r->ds->x && i < r->nu && i < from + r->bu; i++)
-        list[n++] = r->ds->x + r->uidx[i] * r->d;
-    r->nahead[t & 1] = n;
-    if (!r->ahead_by_team)
-        prefetch_rows(list, 0, n, r->d);
+    /* Ask for the rows after them now: their cache misses then overlap a
+     * whole step's work instead of stalling the gather (on one thread,
+     * nothing else hides them). The threads that read rows ahead ask for
+     * their own instead (asked for here, on a team, the misses stalled
+     * the master on the line-fill buffers while the others waited: 10% of
+     * its time on 2 threads). */
+    if (!waiters_read_rows(r))
+        prefetch_rows(r, r->upos, r->bu);
 }
 
-/* The fast path with a team, after step t's kernel (team): every thread
- * but the master (which runs the serial section) prefetches a share of
- * the rows planned at step t. */
-static void fast_path_prefetch(const run_t *r, long t)
+/* What the threads that wait out step t's serial section read ahead: step
+ * t + 1's rows (gathered into XU_next) and the prefetch of the rows after
+ * them, which that section's plan takes. Taken before the kernel's
+ * barrier, since the serial section changes the fields it comes from. */
+typedef struct {
+    tsgs__rows dst;      /* XU_next's storage */
+    const size_t *idx;   /* step t + 1's rows */
+    size_t n;            /* 0: none read ahead */
+    size_t next_from;    /* pass position of the rows after them */
+    size_t next_n;       /* 0: they are not in this pass */
+} rows_ahead_job;
+
+static rows_ahead_job rows_ahead_of(const run_t *r, long t)
 {
-#ifdef _OPENMP
-    const size_t me = (size_t)omp_get_thread_num();
-    const size_t others = (size_t)omp_get_num_threads() - 1;
-    const size_t n = r->nahead[t & 1];
-    if (me > 0 && others > 0)
-        prefetch_rows(r->ahead[t & 1], n * (me - 1) / others,
-                      n * me / others, r->d);
-#else
-    (void)r;
-    (void)t;
-#endif
+    rows_ahead_job j = {r->XU_next, r->ubatch_next,
+                        r->next_t == t + 1 ? r->bu : 0, r->upos, 0};
+    if (j.n && r->nu - r->upos >= r->bu)
+        j.next_n = r->bu;
+    return j;
+}
+
+/* A waiting thread's share of job j: worker w of W (the team but its
+ * master) gathers the share of step t + 1's rows that it prefetched a
+ * step before, and prefetches the same share of the rows after them. */
+static void read_rows_ahead(const run_t *r, const tsgs_model *m,
+                            rows_ahead_job *j, size_t w, size_t W)
+{
+    tsgs__rows_put_dense(&j->dst, r->ds, &m->scaler, j->idx, j->n * w / W,
+                         j->n * (w + 1) / W);
+    prefetch_rows(r, j->next_from + j->next_n * w / W,
+                  j->next_n * (w + 1) / W - j->next_n * w / W);
 }
 
 /* Serial: XU takes step t's rows, read ahead; 0 when there are none. */
@@ -202,6 +234,7 @@ static int rows_ahead_in(run_t *r, long t)
         return 0;
     tsgs__rows x = r->XU;
     r->XU = r->XU_next;
+    r->XU.n = r->bu; /* a whole batch (read_rows_ahead leaves n alone) */
     r->XU_next = x;
     size_t *b = r->ubatch;
     r->ubatch = r->ubatch_next;
@@ -860,7 +893,7 @@ static tsgs_status begin_step(run_t *r, tsgs_model *m, long t)
         if (st != TSGS_OK)
             return st;
     }
-    if (r->next_t == t + 1)
+    if (r->next_t == t + 1 && !waiters_read_rows(r))
         gather_rows(r, m, r->ubatch_next, &r->XU_next);
     return TSGS_OK;
 }
@@ -1038,16 +1071,23 @@ static tsgs_status step_fast(run_t *r, tsgs_model *m, long t, lane_t *me)
     tsgs_status st = begin_step(r, m, t);
     if (st != TSGS_OK)
         return st;
+    const int waiters = waiters_read_rows(r);
+    rows_ahead_job ahead = waiters ? rows_ahead_of(r, t) : (rows_ahead_job){0};
     block_features(r);
     tsgs__fview v = tsgs__model_view_blocks(m, r->view_blocks);
     tsgs__eval_tiles_team(&v, r->XU.x, r->bu, r->part, &me->ws, r->gu,
                           &r->failed); /* ends with a barrier */
 #ifdef _OPENMP
+    const int tid = omp_get_thread_num();
 #pragma omp master
 #endif
     r->run_st = fast_serial(r, m, t);
-    if (r->ahead_by_team)
-        fast_path_prefetch(r, t);
+#ifdef _OPENMP
+    /* the others, which would wait for it, read rows ahead meanwhile */
+    if (waiters && tid > 0)
+        read_rows_ahead(r, m, &ahead, (size_t)tid - 1,
+                        (size_t)team_size() - 1);
+#endif
     if (r->big_update) {
 #ifdef _OPENMP
 #pragma omp barrier

@@ -69,10 +69,6 @@ typedef struct {
     size_t *lrow;       /* with the labeled cache: the labeled rows' rows
                            in the dataset, XL's order (also in fc) */
     long next_t;        /* the step whose rows ubatch_next holds (0: none) */
-    const float **ahead[2]; /* rows to prefetch, planned at step t into
-                               ahead[t & 1] (see plan_rows) */
-    size_t nahead[2];
-    int ahead_by_team;  /* the team's other threads prefetch them */
     long plan_t;        /* the step planned (its rows in XU; on the fast
                            path its block chosen too), 0: none */
     int fast;           /* the fast path: a step's block is chosen before
