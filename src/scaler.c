@@ -415,6 +415,7 @@ void tsgs__scaler_apply(const tsgs__scaler *s, const float *row, size_t d_row,
             out[k] = 0.0f;
         return;
     }
+#pragma omp simd
     for (size_t k = 0; k < m; k++)
         out[k] = (float)(((double)row[k] - s->shift[k]) * s->mul[k]);
     /* Columns the row lacks are zeros, scaled like any other value. */
