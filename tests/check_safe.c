@@ -260,14 +260,29 @@ START_TEST(no_signal_keeps_the_majority_class)
         size_t n = tsgs_dataset_rows(ds);
         double *dec = malloc(sizeof(double) * n);
         double *prob = malloc(sizeof(double) * n * 2);
-        ck_assert_int_eq(tsgs_predict(m, ds, 1, dec, NULL), TSGS_OK);
-        ck_assert_int_eq(tsgs_predict_proba(m, ds, 1, prob, NULL), TSGS_OK);
-        for (size_t i = 0; i < n; i++) {
-            ck_assert_double_eq(dec[i], -1.0);
-            ck_assert_double_eq_tol(prob[2 * i + 1], 11.0 / 102.0, 1e-12);
+        /* and the same from its model file */
+        char path[] = "/tmp/tsgs-majority-XXXXXX";
+        int fd = mkstemp(path);
+        ck_assert_int_ge(fd, 0);
+        close(fd);
+        tsgs_model *back = NULL;
+        ck_assert_int_eq(tsgs_model_save(m, path, NULL), TSGS_OK);
+        ck_assert_int_eq(tsgs_model_load(path, &back, NULL), TSGS_OK);
+        remove(path);
+        for (int k = 0; k < 2; k++) {
+            const tsgs_model *use = k ? back : m;
+            ck_assert_int_eq(tsgs_predict(use, ds, 1, dec, NULL), TSGS_OK);
+            ck_assert_int_eq(tsgs_predict_proba(use, ds, 1, prob, NULL),
+                             TSGS_OK);
+            for (size_t i = 0; i < n; i++) {
+                ck_assert_double_eq(dec[i], -1.0);
+                ck_assert_double_eq_tol(prob[2 * i + 1], 11.0 / 102.0,
+                                        1e-12);
+            }
         }
         free(dec);
         free(prob);
+        tsgs_model_free(back);
         tsgs_model_free(m);
         tsgs_dataset_free(ds);
     }
