@@ -66,7 +66,7 @@ typedef struct {
                           the others may train side by side and only read
                           the share, each writing its own record) */
     double *ylc;       /* then: the labeled rows' multi-class labels */
-    double pos_share;  /* of the labeled rows */
+    size_t npos;       /* labeled rows of class +1 */
     double pos_label;  /* the raw label of class +1 */
     double balance_ratio; /* positive share the balance holds */
     size_t ndirs, D;   /* directions, features */
@@ -177,7 +177,7 @@ static tsgs_status gather_rows(safe_t *s, tsgs_error *err)
     free(uidx);
     if (bad)
         return TSGS__NOMEM(err);
-    s->pos_share = (double)npos / (double)s->nl;
+    s->npos = npos;
     return TSGS_OK;
 }
 
@@ -336,19 +336,19 @@ done:
 
 /* ------------------------------ stages 3 and 4: paths and selection */
 
-/* Whether the annealed path beats the supervised SVM once the choice of
- * its temperature is paid for: the temperature that gets the most of one
- * CV repeat's held-out rows right (ties to the most annealed) is scored on
- * the other repeat, against the supervised SVM on that repeat, summed
- * over the repeats. The best of 5 temperatures scored on the rows that
- * chose it is optimistic: on susy-shaped data the path won the plain
- * comparison on 7 of 10 seeds by 0.5-2.3 points and lost on the test rows
- * on most of them. ok[(c * SELECT_REPEATS + r) * nl + i]: candidate c got
- * row i right in repeat r; nc candidates, the supervised one first. */
-static int annealed_wins_cross_fitted(const unsigned char *ok, size_t nl,
-                                      int nc)
+/* The annealed path's held-out rows right once the choice of its
+ * temperature is paid for: the temperature that gets the most of one CV
+ * repeat's held-out rows right (ties to the most annealed) is scored on
+ * the other repeat, summed over the repeats; the supervised SVM's count
+ * over the same rows is its plain one. The best of 5 temperatures scored
+ * on the rows that chose it is optimistic: on susy-shaped data the path
+ * won the plain comparison on 7 of 10 seeds by 0.5-2.3 points and lost on
+ * the test rows on most of them. ok[(c * SELECT_REPEATS + r) * nl + i]:
+ * candidate c got row i right in repeat r; nc candidates, the supervised
+ * one first. */
+static size_t cross_fitted_hits(const unsigned char *ok, size_t nl, int nc)
 {
-    size_t path = 0, supervised = 0;
+    size_t path = 0;
     for (int rep = 0; rep < SELECT_REPEATS; rep++) {
         const int other = (rep + 1) % SELECT_REPEATS;
         int chosen = 1;
@@ -362,19 +362,18 @@ static int annealed_wins_cross_fitted(const unsigned char *ok, size_t nl,
                 chosen = c;
             }
         }
-        for (size_t i = 0; i < nl; i++) {
+        for (size_t i = 0; i < nl; i++)
             path += ok[((size_t)chosen * SELECT_REPEATS + (size_t)other) * nl +
                        i];
-            supervised += ok[(size_t)other * nl + i];
-        }
     }
-    return path > supervised;
+    return path;
 }
 
 /* The path on every labeled row (into cand_w, cand_b) and, side by side
  * with it, the path of each CV fold with that fold's labels held out;
- * acc gets each candidate's CV accuracy and *kept the candidate kept (see
- * the end). oof (if
+ * acc gets each candidate's CV accuracy, *path_cv the path's with its
+ * temperature chosen on the other repeat, and *kept the candidate kept
+ * (see the end). oof (if
  * not NULL) gets every held-out decision value, candidate c's of row i in
  * repeat r at oof[(c * SELECT_REPEATS + r) * nl + i]: what probability
  * outputs are fitted on. Each path
@@ -383,8 +382,8 @@ static int annealed_wins_cross_fitted(const unsigned char *ok, size_t nl,
  * machine is busy), and there are k + 1 paths to spread. */
 static tsgs_status paths_and_selection(safe_t *s, double *cand_w,
                                        double *cand_b, double *acc,
-                                       int *kept, double *oof,
-                                       tsgs_error *err)
+                                       double *path_cv, int *kept,
+                                       double *oof, tsgs_error *err)
 {
     const size_t nl = s->nl, D = s->D;
     const int k = nl < FOLDS ? (int)nl : FOLDS;
@@ -454,7 +453,7 @@ static tsgs_status paths_and_selection(safe_t *s, double *cand_w,
     /* The best annealed candidate: the most held-out rows right, ties to
      * the most annealed one. It is kept only where it gets more held-out
      * rows right than the supervised SVM, its temperature chosen on the
-     * other repeat (annealed_wins_cross_fitted); a tie keeps the
+     * other repeat (cross_fitted_hits); a tie keeps the
      * supervised one
      * (the idea of S4VM: use the unlabeled rows only where they help;
      * issue #7: on SYNTHETIC data where the gap between clusters is not
@@ -475,7 +474,9 @@ static tsgs_status paths_and_selection(safe_t *s, double *cand_w,
     size_t differ = 0;
     for (size_t j = 0; j < nl * SELECT_REPEATS; j++)
         differ += ok[(size_t)best * SELECT_REPEATS * nl + j] != ok[j];
-    *kept = annealed_wins_cross_fitted(ok, nl, nc) || differ == 0 ? best : 0;
+    const size_t cross = cross_fitted_hits(ok, nl, nc);
+    *path_cv = (double)cross / ((double)nl * SELECT_REPEATS);
+    *kept = cross > right[0] || differ == 0 ? best : 0;
 done:
     free(fold);
     free(scr);
@@ -499,10 +500,7 @@ static double majority_fallback(const safe_t *s, double acc_kept)
 {
     if (s->ovr)
         return 0.0;
-    size_t npos = 0;
-    for (size_t i = 0; i < s->nl; i++)
-        npos += s->yl[i] > 0.0;
-    const size_t nneg = s->nl - npos;
+    const size_t npos = s->npos, nneg = s->nl - npos;
     if (npos == nneg)
         return 0.0;
     const size_t major = npos > nneg ? npos : nneg;
@@ -896,44 +894,49 @@ static tsgs_status compute_features(safe_t *s, int semi, tsgs_error *err)
     return TSGS_OK;
 }
 
-/* The note: what was chosen, which candidate was kept and why. */
+/* The note: what was chosen, which candidate was kept and why
+ * (majority_label: the class predicted for every row, NAN for none). */
 static void describe(safe_t *s, int semi, int stopped, int kept,
-                     const double *acc, double majority_label)
+                     const double *acc, double path_cv,
+                     double majority_label)
 {
-    if (!isnan(majority_label)) {
-        snprintf(s->note, sizeof s->note,
-                 "safe: sigma %.4g, C %.4g (per row), grid CV %.1f%%; "
-                 "kept the majority class %g (no candidate got more "
-                 "held-out rows right than it: CV %.1f%%)",
-                 s->fs.sigma, s->grid.c_lib, 100.0 * s->grid.grid_cv,
-                 majority_label, 100.0 * acc[kept]);
-        return;
-    }
-    const char *how =
-        kept ? "annealed"
-        : semi ? "supervised (the unlabeled rows did not help in CV:"
-        : s->nw > 0 && s->nl > SEMI_LABELED_MAX
-            ? "supervised (too many labeled rows for the semi-supervised "
-              "phase)"
-        : stopped ? "supervised (interrupted)"
-                  : "supervised (no unlabeled rows)";
     int n = snprintf(s->note, sizeof s->note,
                      "safe: sigma %.4g, C %.4g (per row), grid CV %.1f%%; "
-                     "kept %s",
-                     s->fs.sigma, s->grid.c_lib, 100.0 * s->grid.grid_cv, how);
-    if (kept && n > 0 && (size_t)n < sizeof s->note)
-        snprintf(s->note + n, sizeof s->note - (size_t)n,
-                 " T = %g (CV %.1f%% vs supervised %.1f%%)", TEMPS[kept - 1],
-                 100.0 * acc[kept], 100.0 * acc[0]);
-    else if (semi && n > 0 && (size_t)n < sizeof s->note) {
-        int best = 1; /* as paths_and_selection picks it */
-        for (int c = 2; c <= N_TEMPS; c++)
-            if (acc[c] >= acc[best])
-                best = c;
-        snprintf(s->note + n, sizeof s->note - (size_t)n,
-                 " best annealed T = %g, CV %.1f%% vs supervised %.1f%%)",
-                 TEMPS[best - 1], 100.0 * acc[best], 100.0 * acc[0]);
-    }
+                     "kept ",
+                     s->fs.sigma, s->grid.c_lib, 100.0 * s->grid.grid_cv);
+    if (n < 0 || (size_t)n >= sizeof s->note)
+        return;
+    char *rest = s->note + n;
+    const size_t room = sizeof s->note - (size_t)n;
+    int best = 1; /* as paths_and_selection picks it */
+    for (int c = 2; c <= N_TEMPS; c++)
+        if (acc[c] >= acc[best])
+            best = c;
+    if (!isnan(majority_label))
+        snprintf(rest, room,
+                 "the majority class %g (no candidate got more held-out "
+                 "rows right than it: CV %.1f%%)",
+                 majority_label, 100.0 * acc[kept]);
+    else if (kept)
+        snprintf(rest, room,
+                 "annealed T = %g (CV %.1f%%, %.1f%% with the temperature "
+                 "chosen on the other repeat, vs supervised %.1f%%)",
+                 TEMPS[kept - 1], 100.0 * acc[kept], 100.0 * path_cv,
+                 100.0 * acc[0]);
+    else if (semi)
+        snprintf(rest, room,
+                 "supervised (the unlabeled rows did not help in CV: best "
+                 "annealed T = %g, CV %.1f%%, %.1f%% with the temperature "
+                 "chosen on the other repeat, vs supervised %.1f%%)",
+                 TEMPS[best - 1], 100.0 * acc[best], 100.0 * path_cv,
+                 100.0 * acc[0]);
+    else
+        snprintf(rest, room, "%s",
+                 s->nw > 0 && s->nl > SEMI_LABELED_MAX
+                     ? "supervised (too many labeled rows for the "
+                       "semi-supervised phase)"
+                 : stopped ? "supervised (interrupted)"
+                           : "supervised (no unlabeled rows)");
 }
 
 /* The last progress report, with the monitor set's accuracy if any. */
@@ -986,14 +989,16 @@ static tsgs_status safe_train(const tsgs_dataset *ds, const tsgs_params *p,
     s.nl = tsgs_dataset_labeled_count(ds);
     s.pos_label = pos;
     double *cand_w = NULL, cand_b[1 + N_TEMPS], acc[1 + N_TEMPS];
+    double path_cv = 0.0;
     double *oof = NULL;
     tsgs_model *m = NULL;
     int kept = 0;
     tsgs_status st = gather_rows(&s, err);
     if (st != TSGS_OK)
         goto done;
-    s.balance_ratio = p->balance_ratio >= 0.0 ? p->balance_ratio
-                                              : s.pos_share;
+    s.balance_ratio = p->balance_ratio >= 0.0
+                          ? p->balance_ratio
+                          : (double)s.npos / (double)s.nl;
     choose_features(&s, p);
     if ((st = choose_c_sigma(&s, err)) != TSGS_OK)
         goto done;
@@ -1018,7 +1023,8 @@ static tsgs_status safe_train(const tsgs_dataset *ds, const tsgs_params *p,
         goto done;
     }
     if (semi)
-        st = paths_and_selection(&s, cand_w, cand_b, acc, &kept, oof, err);
+        st = paths_and_selection(&s, cand_w, cand_b, acc, &path_cv, &kept,
+                                 oof, err);
     else
         st = fit_path(&s, NULL, 0, 1, 0, cand_w, cand_b, err);
     if (st != TSGS_OK)
@@ -1026,17 +1032,15 @@ static tsgs_status safe_train(const tsgs_dataset *ds, const tsgs_params *p,
     report(&s, 2, semi ? "semi-supervised paths and safe selection"
                        : "supervised fit");
     stopped = stopped || should_stop(&s);
-    /* the one class: no weights, the bias its sign */
     const double major = semi && !stopped ? majority_fallback(&s, acc[kept])
                                           : 0.0;
-    if (major != 0.0) {
+    describe(&s, semi, stopped, kept, acc, path_cv,
+             major == 0.0 ? NAN : major > 0.0 ? pos : neg);
+    if (major != 0.0) { /* the one class: no weights, the bias its sign */
         memset(cand_w, 0, sizeof(double) * s.D);
         cand_b[0] = major;
-    }
-    describe(&s, semi, stopped, kept, acc,
-             major == 0.0 ? NAN : major > 0.0 ? pos : neg);
-    if (major != 0.0)
         kept = 0;
+    }
     st = make_model(&s, cand_w + (size_t)kept * s.D, cand_b[kept],
                     kept > 0, neg, pos, scaler, &m, err);
     if (st != TSGS_OK)
@@ -1044,8 +1048,8 @@ static tsgs_status safe_train(const tsgs_dataset *ds, const tsgs_params *p,
     if (oof && p->probability && major != 0.0) {
         /* every decision value is the same: the prior alone */
         m->prob_a = 0.0;
-        m->prob_b = log(((double)s.nl * (1.0 - s.pos_share) + 1.0) /
-                        ((double)s.nl * s.pos_share + 1.0));
+        m->prob_b = log(((double)(s.nl - s.npos) + 1.0) /
+                        ((double)s.npos + 1.0));
         m->has_prob = 1;
     } else if (oof && p->probability &&
                (st = fit_probability(s.yl, s.nl, oof, kept, m, err)) !=
