@@ -1,0 +1,101 @@
+/* The safe solver's selection rules (safe_select.h). Their margins are the
+ * solver's to choose (src/solvers/safe.c says why and what they cost);
+ * here is only the counting. */
+#include "safe_select.h"
+
+#include <math.h>
+
+static const unsigned char *record(const tsgs__heldout *h, int c, int rep)
+{
+    return h->ok + ((size_t)c * (size_t)h->repeats + (size_t)rep) * h->nl;
+}
+
+static size_t right_in(const tsgs__heldout *h, int c, int rep)
+{
+    const unsigned char *p = record(h, c, rep);
+    size_t n = 0;
+    for (size_t i = 0; i < h->nl; i++)
+        n += p[i];
+    return n;
+}
+
+size_t tsgs__heldout_right(const tsgs__heldout *h, int c)
+{
+    size_t n = 0;
+    for (int rep = 0; rep < h->repeats; rep++)
+        n += right_in(h, c, rep);
+    return n;
+}
+
+/* The path's candidate with the most rows right in repeat rep (every
+ * repeat: rep < 0), ties to the most annealed one. */
+static int best_path(const tsgs__heldout *h, int rep)
+{
+    int best = h->first;
+    size_t most = 0;
+    for (int c = h->first; c < h->nc; c++) {
+        size_t n = rep < 0 ? tsgs__heldout_right(h, c) : right_in(h, c, rep);
+        if (c == h->first || n >= most) {
+            most = n;
+            best = c;
+        }
+    }
+    return best;
+}
+
+/* The best of several temperatures scored on the rows that chose it is
+ * optimistic, so each repeat's choice is scored on the next repeat. */
+void tsgs__choose_path(const tsgs__heldout *h, double margin_sd,
+                       tsgs__path_choice *out)
+{
+    const size_t nl = h->nl;
+    out->best = best_path(h, -1);
+    out->right_sup = tsgs__heldout_right(h, 0);
+    out->right_path = out->discordant = 0;
+    size_t differ = 0; /* best against the supervised SVM, every repeat */
+    for (int rep = 0; rep < h->repeats; rep++) {
+        const int other = (rep + 1) % h->repeats;
+        const unsigned char *p = record(h, best_path(h, rep), other);
+        const unsigned char *q = record(h, 0, other);
+        const unsigned char *b = record(h, out->best, rep);
+        const unsigned char *s = record(h, 0, rep);
+        for (size_t i = 0; i < nl; i++) {
+            out->right_path += p[i];
+            out->discordant += p[i] != q[i];
+            differ += b[i] != s[i];
+        }
+    }
+    const int wins = (double)out->right_path >
+                     (double)out->right_sup +
+                         margin_sd * sqrt((double)out->discordant);
+    out->kept = wins || differ == 0 ? out->best : 0;
+}
+
+/* For a constant prediction the rows where exactly one of the two is
+ * right are the rows where candidate c predicts the other class. */
+double tsgs__majority_instead(const tsgs__heldout *h, int c, const double *y,
+                              double margin_sd, size_t *major_right)
+{
+    const size_t nl = h->nl;
+    size_t npos = 0;
+    for (size_t i = 0; i < nl; i++)
+        npos += y[i] > 0.0;
+    *major_right = 0;
+    if (2 * npos == nl)
+        return 0.0;
+    const double cls = 2 * npos > nl ? 1.0 : -1.0;
+    size_t right = 0, major = 0, differ = 0;
+    for (int rep = 0; rep < h->repeats; rep++) {
+        const unsigned char *p = record(h, c, rep);
+        for (size_t i = 0; i < nl; i++) {
+            const unsigned char m = y[i] == cls;
+            right += p[i];
+            major += m;
+            differ += p[i] != m;
+        }
+    }
+    *major_right = major;
+    const int worse =
+        (double)right < (double)major - margin_sd * sqrt((double)differ);
+    return differ == 0 || worse ? cls : 0.0;
+}
