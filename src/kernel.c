@@ -26,15 +26,23 @@
 #define ROW_TILE 48    /* rows per tile: 4 blocks of 12 rows, 8 of 6 */
 #define GROUP_TILE 16  /* groups of 16 directions per tile (256 directions) */
 
-/* Rows evaluated together: each omega load feeds this many independent
- * dot-product chains, enough to hide the FMA latency, while their phases
- * and float sums stay in registers: 12 rows take 24 of AVX-512's 32
- * (5-8% faster than 8 on bench/kernel_probe.c's measure); AVX2 and SSE2
- * have 16, so 6 there. */
+/* Rows evaluated together, and vectors of directions per pass of them
+ * (kernel_lanes.h, tile_pass): each omega load feeds RB independent
+ * dot-product chains, enough to hide the FMA latency, and each coordinate
+ * of a row, broadcast once, feeds NV of them, while their phases and float
+ * sums stay in registers. AVX-512 (32 registers): 8 rows x 2 vectors, 16
+ * phases and 8 sums; with 12 rows x 1 vector it loaded as many broadcasts
+ * as it ran FMAs and reached 0.91x of bench/kernel_probe.c's best tile at
+ * d = 28 (1.03x now, 0.98x -> 1.02x at d = 18; the sums are the same
+ * bits). AVX2 and SSE2 have 16 registers: 6 rows x 1 vector. */
 #define RB_MAX 12
-#define RB_avx512 12
+#define RB_avx512 8
 #define RB_avx2 6
 #define RB_base 6
+#define NV_MAX 2
+#define NV_avx512 2
+#define NV_avx2 1
+#define NV_base 1
 
 /* The vector code for each width: 16 floats (AVX-512), 8 (AVX2), 4 (SSE2),
  * so that every path keeps its vectors in registers (GCC spills wider
@@ -66,14 +74,14 @@
         long ng, const float *X, size_t n, double *out)                   \
     {                                                                     \
         LANES##suffix(tile_body)(d, W, P, ac, NULL, ng, X, n, out, 0,     \
-                                 RB##suffix);                             \
+                                 RB##suffix, NV##suffix);                 \
     }                                                                     \
     target static void tile_sums_pair##suffix(                            \
         size_t d, const float *W, const float *P, const double *ac,       \
         const double *as, long ng, const float *X, size_t n, double *out) \
     {                                                                     \
         LANES##suffix(tile_body)(d, W, P, ac, as, ng, X, n, out, 1,       \
-                                 RB##suffix);                             \
+                                 RB##suffix, NV##suffix);                 \
     }
 TSGS__FOR_ISAS(DEFINE_TILE_SUMS)
 

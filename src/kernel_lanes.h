@@ -80,17 +80,73 @@ ALWAYS_INLINE KN(vf) KN(cos)(KN(vf) x)
     return (KN(vf))((KN(vu))c ^ ((KN(vu))qi << 31));
 }
 
+/* One pass of a tile over NV consecutive vectors of directions (vector v
+ * holds directions v * KW .. v * KW + KW - 1) for RB rows: their phases,
+ * then their weighted features added to A[r] in the order of v, so the
+ * sums do not depend on NV. Each coordinate of a row is broadcast once
+ * for the NV vectors: with one vector a pass, AVX-512 loaded as many
+ * broadcasts as it ran FMAs. */
+ALWAYS_INLINE void KN(tile_pass)(size_t d, const float *W, const float *P,
+                                 const float *cf, const float *sf,
+                                 const float *const *x, KN(vf) *A, long v0,
+                                 const int pair, const int RB, const int NV)
+{
+    const long per_group = TSGS__LANES / KW;
+    const float *w[NV_MAX];
+    KN(vf) ph[NV_MAX][RB_MAX];
+#pragma GCC unroll 2
+    for (int j = 0; j < NV; j++) {
+        const long v = v0 + j;
+        w[j] = W + (size_t)(v / per_group) * d * TSGS__LANES +
+               (size_t)(v % per_group) * KW;
+        KN(vf) p0 = KN(load)(P + v * KW);
+#pragma GCC unroll 12
+        for (int r = 0; r < RB; r++)
+            ph[j][r] = p0;
+    }
+    for (size_t k = 0; k < d; k++) {
+        KN(vf) wk[NV_MAX];
+#pragma GCC unroll 2
+        for (int j = 0; j < NV; j++)
+            wk[j] = KN(load)(w[j] + k * TSGS__LANES);
+#pragma GCC unroll 12
+        for (int r = 0; r < RB; r++) {
+            const float xr = x[r][k];
+#pragma GCC unroll 2
+            for (int j = 0; j < NV; j++)
+                ph[j][r] += wk[j] * xr;
+        }
+    }
+#pragma GCC unroll 2
+    for (int j = 0; j < NV; j++) {
+        KN(vf) cg = KN(load)(cf + (v0 + j) * KW);
+        KN(vf) sg = KN(load)(sf + (v0 + j) * KW);
+#pragma GCC unroll 12
+        for (int r = 0; r < RB; r++) {
+            if (pair) {
+                KN(vf) sv, cv;
+                KN(sincos)(ph[j][r], &sv, &cv);
+                A[r] += cv * cg + sv * sg;
+            } else {
+                A[r] += KN(cos)(ph[j][r]) * cg;
+            }
+        }
+    }
+}
+
 /* out[i] = sum over ng (<= GROUP_TILE) groups of the weighted features of
- * row i, RB rows at a time. Within the tile the weighted features are
- * summed in float, per lane, with the coefficients scaled by 2^-e where
- * 2^e bounds the largest: exact rescaling, and float's range is never
- * exceeded whatever the lazy scale; a row's lanes are summed in double. */
+ * row i, RB rows at a time, NV vectors of directions a pass. Within the
+ * tile the weighted features are summed in float, per lane, with the
+ * coefficients scaled by 2^-e where 2^e bounds the largest: exact
+ * rescaling, and float's range is never exceeded whatever the lazy scale;
+ * a row's lanes are summed in double. */
 ALWAYS_INLINE void KN(tile_body)(size_t d, const float *W, const float *P,
                                  const double *ac, const double *as, long ng,
                                  const float *X, size_t n, double *out,
-                                 const int pair, const int RB)
+                                 const int pair, const int RB, const int NV)
 {
     const long nc = ng * TSGS__LANES;
+    const long nvec = nc / KW;
     double amax = 0.0;
     for (long j = 0; j < nc; j++) {
         double a = fabs(ac[j]);
@@ -116,35 +172,11 @@ ALWAYS_INLINE void KN(tile_body)(size_t d, const float *W, const float *P,
         KN(vf) A[RB_MAX];
         for (int r = 0; r < RB; r++)
             A[r] = (KN(vf)){0};
-        for (long g = 0; g < ng; g++) {
-            for (int h = 0; h < TSGS__LANES; h += KW) {
-                const float *w = W + (size_t)g * d * TSGS__LANES + h;
-                const long at = g * TSGS__LANES + h;
-                KN(vf) ph[RB_MAX];
-                KN(vf) p0 = KN(load)(P + at);
-#pragma GCC unroll 12
-                for (int r = 0; r < RB; r++)
-                    ph[r] = p0;
-                for (size_t k = 0; k < d; k++) {
-                    KN(vf) wk = KN(load)(w + k * TSGS__LANES);
-#pragma GCC unroll 12
-                    for (int r = 0; r < RB; r++)
-                        ph[r] += wk * x[r][k];
-                }
-                KN(vf) cg = KN(load)(cf + at);
-                KN(vf) sg = KN(load)(sf + at);
-#pragma GCC unroll 12
-                for (int r = 0; r < RB; r++) {
-                    if (pair) {
-                        KN(vf) sv, cv;
-                        KN(sincos)(ph[r], &sv, &cv);
-                        A[r] += cv * cg + sv * sg;
-                    } else {
-                        A[r] += KN(cos)(ph[r]) * cg;
-                    }
-                }
-            }
-        }
+        long v = 0;
+        for (; v + NV <= nvec; v += NV)
+            KN(tile_pass)(d, W, P, cf, sf, x, A, v, pair, RB, NV);
+        for (; v < nvec; v++)
+            KN(tile_pass)(d, W, P, cf, sf, x, A, v, pair, RB, 1);
         for (size_t r = 0; r < nr; r++) {
             double t = 0.0;
             for (int l = 0; l < KW; l++)
