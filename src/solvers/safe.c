@@ -391,12 +391,11 @@ static tsgs_status paths_and_selection(safe_t *s, double *cand_w,
     const int ntasks = SELECT_REPEATS * k; /* + 1: the path on every row */
     int *fold = malloc(sizeof(int) * nl * SELECT_REPEATS);
     size_t *scr = malloc(sizeof(size_t) * nl);
-    size_t *right = calloc((size_t)nc, sizeof(size_t));
     /* ok[(c * SELECT_REPEATS + r) * nl + i]: candidate c got row i right
      * in repeat r (one task per (repeat, row): no race) */
     unsigned char *ok = malloc((size_t)nc * SELECT_REPEATS * nl);
     tsgs_status st = TSGS_OK;
-    if (!fold || !scr || !right || !ok) {
+    if (!fold || !scr || !ok) {
         st = TSGS__NOMEM(err);
         goto done;
     }
@@ -418,7 +417,6 @@ static tsgs_status paths_and_selection(safe_t *s, double *cand_w,
         tsgs_error e;
         tsgs_status fs = cw_ ? fit_path(s, fl, f, 1, 1, cw_, cb, &e)
                              : TSGS_ERR_NOMEM;
-        size_t r[1 + N_TEMPS] = {0};
         for (size_t i = 0; fs == TSGS_OK && !full && i < nl; i++) {
             if (fl[i] != f)
                 continue;
@@ -426,7 +424,6 @@ static tsgs_status paths_and_selection(safe_t *s, double *cand_w,
             for (int c = 0; c < nc; c++) {
                 double g = cb[c] + tsgs__dot_fd(x, cw_ + (size_t)c * D, D);
                 const int hit = (g > 0.0 ? 1.0 : -1.0) == s->yl[i];
-                r[c] += (size_t)hit;
                 ok[((size_t)c * SELECT_REPEATS + (size_t)(task / k)) * nl +
                    i] = (unsigned char)hit;
                 if (oof) /* one task per (repeat, row): no race */
@@ -437,12 +434,8 @@ static tsgs_status paths_and_selection(safe_t *s, double *cand_w,
 #ifdef _OPENMP
 #pragma omp critical(safe_select)
 #endif
-        {
-            if (fs != TSGS_OK)
-                st = TSGS_ERR_NOMEM;
-            for (int c = 0; c < nc; c++) /* whole counts: any order */
-                right[c] += r[c];
-        }
+        if (fs != TSGS_OK)
+            st = TSGS_ERR_NOMEM;
         if (!full)
             free(cw_);
     }
@@ -475,7 +468,8 @@ static tsgs_status paths_and_selection(safe_t *s, double *cand_w,
     tsgs__path_choice pc;
     tsgs__choose_path(&h, s->ovr ? 0.0 : PATH_MARGIN_SD, &pc);
     for (int c = 0; c < nc; c++)
-        sel->acc[c] = (double)right[c] / ((double)nl * SELECT_REPEATS);
+        sel->acc[c] = (double)tsgs__heldout_right(&h, c) /
+                      ((double)nl * SELECT_REPEATS);
     sel->best = pc.best;
     sel->kept = pc.kept;
     sel->path_cv = (double)pc.right_path / ((double)nl * SELECT_REPEATS);
@@ -488,7 +482,6 @@ static tsgs_status paths_and_selection(safe_t *s, double *cand_w,
 done:
     free(fold);
     free(scr);
-    free(right);
     free(ok);
     return st;
 }
