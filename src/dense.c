@@ -25,6 +25,42 @@ ALWAYS_INLINE double dot_f(const float *x, const float *w, size_t n)
     return s;
 }
 
+/* Four rows against one w: each row's sums in dot_f's order (the same
+ * bits), the four chains side by side so that one does not wait on the
+ * latency of its own adds, and w loaded once for the four. */
+ALWAYS_INLINE void dot4_f(const float *x0, const float *x1, const float *x2,
+                          const float *x3, const float *w, size_t n,
+                          double *out)
+{
+    float a0[LANES] = {0}, a1[LANES] = {0}, a2[LANES] = {0}, a3[LANES] = {0};
+    size_t j = 0;
+    for (; j + LANES <= n; j += LANES)
+        for (int l = 0; l < LANES; l++) {
+            const float wl = w[j + l];
+            a0[l] += x0[j + l] * wl;
+            a1[l] += x1[j + l] * wl;
+            a2[l] += x2[j + l] * wl;
+            a3[l] += x3[j + l] * wl;
+        }
+    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+    for (int l = 0; l < LANES; l++) {
+        s0 += a0[l];
+        s1 += a1[l];
+        s2 += a2[l];
+        s3 += a3[l];
+    }
+    for (; j < n; j++) {
+        s0 += (double)x0[j] * w[j];
+        s1 += (double)x1[j] * w[j];
+        s2 += (double)x2[j] * w[j];
+        s3 += (double)x3[j] * w[j];
+    }
+    out[0] = s0;
+    out[1] = s1;
+    out[2] = s2;
+    out[3] = s3;
+}
+
 ALWAYS_INLINE double dot_fd(const float *x, const double *w, size_t n)
 {
     double acc[LANES / 2] = {0};
@@ -67,6 +103,13 @@ ALWAYS_INLINE void axpy_fd(double a, const float *x, double *y, size_t n)
                                        size_t n)                           \
     {                                                                      \
         return dot_f(x, w, n);                                             \
+    }                                                                      \
+    target static void dot4_f##suffix(const float *x0, const float *x1,    \
+                                      const float *x2, const float *x3,    \
+                                      const float *w, size_t n,            \
+                                      double *out)                         \
+    {                                                                      \
+        dot4_f(x0, x1, x2, x3, w, n, out);                                 \
     }                                                                      \
     target static double dot_fd##suffix(const float *x, const double *w,   \
                                         size_t n)                          \
@@ -114,6 +157,12 @@ double tsgs__dot_f(const float *x, const float *w, size_t n)
     double s;
     DISPATCH(s =, dot_f, x, w, n)
     return s;
+}
+
+void tsgs__dot4_f(const float *x0, const float *x1, const float *x2,
+                  const float *x3, const float *w, size_t n, double *out)
+{
+    DISPATCH(, dot4_f, x0, x1, x2, x3, w, n, out)
 }
 
 double tsgs__dot_fd(const float *x, const double *w, size_t n)

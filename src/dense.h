@@ -8,6 +8,10 @@
 /* x . w over n floats: 16 float partial sums, then a double sum. The
  * order of operations is fixed, so the result is the same on every run. */
 double tsgs__dot_f(const float *x, const float *w, size_t n);
+/* out[k] = xk . w for four rows, each exactly as tsgs__dot_f computes it
+ * (the same bits), four times faster where the adds' latency bounds it. */
+void tsgs__dot4_f(const float *x0, const float *x1, const float *x2,
+                  const float *x3, const float *w, size_t n, double *out);
 /* x . w, x float, w double: 8 double partial sums. */
 double tsgs__dot_fd(const float *x, const double *w, size_t n);
 /* y += a x over n floats. */

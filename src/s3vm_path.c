@@ -63,61 +63,121 @@ double tsgs__s3vm_balance_bias(const tsgs__s3vm_problem *pb, const double *w)
     return pb->target - s;
 }
 
-/* z[i] = Phi[i] . w for rows with a weight; each row on one thread. */
-static void forward(const tsgs__s3vm_problem *pb, const float *wf, double *z)
-{
-    const size_t D = pb->D;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(pb->threads) schedule(static) \
-    if (pb->n * D > 200000)
-#endif
-    for (size_t i = 0; i < pb->n; i++)
-        z[i] = pb->cw[i] == 0.0 ? 0.0 : tsgs__dot_f(pb->Phi + i * D, wf, D);
-}
-
-/* g[j] += sum_i v[i] Phi[i][j]: columns split over threads, rows summed
- * in order (in float over ROW_BLOCK rows, then in double), so the result
- * does not depend on the thread count. */
+/* The objective's one pass over the rows, ROW_BLOCK rows at a time: the
+ * block's outputs z = Phi w, its losses and their derivatives v, then
+ * g += Phi^T v over the same block while its rows are still in cache
+ * (a pass for z and another for g read every row twice from memory).
+ * Rows split over the threads for z, columns for g; every sum is taken
+ * in the same order whatever the thread count (g: in float over the
+ * block's rows in order, four at a time, then added in double), so the
+ * result does not depend on it. */
 #define COL_CHUNK 256
 #define ROW_BLOCK 128
-static void backward(const tsgs__s3vm_problem *pb, const double *v, double *g)
+
+/* g[j0 .. j0 + w) += sum over rows i0 .. i1 of v[i] Phi[i][j]. */
+static void block_gradient(const tsgs__s3vm_problem *pb, const double *v,
+                           size_t i0, size_t i1, size_t j0, size_t w,
+                           double *g)
 {
     const size_t D = pb->D;
-    const long chunks = (long)((D + COL_CHUNK - 1) / COL_CHUNK);
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(pb->threads) schedule(static) \
-    if (pb->n * D > 200000)
-#endif
-    for (long c = 0; c < chunks; c++) {
-        size_t j0 = (size_t)c * COL_CHUNK;
-        size_t w = j0 + COL_CHUNK < D ? COL_CHUNK : D - j0;
-        float acc[COL_CHUNK];
-        for (size_t i0 = 0; i0 < pb->n; i0 += ROW_BLOCK) {
-            size_t i1 = i0 + ROW_BLOCK < pb->n ? i0 + ROW_BLOCK : pb->n;
-            memset(acc, 0, sizeof acc);
-            /* rows with a nonzero weight, four at a time */
-            size_t row[4];
-            float a[4];
-            int k = 0;
-            for (size_t i = i0; i < i1; i++) {
-                if (v[i] == 0.0)
-                    continue;
-                row[k] = i;
-                a[k++] = (float)v[i];
-                if (k == 4) {
-                    tsgs__axpy4_f(a, pb->Phi + row[0] * D + j0,
-                                  pb->Phi + row[1] * D + j0,
-                                  pb->Phi + row[2] * D + j0,
-                                  pb->Phi + row[3] * D + j0, acc, w);
-                    k = 0;
-                }
-            }
-            for (int q = 0; q < k; q++)
-                tsgs__axpy_f(a[q], pb->Phi + row[q] * D + j0, acc, w);
-            for (size_t j = 0; j < w; j++)
-                g[j0 + j] += acc[j];
+    float acc[COL_CHUNK];
+    memset(acc, 0, sizeof acc);
+    size_t row[4];
+    float a[4];
+    int k = 0;
+    for (size_t i = i0; i < i1; i++) { /* nonzero weights, four at a time */
+        if (v[i] == 0.0)
+            continue;
+        row[k] = i;
+        a[k++] = (float)v[i];
+        if (k == 4) {
+            tsgs__axpy4_f(a, pb->Phi + row[0] * D + j0,
+                          pb->Phi + row[1] * D + j0, pb->Phi + row[2] * D + j0,
+                          pb->Phi + row[3] * D + j0, acc, w);
+            k = 0;
         }
     }
+    for (int q = 0; q < k; q++)
+        tsgs__axpy_f(a[q], pb->Phi + row[q] * D + j0, acc, w);
+    for (size_t j = 0; j < w; j++)
+        g[j0 + j] += acc[j];
+}
+
+/* z[i] = Phi[i] . w for rows i0 .. i1, four rows at a time. */
+static void block_outputs(const tsgs__s3vm_problem *pb, const float *wf,
+                          size_t i0, size_t i1, double *z)
+{
+    const size_t D = pb->D;
+    const long quads = (long)((i1 - i0 + 3) / 4);
+#ifdef _OPENMP
+#pragma omp for schedule(static)
+#endif
+    for (long q = 0; q < quads; q++) {
+        const size_t i = i0 + 4 * (size_t)q;
+        const float *x = pb->Phi + i * D;
+        if (i + 4 <= i1)
+            tsgs__dot4_f(x, x + D, x + 2 * D, x + 3 * D, wf, D, z + i);
+        else
+            for (size_t r = i; r < i1; r++)
+                z[r] = tsgs__dot_f(pb->Phi + r * D, wf, D);
+    }
+}
+
+typedef struct {
+    double loss, vsum;
+} pass_sums;
+
+/* The losses of rows i0 .. i1 in row order, their derivatives into v. */
+static void block_losses(const tsgs__s3vm_problem *pb, double T, double bias,
+                         size_t i0, size_t i1, double *z, double *v,
+                         pass_sums *ps)
+{
+    for (size_t i = i0; i < i1; i++) {
+        v[i] = 0.0;
+        if (pb->cw[i] == 0.0) {
+            z[i] = 0.0;
+            continue;
+        }
+        double f = z[i] + bias, d;
+        if (pb->y[i] != 0.0) {
+            ps->loss += pb->cw[i] * tsgs__smooth_hinge(pb->y[i] * f, &d);
+            v[i] = pb->cw[i] * pb->y[i] * d;
+        } else {
+            ps->loss += pb->cw[i] * tsgs__softmin_loss(f, T, &d);
+            v[i] = pb->cw[i] * d;
+        }
+        ps->vsum += v[i];
+    }
+}
+
+/* z, v over every row and g += Phi^T v (g holds w on entry). */
+static pass_sums rows_pass(const tsgs__s3vm_problem *pb, double T,
+                           const float *wf, double bias, double *z,
+                           double *v, double *g)
+{
+    const size_t n = pb->n, D = pb->D;
+    const long chunks = (long)((D + COL_CHUNK - 1) / COL_CHUNK);
+    pass_sums ps = {0.0, 0.0};
+#ifdef _OPENMP
+#pragma omp parallel num_threads(pb->threads) if (n * D > 200000)
+#endif
+    for (size_t i0 = 0; i0 < n; i0 += ROW_BLOCK) {
+        const size_t i1 = i0 + ROW_BLOCK < n ? i0 + ROW_BLOCK : n;
+        block_outputs(pb, wf, i0, i1, z);
+#ifdef _OPENMP
+#pragma omp single
+#endif
+        block_losses(pb, T, bias, i0, i1, z, v, &ps);
+#ifdef _OPENMP
+#pragma omp for schedule(static)
+#endif
+        for (long c = 0; c < chunks; c++) {
+            const size_t j0 = (size_t)c * COL_CHUNK;
+            block_gradient(pb, v, i0, i1, j0,
+                           j0 + COL_CHUNK < D ? COL_CHUNK : D - j0, g);
+        }
+    }
+    return ps;
 }
 
 typedef struct {
@@ -132,39 +192,22 @@ static double objective(const tsgs__s3vm_problem *pb, double T,
                         double *z, double *v, float *wf)
 {
     const size_t D = pb->D;
-    for (size_t j = 0; j < D; j++)
-        wf[j] = (float)w[j];
-    forward(pb, wf, z);
-    double bias = pb->balance ? tsgs__s3vm_balance_bias(pb, w) : b;
-    double loss = 0.0, vsum = 0.0;
-    for (size_t i = 0; i < pb->n; i++) {
-        v[i] = 0.0;
-        if (pb->cw[i] == 0.0)
-            continue;
-        double f = z[i] + bias, d;
-        if (pb->y[i] != 0.0) {
-            loss += pb->cw[i] * tsgs__smooth_hinge(pb->y[i] * f, &d);
-            v[i] = pb->cw[i] * pb->y[i] * d;
-        } else {
-            loss += pb->cw[i] * tsgs__softmin_loss(f, T, &d);
-            v[i] = pb->cw[i] * d;
-        }
-        vsum += v[i];
-    }
     double reg = 0.0;
     for (size_t j = 0; j < D; j++) {
+        wf[j] = (float)w[j];
         reg += w[j] * w[j];
         gw[j] = w[j];
     }
-    backward(pb, v, gw);
+    const double bias = pb->balance ? tsgs__s3vm_balance_bias(pb, w) : b;
+    const pass_sums ps = rows_pass(pb, T, wf, bias, z, v, gw);
     if (pb->balance) { /* d bias / d w = -mphi */
         for (size_t j = 0; j < D; j++)
-            gw[j] -= vsum * pb->mphi[j];
+            gw[j] -= ps.vsum * pb->mphi[j];
         *gb = 0.0;
     } else {
-        *gb = vsum;
+        *gb = ps.vsum;
     }
-    return 0.5 * reg + loss;
+    return 0.5 * reg + ps.loss;
 }
 
 double tsgs__s3vm_objective(const tsgs__s3vm_problem *pb, double T,

@@ -111,6 +111,64 @@ START_TEST(objective_gradient_matches_finite_differences)
 }
 END_TEST
 
+/* The objective's blocked pass (rows in blocks, columns in chunks, the
+ * gradient summed in float per block) against the objective written out
+ * in double, on a problem of several row blocks and column chunks with
+ * held-out rows (weight 0); and 1 against 2 threads, bit for bit. */
+START_TEST(objective_matches_plain_sums_and_thread_counts)
+{
+    enum { NL = 90, NU = 610, D = 300 }; /* n D > the threads' threshold */
+    prob_t q;
+    make_problem(&q, NL, NU, D);
+    for (size_t i = 0; i < NL; i += 7)
+        q.cw[i] = 0.0;
+    double w[D], g1[D], g2[D], gb1, gb2;
+    for (int j = 0; j < D; j++)
+        w[j] = 0.05 * cos(0.3 * j + 0.5);
+    for (int balance = 0; balance <= 1; balance++) {
+        tsgs__s3vm_problem pb = {q.n, q.D, q.Phi, q.y, q.cw, q.mphi, balance,
+                                 0.2, 1};
+        const double b = 0.1, T = 0.5;
+        const double f1 = tsgs__s3vm_objective(&pb, T, w, b, g1, &gb1);
+        pb.threads = 2;
+        const double f2 = tsgs__s3vm_objective(&pb, T, w, b, g2, &gb2);
+        ck_assert_mem_eq(&f1, &f2, sizeof f1);
+        ck_assert_mem_eq(g1, g2, sizeof g1);
+        ck_assert_mem_eq(&gb1, &gb2, sizeof gb1);
+        /* written out: f = |w|^2 / 2 + sum_i cw_i loss_i */
+        const double bias = balance ? tsgs__s3vm_balance_bias(&pb, w) : b;
+        double f = 0.0, vsum = 0.0, g[D];
+        for (int j = 0; j < D; j++) {
+            f += 0.5 * w[j] * w[j];
+            g[j] = w[j];
+        }
+        for (size_t i = 0; i < q.n; i++) {
+            if (q.cw[i] == 0.0)
+                continue;
+            double z = bias, d, v;
+            for (int j = 0; j < D; j++)
+                z += (double)q.Phi[i * D + j] * (float)w[j];
+            if (q.y[i] != 0.0) {
+                f += q.cw[i] * tsgs__smooth_hinge(q.y[i] * z, &d);
+                v = q.cw[i] * q.y[i] * d;
+            } else {
+                f += q.cw[i] * tsgs__softmin_loss(z, T, &d);
+                v = q.cw[i] * d;
+            }
+            vsum += v;
+            for (int j = 0; j < D; j++)
+                g[j] += v * q.Phi[i * D + j];
+        }
+        ck_assert_double_eq_tol(f1, f, 1e-6 * fabs(f));
+        for (int j = 0; j < D; j++)
+            ck_assert_double_eq_tol(
+                g1[j], (balance ? g[j] - vsum * q.mphi[j] : g[j]), 1e-4);
+        ck_assert_double_eq_tol(gb1, (balance ? 0.0 : vsum), 1e-6);
+    }
+    free_problem(&q);
+}
+END_TEST
+
 /* Under balance every candidate's mean unlabeled output is the target;
  * each temperature's solve does not raise its own objective. */
 START_TEST(balance_holds_along_the_path)
@@ -145,6 +203,7 @@ Suite *s3vm_path_suite(void)
     tcase_add_test(tc, smooth_hinge_and_softmin_derivatives);
     tcase_add_test(tc, softmin_limits);
     tcase_add_test(tc, objective_gradient_matches_finite_differences);
+    tcase_add_test(tc, objective_matches_plain_sums_and_thread_counts);
     tcase_add_test(tc, balance_holds_along_the_path);
     suite_add_tcase(s, tc);
     return s;

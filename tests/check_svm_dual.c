@@ -145,6 +145,24 @@ START_TEST(dense_loops_match_plain_sums)
         s += (double)x[j] * w[j];
     ck_assert_double_eq_tol(tsgs__dot_f(x, w, 37), s, 1e-5);
     ck_assert_double_eq_tol(tsgs__dot_fd(x, wd, 37), s, 1e-12);
+    /* four rows at once: each the same bits as its own dot_f, at a length
+     * with a tail (37) and one of whole vectors and a tail (1029) */
+    enum { LONG = 1029 };
+    static float rows[4][LONG], wl[LONG];
+    for (int j = 0; j < LONG; j++) {
+        wl[j] = (float)cos(0.37 * j);
+        for (int r = 0; r < 4; r++)
+            rows[r][j] = (float)sin(1.1 * j + r);
+    }
+    const size_t lens[2] = {37, LONG};
+    for (int L = 0; L < 2; L++) {
+        double four[4];
+        tsgs__dot4_f(rows[0], rows[1], rows[2], rows[3], wl, lens[L], four);
+        for (int r = 0; r < 4; r++) {
+            const double one = tsgs__dot_f(rows[r], wl, lens[L]);
+            ck_assert_mem_eq(&four[r], &one, sizeof one);
+        }
+    }
     float a[4] = {0.5f, -1.0f, 2.0f, 0.25f};
     tsgs__axpy4_f(a, x, w, x, w, y4, 37);
     for (int q = 0; q < 4; q++)
