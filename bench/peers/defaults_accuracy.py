@@ -14,6 +14,12 @@ rows are fixed per dataset (its own test file, else a seeded stratified
 hold-out; at most TEST_CAP rows, a seeded stratified sample), the same for
 every seed and every size.
 
+Class balance: NAME@N/P draws N training rows of which P% are class +1 (the
+larger label value) and scores on the most of the fixed test rows that have
+the same share (the same rows for every seed), so the majority rate is
+max(P, 100 - P). These cases (BALANCE_SHARES at BALANCE_SIZE rows) run only
+when a --cases pattern with a "/" asks for them: --cases '*/*' runs them all.
+
 Files. Our tool reads the RAW features (it z-scores by default):
 labeled.svm, unlabeled.svm, test.svm. LIBSVM and scikit-learn read features
 scaled to [-1, 1] with the min and max of the unit's training rows (labeled and
@@ -113,6 +119,13 @@ SYNTHETIC = {
 }
 CASE_LABELED = {}          # e.g. {"cod-rna@600": 100}: overrides per case name
 SUBSAMPLE_SIZES = (600, 2000, 20000)
+# Class-balance cases NAME@N/P: N training rows of which P% are class +1, and
+# the fixed test rows subsampled to the same share (the most rows that allow
+# it, seeded by TEST_SEED), so that the majority rate is 100 - P or P. Run only
+# when asked for by a pattern with a "/" (e.g. --cases '*/*').
+BALANCE_SHARES = (5, 20, 50)
+BALANCE_SIZE = 2000
+BALANCE_SIZE_OF = {"coil20": 1000}   # 1,152 training rows
 TEST_CAP = 20000           # test rows at most (a seeded stratified sample)
 TEST_SEED = 0              # seed of the hold-out and of the test sample
 SYNTH_TEST_SEED = 20240601
@@ -134,10 +147,17 @@ def labeled_str(case):
         return ""
 
 
+def parse_case(case):
+    """NAME, NAME@N or NAME@N/P -> (NAME, N or None, P or None)."""
+    base, _, rest = case.partition("@")
+    sub, _, share = rest.partition("/")
+    return base, (int(sub) if sub else None), (float(share) if share else None)
+
+
 def labeled_of(case):
     if case in CASE_LABELED:
         return CASE_LABELED[case]
-    base = case.split("@")[0]
+    base = parse_case(case)[0]
     return (SYNTHETIC.get(base) or REAL[base])["labeled"]
 
 
@@ -238,17 +258,48 @@ def all_case_names():
     return out + list(SYNTHETIC)
 
 
+def balance_case_names():
+    return [f"{n}@{BALANCE_SIZE_OF.get(n, BALANCE_SIZE)}/{p}"
+            for n in REAL for p in BALANCE_SHARES]
+
+
+def pick_with_share(y, n, share, rng):
+    """n indices (sorted) of which round(n share / 100) have y > 0, or None
+    when y has too few of a class."""
+    pos, neg = np.flatnonzero(y > 0), np.flatnonzero(y < 0)
+    n_pos = int(round(n * share / 100.0))
+    if n_pos > len(pos) or n - n_pos > len(neg):
+        return None
+    return np.sort(np.concatenate([rng.choice(pos, n_pos, replace=False),
+                                   rng.choice(neg, n - n_pos, replace=False)]))
+
+
+def test_with_share(y, share):
+    """The most of the test rows y (indices, sorted) with share % of y > 0,
+    the same for every seed."""
+    n_pos, n_neg = int(np.sum(y > 0)), int(np.sum(y < 0))
+    n = int(min(n_pos / (share / 100.0) if share > 0 else np.inf,
+                n_neg / (1.0 - share / 100.0) if share < 100 else np.inf))
+    while int(round(n * share / 100.0)) > n_pos or n - int(round(n * share / 100.0)) > n_neg:
+        n -= 1
+    return pick_with_share(y, n, share, np.random.RandomState(TEST_SEED))
+
+
 def select_cases(patterns, data_dir, explicit_dim=False):
     """Case names matching the patterns, in table order, with their sizes;
     loads (and caches) the datasets they need."""
     pats = [p for p in patterns.split(",") if p] if patterns else ["*"]
-    wanted = [c for c in all_case_names() if any(fnmatch.fnmatchcase(c, p) for p in pats)]
+
+    def names_for(p):   # a "/" in a pattern asks for the class-balance cases
+        return balance_case_names() if "/" in p else all_case_names()
+    wanted = [c for c in all_case_names() + balance_case_names()
+              if any(fnmatch.fnmatchcase(c, p) for p in pats if c in names_for(p))]
     for p in pats:
-        if not any(fnmatch.fnmatchcase(c, p) for c in all_case_names()):
+        if not any(fnmatch.fnmatchcase(c, p) for c in names_for(p)):
             sys.exit(f"defaults_accuracy: no case matches {p!r} (--list shows them)")
     cases, full = [], {}
     for c in wanted:
-        base, _, sub = c.partition("@")
+        base, sub, share = parse_case(c)
         if base in SYNTHETIC:
             prepare_synth(base, data_dir)
             cases.append((c, SYNTHETIC[base]["train"]))
@@ -256,12 +307,20 @@ def select_cases(patterns, data_dir, explicit_dim=False):
         if base not in full:
             with np.load(prepare_real(base, data_dir, explicit_dim)) as z:
                 full[base] = len(z["ytr"])
-        if sub:
-            if int(sub) >= full[base]:
+        if share is not None:
+            with np.load(prepare_real(base, data_dir, explicit_dim)) as z:
+                ok = pick_with_share(z["ytr"], sub, share, np.random.RandomState(0))
+            if ok is None:
+                print(f"defaults_accuracy: skip {c}: {base} has too few rows of a class",
+                      flush=True)
+                continue
+            cases.append((c, sub))
+        elif sub:
+            if sub >= full[base]:
                 print(f"defaults_accuracy: skip {c}: {base} has only {full[base]} training rows",
                       flush=True)
                 continue
-            cases.append((c, int(sub)))
+            cases.append((c, sub))
         else:
             cases.append((c, full[base]))
     return cases
@@ -308,8 +367,8 @@ def tail(log, n=200):
 
 def run_unit(case, size, seed, cfg):
     """All methods of one (case, seed); rows are appended to runs.tsv as they finish."""
-    base = case.split("@")[0]
-    wd = os.path.join(cfg["work"], "units", f"{case}.seed{seed}")
+    base, _, share = parse_case(case)
+    wd = os.path.join(cfg["work"], "units", f"{case}.seed{seed}".replace("/", "%"))
     os.makedirs(wd, exist_ok=True)
     peer_env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1",
                     MKL_NUM_THREADS="1")
@@ -330,10 +389,18 @@ def run_unit(case, size, seed, cfg):
                 Xtr, ytr = synth(base, size, np.random.RandomState([SYNTH_TRAIN_SEED, seed]))
             else:
                 Xtr, ytr = z["Xtr"], z["ytr"]
-                if size < len(ytr):
+                if share is not None:
+                    sub = pick_with_share(ytr, size, share, rng)
+                    Xtr, ytr = Xtr[sub], ytr[sub]
+                elif size < len(ytr):
                     sub = make_splits.stratified_pick(ytr, size, rng)
                     Xtr, ytr = Xtr[sub], ytr[sub]
         test_raw = os.path.join(cfg["data"], base + ".test.svm")
+        if share is not None:   # this case's own test rows, the same every seed
+            te = test_with_share(yte, share)
+            Xte, yte = Xte[te], yte[te]
+            test_raw = os.path.join(wd, "test.svm")
+            write_svm(test_raw, Xte, yte, Xte.shape[1] if cfg["explicit_dim"] else 0)
         n_l = min(labeled_of(case), len(ytr))
         lab = make_splits.stratified_pick(ytr, n_l, rng)
         is_u = np.ones(len(ytr), bool)
@@ -506,7 +573,7 @@ def summarise(runs_path, out_path):
                       "acc_sd", "seconds_median", "tsgs3vm_minus_libsvm", "majority",
                       "verdict"])]
     table, f2 = [], pc.f2
-    for case in pc.case_order(by, all_case_names()):
+    for case in pc.case_order(by, all_case_names() + balance_case_names()):
         stats = pc.method_stats(by[case], sd_of_one=0.0)
         ts, lb, mj = (stats.get(k, {}).get("mean") for k in ("tsgs3vm", "libsvm", "majority"))
         diff = ts - lb if ts is not None and lb is not None else None
@@ -588,13 +655,14 @@ def main():
                     help="rebuild summary.tsv from runs.tsv and print it as Markdown tables")
     ap.add_argument("--list", action="store_true",
                     help="print the case names and exit (a NAME@N with N >= the full size "
-                         "is skipped when run)")
+                         "is skipped when run; the NAME@N/P class-balance cases run only "
+                         "when a pattern with a '/' asks for them)")
     a = ap.parse_args()
 
     runs = os.path.join(a.results, "runs.tsv")
     summ = os.path.join(a.results, "summary.tsv")
     if a.list:
-        print("\n".join(all_case_names()))
+        print("\n".join(all_case_names() + balance_case_names()))
         return
     if a.summary_only or a.markdown:
         if not os.path.exists(runs):
