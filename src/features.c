@@ -262,15 +262,22 @@ long tsgs__blocks_for(const tsgs_params *p, long features)
     return (features + p->block_size - 1) / p->block_size;
 }
 
-long tsgs__first_features(const tsgs_params *p)
+long tsgs__auto_features(size_t d)
 {
-    return p->max_features > 0 ? p->max_features : TSGS__AUTO_FEATURES;
+    return d > TSGS__WIDE_DIMENSIONS ? TSGS__AUTO_FEATURES_WIDE
+                                     : TSGS__AUTO_FEATURES;
 }
 
-long tsgs__default_features(const tsgs_params *p, size_t n)
+long tsgs__first_features(const tsgs_params *p, size_t d)
+{
+    return p->max_features > 0 ? p->max_features : tsgs__auto_features(d);
+}
+
+long tsgs__default_features(const tsgs_params *p, size_t n, size_t d)
 {
     if (p->max_features > 0 || p->solver == TSGS_SOLVER_SAFE)
-        return tsgs__first_features(p);
+        return tsgs__first_features(p, d);
     long root = (long)ceil(sqrt((double)n));
-    return root > TSGS__AUTO_FEATURES ? root : TSGS__AUTO_FEATURES;
+    long least = tsgs__auto_features(d);
+    return root > least ? root : least;
 }

@@ -30,7 +30,7 @@ static double sparse_memory(const tsgs_dataset *ds, const tsgs_params *p,
     const tsgs__fspec fs = tsgs__fspec_of(p, ds->d);
     const long budget = p->max_features == 0
                             ? tsgs_train_steps(ds, p) * p->block_size
-                            : tsgs__default_features(p, ds->n);
+                            : tsgs__default_features(p, ds->n, ds->d);
     const double dirs = panel_directions(p, &fs, budget);
     const double cols = fmin((double)ds->d, nnz);
     const double budget_bytes = p->cache_mb * 1048576.0;
@@ -117,9 +117,9 @@ tsgs_status tsgs_train_memory(const tsgs_dataset *ds, const tsgs_params *p,
      * budget, every step's block) */
     const long budget = p->max_features == 0
                             ? tsgs_train_steps(ds, p) * p->block_size
-                            : tsgs__default_features(p, ds->n);
+                            : tsgs__default_features(p, ds->n, ds->d);
     const double cache = panel_directions(p, &fs, budget) * d * f4;
-    total += panel_directions(p, &fs, tsgs__first_features(p)) * d * f4;
+    total += panel_directions(p, &fs, tsgs__first_features(p, d)) * d * f4;
     if (cache <= p->cache_mb * 1048576.0)
         total += cache;
     /* one orthogonal group being generated: group x d doubles */

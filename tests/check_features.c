@@ -325,6 +325,48 @@ START_TEST(model_files_record_the_directions)
 }
 END_TEST
 
+/* With no budget given, the feature count follows the rows' dimension:
+ * 1024 up to TSGS__WIDE_DIMENSIONS features, 2048 above; the stochastic
+ * solvers take ceil(sqrt(n)) where it is more, the safe solver never;
+ * a budget given wins. Then end to end: the safe solver's model on wide
+ * and on narrow rows. */
+START_TEST(auto_feature_count_follows_the_dimension)
+{
+    ck_assert_int_eq(tsgs__auto_features(3), 1024);
+    ck_assert_int_eq(tsgs__auto_features(TSGS__WIDE_DIMENSIONS), 1024);
+    ck_assert_int_eq(tsgs__auto_features(TSGS__WIDE_DIMENSIONS + 1), 2048);
+    ck_assert_int_eq(tsgs__auto_features(1024), 2048);
+    tsgs_params p = tsgs_params_default(); /* safe, max-features -1 */
+    ck_assert_int_eq(tsgs__default_features(&p, 5000000, 18), 1024);
+    ck_assert_int_eq(tsgs__default_features(&p, 5000000, 300), 2048);
+    ck_assert_int_eq(tsgs__first_features(&p, 300), 2048);
+    p.solver = TSGS_SOLVER_TSG;
+    ck_assert_int_eq(tsgs__default_features(&p, 5000000, 18), 2237);
+    ck_assert_int_eq(tsgs__default_features(&p, 2500, 18), 1024);
+    ck_assert_int_eq(tsgs__default_features(&p, 2500, 300), 2048);
+    ck_assert_int_eq(tsgs__default_features(&p, 9000000, 300), 3000);
+    p.max_features = 50;
+    ck_assert_int_eq(tsgs__default_features(&p, 2500, 300), 50);
+    ck_assert_int_eq(tsgs__first_features(&p, 300), 50);
+
+    const size_t dims[2] = {TSGS__WIDE_DIMENSIONS, TSGS__WIDE_DIMENSIONS + 1};
+    for (int k = 0; k < 2; k++) {
+        tsgs_dataset *ds =
+            fixture_blobs(160, dims[k], 2.0, 0.5, 40, 20, 3, NULL);
+        tsgs_params q = tsgs_params_default();
+        q.threads = 1;
+        q.bind = TSGS_BIND_NONE;
+        tsgs_model *m = NULL;
+        tsgs_error err;
+        ck_assert_int_eq(tsgs_train(ds, &q, NULL, &m, NULL, &err), TSGS_OK);
+        ck_assert_int_eq(tsgs_model_feature_count(m), k ? 2048 : 1024);
+        ck_assert_int_eq(m->params.max_features, k ? 2048 : 1024);
+        tsgs_model_free(m);
+        tsgs_dataset_free(ds);
+    }
+}
+END_TEST
+
 Suite *features_suite(void)
 {
     Suite *s = suite_create("features");
@@ -337,6 +379,7 @@ Suite *features_suite(void)
     tcase_add_test(tc, orthogonal_kernel_error_below_iid);
     tcase_add_test(tc, cached_block_directions_match_regenerated);
     tcase_add_test(tc, model_files_record_the_directions);
+    tcase_add_test(tc, auto_feature_count_follows_the_dimension);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -68,9 +68,9 @@ START_TEST(grows_with_the_dimension)
     double a = estimate(narrow, &p), b = estimate(wide, &p);
     /* every term is proportional to d */
     ck_assert_double_eq_tol(b / a, 2.0, 1e-9);
-    /* the safe solver's panel alone: its 1024 features are 512 pair
-     * directions of d floats */
-    ck_assert(a >= 512.0 * 2000 * sizeof(float));
+    /* the safe solver's panel alone: on rows this wide its 2048 features
+     * are 1024 pair directions of d floats */
+    ck_assert(a >= 1024.0 * 2000 * sizeof(float));
     tsgs_dataset_free(narrow);
     tsgs_dataset_free(wide);
 }
@@ -83,9 +83,10 @@ START_TEST(follows_the_settings)
     double safe = estimate(ds, &p);
     tsgs_params q = p;
     tsgs_params_set(&q, "max-features", "4096", NULL);
-    /* the panel and the cache grow from 512 to 2048 directions of d floats */
+    /* the panel and the cache grow from 1024 (2048 features on rows this
+     * wide) to 2048 directions of d floats */
     ck_assert_double_eq_tol(estimate(ds, &q) - safe,
-                            2.0 * (2048 - 512) * 1000 * sizeof(float), 1e-3);
+                            2.0 * (2048 - 1024) * 1000 * sizeof(float), 1e-3);
     q = p;
     tsgs_params_set(&q, "cache-mb", "0", NULL); /* no cache kept */
     tsgs_params_set(&q, "solver", "tsg", NULL);

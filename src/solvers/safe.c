@@ -814,12 +814,12 @@ static tsgs_status safe_ovr_finish(tsgs__ovr_share *share,
 
 /* ---------------------------------------------------------- the run */
 
-/* The feature map: TSGS__AUTO_FEATURES (or max-features) features, rounded
- * to whole blocks of the model. */
+/* The feature map: max-features, or tsgs__auto_features(d), features
+ * rounded to whole blocks of the model. */
 static void choose_features(safe_t *s, const tsgs_params *p)
 {
     s->fs = tsgs__fspec_of(p, s->d); /* its sigma: the grid's, later */
-    long want = tsgs__first_features(p);
+    long want = tsgs__first_features(p, s->d);
     s->ndirs = (size_t)(tsgs__blocks_for(p, want) * s->fs.dirs);
     s->D = tsgs__feature_columns(&s->fs, s->ndirs);
 }

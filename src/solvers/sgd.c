@@ -207,9 +207,9 @@ static long sgd_steps(const tsgs_dataset *ds, const tsgs_params *p)
 /* The first blocks, on which the grid chooses C and sigma and which the
  * supervised start fills: the budget's (max-features), or with no budget
  * the automatic one's. */
-static long first_blocks(const tsgs_params *p)
+static long first_blocks(const tsgs_params *p, size_t d)
 {
-    return tsgs__blocks_for(p, tsgs__first_features(p));
+    return tsgs__blocks_for(p, tsgs__first_features(p, d));
 }
 
 /* C and sigma, where not given, by the grid CV on the labeled rows that
@@ -246,7 +246,7 @@ static tsgs_status choose_c_sigma(run_t *r, const tsgs__train_job *job,
             TSGS_OK)
         goto done;
     tsgs__fspec fs = tsgs__fspec_of(p, d); /* its sigma: the grid's */
-    size_t ndirs = (size_t)(first_blocks(p) * fs.dirs);
+    size_t ndirs = (size_t)(first_blocks(p, d) * fs.dirs);
     size_t D = tsgs__feature_columns(&fs, ndirs);
     tsgs__grid_job g = {&r->XL, r->yl, nl, d, &fs, ndirs, D, sigma0, p->sigma,
                         p->c > 0.0 ? p->c / (double)nl : 0.0, p->seed,
@@ -270,9 +270,9 @@ done:
 
 /* The blocks the supervised start fills: the grid's, within the model's
  * room (max_blocks). */
-static long start_blocks(const tsgs_params *p, long max_blocks)
+static long start_blocks(const tsgs_params *p, size_t d, long max_blocks)
 {
-    long blocks = first_blocks(p);
+    long blocks = first_blocks(p, d);
     return blocks < max_blocks ? blocks : max_blocks;
 }
 
@@ -282,7 +282,7 @@ static int warm_start_fits(const run_t *r, const tsgs_params *p, size_t d,
 {
     const tsgs__fspec fs = tsgs__fspec_of(p, d);
     size_t D = tsgs__feature_columns(
-        &fs, (size_t)(start_blocks(p, max_blocks) * fs.dirs));
+        &fs, (size_t)(start_blocks(p, d, max_blocks) * fs.dirs));
     return r->nl > 0 && r->nl <= WARM_MAX_LABELED && D > 0 &&
            r->nl <= WARM_MAX_FLOATS / D;
 }
@@ -292,7 +292,7 @@ static int warm_start_fits(const run_t *r, const tsgs_params *p, size_t d,
 static tsgs_status start_supervised(run_t *r, tsgs_model *m, long max_blocks,
                                     tsgs_error *err)
 {
-    const long blocks = start_blocks(&r->p, max_blocks);
+    const long blocks = start_blocks(&r->p, m->d, max_blocks);
     tsgs_status st = tsgs__warm_start(m, blocks, &r->XL, r->yl, r->nl,
                                       r->p.c / (double)r->nl, r->p.seed,
                                       r->threads, err);
@@ -313,7 +313,7 @@ static tsgs_status resolve_settings(run_t *r, const tsgs__train_job *job,
     tsgs_params *p = &r->p;
     tsgs_status st;
     if (p->max_features < 0) /* all rows */
-        p->max_features = tsgs__default_features(p, ds->n);
+        p->max_features = tsgs__default_features(p, ds->n, ds->d);
     if ((p->c <= 0.0 || p->sigma <= 0.0) &&
         (st = choose_c_sigma(r, job, err)) != TSGS_OK)
         return st;
@@ -368,7 +368,7 @@ static tsgs_status resolve_settings(run_t *r, const tsgs__train_job *job,
 static tsgs_status start_featcache(run_t *r, const tsgs_model *m, long T,
                                    long max_blocks, tsgs_error *err)
 {
-    long blocks = T + start_blocks(&r->p, max_blocks);
+    long blocks = T + start_blocks(&r->p, m->d, max_blocks);
     blocks = blocks < max_blocks ? blocks : max_blocks;
     double left = r->p.cache_mb * 1048576.0;
     if (m->cc)
