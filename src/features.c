@@ -262,15 +262,16 @@ long tsgs__blocks_for(const tsgs_params *p, long features)
     return (features + p->block_size - 1) / p->block_size;
 }
 
-long tsgs__auto_features(size_t d)
+long tsgs__auto_features(const tsgs_params *p, size_t d)
 {
-    return d > TSGS__WIDE_DIMENSIONS ? TSGS__AUTO_FEATURES_WIDE
-                                     : TSGS__AUTO_FEATURES;
+    return p->solver == TSGS_SOLVER_SAFE && d > TSGS__WIDE_DIMENSIONS
+               ? TSGS__AUTO_FEATURES_WIDE
+               : TSGS__AUTO_FEATURES;
 }
 
 long tsgs__first_features(const tsgs_params *p, size_t d)
 {
-    return p->max_features > 0 ? p->max_features : tsgs__auto_features(d);
+    return p->max_features > 0 ? p->max_features : tsgs__auto_features(p, d);
 }
 
 long tsgs__default_features(const tsgs_params *p, size_t n, size_t d)
@@ -278,6 +279,5 @@ long tsgs__default_features(const tsgs_params *p, size_t n, size_t d)
     if (p->max_features > 0 || p->solver == TSGS_SOLVER_SAFE)
         return tsgs__first_features(p, d);
     long root = (long)ceil(sqrt((double)n));
-    long least = tsgs__auto_features(d);
-    return root > least ? root : least;
+    return root > TSGS__AUTO_FEATURES ? root : TSGS__AUTO_FEATURES;
 }

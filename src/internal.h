@@ -307,17 +307,19 @@ typedef struct {
 /* Features when max-features is -1: the safe solver's, and the stochastic
  * solvers' at least (they take ceil(sqrt(n)) when more): the kernel's
  * approximation needs this many on small sets (fewer lost accuracy on the
- * labeled fit), and twice as many on rows of more than
- * TSGS__WIDE_DIMENSIONS features: there distances concentrate, the
- * kernel values that tell the classes apart differ by little, and the
- * estimate's noise (about 1 / sqrt(features)) hides more of them
- * (README, "The default": with balanced classes w8a and COIL-20 gained
- * 1.1 and 1.3 points at 2048 features, nothing more at 4096). */
+ * labeled fit). The safe solver takes twice as many on rows of more than
+ * TSGS__WIDE_DIMENSIONS features: there distances concentrate, the kernel
+ * values that tell the classes apart differ by little, and the estimate's
+ * noise (about 1 / sqrt(features)) hides more of them (README, "The
+ * default": with balanced classes w8a and COIL-20 gained 1.1 and 1.3
+ * points at 2048 features, nothing more at 4096). The stochastic solvers
+ * keep 1024 there: on COIL-20 TSG took three times as long at 2048 and was
+ * no more accurate. */
 #define TSGS__AUTO_FEATURES 1024
 #define TSGS__AUTO_FEATURES_WIDE 2048
 #define TSGS__WIDE_DIMENSIONS 64
-/* The automatic feature count on d-dimensional rows. */
-long tsgs__auto_features(size_t d);
+/* The automatic feature count of p's solver on d-dimensional rows. */
+long tsgs__auto_features(const tsgs_params *p, size_t d);
 /* The features the grid and the start work on, on d-dimensional rows:
  * max-features, or with none (0, -1) tsgs__auto_features(d). */
 long tsgs__first_features(const tsgs_params *p, size_t d);

@@ -325,25 +325,27 @@ START_TEST(model_files_record_the_directions)
 }
 END_TEST
 
-/* With no budget given, the feature count follows the rows' dimension:
- * 1024 up to TSGS__WIDE_DIMENSIONS features, 2048 above; the stochastic
- * solvers take ceil(sqrt(n)) where it is more, the safe solver never;
+/* With no budget given, the safe solver's feature count follows the rows'
+ * dimension: 1024 up to TSGS__WIDE_DIMENSIONS features, 2048 above; the
+ * stochastic solvers take max(1024, ceil(sqrt(n))) whatever the dimension;
  * a budget given wins. Then end to end: the safe solver's model on wide
  * and on narrow rows. */
 START_TEST(auto_feature_count_follows_the_dimension)
 {
-    ck_assert_int_eq(tsgs__auto_features(3), 1024);
-    ck_assert_int_eq(tsgs__auto_features(TSGS__WIDE_DIMENSIONS), 1024);
-    ck_assert_int_eq(tsgs__auto_features(TSGS__WIDE_DIMENSIONS + 1), 2048);
-    ck_assert_int_eq(tsgs__auto_features(1024), 2048);
     tsgs_params p = tsgs_params_default(); /* safe, max-features -1 */
+    ck_assert_int_eq(tsgs__auto_features(&p, 3), 1024);
+    ck_assert_int_eq(tsgs__auto_features(&p, TSGS__WIDE_DIMENSIONS), 1024);
+    ck_assert_int_eq(tsgs__auto_features(&p, TSGS__WIDE_DIMENSIONS + 1),
+                     2048);
+    ck_assert_int_eq(tsgs__auto_features(&p, 1024), 2048);
     ck_assert_int_eq(tsgs__default_features(&p, 5000000, 18), 1024);
     ck_assert_int_eq(tsgs__default_features(&p, 5000000, 300), 2048);
     ck_assert_int_eq(tsgs__first_features(&p, 300), 2048);
     p.solver = TSGS_SOLVER_TSG;
+    ck_assert_int_eq(tsgs__auto_features(&p, 300), 1024);
+    ck_assert_int_eq(tsgs__first_features(&p, 300), 1024);
     ck_assert_int_eq(tsgs__default_features(&p, 5000000, 18), 2237);
-    ck_assert_int_eq(tsgs__default_features(&p, 2500, 18), 1024);
-    ck_assert_int_eq(tsgs__default_features(&p, 2500, 300), 2048);
+    ck_assert_int_eq(tsgs__default_features(&p, 2500, 300), 1024);
     ck_assert_int_eq(tsgs__default_features(&p, 9000000, 300), 3000);
     p.max_features = 50;
     ck_assert_int_eq(tsgs__default_features(&p, 2500, 300), 50);

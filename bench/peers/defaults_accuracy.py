@@ -118,6 +118,7 @@ SYNTHETIC = {
     "gauss50axis-SYNTHETIC": dict(labeled=50, train=550, test=5000),
 }
 CASE_LABELED = {}          # e.g. {"cod-rna@600": 100}: overrides per case name
+LABELED_REAL = None        # --labeled N: every real case's labeled rows
 SUBSAMPLE_SIZES = (600, 2000, 20000)
 # Class-balance cases NAME@N/P: N training rows of which P% are class +1, and
 # the fixed test rows subsampled to the same share (the most rows that allow
@@ -158,6 +159,8 @@ def labeled_of(case):
     if case in CASE_LABELED:
         return CASE_LABELED[case]
     base = parse_case(case)[0]
+    if LABELED_REAL and base in REAL:
+        return LABELED_REAL
     return (SYNTHETIC.get(base) or REAL[base])["labeled"]
 
 
@@ -643,6 +646,10 @@ def main():
                          "the last feature D, so that every file declares all D features "
                          "(default: plain sparse files; a model trained on fewer features "
                          "than the test file has may then fail in predict)")
+    ap.add_argument("--labeled", type=int, default=0,
+                    help="labeled rows of every real case (default: the table's, 200); "
+                         "keep such runs in a --results folder of their own: runs.tsv "
+                         "keys rows by case, seed and method")
     ap.add_argument("--results", default=os.path.join(ROOT, "bench", "results", "defaults"),
                     help="folder of runs.tsv and summary.tsv (default bench/results/defaults)")
     ap.add_argument("--workdir", help="parent of the temporary folder (default: $TMPDIR or /tmp)")
@@ -658,6 +665,8 @@ def main():
                          "is skipped when run; the NAME@N/P class-balance cases run only "
                          "when a pattern with a '/' asks for them)")
     a = ap.parse_args()
+    global LABELED_REAL
+    LABELED_REAL = a.labeled if a.labeled > 0 else None
 
     runs = os.path.join(a.results, "runs.tsv")
     summ = os.path.join(a.results, "summary.tsv")
