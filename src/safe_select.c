@@ -65,9 +65,10 @@ void tsgs__choose_path(const tsgs__heldout *h, double margin_sd,
             differ += b[i] != s[i];
         }
     }
-    const int wins = (double)out->right_path >
-                     (double)out->right_sup +
-                         margin_sd * sqrt((double)out->discordant);
+    const int wins = isfinite(margin_sd) &&
+                     (double)out->right_path >
+                         (double)out->right_sup +
+                             margin_sd * sqrt((double)out->discordant);
     out->kept = wins || differ == 0 ? out->best : 0;
 }
 

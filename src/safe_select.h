@@ -35,7 +35,8 @@ size_t tsgs__heldout_right(const tsgs__heldout *h, int c);
  * SVM's by more than margin_sd * sqrt(discordant), or where its best
  * candidate gave the supervised SVM's answer on every held-out row (the
  * records hold no evidence against the path's bet on the unlabeled rows'
- * structure). Needs repeats >= 2. */
+ * structure). margin_sd INFINITY: only the second keeps the path. Needs
+ * repeats >= 2. */
 void tsgs__choose_path(const tsgs__heldout *h, double margin_sd,
                        tsgs__path_choice *out);
 

@@ -108,6 +108,30 @@ START_TEST(same_answers_keep_the_path)
 }
 END_TEST
 
+/* An infinite margin (a class with fewer labels than folds): a clear win
+ * keeps the supervised SVM, the same answers on every row still keep the
+ * path. */
+START_TEST(infinite_margin_keeps_only_same_answers)
+{
+    for (int c = 0; c < NC; c++)
+        for (int r = 0; r < REPS; r++)
+            right_first(c, r, c >= FIRST ? 20 : 10);
+    tsgs__heldout h = records();
+    tsgs__path_choice pc;
+    tsgs__choose_path(&h, 0.5, &pc);
+    ck_assert_int_eq(pc.kept, NC - 1); /* 40 against 20 */
+    tsgs__choose_path(&h, INFINITY, &pc);
+    ck_assert_uint_eq(pc.right_path, 40);
+    ck_assert_int_eq(pc.kept, 0);
+    for (int c = 0; c < NC; c++)
+        for (int r = 0; r < REPS; r++)
+            right_first(c, r, 17);
+    tsgs__choose_path(&h, INFINITY, &pc);
+    ck_assert_uint_eq(pc.discordant, 0);
+    ck_assert_int_eq(pc.kept, NC - 1);
+}
+END_TEST
+
 /* The rule counted row by row, as plainly as it reads. */
 static int brute_kept(double margin, size_t *path, size_t *disc)
 {
@@ -243,6 +267,7 @@ Suite *safe_select_suite(void)
     tcase_add_test(tc, hot_temperatures_are_not_candidates);
     tcase_add_test(tc, same_answers_keep_the_path);
     tcase_add_test(tc, cross_fitted_choice_against_brute_force);
+    tcase_add_test(tc, infinite_margin_keeps_only_same_answers);
     tcase_add_test(tc, majority_only_where_the_candidate_adds_nothing);
     suite_add_tcase(s, tc);
     return s;
