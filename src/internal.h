@@ -321,7 +321,7 @@ typedef struct {
 /* The automatic feature count of p's solver on d-dimensional rows. */
 long tsgs__auto_features(const tsgs_params *p, size_t d);
 /* The features the grid and the start work on, on d-dimensional rows:
- * max-features, or with none (0, -1) tsgs__auto_features(d). */
+ * max-features, or with none (0, -1) tsgs__auto_features(p, d). */
 long tsgs__first_features(const tsgs_params *p, size_t d);
 /* The feature budget of a run on n rows of d features when max-features
  * is -1 or set (not 0, no budget). */

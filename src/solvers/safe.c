@@ -827,8 +827,7 @@ static tsgs_status safe_ovr_finish(tsgs__ovr_share *share,
 /* ---------------------------------------------------------- the run */
 
 /* The feature map: max-features, or tsgs__auto_features (1024, 2048 on
- * wide rows), features
- * rounded to whole blocks of the model. */
+ * wide rows), features rounded to whole blocks of the model. */
 static void choose_features(safe_t *s, const tsgs_params *p)
 {
     s->fs = tsgs__fspec_of(p, s->d); /* its sigma: the grid's, later */
