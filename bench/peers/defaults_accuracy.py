@@ -266,13 +266,20 @@ def balance_case_names():
             for n in REAL for p in BALANCE_SHARES]
 
 
+def share_fits(n, share, n_pos, n_neg):
+    """Whether n rows with share % positive can be drawn from n_pos
+    positive and n_neg negative rows."""
+    k = int(round(n * share / 100.0))
+    return k <= n_pos and n - k <= n_neg
+
+
 def pick_with_share(y, n, share, rng):
     """n indices (sorted) of which round(n share / 100) have y > 0, or None
     when y has too few of a class."""
     pos, neg = np.flatnonzero(y > 0), np.flatnonzero(y < 0)
-    n_pos = int(round(n * share / 100.0))
-    if n_pos > len(pos) or n - n_pos > len(neg):
+    if not share_fits(n, share, len(pos), len(neg)):
         return None
+    n_pos = int(round(n * share / 100.0))
     return np.sort(np.concatenate([rng.choice(pos, n_pos, replace=False),
                                    rng.choice(neg, n - n_pos, replace=False)]))
 
@@ -283,7 +290,7 @@ def test_with_share(y, share):
     n_pos, n_neg = int(np.sum(y > 0)), int(np.sum(y < 0))
     n = int(min(n_pos / (share / 100.0) if share > 0 else np.inf,
                 n_neg / (1.0 - share / 100.0) if share < 100 else np.inf))
-    while int(round(n * share / 100.0)) > n_pos or n - int(round(n * share / 100.0)) > n_neg:
+    while not share_fits(n, share, n_pos, n_neg):
         n -= 1
     return pick_with_share(y, n, share, np.random.RandomState(TEST_SEED))
 
@@ -307,25 +314,24 @@ def select_cases(patterns, data_dir, explicit_dim=False):
             prepare_synth(base, data_dir)
             cases.append((c, SYNTHETIC[base]["train"]))
             continue
-        if base not in full:
+        if base not in full:   # rows, positive rows, negative rows
             with np.load(prepare_real(base, data_dir, explicit_dim)) as z:
-                full[base] = len(z["ytr"])
+                y = z["ytr"]
+                full[base] = (len(y), int(np.sum(y > 0)), int(np.sum(y < 0)))
         if share is not None:
-            with np.load(prepare_real(base, data_dir, explicit_dim)) as z:
-                ok = pick_with_share(z["ytr"], sub, share, np.random.RandomState(0))
-            if ok is None:
+            if not share_fits(sub, share, *full[base][1:]):
                 print(f"defaults_accuracy: skip {c}: {base} has too few rows of a class",
                       flush=True)
                 continue
             cases.append((c, sub))
         elif sub:
-            if sub >= full[base]:
-                print(f"defaults_accuracy: skip {c}: {base} has only {full[base]} training rows",
+            if sub >= full[base][0]:
+                print(f"defaults_accuracy: skip {c}: {base} has only {full[base][0]} training rows",
                       flush=True)
                 continue
             cases.append((c, sub))
         else:
-            cases.append((c, full[base]))
+            cases.append((c, full[base][0]))
     return cases
 
 
