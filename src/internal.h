@@ -183,6 +183,16 @@ int tsgs__rows_gather(tsgs__rows *R, const tsgs_dataset *ds,
 void tsgs__rows_put_dense(tsgs__rows *R, const tsgs_dataset *ds,
                           const tsgs__scaler *sc, const size_t *idx,
                           size_t from, size_t to);
+/* Rows of a dense dataset to ask the memory for ahead of their gather:
+ * rows idx[0 .. n) of x, d floats each (n 0: none). */
+typedef struct {
+    const float *x;
+    const size_t *idx;
+    size_t n, d;
+} tsgs__rows_ahead;
+/* Prefetches every cache line of rows [from, to) of a: their misses then
+ * overlap the caller's work instead of stalling a later gather. */
+void tsgs__rows_prefetch(const tsgs__rows_ahead *a, size_t from, size_t to);
 /* The same by a team (every thread calls it); *failed (shared) is set
  * when out of memory. No barrier at the end: the rows are complete after
  * the caller's next one. */
@@ -405,10 +415,11 @@ void tsgs__eval_sums_team(const tsgs__fview *v, const float *X, size_t n,
  * in a serial section of its own: the tiles (into part, or straight into
  * out when there is one group tile; ends with a barrier), then their sums
  * per row in the same fixed order, on one thread (out zero when ndirs is
- * 0). */
+ * 0). The tiles prefetch the rows of `ahead` (NULL: none), a share with
+ * each task, so that their misses overlap the arithmetic. */
 void tsgs__eval_tiles_team(const tsgs__fview *v, const float *X, size_t n,
                            double *part, tsgs__kernel_ws *ws, double *out,
-                           int *failed);
+                           int *failed, const tsgs__rows_ahead *ahead);
 void tsgs__combine_tiles(long ndirs, const double *part, size_t n,
                          double *out);
 /* Returns without a barrier: the caller puts one before reading cosv. */
@@ -565,6 +576,9 @@ double tsgs__hinge(double r, double y);
 /* Unlabeled loss u(r) and its derivative u'(r). */
 double tsgs__uloss(tsgs_uloss kind, double ramp_s, double r);
 double tsgs__uloss_grad(tsgs_uloss kind, double ramp_s, double r);
+/* out[i] = weight * u'(g[i] + bias) for a batch of n decision values. */
+void tsgs__uloss_grads(tsgs_uloss kind, double ramp_s, const double *g,
+                       double bias, double weight, size_t n, double *out);
 
 /* --------------------------------------------------- core: schedule.c */
 

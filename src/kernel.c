@@ -169,9 +169,54 @@ static size_t row_tile(long ngt, size_t n)
     return rows;
 }
 
+/* The rows ahead that this thread asks for, a few with each of its tasks:
+ * the team's threads but the master (thread 0) split them, since they
+ * gather them after the kernel while the master runs the serial section
+ * (a row another core asked for is read from that core's cache: slower).
+ * A team of one asks for them all. */
+typedef struct {
+    size_t next, end; /* its rows still to ask for */
+    size_t per_task;
+} ahead_share;
+
+static ahead_share ahead_share_of(const tsgs__rows_ahead *ahead,
+                                  long ntasks)
+{
+    ahead_share a = {0, 0, 0};
+    if (!ahead || ahead->n == 0)
+        return a;
+    size_t w = 0, W = 1, team = 1;
+#ifdef _OPENMP
+    team = (size_t)omp_get_num_threads();
+    if (team > 1) {
+        if (omp_get_thread_num() == 0)
+            return a;
+        w = (size_t)omp_get_thread_num() - 1;
+        W = team - 1;
+    }
+#endif
+    a.next = ahead->n * w / W;
+    a.end = ahead->n * (w + 1) / W;
+    /* its tasks: about ntasks / team of them */
+    size_t tasks = (size_t)ntasks / team > 0 ? (size_t)ntasks / team : 1;
+    a.per_task = (a.end - a.next + tasks - 1) / tasks;
+    return a;
+}
+
+static void prefetch_share(const tsgs__rows_ahead *ahead, ahead_share *a)
+{
+    if (a->next >= a->end)
+        return;
+    size_t to = a->end - a->next < a->per_task ? a->end
+                                               : a->next + a->per_task;
+    tsgs__rows_prefetch(ahead, a->next, to);
+    a->next = to;
+}
+
 /* Cached omega: every (group tile, row tile) is one task. */
 static void cached_tiles(const tsgs__fview *v, const float *X, size_t n,
-                         long ng, double *part)
+                         long ng, double *part,
+                         const tsgs__rows_ahead *ahead)
 {
     const size_t d = v->fs->d;
     const tsgs__isa isa = tsgs__isa_now();
@@ -179,6 +224,7 @@ static void cached_tiles(const tsgs__fview *v, const float *X, size_t n,
     const size_t rows = row_tile(ngt, n);
     const long nrt = (long)((n + rows - 1) / rows);
     const long ntasks = ngt * nrt;
+    ahead_share mine = ahead_share_of(ahead, ntasks);
 #ifdef _OPENMP
 #pragma omp for schedule(dynamic, 1)
 #endif
@@ -188,6 +234,7 @@ static void cached_tiles(const tsgs__fview *v, const float *X, size_t n,
         long gn = ng - g0 < GROUP_TILE ? ng - g0 : GROUP_TILE;
         size_t r0 = (size_t)rt * rows;
         size_t rn = n - r0 < rows ? n - r0 : rows;
+        prefetch_share(ahead, &mine);
         tile_sums(isa, d, v->panel + (size_t)g0 * d * TSGS__LANES,
                   v->phase + g0 * TSGS__LANES, v->ac + g0 * TSGS__LANES,
                   v->as ? v->as + g0 * TSGS__LANES : NULL, gn, X + r0 * d,
@@ -199,12 +246,13 @@ static void cached_tiles(const tsgs__fview *v, const float *X, size_t n,
  * generated once per call and reused for every row. */
 static void regenerated_tiles(const tsgs__fview *v, const float *X, size_t n,
                               long ng, double *part, tsgs__kernel_ws *ws,
-                              int *failed)
+                              int *failed, const tsgs__rows_ahead *ahead)
 {
     const size_t d = v->fs->d;
     const tsgs__isa isa = tsgs__isa_now();
     const long ngt = (ng + GROUP_TILE - 1) / GROUP_TILE;
     const long nrt = (long)((n + ROW_TILE - 1) / ROW_TILE);
+    ahead_share mine = ahead_share_of(ahead, ngt);
 #ifdef _OPENMP
 #pragma omp for schedule(dynamic, 1)
 #endif
@@ -212,6 +260,7 @@ static void regenerated_tiles(const tsgs__fview *v, const float *X, size_t n,
         long g0 = gt * GROUP_TILE;
         long gn = ng - g0 < GROUP_TILE ? ng - g0 : GROUP_TILE;
         long count = v->ndirs - g0 * TSGS__LANES;
+        prefetch_share(ahead, &mine);
         if (count > gn * TSGS__LANES)
             count = gn * TSGS__LANES;
         if (!ws || !ws->W ||
@@ -235,7 +284,7 @@ static void regenerated_tiles(const tsgs__fview *v, const float *X, size_t n,
 
 void tsgs__eval_tiles_team(const tsgs__fview *v, const float *X, size_t n,
                            double *part, tsgs__kernel_ws *ws, double *out,
-                           int *failed)
+                           int *failed, const tsgs__rows_ahead *ahead)
 {
     const long ng = (v->ndirs + TSGS__LANES - 1) / TSGS__LANES;
     if (n == 0 || ng == 0) {
@@ -246,9 +295,9 @@ void tsgs__eval_tiles_team(const tsgs__fview *v, const float *X, size_t n,
     }
     double *sums = group_tiles(v->ndirs) > 1 ? part : out;
     if (v->panel)
-        cached_tiles(v, X, n, ng, sums);
+        cached_tiles(v, X, n, ng, sums, ahead);
     else
-        regenerated_tiles(v, X, n, ng, sums, ws, failed);
+        regenerated_tiles(v, X, n, ng, sums, ws, failed, ahead);
 }
 
 /* The group tiles of row i added in a fixed order: the same sums on any
@@ -278,7 +327,7 @@ void tsgs__eval_sums_team(const tsgs__fview *v, const float *X, size_t n,
                           int *failed)
 {
     const long ngt = group_tiles(v->ndirs);
-    tsgs__eval_tiles_team(v, X, n, part, ws, out, failed);
+    tsgs__eval_tiles_team(v, X, n, part, ws, out, failed, NULL);
     if (n == 0)
         return;
     if (v->ndirs > 0 && ngt == 1)

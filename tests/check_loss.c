@@ -3,6 +3,7 @@
  * the boundary. Step sizes and annealing. */
 #include <check.h>
 #include <math.h>
+#include <string.h>
 
 #include "internal.h"
 
@@ -31,6 +32,34 @@ START_TEST(uloss_derivatives_match_finite_differences)
                          tsgs__uloss(ulosses[l], s, r - h)) / (2 * h);
             ck_assert_double_eq_tol(tsgs__uloss_grad(ulosses[l], s, r), fd, 1e-5);
         }
+}
+END_TEST
+
+/* The batch form (vectorised) gives every row the bits of the one-row
+ * form, kinks and signed zeros included: the models depend on it. */
+START_TEST(uloss_batch_equals_one_row_at_a_time)
+{
+    enum { N = 203 }; /* not a multiple of any vector width */
+    const double s = -0.3, bias = 0.125, weight = 0.37;
+    double g[N], out[N];
+    for (int i = 0; i < N; i++)
+        g[i] = -2.5 + 5.0 * i / (N - 1);
+    /* decision values that land exactly on the kinks with the bias */
+    g[0] = -bias;
+    g[1] = 1.0 - bias;
+    g[2] = -1.0 - bias;
+    g[3] = s - bias;
+    g[4] = -s - bias;
+    g[5] = -0.0;
+    int differ = 0;
+    for (int l = 0; l < 4; l++) {
+        tsgs__uloss_grads(ulosses[l], s, g, bias, weight, N, out);
+        for (int i = 0; i < N; i++) {
+            double want = weight * tsgs__uloss_grad(ulosses[l], s, g[i] + bias);
+            differ += memcmp(&want, &out[i], sizeof want) != 0;
+        }
+    }
+    ck_assert_int_eq(differ, 0);
 }
 END_TEST
 
@@ -104,6 +133,7 @@ Suite *loss_suite(void)
     Suite *s = suite_create("loss");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, uloss_derivatives_match_finite_differences);
+    tcase_add_test(tc, uloss_batch_equals_one_row_at_a_time);
     tcase_add_test(tc, uloss_pushes_away_from_boundary);
     tcase_add_test(tc, uloss_closed_forms);
     tcase_add_test(tc, hinge_derivative);

@@ -22,7 +22,8 @@ static void run_free(run_t *r)
     free(r->wu); free(r->Wb);
     free(r->Pb); free(r->cl); free(r->sl); free(r->cu); free(r->su);
     free(r->dac); free(r->das); free(r->sorted); free(r->gc); free(r->gs);
-    free(r->cgc); free(r->cgs); free(r->bcl); free(r->bsl); free(r->fcl);
+    free(r->cgc); free(r->cgs); free(r->qc); free(r->qs); free(r->bcl);
+    free(r->bsl); free(r->fcl);
     free(r->fsl); tsgs__rows_free(&r->XLb); free(r->gl); free(r->ubatch);
     free(r->ubatch_next); tsgs__rows_free(&r->XU_next); free(r->draws);
     free(r->part); tsgs__featcache_free(r->fc); free(r->lrow);
@@ -103,6 +104,8 @@ static tsgs_status run_setup(run_t *r, tsgs_model *m, long max_blocks,
     r->gs = calloc(wide, sizeof(double));
     r->cgc = calloc(r->wb, sizeof(double));
     r->cgs = calloc(r->wb, sizeof(double));
+    r->qc = calloc(r->wb, sizeof(double));
+    r->qs = calloc(r->wb, sizeof(double));
     if (r->frs) {
         r->fcl = malloc(sizeof(float) * wide * nl1);
         r->fsl = malloc(sizeof(float) * wide * nl1);
@@ -112,7 +115,8 @@ static tsgs_status run_setup(run_t *r, tsgs_model *m, long max_blocks,
     if (bad || !r->uidx || !r->hl || !r->wl || !r->gu || !r->wu || !r->Wb ||
         !r->Pb || !r->cl || !r->sl ||
         !r->bcl || !r->bsl || !r->cu || !r->su || !r->dac || !r->das ||
-        !r->sorted || !r->gc || !r->gs || !r->cgc || !r->cgs ||
+        !r->sorted || !r->gc || !r->gs || !r->cgc || !r->cgs || !r->qc ||
+        !r->qs ||
         !r->gl || !r->ubatch || !r->ubatch_next ||
         !r->draws || !r->part)
         return TSGS__NOMEM(err);

@@ -157,20 +157,15 @@ static int waiters_read_rows(const run_t *r)
     return r->fast && team_size() > 1;
 }
 
-/* Asks the memory for the rows at pass positions [from, from + n) (every
- * cache line; dense rows). The empty volatile asm keeps the loop: gcc 12
- * deletes a loop of prefetches alone as one with no effect (it did here:
- * the gathers then missed, 36 instead of 9 us a step on one thread). */
-static void prefetch_rows(const run_t *r, size_t from, size_t n)
+/* The rows after the ones taken (pass positions upos .. upos + bu, within
+ * the pass), to ask the memory for a step before their gather; none when
+ * the rows are not read (sparse rows, or their features cached). */
+static tsgs__rows_ahead rows_after(const run_t *r)
 {
-    const size_t line = 64 / sizeof(float);
-    for (size_t i = from; r->ds->x && i < r->nu && i < from + n; i++) {
-        const float *row = r->ds->x + r->uidx[i] * r->d;
-        for (size_t k = 0; k < r->d; k += line)
-            __builtin_prefetch(row + k);
-        __builtin_prefetch(row + r->d - 1);
-        __asm__ __volatile__("");
-    }
+    const size_t left = r->nu - r->upos;
+    tsgs__rows_ahead a = {r->fc ? NULL : r->ds->x, r->uidx + r->upos,
+                          left < r->bu ? left : r->bu, r->d};
+    return a;
 }
 
 /* Serial, as step t is planned with its rows in XU: the rows of step t + 1
@@ -186,45 +181,37 @@ static void plan_rows(run_t *r, long t)
     }
     /* Ask for the rows after them now: their cache misses then overlap a
      * whole step's work instead of stalling the gather (on one thread,
-     * nothing else hides them). The threads that read rows ahead ask for
-     * their own instead (asked for here, on a team, the misses stalled
-     * the master on the line-fill buffers while the others waited: 10% of
-     * its time on 2 threads). */
-    if (!waiters_read_rows(r))
-        prefetch_rows(r, r->upos, r->bu);
+     * nothing else hides them; without it the gather took 4x as long).
+     * A team on the fast path asks in its kernel instead (step_fast). */
+    if (!waiters_read_rows(r)) {
+        tsgs__rows_ahead a = rows_after(r);
+        tsgs__rows_prefetch(&a, 0, a.n);
+    }
 }
 
-/* What the threads that wait out step t's serial section read ahead: step
- * t + 1's rows (gathered into XU_next) and the prefetch of the rows after
- * them, which that section's plan takes. Taken before the kernel's
+/* What the threads that wait out step t's serial section read ahead:
+ * step t + 1's rows (gathered into XU_next). Taken before the kernel's
  * barrier, since the serial section changes the fields it comes from. */
 typedef struct {
     tsgs__rows dst;      /* XU_next's storage */
     const size_t *idx;   /* step t + 1's rows */
     size_t n;            /* 0: none read ahead */
-    size_t next_from;    /* pass position of the rows after them */
-    size_t next_n;       /* 0: they are not in this pass */
 } rows_ahead_job;
 
 static rows_ahead_job rows_ahead_of(const run_t *r, long t)
 {
     rows_ahead_job j = {r->XU_next, r->ubatch_next,
-                        r->next_t == t + 1 ? r->bu : 0, r->upos, 0};
-    if (j.n && r->nu - r->upos >= r->bu)
-        j.next_n = r->bu;
+                        r->next_t == t + 1 ? r->bu : 0};
     return j;
 }
 
 /* A waiting thread's share of job j: worker w of W (the team but its
- * master) gathers the share of step t + 1's rows that it prefetched a
- * step before, and prefetches the same share of the rows after them. */
+ * master) gathers its share of step t + 1's rows. */
 static void read_rows_ahead(const run_t *r, const tsgs_model *m,
                             rows_ahead_job *j, size_t w, size_t W)
 {
     tsgs__rows_put_dense(&j->dst, r->ds, &m->scaler, j->idx, j->n * w / W,
                          j->n * (w + 1) / W);
-    prefetch_rows(r, j->next_from + j->next_n * w / W,
-                  j->next_n * (w + 1) / W - j->next_n * w / W);
 }
 
 /* Serial: XU takes step t's rows, read ahead; 0 when there are none. */
@@ -444,11 +431,8 @@ static void loss_weights(run_t *r, const tsgs_model *m, double cstar)
                        tsgs__hinge_grad(f, r->yl[r->lidx[i]]);
         }
     }
-    for (size_t i = 0; i < r->bu; i++) {
-        double f = r->gu[i] + m->bias;
-        r->wu[i] = cstar / (double)r->bu *
-                   tsgs__uloss_grad(p->uloss, p->ramp_s, f);
-    }
+    tsgs__uloss_grads(p->uloss, p->ramp_s, r->gu, m->bias,
+                      cstar / (double)r->bu, r->bu, r->wu);
     if (p->balance == TSGS__BALANCE_CENTRED && r->bu > 0) {
         /* The unlabeled loss pushes each row away from the boundary; the
          * part of that push common to the whole mini-batch moves every
@@ -549,45 +533,96 @@ static tsgs_status block_gradient(run_t *r, const tsgs_model *m, long b,
     return TSGS_OK;
 }
 
-/* The gradient sums of block_gradient over the features it computed. */
+/* Columns summed together in block_sums: their running sums stay in
+ * registers through the row loop. */
+#define SUM_COLS 4
+
+/* a[k] += w f[k] (and q[k] += (w f[k])^2 when want_sq) for the `cols`
+ * columns of one row's features; cols is SUM_COLS or, at a block's end,
+ * fewer. */
+static inline void add_row_cols(double w, const float *f, int cols,
+                                int want_sq, double *a, double *q)
+{
+    for (int k = 0; k < cols; k++) {
+        double t = w * f[k];
+        a[k] += t;
+        if (want_sq)
+            q[k] += t * t;
+    }
+}
+
+/* Columns j0 .. j0 + cols - 1 of the batch's weighted features, summed
+ * over its rows (the labeled rows first, in batch order, then the
+ * unlabeled ones) from the features in lab / unl: into a (and their
+ * squares into q when want_sq). */
+static inline void column_sums(const run_t *r, const float *lab,
+                               const float *unl, size_t j0, int cols,
+                               int want_sq, double *a, double *q)
+{
+    const size_t wb = r->wb;
+    for (int k = 0; k < cols; k++)
+        a[k] = q[k] = 0.0;
+    for (size_t i = 0; i < r->bl; i++) {
+        size_t row = r->lcache ? r->lidx[i] : i;
+        add_row_cols(r->wl[row], lab + row * wb + j0, cols, want_sq, a, q);
+    }
+    for (size_t i = 0; i < r->bu; i++)
+        add_row_cols(r->wu[i], unl + i * wb + j0, cols, want_sq, a, q);
+}
+
+/* column_sums of every column of a block's cos (or sin) features into
+ * sum and, when sq is not NULL, their squares into sq. Whole groups of
+ * SUM_COLS (a constant count: the sums stay in registers), then the rest
+ * one at a time; each column's sum keeps the rows' order, so the model
+ * has the same bits as with one column at a time. */
+static void block_column_sums(const run_t *r, long dirs, const float *lab,
+                              const float *unl, double *sum, double *sq)
+{
+    double a[SUM_COLS], q[SUM_COLS];
+    size_t j = 0;
+    for (; j + SUM_COLS <= (size_t)dirs; j += SUM_COLS) {
+        if (sq)
+            column_sums(r, lab, unl, j, SUM_COLS, 1, a, q);
+        else
+            column_sums(r, lab, unl, j, SUM_COLS, 0, a, q);
+        for (int k = 0; k < SUM_COLS; k++) {
+            sum[j + (size_t)k] = a[k];
+            if (sq)
+                sq[j + (size_t)k] = q[k];
+        }
+    }
+    for (; j < (size_t)dirs; j++) {
+        column_sums(r, lab, unl, j, 1, sq != NULL, a, q);
+        sum[j] = a[0];
+        if (sq)
+            sq[j] = q[0];
+    }
+}
+
+/* The gradient sums of block_gradient over the features it computed; the
+ * sampling variance into *var when var is not NULL (the squares are
+ * summed only then). */
 static void block_sums(const run_t *r, const tsgs_model *m, double *gc,
                        double *gs, double *var)
 {
     const long dirs = m->fs.dirs;
-    const size_t wb = r->wb;
-    const int pair = r->pair;
     const double unit = -m->norm * m->norm / (double)dirs;
     const double nrows = (double)(r->bl + r->bu);
+    double *qc = r->qc, *qs = r->qs;
+    for (long j = 0; j < dirs; j++)
+        gs[j] = qc[j] = qs[j] = 0.0;
+    block_column_sums(r, dirs, r->cl, r->cu, gc, var ? qc : NULL);
+    if (r->pair)
+        block_column_sums(r, dirs, r->sl, r->su, gs, var ? qs : NULL);
     double v = 0.0;
     for (long j = 0; j < dirs; j++) {
-        double sc = 0.0, ss = 0.0, qc = 0.0, qs = 0.0;
-        for (size_t i = 0; i < r->bl; i++) {
-            size_t row = r->lcache ? r->lidx[i] : i;
-            double tc = r->wl[row] * r->cl[row * wb + (size_t)j];
-            sc += tc;
-            qc += tc * tc;
-            if (pair) {
-                double ts = r->wl[row] * r->sl[row * wb + (size_t)j];
-                ss += ts;
-                qs += ts * ts;
-            }
-        }
-        for (size_t i = 0; i < r->bu; i++) {
-            double tc = r->wu[i] * r->cu[i * wb + (size_t)j];
-            sc += tc;
-            qc += tc * tc;
-            if (pair) {
-                double ts = r->wu[i] * r->su[i * wb + (size_t)j];
-                ss += ts;
-                qs += ts * ts;
-            }
-        }
+        const double sc = gc[j], ss = gs[j];
         gc[j] = unit * sc;
         gs[j] = unit * ss;
         /* per-row terms u_i = unit * n * w_i phi_i have mean g; the mean of
          * n of them varies by (E u^2 - g^2) / n */
-        double vc = unit * unit * (nrows * qc - sc * sc) / nrows;
-        double vs = unit * unit * (nrows * qs - ss * ss) / nrows;
+        double vc = unit * unit * (nrows * qc[j] - sc * sc) / nrows;
+        double vs = unit * unit * (nrows * qs[j] - ss * ss) / nrows;
         v += (vc > 0 ? vc : 0) + (vs > 0 ? vs : 0);
     }
     if (var)
@@ -1073,10 +1108,18 @@ static tsgs_status step_fast(run_t *r, tsgs_model *m, long t, lane_t *me)
         return st;
     const int waiters = waiters_read_rows(r);
     rows_ahead_job ahead = waiters ? rows_ahead_of(r, t) : (rows_ahead_job){0};
+    /* A team's kernel asks for the rows gathered a step from now, a share
+     * in each task. Asked for at once by the threads that wait out the
+     * serial section, their misses stalled on the line-fill buffers and
+     * made the wait longer than the section (15 against 11 us a step on
+     * 5M rows, 2 threads). On one thread the plan asks (plan_rows): the
+     * same prefetches in the kernel cost it twice as much. */
+    const tsgs__rows_ahead after =
+        waiters ? rows_after(r) : (tsgs__rows_ahead){0};
     block_features(r);
     tsgs__fview v = tsgs__model_view_blocks(m, r->view_blocks);
     tsgs__eval_tiles_team(&v, r->XU.x, r->bu, r->part, &me->ws, r->gu,
-                          &r->failed); /* ends with a barrier */
+                          &r->failed, &after); /* ends with a barrier */
 #ifdef _OPENMP
     const int tid = omp_get_thread_num();
 #pragma omp master

@@ -52,6 +52,7 @@ typedef struct {
     size_t wb;          /* their width, ngb * LANES */
     double *gc, *gs;    /* gradient of the block being written */
     double *cgc, *cgs;  /* the checking rule's candidate gradient */
+    double *qc, *qs;    /* block_sums' sums of squares */
     float *bcl, *bsl;   /* the best candidate's labeled features */
     int frs;            /* FRS3VM: one fixed set of features */
     long frs_dirs;      /* its directions */
