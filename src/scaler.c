@@ -203,10 +203,27 @@ int tsgs__scaler_keeps_zeros(const tsgs__scaler *s)
  * one loop over its rows would. */
 #define FIT_CHUNK 16384
 
+/* The index i * d + k of the first non-finite value among rows [i0, i1),
+ * or SIZE_MAX. */
+static size_t first_nonfinite_in(const tsgs_dataset *ds, size_t i0,
+                                 size_t i1)
+{
+    const size_t d = ds->d;
+    for (size_t j = i0 * d; j < i1 * d; j++)
+        if (!isfinite(ds->x[j]))
+            return j;
+    return SIZE_MAX;
+}
+
 /* Pass 1 over chunk c's rows: range and sum into lo, hi, sum (d each);
- * returns the index i * d + k of its first non-finite value, or SIZE_MAX. */
-static size_t range_and_sum(const tsgs_dataset *ds, size_t c, double *lo,
-                            double *hi, double *sum)
+ * returns the index i * d + k of its first non-finite value, or SIZE_MAX.
+ * The columns run side by side (omp simd), each summed in the rows'
+ * order; a non-finite value leaves its column's sum non-finite (finite
+ * floats cannot overflow a double's sum of FIT_CHUNK), and only then is
+ * the chunk scanned for where it is. */
+static size_t range_and_sum(const tsgs_dataset *ds, size_t c,
+                            double *restrict lo, double *restrict hi,
+                            double *restrict sum)
 {
     const size_t d = ds->d, i0 = c * FIT_CHUNK;
     const size_t i1 = ds->n - i0 < FIT_CHUNK ? ds->n : i0 + FIT_CHUNK;
@@ -217,22 +234,25 @@ static size_t range_and_sum(const tsgs_dataset *ds, size_t c, double *lo,
     }
     for (size_t i = i0; i < i1; i++) {
         const float *r = ds->x + i * d;
+#pragma omp simd
         for (size_t k = 0; k < d; k++) {
             double v = r[k];
-            if (!isfinite(v))
-                return i * d + k;
             lo[k] = v < lo[k] ? v : lo[k];
             hi[k] = v > hi[k] ? v : hi[k];
             sum[k] += v;
         }
     }
+    for (size_t k = 0; k < d; k++)
+        if (!isfinite(sum[k]))
+            return first_nonfinite_in(ds, i0, i1);
     return SIZE_MAX;
 }
 
 /* Pass 2 over chunk c's rows: the squared spread around mean into sq and
- * the count of zeros into zeros (d each). */
-static void spread(const tsgs_dataset *ds, size_t c, const double *mean,
-                   double *sq, double *zeros)
+ * the count of zeros into zeros (d each; the columns side by side). */
+static void spread(const tsgs_dataset *ds, size_t c,
+                   const double *restrict mean, double *restrict sq,
+                   double *restrict zeros)
 {
     const size_t d = ds->d, i0 = c * FIT_CHUNK;
     const size_t i1 = ds->n - i0 < FIT_CHUNK ? ds->n : i0 + FIT_CHUNK;
@@ -240,6 +260,7 @@ static void spread(const tsgs_dataset *ds, size_t c, const double *mean,
         sq[k] = zeros[k] = 0.0;
     for (size_t i = i0; i < i1; i++) {
         const float *r = ds->x + i * d;
+#pragma omp simd
         for (size_t k = 0; k < d; k++) {
             double t = r[k] - mean[k];
             sq[k] += t * t;
