@@ -61,6 +61,9 @@ $(B)/%.o: %.c
 $(B)/src/kernel.o: HOT_FLAGS := -O3 -ffp-contract=fast -Wno-psabi
 $(B)/src/dense.o: HOT_FLAGS := -O3 -ffp-contract=fast -Wno-psabi
 $(B)/src/kernel_sparse.o: HOT_FLAGS := -O3 -ffp-contract=fast
+# The loss derivatives over a batch: their selects vectorise only when
+# both sides may be evaluated (nothing here reads the FP exception flags).
+$(B)/src/loss.o $(B)/pic/src/loss.o: HOT_FLAGS := -fno-trapping-math
 
 $(LIBA): $(LIB_OBJ)
 	@rm -f $@

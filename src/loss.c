@@ -40,7 +40,9 @@ double tsgs__uloss(tsgs_uloss kind, double ramp_s, double r)
 
 static inline double uloss_grad_of(tsgs_uloss kind, double ramp_s, double r)
 {
-    double sign = r > 0.0 ? 1.0 : (r < 0.0 ? -1.0 : 0.0);
+    /* 1, -1 or 0 without branches (a nested ?: kept the batch loop from
+     * vectorising) */
+    double sign = (double)(r > 0.0) - (double)(r < 0.0);
     double m = 1.0 - fabs(r);
     switch (kind) {
     case TSGS_ULOSS_SHG:
