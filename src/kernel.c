@@ -169,11 +169,13 @@ static size_t row_tile(long ngt, size_t n)
     return rows;
 }
 
-/* The rows ahead that this thread asks for, a few with each of its tasks:
- * the team's threads but the master (thread 0) split them, since they
- * gather them after the kernel while the master runs the serial section
- * (a row another core asked for is read from that core's cache: slower).
- * A team of one asks for them all. */
+/* The rows ahead that this thread asks for, a few with each of its tasks
+ * (at once, the misses stall the tasks longer: the walks of the page
+ * tables hold the arithmetic up), and those left when it runs out of tasks
+ * after them (prefetch_rest). The team's threads but the master (thread
+ * 0) split them, since they gather them after the kernel while the master
+ * runs the serial section: a row another core asked for misses this
+ * core's TLB again. A team of one asks for them all. */
 typedef struct {
     size_t next, end; /* its rows still to ask for */
     size_t per_task;
@@ -213,6 +215,16 @@ static void prefetch_share(const tsgs__rows_ahead *ahead, ahead_share *a)
     a->next = to;
 }
 
+/* What is left of this thread's share once the tasks are out (the master
+ * may have taken more of them than its share): every row of the share is
+ * asked for, however the tasks fell. */
+static void prefetch_rest(const tsgs__rows_ahead *ahead, ahead_share *a)
+{
+    if (a->next < a->end)
+        tsgs__rows_prefetch(ahead, a->next, a->end);
+    a->next = a->end;
+}
+
 /* Cached omega: every (group tile, row tile) is one task. */
 static void cached_tiles(const tsgs__fview *v, const float *X, size_t n,
                          long ng, double *part,
@@ -226,7 +238,7 @@ static void cached_tiles(const tsgs__fview *v, const float *X, size_t n,
     const long ntasks = ngt * nrt;
     ahead_share mine = ahead_share_of(ahead, ntasks);
 #ifdef _OPENMP
-#pragma omp for schedule(dynamic, 1)
+#pragma omp for schedule(dynamic, 1) nowait
 #endif
     for (long t = 0; t < ntasks; t++) {
         long gt = t / nrt, rt = t % nrt;
@@ -240,6 +252,10 @@ static void cached_tiles(const tsgs__fview *v, const float *X, size_t n,
                   v->as ? v->as + g0 * TSGS__LANES : NULL, gn, X + r0 * d,
                   rn, part + (size_t)gt * n + r0);
     }
+    prefetch_rest(ahead, &mine);
+#ifdef _OPENMP
+#pragma omp barrier
+#endif
 }
 
 /* Regenerated omega: a task is a whole group tile, so each direction is
@@ -254,7 +270,7 @@ static void regenerated_tiles(const tsgs__fview *v, const float *X, size_t n,
     const long nrt = (long)((n + ROW_TILE - 1) / ROW_TILE);
     ahead_share mine = ahead_share_of(ahead, ngt);
 #ifdef _OPENMP
-#pragma omp for schedule(dynamic, 1)
+#pragma omp for schedule(dynamic, 1) nowait
 #endif
     for (long gt = 0; gt < ngt; gt++) {
         long g0 = gt * GROUP_TILE;
@@ -280,6 +296,10 @@ static void regenerated_tiles(const tsgs__fview *v, const float *X, size_t n,
                       X + r0 * d, rn, part + (size_t)gt * n + r0);
         }
     }
+    prefetch_rest(ahead, &mine);
+#ifdef _OPENMP
+#pragma omp barrier
+#endif
 }
 
 void tsgs__eval_tiles_team(const tsgs__fview *v, const float *X, size_t n,
