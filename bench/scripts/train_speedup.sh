@@ -22,7 +22,7 @@ runs=${RUNS:-5} after=${AFTER:-./build/tsgs3vm} threads=${THREADS:-"1 2"}
 machine_header
 printf '# data\tSYNTHETIC SUSY-shaped (tsgs3vm synth), 18 features; 200 labeled; tsg defaults, one pass\n'
 printf '# builds\tbefore=%s\tafter=%s\n' "$before" "$after"
-printf 'build\trows\tthreads\ttrain_s_median\ttrain_s_min\tspeedup_median\truns\n'
+printf 'build\trows\tthreads\ttrain_s_median\ttrain_s_min\tspeedup_median\tpaired_speedup_median\truns\n'
 declare -A times
 for n in $sizes; do
     file=$(synth_file susy "$n")
@@ -38,15 +38,23 @@ for n in $sizes; do
             done
         done
     done
+    # speedup_median: the first thread count's median over this one's;
+    # paired_speedup_median: the median over the runs of the ratio within
+    # one round (the two ran seconds apart, so a slow spell of the machine
+    # hits both: steadier on a noisy machine)
     for b in before after; do
-        base=
+        base= first=
         for t in $threads; do
             read -r med min < <(printf '%s\n' ${times[$b,$n,$t]} | sort -g |
                 awk '{v[NR]=$1} END {print v[int((NR+1)/2)], v[1]}')
-            [ -n "$base" ] || base=$med
+            [ -n "$base" ] || { base=$med; first=$t; }
+            paired=$(paste <(printf '%s\n' ${times[$b,$n,$first]}) \
+                           <(printf '%s\n' ${times[$b,$n,$t]}) |
+                awk '{print $1 / $2}' | sort -g |
+                awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}')
             awk -v b="$b" -v n="$n" -v t="$t" -v med="$med" -v min="$min" \
-                -v base="$base" -v runs="$runs" \
-                'BEGIN {printf "%s\t%s\t%s\t%s\t%s\t%.3f\t%s\n", b, n, t, med, min, base/med, runs}'
+                -v base="$base" -v paired="$paired" -v runs="$runs" \
+                'BEGIN {printf "%s\t%s\t%s\t%s\t%s\t%.3f\t%.3f\t%s\n", b, n, t, med, min, base/med, paired, runs}'
         done
     done
 done
