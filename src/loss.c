@@ -64,29 +64,31 @@ double tsgs__uloss_grad(tsgs_uloss kind, double ramp_s, double r)
     return uloss_grad_of(kind, ramp_s, r);
 }
 
-/* The kind chosen once for the whole batch, so that each loop is one
- * body that vectorises (omp simd: the branches on the sign become masks;
- * as scalar code they mispredicted on half the rows): every value is the
- * one tsgs__uloss_grad gives, by the same operations. */
+/* out[i] = weight * u'(g[i] + bias); inlined with a constant kind, the
+ * loop is one body that vectorises (omp simd: the branches on the sign
+ * become masks; as scalar code they mispredicted on half the rows), and
+ * every value is the one tsgs__uloss_grad gives, by the same operations. */
+static inline __attribute__((always_inline)) void
+grads_of(tsgs_uloss kind, double ramp_s, const double *g, double bias,
+         double weight, size_t n, double *out)
+{
+#pragma omp simd
+    for (size_t i = 0; i < n; i++)
+        out[i] = weight * uloss_grad_of(kind, ramp_s, g[i] + bias);
+}
+
 void tsgs__uloss_grads(tsgs_uloss kind, double ramp_s, const double *g,
                        double bias, double weight, size_t n, double *out)
 {
-    switch (kind) {
+    switch (kind) { /* the kind chosen once for the whole batch */
     case TSGS_ULOSS_SHG:
-#pragma omp simd
-        for (size_t i = 0; i < n; i++)
-            out[i] = weight *
-                     uloss_grad_of(TSGS_ULOSS_SHG, ramp_s, g[i] + bias);
+        grads_of(TSGS_ULOSS_SHG, ramp_s, g, bias, weight, n, out);
         return;
     case TSGS_ULOSS_SSHG:
-#pragma omp simd
-        for (size_t i = 0; i < n; i++)
-            out[i] = weight *
-                     uloss_grad_of(TSGS_ULOSS_SSHG, ramp_s, g[i] + bias);
+        grads_of(TSGS_ULOSS_SSHG, ramp_s, g, bias, weight, n, out);
         return;
     default:
-        for (size_t i = 0; i < n; i++)
-            out[i] = weight * uloss_grad_of(kind, ramp_s, g[i] + bias);
+        grads_of(kind, ramp_s, g, bias, weight, n, out);
         return;
     }
 }

@@ -209,7 +209,10 @@ static rows_ahead_job rows_ahead_of(const run_t *r, long t)
 }
 
 /* A waiting thread's share of job j: worker w of W (the team but its
- * master) gathers its share of step t + 1's rows. */
+ * master) gathers its share of step t + 1's rows, the share its kernel
+ * tasks asked the memory for a step before (the kernel splits the rows
+ * ahead over the same workers the same way: the lines and the page
+ * translations are then in this core's caches). */
 static void read_rows_ahead(const run_t *r, const tsgs_model *m,
                             rows_ahead_job *j, size_t w, size_t W)
 {
