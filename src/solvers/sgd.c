@@ -26,6 +26,7 @@ static void run_free(run_t *r)
     free(r->bsl); free(r->fcl);
     free(r->fsl); tsgs__rows_free(&r->XLb); free(r->gl); free(r->ubatch);
     free(r->ubatch_next); tsgs__rows_free(&r->XU_next); free(r->draws);
+    free(r->chunks_taken);
     free(r->part); tsgs__featcache_free(r->fc); free(r->lrow);
 }
 
@@ -79,6 +80,8 @@ static tsgs_status run_setup(run_t *r, tsgs_model *m, long max_blocks,
     r->ubatch = malloc(sizeof(size_t) * bu1);
     r->ubatch_next = malloc(sizeof(size_t) * bu1);
     r->draws = malloc(sizeof(size_t) * 2 * SHUFFLE_CHUNK);
+    r->chunks_taken = calloc((size_t)(r->threads > 1 ? r->threads : 1),
+                             sizeof(int));
     /* the kernel's partial sums for the largest model and batch */
     const long most_dirs = (r->frs ? 1 : max_blocks) * m->fs.dirs;
     r->npart = tsgs__sums_scratch(most_dirs, bu1 > nl1 ? bu1 : nl1);
@@ -118,7 +121,7 @@ static tsgs_status run_setup(run_t *r, tsgs_model *m, long max_blocks,
         !r->sorted || !r->gc || !r->gs || !r->cgc || !r->cgs || !r->qc ||
         !r->qs ||
         !r->gl || !r->ubatch || !r->ubatch_next ||
-        !r->draws || !r->part)
+        !r->draws || !r->part || !r->chunks_taken)
         return TSGS__NOMEM(err);
     size_t iu = 0;
     for (size_t i = 0; i < ds->n && r->nu; i++) /* DSG leaves them out */

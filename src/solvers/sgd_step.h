@@ -81,6 +81,8 @@ typedef struct {
     long T, t1;         /* the run's steps; the last of this stretch */
     long max_blocks;
     size_t *draws;      /* the shuffle's draws: two chunks */
+    int *chunks_taken;  /* fast path, a team: per worker, the chunks of its
+                           share of the rows read ahead taken so far */
     double *part;       /* the kernel's partial sums, shared by the team */
     size_t npart;       /* their size */
     /* Shared by the team within a step: what one thread decided for all. */
