@@ -227,8 +227,8 @@ static void gather_chunk(const run_t *r, const tsgs_model *m,
     size_t lo = j->n * w / W + c * GATHER_CHUNK, hi = j->n * (w + 1) / W;
     if (lo + GATHER_CHUNK < hi)
         hi = lo + GATHER_CHUNK;
-    tsgs__rows_put_dense((tsgs__rows *)&j->dst, r->ds, &m->scaler, j->idx,
-                         lo, hi);
+    tsgs__rows dst = j->dst; /* the same storage: rows lo .. hi of it */
+    tsgs__rows_put_dense(&dst, r->ds, &m->scaler, j->idx, lo, hi);
 }
 
 /* Takes the next chunk of worker w's share: whether one was left. The
