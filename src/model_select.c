@@ -9,6 +9,7 @@
 #include "svm_dual.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -73,28 +74,83 @@ void tsgs__stratified_folds(const double *y, size_t n, int k, uint64_t seed,
     }
 }
 
-/* sigma0 = 1 / the median squared distance between rows of a seeded
- * sample of labeled and unlabeled rows: the kernel's scale then matches
- * the data's, whatever its units or dimension. */
-tsgs_status tsgs__median_sigma(const tsgs__rows *XA, const tsgs__rows *XB,
-                               size_t d, uint64_t seed, double *sigma,
-                               tsgs_error *err)
+/* Rows of the pairs' tiles: their sums run side by side. */
+#define PAIR_TILE 256
+
+/* The squared distances of the pairs (a, b), a < b, of m dense rows given
+ * column by column (ZT: column k of row a at ZT[k m + a]) into dist, pair
+ * (a, b) at a m - a (a + 1) / 2 + b - a - 1, each the sum that
+ * tsgs__rows_sqdist makes, in the same order of columns: the same bits.
+ * A pair's sum is a chain of d dependent adds; one at a time, the chains
+ * were 8-12 ms of every default run at 1,000 rows (serial), so the team
+ * splits the rows a and each runs PAIR_TILE chains side by side. Returns
+ * the count of distances above 0. */
+static size_t dense_pair_distances(const float *ZT, size_t m, size_t d,
+                                   int threads, double *dist)
 {
-    const size_t na = XA->n, nb = XB->n;
-    size_t n = na + nb;
-    size_t m = n < MEDIAN_ROWS ? n : MEDIAN_ROWS;
-    size_t *idx = malloc(sizeof(size_t) * (n ? n : 1));
-    size_t npairs = m * (m - 1) / 2;
-    double *dist = malloc(sizeof(double) * (npairs ? npairs : 1));
-    if (!idx || !dist) {
-        free(idx);
-        free(dist);
-        return TSGS__NOMEM(err);
+    size_t above = 0;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) if (threads > 1 && m > 64) \
+    schedule(dynamic, 8) reduction(+ : above)
+#endif
+    for (size_t a = 0; a < m; a++) {
+        /* pair (a, b) at base + b (size_t arithmetic wraps back) */
+        const size_t base = a * m - a * (a + 1) / 2 - a - 1;
+        for (size_t b0 = a + 1; b0 < m; b0 += PAIR_TILE) {
+            const size_t nb = m - b0 < PAIR_TILE ? m - b0 : PAIR_TILE;
+            double s[PAIR_TILE];
+            for (size_t j = 0; j < nb; j++)
+                s[j] = 0.0;
+            for (size_t k = 0; k < d; k++) {
+                const double xa = (double)ZT[k * m + a];
+                const float *zb = ZT + k * m + b0;
+#ifdef _OPENMP
+#pragma omp simd
+#endif
+                for (size_t j = 0; j < nb; j++) {
+                    double t = xa - (double)zb[j];
+                    s[j] += t * t;
+                }
+            }
+            for (size_t j = 0; j < nb; j++) {
+                dist[base + b0 + j] = s[j];
+                above += s[j] > 0.0;
+            }
+        }
     }
-    for (size_t i = 0; i < n; i++)
-        idx[i] = i;
-    tsgs__seeded_shuffle(idx, n, seed, 2);
-    size_t k = 0;
+    return above;
+}
+
+/* The squared distances above 0 between the m rows idx[0..m) of A then B
+ * (an index i >= A->n is row i - A->n of B) into dist, pairs (a, b), a < b,
+ * in the order of a then b; returns their count, or SIZE_MAX when out of
+ * memory. */
+static size_t pair_distances(const tsgs__rows *XA, const tsgs__rows *XB,
+                             size_t d, const size_t *idx, size_t m,
+                             int threads, double *dist)
+{
+    const size_t na = XA->n;
+    if ((na == 0 || XA->x) && (XB->n == 0 || XB->x)) {
+        const size_t cells = m * d;
+        float *ZT = malloc(sizeof(float) * (cells ? cells : 1));
+        if (!ZT)
+            return SIZE_MAX;
+        for (size_t a = 0; a < m; a++) {
+            const float *x = idx[a] < na ? XA->x + idx[a] * d
+                                         : XB->x + (idx[a] - na) * d;
+            for (size_t k = 0; k < d; k++)
+                ZT[k * m + a] = x[k];
+        }
+        const size_t npairs = m * (m - 1) / 2;
+        size_t k = dense_pair_distances(ZT, m, d, threads, dist);
+        free(ZT);
+        if (k < npairs) /* equal rows: their zeros out, the order kept */
+            for (size_t i = 0, j = 0; i < npairs; i++)
+                if (dist[i] > 0.0)
+                    dist[j++] = dist[i];
+        return k;
+    }
+    size_t k = 0; /* sparse rows: a merge of the columns per pair */
     for (size_t a = 0; a < m; a++) {
         const tsgs__rows *A = idx[a] < na ? XA : XB;
         const size_t ia = idx[a] < na ? idx[a] : idx[a] - na;
@@ -105,6 +161,36 @@ tsgs_status tsgs__median_sigma(const tsgs__rows *XA, const tsgs__rows *XB,
             if (t > 0.0)
                 dist[k++] = t;
         }
+    }
+    return k;
+}
+
+/* sigma0 = 1 / the median squared distance between rows of a seeded
+ * sample of labeled and unlabeled rows: the kernel's scale then matches
+ * the data's, whatever its units or dimension. */
+tsgs_status tsgs__median_sigma(const tsgs__rows *XA, const tsgs__rows *XB,
+                               size_t d, uint64_t seed, int threads,
+                               double *sigma, tsgs_error *err)
+{
+    const size_t na = XA->n, nb = XB->n;
+    size_t n = na + nb;
+    size_t m = n < MEDIAN_ROWS ? n : MEDIAN_ROWS;
+    size_t *idx = malloc(sizeof(size_t) * (n ? n : 1));
+    size_t npairs = m ? m * (m - 1) / 2 : 0;
+    double *dist = malloc(sizeof(double) * (npairs ? npairs : 1));
+    if (!idx || !dist) {
+        free(idx);
+        free(dist);
+        return TSGS__NOMEM(err);
+    }
+    for (size_t i = 0; i < n; i++)
+        idx[i] = i;
+    tsgs__seeded_shuffle(idx, n, seed, 2);
+    size_t k = pair_distances(XA, XB, d, idx, m, threads, dist);
+    if (k == SIZE_MAX) {
+        free(idx);
+        free(dist);
+        return TSGS__NOMEM(err);
     }
     /* the median by selection, not a sort of up to 499,500 distances (a
      * serial 40-50 ms of every run); the same value */

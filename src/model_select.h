@@ -70,10 +70,11 @@ tsgs_status tsgs__select_grid(const tsgs__grid_job *g, tsgs__grid_choice *out,
 
 /* sigma0 = 1 / the median squared distance between up to 1,000 seeded
  * rows of A and B (d features each, any storage): the kernel's scale
- * then matches the data's, whatever its units or dimension. */
+ * then matches the data's, whatever its units or dimension. The same
+ * value on any number of threads. */
 tsgs_status tsgs__median_sigma(const tsgs__rows *XA, const tsgs__rows *XB,
-                               size_t d, uint64_t seed, double *sigma,
-                               tsgs_error *err);
+                               size_t d, uint64_t seed, int threads,
+                               double *sigma, tsgs_error *err);
 
 /* The feature rows of X (n rows of d, dense or sparse) under fs's first
  * ndirs directions, scaled so that phi(x) . phi(x') estimates k(x, x'):

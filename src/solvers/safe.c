@@ -226,8 +226,8 @@ static tsgs_status choose_c_sigma(safe_t *s, tsgs_error *err)
     double sigma0 = s->p.sigma;
     tsgs_status st;
     if (sigma0 <= 0.0 &&
-        (st = tsgs__median_sigma(&s->XL, &s->XW, s->d, s->p.seed, &sigma0,
-                                 err)) != TSGS_OK)
+        (st = tsgs__median_sigma(&s->XL, &s->XW, s->d, s->p.seed,
+                                 s->threads, &sigma0, err)) != TSGS_OK)
         return st;
     tsgs__grid_job g = {
         &s->XL, s->yl, s->nl, s->d, &s->fs, s->ndirs, s->D, sigma0,

@@ -249,8 +249,9 @@ static tsgs_status choose_c_sigma(run_t *r, const tsgs__train_job *job,
     }
     double sigma0 = p->sigma;
     if (sigma0 <= 0.0 &&
-        (st = tsgs__median_sigma(&r->XL, &XM, d, p->seed, &sigma0, err)) !=
-            TSGS_OK)
+        (st = tsgs__median_sigma(&r->XL, &XM, d, p->seed,
+                                 tsgs__threads_resolve(p->threads), &sigma0,
+                                 err)) != TSGS_OK)
         goto done;
     tsgs__fspec fs = tsgs__fspec_of(p, d); /* its sigma: the grid's */
     size_t ndirs = (size_t)(first_blocks(p, d) * fs.dirs);
