@@ -94,6 +94,12 @@ tsgs_status tsgs__npy_read(const char *path, const tsgs_read_options *opt,
 tsgs_status tsgs__dataset_new(size_t d, size_t cap, tsgs_dataset **out,
                               tsgs_error *err);
 
+/* ----------------------------------------------------------- finite.c */
+
+/* The position of the first NaN or infinity among x[0 .. count), or count
+ * when there is none; the threads split the array when it is large. */
+size_t tsgs__first_nonfinite(const float *x, size_t count, int threads);
+
 /* ----------------------------------------------------------- scaler.c */
 
 /* Feature scaling fitted on training rows: x' = (x - shift) * mul.

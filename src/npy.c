@@ -449,48 +449,6 @@ static int threads_for(const tsgs_read_options *opt, uint64_t elems)
     return t < 1 ? 1 : t;
 }
 
-/* Whether x[0 .. NPY_SCAN_BLOCK) holds a NaN or an infinity: the largest
- * magnitude's bits reach the all-ones exponent. A fixed count, so the
- * loop vectorises without a remainder. */
-#define NPY_SCAN_BLOCK 4096
-
-static int block_nonfinite(const float *x)
-{
-    uint32_t top = 0;
-    for (size_t i = 0; i < NPY_SCAN_BLOCK; i++) {
-        uint32_t u;
-        memcpy(&u, x + i, 4);
-        u &= 0x7fffffffu;
-        top = u > top ? u : top;
-    }
-    return top >= 0x7f800000u;
-}
-
-/* The first element (row-major position) of x that is NaN or infinite,
- * or count when none; only a block that has one is searched. */
-static size_t first_nonfinite(const float *x, size_t count, int threads)
-{
-    size_t nb = count / NPY_SCAN_BLOCK, first = count;
-    (void)threads;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(static) \
-    reduction(min : first)
-#endif
-    for (size_t b = 0; b <= nb; b++) {
-        size_t lo = b * NPY_SCAN_BLOCK;
-        size_t hi = b < nb ? lo + NPY_SCAN_BLOCK : count;
-        if (b < nb && !block_nonfinite(x + lo))
-            continue;
-        for (size_t i = lo; i < hi; i++)
-            if (!isfinite(x[i])) {
-                if (i < first)
-                    first = i;
-                break;
-            }
-    }
-    return first;
-}
-
 /* ---------------------------------------------------------- reading */
 
 typedef struct {
@@ -747,7 +705,7 @@ tsgs_status tsgs__npy_read(const char *path, const tsgs_read_options *opt,
     if (keep) {
         ds->x = (float *)(void *)(f.map + f.h.data_off);
         size_t count = (size_t)L.n * L.d;
-        size_t bad = first_nonfinite(ds->x, count, threads);
+        size_t bad = tsgs__first_nonfinite(ds->x, count, threads);
         if (bad < count) {
             st = tsgs__fail(err, TSGS_ERR_DATA, path, 0,
                             "element [%zu, %zu] = %g: value is NaN or "

@@ -208,11 +208,9 @@ int tsgs__scaler_keeps_zeros(const tsgs__scaler *s)
 static size_t first_nonfinite_in(const tsgs_dataset *ds, size_t i0,
                                  size_t i1)
 {
-    const size_t d = ds->d;
-    for (size_t j = i0 * d; j < i1 * d; j++)
-        if (!isfinite(ds->x[j]))
-            return j;
-    return SIZE_MAX;
+    const size_t d = ds->d, count = (i1 - i0) * d;
+    size_t j = tsgs__first_nonfinite(ds->x + i0 * d, count, 1);
+    return j < count ? i0 * d + j : SIZE_MAX;
 }
 
 /* Pass 1 over chunk c's rows: range and sum into lo, hi, sum (d each);
