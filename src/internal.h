@@ -100,6 +100,30 @@ tsgs_status tsgs__dataset_new(size_t d, size_t cap, tsgs_dataset **out,
  * when there is none; the threads split the array when it is large. */
 size_t tsgs__first_nonfinite(const float *x, size_t count, int threads);
 
+/* ---------------------------------------------------------- shuffle.c */
+
+/* The draws of a seeded shuffle: j_i = tsgs__below(seed, stream, key ^ i,
+ * i) swaps entries i - 1 and j_i, for i = n .. 2. */
+typedef struct {
+    uint64_t seed;
+    uint32_t stream;
+    uint64_t key;
+} tsgs__shuffle_key;
+
+/* Draws per chunk of a team's shuffle (its scratch holds two chunks). */
+#define TSGS__SHUFFLE_CHUNK 65536
+
+/* Shuffles idx[0..n) by k (team: every thread of it calls it with the same
+ * arguments; ends with a barrier). draws: 2 TSGS__SHUFFLE_CHUNK entries,
+ * shared. The same order on any number of threads. */
+void tsgs__shuffle_team(size_t *idx, size_t n, const tsgs__shuffle_key *k,
+                        size_t *draws);
+/* A seeded shuffle of idx[0..n) (tag: which shuffle of the run; the safe
+ * solver's stream), on up to `threads` threads when n is large: the same
+ * order on any number. */
+void tsgs__seeded_shuffle(size_t *idx, size_t n, uint64_t seed, uint64_t tag,
+                          int threads);
+
 /* ----------------------------------------------------------- scaler.c */
 
 /* Feature scaling fitted on training rows: x' = (x - shift) * mul.

@@ -23,18 +23,6 @@ static const double C_LOG2[] = {-5, -3, -1, 1, 3, 5, 7, 9, 11, 13, 15};
 #define N_SIGMA (sizeof SIGMA_LOG2 / sizeof SIGMA_LOG2[0])
 #define N_C (sizeof C_LOG2 / sizeof C_LOG2[0])
 
-/* A seeded shuffle of idx[0..n). */
-void tsgs__seeded_shuffle(size_t *idx, size_t n, uint64_t seed, uint64_t tag)
-{
-    for (size_t i = n; i > 1; i--) {
-        size_t j = (size_t)tsgs__below(seed, TSGS__STREAM_SAFE,
-                                       (tag << 40) ^ i, i);
-        size_t t = idx[i - 1];
-        idx[i - 1] = idx[j];
-        idx[j] = t;
-    }
-}
-
 /* The smallest of y[0..n) above `above`; INFINITY when none is: the
  * classes in ascending order, one call each, without sorting a copy. */
 static double next_label(const double *y, size_t n, double above)
@@ -66,7 +54,7 @@ void tsgs__stratified_folds(const double *y, size_t n, int k, uint64_t seed,
         rank++;
         uint64_t stream = binary ? tag * 2 + (uint64_t)(label > 0.0)
                                  : tag * (uint64_t)n + (uint64_t)(rank - 1);
-        tsgs__seeded_shuffle(scratch, m, seed, stream);
+        tsgs__seeded_shuffle(scratch, m, seed, stream, 1);
         for (size_t i = 0; i < m; i++) {
             fold[scratch[i]] = next;
             next = (next + 1) % k;
@@ -185,7 +173,7 @@ tsgs_status tsgs__median_sigma(const tsgs__rows *XA, const tsgs__rows *XB,
     }
     for (size_t i = 0; i < n; i++)
         idx[i] = i;
-    tsgs__seeded_shuffle(idx, n, seed, 2);
+    tsgs__seeded_shuffle(idx, n, seed, 2, threads);
     size_t k = pair_distances(XA, XB, d, idx, m, threads, dist);
     if (k == SIZE_MAX) {
         free(idx);
@@ -434,7 +422,7 @@ tsgs_status tsgs__select_grid(const tsgs__grid_job *g, tsgs__grid_choice *out,
     for (size_t i = 0; i < g->nl; i++)
         rows[i] = i;
     if (n < g->nl)
-        tsgs__seeded_shuffle(rows, g->nl, g->seed, 3);
+        tsgs__seeded_shuffle(rows, g->nl, g->seed, 3, g->threads);
     /* the Gram matrix + 1 of the grid rows at each sigma */
     tsgs__rows Xg;
     int bad = g->XL->x ? tsgs__rows_init_dense(&Xg, g->d, n)

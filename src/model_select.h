@@ -86,9 +86,6 @@ tsgs_status tsgs__feature_rows(const tsgs__fspec *fs, size_t ndirs,
                                const struct tsgs__colcache *cc, float *out,
                                tsgs_error *err);
 
-/* A seeded shuffle of idx[0..n) (tag: which shuffle of the run). */
-void tsgs__seeded_shuffle(size_t *idx, size_t n, uint64_t seed, uint64_t tag);
-
 /* Stratified folds of n rows of classes y (+1 / -1): per class a seeded
  * shuffle dealt round-robin over k folds, the deal continuing across
  * classes. scratch: n entries. */

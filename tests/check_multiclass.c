@@ -419,7 +419,7 @@ START_TEST(stratified_folds_of_k_classes)
         for (size_t i = 0; i < N; i++)
             if (yb[i] == (c ? 1.0 : -1.0))
                 scratch[m++] = i;
-        tsgs__seeded_shuffle(scratch, m, 5, 16 * 2 + (uint64_t)c);
+        tsgs__seeded_shuffle(scratch, m, 5, 16 * 2 + (uint64_t)c, 1);
         for (size_t i = 0; i < m; i++) {
             by_hand[scratch[i]] = next;
             next = (next + 1) % K;

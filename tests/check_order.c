@@ -123,7 +123,7 @@ static double brute_median(const float *x, size_t n, size_t d, uint64_t seed)
     size_t *idx = malloc(sizeof(size_t) * n);
     for (size_t i = 0; i < n; i++)
         idx[i] = i;
-    tsgs__seeded_shuffle(idx, n, seed, 2);
+    tsgs__seeded_shuffle(idx, n, seed, 2, 1);
     const size_t m = n < 1000 ? n : 1000;
     double *dist = malloc(sizeof(double) * m * (m - 1) / 2);
     size_t k = 0;

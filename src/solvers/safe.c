@@ -182,7 +182,7 @@ static tsgs_status gather_rows(safe_t *s, tsgs_error *err)
     }
     /* a seeded sample of the unlabeled rows, kept in file order */
     if (s->nw < nu) {
-        tsgs__seeded_shuffle(uidx, nu, s->p.seed, 1);
+        tsgs__seeded_shuffle(uidx, nu, s->p.seed, 1, s->threads);
         size_t *cmp = uidx;
         /* sort the first nw indices: insertion-free counting by marks */
         unsigned char *mark = calloc(ds->n, 1);

@@ -79,7 +79,7 @@ static tsgs_status run_setup(run_t *r, tsgs_model *m, long max_blocks,
               tsgs__rows_init(&r->XLb, ds, &m->scaler, r->bl ? r->bl : 1);
     r->ubatch = malloc(sizeof(size_t) * bu1);
     r->ubatch_next = malloc(sizeof(size_t) * bu1);
-    r->draws = malloc(sizeof(size_t) * 2 * SHUFFLE_CHUNK);
+    r->draws = malloc(sizeof(size_t) * 2 * TSGS__SHUFFLE_CHUNK);
     r->chunks_taken = calloc((size_t)(r->threads > 1 ? r->threads : 1),
                              sizeof(int));
     /* the kernel's partial sums for the largest model and batch */

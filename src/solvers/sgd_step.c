@@ -38,59 +38,12 @@ double tsgs__sgd_quantile(double *v, size_t n, double ratio)
     return 0.5 * (a + b);
 }
 
-/* A new random order of the unlabeled rows for pass `epoch` (team):
- * Fisher-Yates from the top, swapping i - 1 with draw j_i < i for i = n ..
- * 2. The swaps must run in order, but the draws are independent
- * (counter-based): the team draws the next chunk of them while one thread
- * applies this chunk's swaps, which prefetch the rows they will touch. */
-
-/* j_i for i = hi, hi - 1, .., hi - len + 1 into J (team, no barrier). */
-static void shuffle_draws(const run_t *r, size_t hi, size_t len, size_t *J)
-{
-#ifdef _OPENMP
-#pragma omp for schedule(dynamic, 1024) nowait
-#endif
-    for (size_t k = 0; k < len; k++) {
-        size_t i = hi - k;
-        J[k] = (size_t)tsgs__below(r->p.seed, TSGS__STREAM_EPOCH,
-                                   ((uint64_t)r->epoch << 40) ^ i, i);
-    }
-}
-
-static void shuffle_swaps(run_t *r, size_t hi, size_t len, const size_t *J)
-{
-    const size_t ahead = 16;
-    for (size_t k = 0; k < len; k++) {
-        if (k + ahead < len)
-            __builtin_prefetch(r->uidx + J[k + ahead], 1);
-        size_t i = hi - k, j = J[k];
-        size_t t = r->uidx[i - 1];
-        r->uidx[i - 1] = r->uidx[j];
-        r->uidx[j] = t;
-    }
-}
-
+/* A new random order of the unlabeled rows for pass `epoch` (team). */
 void tsgs__sgd_shuffle_pass(run_t *r)
 {
-    if (r->nu < 2)
-        return;
-    size_t *J[2] = {r->draws, r->draws + SHUFFLE_CHUNK};
-    size_t hi = r->nu, len = hi - 1 < SHUFFLE_CHUNK ? hi - 1 : SHUFFLE_CHUNK;
-    shuffle_draws(r, hi, len, J[0]);
-    for (int c = 0; hi > 1; c ^= 1) {
-#ifdef _OPENMP
-#pragma omp barrier
-#pragma omp single nowait
-#endif
-        shuffle_swaps(r, hi, len, J[c]);
-        hi -= len;
-        len = hi - 1 < SHUFFLE_CHUNK ? hi - 1 : SHUFFLE_CHUNK;
-        if (hi > 1)
-            shuffle_draws(r, hi, len, J[c ^ 1]);
-    }
-#ifdef _OPENMP
-#pragma omp barrier
-#endif
+    const tsgs__shuffle_key k = {r->p.seed, TSGS__STREAM_EPOCH,
+                                 (uint64_t)r->epoch << 40};
+    tsgs__shuffle_team(r->uidx, r->nu, &k, r->draws);
 }
 
 /* Rows of the pass order from position upos into rows[from ..), up to a

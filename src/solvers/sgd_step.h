@@ -8,10 +8,6 @@
 
 #include <time.h>
 
-/* The shuffle draws its swaps in chunks of this many (r->draws holds
- * two). */
-#define SHUFFLE_CHUNK 65536
-
 static inline double now_s(void)
 {
     struct timespec ts;
