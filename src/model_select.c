@@ -336,12 +336,17 @@ static int cv_task(const cv_grid *cg, const float *K, int rep, int f,
                                  (size_t)cg->nprob * n)
                         : NULL;
     tsgs_error e;
+    tsgs__dual_orders *orders = NULL;
     int ok = Q && yp && alpha && tr && (dec || !multi);
     if (ok) {
         size_t ntr = 0;
         for (size_t i = 0; i < n; i++)
             if (fold[i] != f)
                 tr[ntr++] = i;
+        /* every fit of the task (each problem's C path) visits the same
+         * orders */
+        orders = tsgs__dual_orders_new(ntr, cg->seed + salt,
+                                       TSGS__GRID_EPOCHS);
         for (int c = 0; ok && c < cg->nprob; c++) {
             for (size_t i = 0; i < n; i++)
                 yp[i] = multi ? (cg->cls[i] == c ? 1.0 : -1.0) : cg->y[i];
@@ -352,7 +357,7 @@ static int cv_task(const cv_grid *cg, const float *K, int rep, int f,
             memset(alpha, 0, sizeof(double) * n);
             for (int b = 0; ok && b < nb; b++) {
                 tsgs__dual_opts o = {TSGS__GRID_EPOCHS, TSGS__DUAL_TOL,
-                                     cg->seed + salt};
+                                     cg->seed + salt, orders};
                 ok = tsgs__svm_dual_gram(Q, ntr, cg->cs[b], &o, alpha, &e) ==
                      TSGS_OK;
                 for (size_t i = 0; ok && i < n; i++) {
@@ -383,6 +388,7 @@ static int cv_task(const cv_grid *cg, const float *K, int rep, int f,
     }
     free(Q); free(yp); free(alpha); free(tr);
     free(dec);
+    tsgs__dual_orders_free(orders);
     return ok;
 }
 

@@ -53,6 +53,59 @@ static void permute(size_t *perm, size_t n, uint64_t seed, long epoch,
     }
 }
 
+struct tsgs__dual_orders {
+    size_t n;
+    uint64_t seed;
+    long made, cap; /* epochs made, and room */
+    size_t *perm;   /* epoch e's order at perm + e n */
+    uint64_t *magic;
+};
+
+tsgs__dual_orders *tsgs__dual_orders_new(size_t n, uint64_t seed,
+                                         long max_epochs)
+{
+    tsgs__dual_orders *o = calloc(1, sizeof *o);
+    if (!o)
+        return NULL;
+    o->n = n;
+    o->seed = seed;
+    o->cap = max_epochs > 0 ? max_epochs : 0;
+    o->perm = malloc(sizeof(size_t) * (n && o->cap ? n * (size_t)o->cap : 1));
+    o->magic = mod_magics(n);
+    if (!o->perm || !o->magic) {
+        tsgs__dual_orders_free(o);
+        return NULL;
+    }
+    return o;
+}
+
+void tsgs__dual_orders_free(tsgs__dual_orders *o)
+{
+    if (!o)
+        return;
+    free(o->perm);
+    free(o->magic);
+    free(o);
+}
+
+/* Epoch `epoch`'s order of a fit: from o, the orders made for its seed
+ * and size (made now when it is the next one), else made in scratch. */
+static const size_t *epoch_order(tsgs__dual_orders *o, size_t n,
+                                 uint64_t seed, long epoch, size_t *scratch,
+                                 const uint64_t *magic)
+{
+    if (o && epoch < o->cap && epoch <= o->made) {
+        size_t *p = o->perm + (size_t)epoch * n;
+        if (epoch == o->made) {
+            permute(p, n, seed, epoch, o->magic);
+            o->made++;
+        }
+        return p;
+    }
+    permute(scratch, n, seed, epoch, magic);
+    return scratch;
+}
+
 /* The projected gradient of coordinate i: zero where the bound holds it. */
 static double projected(double g, double a, double C)
 {
@@ -67,13 +120,19 @@ tsgs_status tsgs__svm_dual_gram(const float *Q, size_t n, double C,
                                 const tsgs__dual_opts *opt, double *alpha,
                                 tsgs_error *err)
 {
+    /* the orders made for this path, when they are for this fit */
+    tsgs__dual_orders *orders =
+        opt->orders && opt->orders->n == n && opt->orders->seed == opt->seed
+            ? opt->orders
+            : NULL;
     double *grad = malloc(sizeof(double) * (n ? n : 1));
     size_t *perm = malloc(sizeof(size_t) * (n ? n : 1));
-    uint64_t *magic = mod_magics(n);
+    uint64_t *own = orders ? NULL : mod_magics(n);
+    const uint64_t *magic = orders ? orders->magic : own;
     if (!grad || !perm || !magic) {
         free(grad);
         free(perm);
-        free(magic);
+        free(own);
         return TSGS__NOMEM(err);
     }
     /* clip a warm start into the box of this C, then grad = Q alpha - 1 */
@@ -86,10 +145,11 @@ tsgs_status tsgs__svm_dual_gram(const float *Q, size_t n, double C,
             for (size_t j = 0; j < n; j++)
                 grad[j] += alpha[i] * (double)Q[i * n + j];
     for (long epoch = 0; epoch < opt->max_epochs; epoch++) {
-        permute(perm, n, opt->seed, epoch, magic);
+        const size_t *order =
+            epoch_order(orders, n, opt->seed, epoch, perm, magic);
         double pg_max = -INFINITY, pg_min = INFINITY;
         for (size_t k = 0; k < n; k++) {
-            size_t i = perm[k];
+            size_t i = order[k];
             const float *Qi = Q + i * n;
             double qii = (double)Qi[i];
             double pg = projected(grad[i], alpha[i], C);
@@ -110,7 +170,7 @@ tsgs_status tsgs__svm_dual_gram(const float *Q, size_t n, double C,
     }
     free(grad);
     free(perm);
-    free(magic);
+    free(own);
     return TSGS_OK;
 }
 

@@ -5,11 +5,25 @@
 
 #include "internal.h"
 
+/* The orders in which tsgs__svm_dual_gram visits n coordinates, epoch by
+ * epoch, for one seed: each fit of a C path visits the same ones from
+ * epoch 0, so they are made once for the path (making one per epoch and
+ * fit was a tenth of a 1-thread default run, in the (sigma, C) grid). */
+typedef struct tsgs__dual_orders tsgs__dual_orders;
+
 typedef struct {
     long max_epochs; /* passes over the coordinates at most */
     double tol;      /* stop when the projected gradients span less */
     uint64_t seed;   /* the order coordinates are visited in */
+    tsgs__dual_orders *orders; /* made for this seed and n, or NULL */
 } tsgs__dual_opts;
+
+/* Room for the orders of n coordinates under seed, made as the fits reach
+ * them, up to max_epochs; NULL when out of memory (the fits then make
+ * their own: the same orders). */
+tsgs__dual_orders *tsgs__dual_orders_new(size_t n, uint64_t seed,
+                                         long max_epochs);
+void tsgs__dual_orders_free(tsgs__dual_orders *o);
 
 /* Trains on n rows given by Q (n x n, row-major): Q_ij = y_i y_j (k(x_i,
  * x_j) + 1), the "+ 1" the bias's constant feature, y_i = +1 / -1; C is

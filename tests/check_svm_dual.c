@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "dense.h"
 #include "fixtures.h"
@@ -46,7 +47,7 @@ START_TEST(gram_solution_meets_kkt)
     double y[60], alpha[60] = {0};
     make_rows(n, D, 3, Phi, y);
     gram_q(Phi, y, n, D, Q);
-    tsgs__dual_opts o = {10000, 1e-6, 1};
+    tsgs__dual_opts o = {10000, 1e-6, 1, NULL};
     ck_assert_int_eq(tsgs__svm_dual_gram(Q, n, C, &o, alpha, NULL), TSGS_OK);
     int free_sv = 0;
     for (size_t i = 0; i < n; i++) {
@@ -76,7 +77,7 @@ START_TEST(warm_start_same_optimum)
     double y[50], a1[50] = {0}, a2[50] = {0};
     make_rows(n, D, 5, Phi, y);
     gram_q(Phi, y, n, D, Q);
-    tsgs__dual_opts o = {20000, 1e-7, 2};
+    tsgs__dual_opts o = {20000, 1e-7, 2, NULL};
     ck_assert_int_eq(tsgs__svm_dual_gram(Q, n, 0.1, &o, a2, NULL), TSGS_OK);
     ck_assert_int_eq(tsgs__svm_dual_gram(Q, n, 4.0, &o, a2, NULL), TSGS_OK);
     ck_assert_int_eq(tsgs__svm_dual_gram(Q, n, 4.0, &o, a1, NULL), TSGS_OK);
@@ -92,6 +93,42 @@ START_TEST(warm_start_same_optimum)
 }
 END_TEST
 
+/* A C path fitted with orders made once (tsgs__dual_orders) gives every
+ * fit the bits it gets making its own orders: fits that stop at different
+ * epochs, orders with less room than the fits' epochs (the rest made per
+ * fit), and orders of another seed or size (not used). */
+START_TEST(path_orders_same_bits)
+{
+    const size_t n = 60, D = 5;
+    float Phi[60 * 5], Q[60 * 60];
+    double y[60];
+    make_rows(n, D, 9, Phi, y);
+    gram_q(Phi, y, n, D, Q);
+    const double cs[] = {0.03, 0.5, 8.0, 128.0, 2048.0};
+    const long room[] = {200, 3, 0};
+    for (int variant = 0; variant < 5; variant++) {
+        tsgs__dual_orders *orders =
+            variant < 3   ? tsgs__dual_orders_new(n, 11, room[variant])
+            : variant == 3 ? tsgs__dual_orders_new(n, 12, 200) /* seed */
+                           : tsgs__dual_orders_new(n - 1, 11, 200); /* size */
+        ck_assert_ptr_nonnull(orders);
+        double a[60] = {0}, b[60] = {0};
+        for (size_t k = 0; k < sizeof cs / sizeof cs[0]; k++) {
+            tsgs__dual_opts own = {200, 1e-3, 11, NULL};
+            tsgs__dual_opts made = {200, 1e-3, 11, orders};
+            ck_assert_int_eq(tsgs__svm_dual_gram(Q, n, cs[k], &own, a, NULL),
+                             TSGS_OK);
+            ck_assert_int_eq(tsgs__svm_dual_gram(Q, n, cs[k], &made, b, NULL),
+                             TSGS_OK);
+            ck_assert_msg(memcmp(a, b, sizeof a) == 0,
+                          "variant %d, C %g: the alphas differ", variant,
+                          cs[k]);
+        }
+        tsgs__dual_orders_free(orders);
+    }
+}
+END_TEST
+
 /* The feature-row solver finds the decision function of the Gram one. */
 START_TEST(feature_form_matches_gram_form)
 {
@@ -101,7 +138,7 @@ START_TEST(feature_form_matches_gram_form)
     double y[80], alpha[80] = {0}, w[6], b;
     make_rows(n, D, 11, Phi, y);
     gram_q(Phi, y, n, D, Q);
-    tsgs__dual_opts o = {20000, 1e-7, 4};
+    tsgs__dual_opts o = {20000, 1e-7, 4, NULL};
     ck_assert_int_eq(tsgs__svm_dual_gram(Q, n, C, &o, alpha, NULL), TSGS_OK);
     ck_assert_int_eq(tsgs__svm_dual_features(Phi, D, y, n, C, &o, w, &b, NULL),
                      TSGS_OK);
@@ -182,6 +219,7 @@ Suite *svm_dual_suite(void)
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, gram_solution_meets_kkt);
     tcase_add_test(tc, warm_start_same_optimum);
+    tcase_add_test(tc, path_orders_same_bits);
     tcase_add_test(tc, feature_form_matches_gram_form);
     tcase_add_loop_test(tc, dense_loops_match_plain_sums, 0, TSGS__ISA_COUNT);
     suite_add_tcase(s, tc);

@@ -256,7 +256,7 @@ static tsgs_status fit_supervised(const safe_t *s, const float *P,
 {
     const size_t D = s->D;
     if (n > TSGS__GRID_ROWS) {
-        tsgs__dual_opts o = {DUAL_EPOCHS, TSGS__DUAL_TOL, s->p.seed};
+        tsgs__dual_opts o = {DUAL_EPOCHS, TSGS__DUAL_TOL, s->p.seed, NULL};
         return tsgs__svm_dual_features(P, D, y, n, s->grid.c_lib, &o, w, b, err);
     }
     float *Q = malloc(sizeof(float) * (n ? n * n : 1));
@@ -271,10 +271,15 @@ static tsgs_status fit_supervised(const safe_t *s, const float *P,
             Q[i * n + j] = Q[j * n + i] =
                 (float)(y[i] * y[j] *
                         (tsgs__dot_f(P + i * D, P + j * D, D) + 1.0));
+    /* the path's fits visit the same orders */
+    tsgs__dual_orders *orders =
+        tsgs__dual_orders_new(n, s->p.seed, TSGS__GRID_EPOCHS);
     for (int k = 0; k < s->grid.n_c_path && st == TSGS_OK; k++) {
-        tsgs__dual_opts o = {TSGS__GRID_EPOCHS, TSGS__DUAL_TOL, s->p.seed};
+        tsgs__dual_opts o = {TSGS__GRID_EPOCHS, TSGS__DUAL_TOL, s->p.seed,
+                             orders};
         st = tsgs__svm_dual_gram(Q, n, s->grid.c_path[k], &o, alpha, err);
     }
+    tsgs__dual_orders_free(orders);
     memset(w, 0, sizeof(double) * D);
     *b = 0.0;
     for (size_t i = 0; i < n && st == TSGS_OK; i++)
