@@ -214,11 +214,14 @@ void tsgs__rows_put_dense(tsgs__rows *R, const tsgs_dataset *ds,
                           const tsgs__scaler *sc, const size_t *idx,
                           size_t from, size_t to);
 /* Rows of a dense dataset to ask the memory for ahead of their gather:
- * rows idx[0 .. n) of x, d floats each (n 0: none). */
+ * rows idx[0 .. n) of x, d floats each (n 0: none). In a team's kernel,
+ * the master asks for the last `tail` of them (the ones it will gather:
+ * tsgs__eval_tiles_team), the other threads for the rest. */
 typedef struct {
     const float *x;
     const size_t *idx;
     size_t n, d;
+    size_t tail;
 } tsgs__rows_ahead;
 /* Prefetches every cache line of rows [from, to) of a: their misses then
  * overlap the caller's work instead of stalling a later gather. */

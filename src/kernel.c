@@ -172,10 +172,12 @@ static size_t row_tile(long ngt, size_t n)
 /* The rows ahead that this thread asks for, a few with each of its tasks
  * (at once, the misses stall the tasks longer: the walks of the page
  * tables hold the arithmetic up), and those left when it runs out of tasks
- * after them (prefetch_rest). The team's threads but the master (thread
- * 0) split them, since they gather them after the kernel while the master
- * runs the serial section: a row another core asked for misses this
- * core's TLB again. A team of one asks for them all. */
+ * after them (prefetch_rest). Each thread asks for the rows it will
+ * gather after the kernel (a row another core asked for misses this
+ * core's TLB again): the master (thread 0), which runs the serial section
+ * first, the last ahead->tail rows; the other threads split the rows
+ * among them, each asking for its share but the master's tail. A team of
+ * one asks for them all. */
 typedef struct {
     size_t next, end; /* its rows still to ask for */
     size_t per_task;
@@ -187,18 +189,27 @@ static ahead_share ahead_share_of(const tsgs__rows_ahead *ahead,
     ahead_share a = {0, 0, 0};
     if (!ahead || ahead->n == 0)
         return a;
-    size_t w = 0, W = 1, team = 1;
+    size_t team = 1, tid = 0;
 #ifdef _OPENMP
     team = (size_t)omp_get_num_threads();
-    if (team > 1) {
-        if (omp_get_thread_num() == 0)
-            return a;
-        w = (size_t)omp_get_thread_num() - 1;
-        W = team - 1;
-    }
+    tid = (size_t)omp_get_thread_num();
 #endif
-    a.next = ahead->n * w / W;
-    a.end = ahead->n * (w + 1) / W;
+    const size_t n = ahead->n;
+    const size_t tail = team == 1 ? 0 : ahead->tail < n ? ahead->tail : n;
+    if (team == 1) {
+        a.end = n;
+    } else if (tid == 0) {
+        a.next = n - tail;
+        a.end = n;
+    } else { /* worker w of W: its share, but the master's tail */
+        const size_t w = tid - 1, W = team - 1;
+        a.next = n * w / W;
+        a.end = n * (w + 1) / W;
+        if (a.end > n - tail)
+            a.end = n - tail;
+        if (a.next > a.end)
+            a.next = a.end;
+    }
     /* its tasks: about ntasks / team of them */
     size_t tasks = (size_t)ntasks / team > 0 ? (size_t)ntasks / team : 1;
     a.per_task = (a.end - a.next + tasks - 1) / tasks;

@@ -120,7 +120,7 @@ static tsgs__rows_ahead rows_after(const run_t *r)
 {
     const size_t left = r->nu - r->upos;
     tsgs__rows_ahead a = {r->fc ? NULL : r->ds->x, r->uidx + r->upos,
-                          left < r->bu ? left : r->bu, r->d};
+                          left < r->bu ? left : r->bu, r->d, r->master_rows};
     return a;
 }
 
@@ -173,15 +173,17 @@ static size_t share_chunks(const rows_ahead_job *j, size_t w, size_t W)
     return (n + GATHER_CHUNK - 1) / GATHER_CHUNK;
 }
 
-static void gather_chunk(const run_t *r, const tsgs_model *m,
-                         const rows_ahead_job *j, size_t w, size_t W,
-                         size_t c)
+/* Gathers chunk c of worker w's share; returns its rows. */
+static size_t gather_chunk(const run_t *r, const tsgs_model *m,
+                           const rows_ahead_job *j, size_t w, size_t W,
+                           size_t c)
 {
     size_t lo = j->n * w / W + c * GATHER_CHUNK, hi = j->n * (w + 1) / W;
     if (lo + GATHER_CHUNK < hi)
         hi = lo + GATHER_CHUNK;
     tsgs__rows dst = j->dst; /* the same storage: rows lo .. hi of it */
     tsgs__rows_put_dense(&dst, r->ds, &m->scaler, j->idx, lo, hi);
+    return hi - lo;
 }
 
 /* Takes the next chunk of worker w's share: whether one was left. The
@@ -212,18 +214,21 @@ static void read_rows_ahead(run_t *r, const tsgs_model *m,
 }
 
 /* The master, its serial section done while rows are still to gather:
- * it takes chunks from the back of each worker's share. They miss its
- * TLB and caches (another core asked for them), so it is slower at it,
- * but on 2 threads the worker's gather (10-14 us a step) outlasts the
- * section (5-6 us). */
+ * it takes chunks from the back of each worker's share, the last
+ * worker's first, so that what it takes is about the tail of the rows
+ * that it asked the memory for in its kernel (as many as it took in the
+ * step before: r->master_rows). On 2 threads the worker's gather (10-14
+ * us a step) outlasts the section (5-6 us). */
 static void read_rows_left(run_t *r, const tsgs_model *m,
                            const rows_ahead_job *j, size_t W)
 {
-    for (size_t w = 0; w < W; w++) {
+    size_t rows = 0;
+    for (size_t w = W; w-- > 0;) {
         const size_t nch = share_chunks(j, w, W);
         for (size_t b = 0; take_chunk(r, w, nch); b++)
-            gather_chunk(r, m, j, w, W, nch - 1 - b);
+            rows += gather_chunk(r, m, j, w, W, nch - 1 - b);
     }
+    r->master_rows = rows;
 }
 
 /* Serial: XU takes step t's rows, read ahead; 0 when there are none. */

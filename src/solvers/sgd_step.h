@@ -79,6 +79,8 @@ typedef struct {
     size_t *draws;      /* the shuffle's draws: two chunks */
     int *chunks_taken;  /* fast path, a team: per worker, the chunks of its
                            share of the rows read ahead taken so far */
+    size_t master_rows; /* of them, the rows the master gathered in the
+                           step before: the ones it asks the memory for */
     double *part;       /* the kernel's partial sums, shared by the team */
     size_t npart;       /* their size */
     /* Shared by the team within a step: what one thread decided for all. */
