@@ -3,12 +3,14 @@
 # side by side (e.g. before and after a change: build the other commit
 # into a folder of its own, `git archive REV | tar -x -C /tmp/tsgs-before &&
 # make -C /tmp/tsgs-before`), on SYNTHETIC SUSY-shaped data: TSG with
-# its defaults, 200 labeled rows, one pass. The time is the tool's
+# its defaults (or the solver SOLVER names: SOLVER=safe for the tool's
+# default), 200 labeled rows, one pass. The time is the tool's
 # "trained" time (settings, warm start, shuffles and steps; reading left
 # out). Every run goes through both builds and both thread counts in turn,
 # so a slow spell of a shared machine hits them all alike; medians of RUNS.
 # Usage: bench/scripts/train_speedup.sh BEFORE_TOOL [ROWS...] 
-#   env RUNS (default 5), AFTER (default ./build/tsgs3vm), THREADS ("1 2")
+#   env RUNS (default 5), AFTER (default ./build/tsgs3vm), THREADS ("1 2"),
+#   SOLVER (default tsg)
 #   > bench/results/train-speedup.tsv
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -16,11 +18,12 @@ before=${1:?usage: train_speedup.sh BEFORE_TOOL [ROWS...]}
 shift
 sizes=${*:-1000000}
 runs=${RUNS:-5} after=${AFTER:-./build/tsgs3vm} threads=${THREADS:-"1 2"}
+solver=${SOLVER:-tsg}
 [ -x "$after" ] || make -s
 . bench/scripts/machine.sh
 . bench/scripts/data.sh
 machine_header
-printf '# data\tSYNTHETIC SUSY-shaped (tsgs3vm synth), 18 features; 200 labeled; tsg defaults, one pass\n'
+printf '# data\tSYNTHETIC SUSY-shaped (tsgs3vm synth), 18 features; 200 labeled; %s defaults, one pass\n' "$solver"
 printf '# builds\tbefore=%s\tafter=%s\n' "$before" "$after"
 printf 'build\trows\tthreads\ttrain_s_median\ttrain_s_min\tspeedup_median\tpaired_speedup_median\truns\n'
 declare -A times
@@ -31,7 +34,7 @@ for n in $sizes; do
             tool=$before
             [ $b = after ] && tool=$after
             for t in $threads; do
-                s=$("$tool" train --solver tsg --header no --labeled 200 \
+                s=$("$tool" train --solver "$solver" --header no --labeled 200 \
                     --threads "$t" --test-every 0 "$file" /tmp/train_speedup.model 2>&1 |
                     sed -n 's/^trained: .*, \([0-9.]*\)s; model.*/\1/p')
                 times[$b,$n,$t]+="$s "
