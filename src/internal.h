@@ -226,6 +226,13 @@ typedef struct {
 /* Prefetches every cache line of rows [from, to) of a: their misses then
  * overlap the caller's work instead of stalling a later gather. */
 void tsgs__rows_prefetch(const tsgs__rows_ahead *a, size_t from, size_t to);
+/* The rows [*lo, *hi) of a that thread tid of a team of `team` asks for:
+ * the master (tid 0) the last a->tail of them, each other thread w = tid -
+ * 1 of the W = team - 1 its share [n w / W, n (w + 1) / W) but that tail
+ * (the share it gathers); a team of one all of them. Every row falls to
+ * exactly one thread. Pure. */
+void tsgs__rows_ahead_share(const tsgs__rows_ahead *a, size_t team,
+                            size_t tid, size_t *lo, size_t *hi);
 /* The same by a team (every thread calls it); *failed (shared) is set
  * when out of memory. No barrier at the end: the rows are complete after
  * the caller's next one. */

@@ -194,22 +194,7 @@ static ahead_share ahead_share_of(const tsgs__rows_ahead *ahead,
     team = (size_t)omp_get_num_threads();
     tid = (size_t)omp_get_thread_num();
 #endif
-    const size_t n = ahead->n;
-    const size_t tail = team == 1 ? 0 : ahead->tail < n ? ahead->tail : n;
-    if (team == 1) {
-        a.end = n;
-    } else if (tid == 0) {
-        a.next = n - tail;
-        a.end = n;
-    } else { /* worker w of W: its share, but the master's tail */
-        const size_t w = tid - 1, W = team - 1;
-        a.next = n * w / W;
-        a.end = n * (w + 1) / W;
-        if (a.end > n - tail)
-            a.end = n - tail;
-        if (a.next > a.end)
-            a.next = a.end;
-    }
+    tsgs__rows_ahead_share(ahead, team, tid, &a.next, &a.end);
     /* its tasks: about ntasks / team of them */
     size_t tasks = (size_t)ntasks / team > 0 ? (size_t)ntasks / team : 1;
     a.per_task = (a.end - a.next + tasks - 1) / tasks;

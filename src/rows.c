@@ -166,6 +166,28 @@ void tsgs__rows_prefetch(const tsgs__rows_ahead *a, size_t from, size_t to)
     }
 }
 
+void tsgs__rows_ahead_share(const tsgs__rows_ahead *a, size_t team,
+                            size_t tid, size_t *lo, size_t *hi)
+{
+    const size_t n = a->n;
+    const size_t tail = team < 2 ? 0 : a->tail < n ? a->tail : n;
+    if (team < 2) {
+        *lo = 0;
+        *hi = n;
+    } else if (tid == 0) {
+        *lo = n - tail;
+        *hi = n;
+    } else {
+        const size_t w = tid - 1, W = team - 1;
+        *lo = n * w / W;
+        *hi = n * (w + 1) / W;
+        if (*hi > n - tail)
+            *hi = n - tail;
+        if (*lo > *hi)
+            *lo = *hi;
+    }
+}
+
 void tsgs__rows_gather_team(tsgs__rows *R, const tsgs_dataset *ds,
                             const tsgs__scaler *sc, const size_t *idx,
                             size_t n, int *failed)

@@ -449,6 +449,49 @@ START_TEST(isa_force_refuses_unknown_paths)
 }
 END_TEST
 
+/* The rows read ahead split over a kernel's team: every row asked for by
+ * exactly one thread; the master the last `tail` (all of them when tail
+ * passes n), each other thread only rows of its own gather share; a team
+ * of one all of them. */
+START_TEST(rows_ahead_shares_cover_each_row_once)
+{
+    const size_t ns[] = {0, 1, 17, 256, 1000};
+    const size_t tails[] = {0, 1, 16, 100, 256, 5000};
+    for (size_t a = 0; a < sizeof ns / sizeof ns[0]; a++)
+        for (size_t b = 0; b < sizeof tails / sizeof tails[0]; b++)
+            for (size_t team = 1; team <= 6; team++) {
+                const size_t n = ns[a], tail = tails[b];
+                tsgs__rows_ahead ahead = {NULL, NULL, n, 18, tail};
+                unsigned char *seen = calloc(n ? n : 1, 1);
+                for (size_t tid = 0; tid < team; tid++) {
+                    size_t lo = 0, hi = 0;
+                    tsgs__rows_ahead_share(&ahead, team, tid, &lo, &hi);
+                    ck_assert_uint_le(lo, hi);
+                    ck_assert_uint_le(hi, n);
+                    if (team == 1) {
+                        ck_assert_uint_eq(lo, 0);
+                        ck_assert_uint_eq(hi, n);
+                    } else if (tid == 0) {
+                        ck_assert_uint_eq(hi, n);
+                        ck_assert_uint_eq(hi - lo, tail < n ? tail : n);
+                    } else if (lo < hi) { /* within its gather share */
+                        const size_t w = tid - 1, W = team - 1;
+                        ck_assert_uint_ge(lo, n * w / W);
+                        ck_assert_uint_le(hi, n * (w + 1) / W);
+                    }
+                    for (size_t i = lo; i < hi; i++)
+                        seen[i]++;
+                }
+                for (size_t i = 0; i < n; i++)
+                    ck_assert_msg(seen[i] == 1,
+                                  "n %zu tail %zu team %zu: row %zu asked "
+                                  "for %d times",
+                                  n, tail, team, i, seen[i]);
+                free(seen);
+            }
+}
+END_TEST
+
 Suite *kernel_suite(void)
 {
     Suite *s = suite_create("kernel");
@@ -458,6 +501,7 @@ Suite *kernel_suite(void)
     tcase_add_test(tc, features_approximate_kernels);
     tcase_add_test(tc, sums_match_brute_force);
     tcase_add_test(tc, sums_identical_across_threads_and_cache);
+    tcase_add_test(tc, rows_ahead_shares_cover_each_row_once);
     tcase_add_test(tc, small_batches_on_many_threads_keep_their_bits);
     tcase_add_loop_test(tc, sums_within_feature_error, 0,
                         2 * TSGS__ISA_COUNT);
