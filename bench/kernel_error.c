@@ -102,7 +102,7 @@ int main(int argc, char **argv)
                                X + i * d);
         double sigma0;
         const tsgs__rows R = tsgs__rows_dense(X, n, d);
-        if (tsgs__median_sigma(&R, &R, d, 1, &sigma0, &err) != TSGS_OK)
+        if (tsgs__median_sigma(&R, &R, d, 1, 1, &sigma0, &err) != TSGS_OK)
             return 2;
         for (int fi = 0; fi < 2; fi++)
             for (int m = 0; m < 3; m++) {
