@@ -109,20 +109,24 @@ static size_t dense_pair_distances(const float *ZT, size_t m, size_t d,
     return above;
 }
 
+/* The column-by-column copy of the sampled dense rows takes at most this
+ * many floats (64 MB); wider rows take the pairs one at a time. */
+#define PAIR_COPY_MAX ((size_t)1 << 24)
+
 /* The squared distances above 0 between the m rows idx[0..m) of A then B
  * (an index i >= A->n is row i - A->n of B) into dist, pairs (a, b), a < b,
- * in the order of a then b; returns their count, or SIZE_MAX when out of
- * memory. */
+ * in the order of a then b; returns their count. Every way below gives
+ * the same values. */
 static size_t pair_distances(const tsgs__rows *XA, const tsgs__rows *XB,
                              size_t d, const size_t *idx, size_t m,
                              int threads, double *dist)
 {
-    const size_t na = XA->n;
-    if ((na == 0 || XA->x) && (XB->n == 0 || XB->x)) {
-        const size_t cells = m * d;
-        float *ZT = malloc(sizeof(float) * (cells ? cells : 1));
-        if (!ZT)
-            return SIZE_MAX;
+    const size_t na = XA->n, cells = m * d;
+    const int dense = (na == 0 || XA->x) && (XB->n == 0 || XB->x);
+    float *ZT = dense && cells <= PAIR_COPY_MAX
+                    ? malloc(sizeof(float) * (cells ? cells : 1))
+                    : NULL;
+    if (ZT) {
         for (size_t a = 0; a < m; a++) {
             const float *x = idx[a] < na ? XA->x + idx[a] * d
                                          : XB->x + (idx[a] - na) * d;
@@ -138,7 +142,7 @@ static size_t pair_distances(const tsgs__rows *XA, const tsgs__rows *XB,
                     dist[j++] = dist[i];
         return k;
     }
-    size_t k = 0; /* sparse rows: a merge of the columns per pair */
+    size_t k = 0; /* sparse or wide rows (or no memory for the copy) */
     for (size_t a = 0; a < m; a++) {
         const tsgs__rows *A = idx[a] < na ? XA : XB;
         const size_t ia = idx[a] < na ? idx[a] : idx[a] - na;
@@ -175,11 +179,6 @@ tsgs_status tsgs__median_sigma(const tsgs__rows *XA, const tsgs__rows *XB,
         idx[i] = i;
     tsgs__seeded_shuffle(idx, n, seed, 2, threads);
     size_t k = pair_distances(XA, XB, d, idx, m, threads, dist);
-    if (k == SIZE_MAX) {
-        free(idx);
-        free(dist);
-        return TSGS__NOMEM(err);
-    }
     /* the median by selection, not a sort of up to 499,500 distances (a
      * serial 40-50 ms of every run); the same value */
     double med = 0.0;
