@@ -126,15 +126,21 @@ tsgs_status tsgs__svm_dual_gram(const float *Q, size_t n, double C,
             ? opt->orders
             : NULL;
     double *grad = malloc(sizeof(double) * (n ? n : 1));
+    double *diag = malloc(sizeof(double) * (n ? n : 1));
     size_t *perm = malloc(sizeof(size_t) * (n ? n : 1));
     uint64_t *own = orders ? NULL : mod_magics(n);
     const uint64_t *magic = orders ? orders->magic : own;
-    if (!grad || !perm || !magic) {
+    if (!grad || !diag || !perm || !magic) {
         free(grad);
+        free(diag);
         free(perm);
         free(own);
         return TSGS__NOMEM(err);
     }
+    /* Q's diagonal side by side: a coordinate the bound holds is then
+     * passed over without a read of its row */
+    for (size_t i = 0; i < n; i++)
+        diag[i] = (double)Q[i * n + i];
     /* clip a warm start into the box of this C, then grad = Q alpha - 1 */
     for (size_t i = 0; i < n; i++) {
         alpha[i] = alpha[i] < 0.0 ? 0.0 : alpha[i] > C ? C : alpha[i];
@@ -150,8 +156,7 @@ tsgs_status tsgs__svm_dual_gram(const float *Q, size_t n, double C,
         double pg_max = -INFINITY, pg_min = INFINITY;
         for (size_t k = 0; k < n; k++) {
             size_t i = order[k];
-            const float *Qi = Q + i * n;
-            double qii = (double)Qi[i];
+            double qii = diag[i];
             double pg = projected(grad[i], alpha[i], C);
             pg_max = pg > pg_max ? pg : pg_max;
             pg_min = pg < pg_min ? pg : pg_min;
@@ -163,12 +168,13 @@ tsgs_status tsgs__svm_dual_gram(const float *Q, size_t n, double C,
             if (delta == 0.0)
                 continue;
             alpha[i] = a;
-            tsgs__axpy_fd(delta, Qi, grad, n);
+            tsgs__axpy_fd(delta, Q + i * n, grad, n);
         }
         if (pg_max - pg_min < opt->tol)
             break;
     }
     free(grad);
+    free(diag);
     free(perm);
     free(own);
     return TSGS_OK;
