@@ -20,7 +20,7 @@ typedef struct {
 
 /* Room for the orders of n coordinates under seed, made as the fits reach
  * them, up to max_epochs; NULL when out of memory (the fits then make
- * their own: the same orders). */
+ * their own: the same orders). The fits write to it: one thread's. */
 tsgs__dual_orders *tsgs__dual_orders_new(size_t n, uint64_t seed,
                                          long max_epochs);
 void tsgs__dual_orders_free(tsgs__dual_orders *o);
