@@ -6,6 +6,23 @@
 
 #include "internal.h"
 
+/* Paths that run side by side as tasks of one team (the safe solver's
+ * selection): the team's size and how many paths wait and run. While
+ * some of its threads have no path left to start, a path splits each of
+ * its passes over the rows into tasks that they take (the same sums). */
+typedef struct {
+    int threads; /* the team's */
+    int waiting; /* paths not started */
+    int running; /* paths started and not finished */
+} tsgs__path_team;
+
+/* A path of the team starts, or finishes (atomic: any thread). */
+void tsgs__path_started(tsgs__path_team *team);
+void tsgs__path_finished(tsgs__path_team *team);
+/* The team's threads with no path to run or start (0 while a path
+ * waits). */
+int tsgs__path_team_idle(const tsgs__path_team *team);
+
 typedef struct {
     size_t n, D;       /* rows and features */
     const float *Phi;  /* n x D feature rows */
@@ -15,7 +32,8 @@ typedef struct {
     int balance;       /* 1: mean unlabeled output held at `target`, bias
                           eliminated; 0: the bias is a free variable */
     double target;     /* 2 p - 1, p the positive share wanted */
-    int threads;
+    int threads;       /* a team of its own for each pass */
+    tsgs__path_team *team; /* or NULL: the path runs as a task of it */
 } tsgs__s3vm_problem;
 
 /* The smoothed hinge max(0, 1 - z) (quadratic within HINGE_SMOOTH of the

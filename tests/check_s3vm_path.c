@@ -85,7 +85,7 @@ START_TEST(objective_gradient_matches_finite_differences)
     make_problem(&q, 12, 30, 7);
     for (int balance = 0; balance <= 1; balance++) {
         tsgs__s3vm_problem pb = {q.n, q.D, q.Phi, q.y, q.cw, q.mphi, balance,
-                                 0.2, 1};
+                                 0.2, 1, NULL};
         double w[7], g[7], gp[7], gb, gbp;
         for (int j = 0; j < 7; j++)
             w[j] = 0.3 * cos(j + 0.5);
@@ -127,7 +127,7 @@ START_TEST(objective_matches_plain_sums_and_thread_counts)
         w[j] = 0.05 * cos(0.3 * j + 0.5);
     for (int balance = 0; balance <= 1; balance++) {
         tsgs__s3vm_problem pb = {q.n, q.D, q.Phi, q.y, q.cw, q.mphi, balance,
-                                 0.2, 1};
+                                 0.2, 1, NULL};
         const double b = 0.1, T = 0.5;
         const double f1 = tsgs__s3vm_objective(&pb, T, w, b, g1, &gb1);
         pb.threads = 2;
@@ -175,7 +175,8 @@ START_TEST(balance_holds_along_the_path)
 {
     prob_t q;
     make_problem(&q, 10, 60, 9);
-    tsgs__s3vm_problem pb = {q.n, q.D, q.Phi, q.y, q.cw, q.mphi, 1, -0.4, 1};
+    tsgs__s3vm_problem pb = {q.n, q.D, q.Phi, q.y, q.cw, q.mphi, 1, -0.4, 1,
+                             NULL};
     const double temps[] = {3, 1, 0.3};
     double w[9] = {0}, b = 0.0, cw[27], cb[3], g[9], gb;
     double start = tsgs__s3vm_objective(&pb, 3, w, b, g, &gb);
@@ -196,6 +197,92 @@ START_TEST(balance_holds_along_the_path)
 }
 END_TEST
 
+/* The objective inside a team's single thread, as a path task runs it,
+ * with `team` saying that its other threads have no path: each pass is
+ * split into tasks for them (rows_pass_tasks). */
+static double objective_in_team(const tsgs__s3vm_problem *pb, int threads,
+                                double T, const double *w, double b,
+                                double *g, double *gb)
+{
+    double f = NAN;
+#pragma omp parallel num_threads(threads)
+#pragma omp single
+    f = tsgs__s3vm_objective(pb, T, w, b, g, gb);
+    return f;
+}
+
+/* A pass split into tasks for a team's idle threads gives the bits of
+ * the pass on one thread: the objective and its gradient on 2 and 3
+ * threads, with held-out rows, a last row block of 61 rows (a part
+ * quad) and a part column chunk; and a whole annealed path. */
+START_TEST(split_pass_same_bits)
+{
+    enum { NL = 90, NU = 611, D = 300 };
+    prob_t q;
+    make_problem(&q, NL, NU, D);
+    for (size_t i = 0; i < q.n; i += 11)
+        q.cw[i] = 0.0;
+    double w[D], g1[D], g2[D], gb1, gb2;
+    for (int j = 0; j < D; j++)
+        w[j] = 0.05 * cos(0.3 * j + 0.5);
+    for (int balance = 0; balance <= 1; balance++) {
+        tsgs__s3vm_problem pb = {q.n, q.D, q.Phi, q.y, q.cw, q.mphi, balance,
+                                 0.2, 1, NULL};
+        const double f1 = tsgs__s3vm_objective(&pb, 0.5, w, 0.1, g1, &gb1);
+        for (int threads = 2; threads <= 3; threads++) {
+            /* every path started, one running: threads - 1 idle */
+            tsgs__path_team team = {threads, 0, 1};
+            ck_assert_int_eq(tsgs__path_team_idle(&team), threads - 1);
+            pb.team = &team;
+            const double f2 =
+                objective_in_team(&pb, threads, 0.5, w, 0.1, g2, &gb2);
+            ck_assert_mem_eq(&f1, &f2, sizeof f1);
+            ck_assert_mem_eq(g1, g2, sizeof g1);
+            ck_assert_mem_eq(&gb1, &gb2, sizeof gb1);
+        }
+    }
+    /* the path: the same candidates with the team as alone */
+    const double temps[] = {3, 0.3};
+    double wa[D] = {0}, wb[D] = {0}, ba = 0.0, bb = 0.0;
+    double *ca = malloc(sizeof(double) * 2 * D),
+           *cb = malloc(sizeof(double) * 2 * D), cba[2], cbb[2];
+    tsgs__s3vm_problem pa = {q.n, q.D, q.Phi, q.y, q.cw, q.mphi, 1, 0.2, 1,
+                             NULL};
+    tsgs__path_team team = {2, 0, 1};
+    tsgs__s3vm_problem pt = pa;
+    pt.team = &team;
+    ck_assert_int_eq(tsgs__s3vm_anneal(&pa, temps, 2, 20, wa, &ba, ca, cba,
+                                       NULL), TSGS_OK);
+    tsgs_status st = TSGS_ERR_NOMEM;
+#pragma omp parallel num_threads(2)
+#pragma omp single
+    st = tsgs__s3vm_anneal(&pt, temps, 2, 20, wb, &bb, cb, cbb, NULL);
+    ck_assert_int_eq(st, TSGS_OK);
+    ck_assert_mem_eq(ca, cb, sizeof(double) * 2 * D);
+    ck_assert_mem_eq(cba, cbb, sizeof cba);
+    free(ca);
+    free(cb);
+    free_problem(&q);
+}
+END_TEST
+
+/* Idle threads only once no path waits, and as many as run none. */
+START_TEST(path_team_counts_idle_threads)
+{
+    tsgs__path_team team = {4, 3, 0};
+    tsgs__path_started(&team);
+    tsgs__path_started(&team);
+    ck_assert_int_eq(tsgs__path_team_idle(&team), 0); /* one waits */
+    tsgs__path_started(&team);
+    ck_assert_int_eq(tsgs__path_team_idle(&team), 1);
+    tsgs__path_finished(&team);
+    tsgs__path_finished(&team);
+    ck_assert_int_eq(tsgs__path_team_idle(&team), 3);
+    tsgs__path_team full = {2, 0, 2};
+    ck_assert_int_eq(tsgs__path_team_idle(&full), 0);
+}
+END_TEST
+
 Suite *s3vm_path_suite(void)
 {
     Suite *s = suite_create("s3vm_path");
@@ -205,6 +292,8 @@ Suite *s3vm_path_suite(void)
     tcase_add_test(tc, objective_gradient_matches_finite_differences);
     tcase_add_test(tc, objective_matches_plain_sums_and_thread_counts);
     tcase_add_test(tc, balance_holds_along_the_path);
+    tcase_add_test(tc, split_pass_same_bits);
+    tcase_add_test(tc, path_team_counts_idle_threads);
     suite_add_tcase(s, tc);
     return s;
 }

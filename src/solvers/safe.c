@@ -34,6 +34,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 /* Progress stages reported: model selection, the paths and the safe
  * selection, done. */
@@ -299,10 +302,11 @@ done:
 
 /* The supervised SVM on the labeled rows whose fold is not `hold` (every
  * row when fold is NULL), then, when there is an unlabeled sample, the
- * annealed path from it. cand_w gets 1 + N_TEMPS weight vectors (the
- * supervised one first), cand_b their biases. */
+ * annealed path from it (a task of `team`, or alone where it is NULL).
+ * cand_w gets 1 + N_TEMPS weight vectors (the supervised one first),
+ * cand_b their biases. */
 static tsgs_status fit_path(const safe_t *s, const int *fold, int hold,
-                            int threads, int semi, double *cand_w,
+                            tsgs__path_team *team, int semi, double *cand_w,
                             double *cand_b, tsgs_error *err)
 {
     const size_t D = s->D, nl = s->nl;
@@ -351,7 +355,7 @@ static tsgs_status fit_path(const safe_t *s, const int *fold, int hold,
                 : fold && fold[i] == hold ? 0.0 : s->grid.c_lib;
     }
     tsgs__s3vm_problem pb = {n, D, s->Phi, y, cw, s->mphi, s->p.balance,
-                             2.0 * s->balance_ratio - 1.0, threads};
+                             2.0 * s->balance_ratio - 1.0, 1, team};
     double *w = cand_w + D, b = cand_b[0];
     memcpy(w, cand_w, sizeof(double) * D);
     st = tsgs__s3vm_anneal(&pb, TEMPS, N_TEMPS, LBFGS_ITERS, w, &b, cand_w + D,
@@ -378,20 +382,70 @@ typedef struct {
     int few_labels;  /* a class has fewer labeled rows than folds */
 } safe_selection;
 
+/* What the selection's path tasks share. */
+typedef struct {
+    const safe_t *s;
+    int k, ntasks;     /* folds; tasks but the path on every row */
+    const int *fold;   /* SELECT_REPEATS x nl: each repeat's folds */
+    tsgs__path_team *team;
+    double *cand_w, *cand_b; /* the path on every row's candidates */
+    unsigned char *ok; /* [(c * SELECT_REPEATS + r) * nl + i]: candidate c
+                          got held-out row i right in repeat r */
+    double *oof;       /* or NULL: the same place, its decision value */
+} path_tasks;
+
+/* Path task `task` (a task of pt->team): the path on every row (task
+ * ntasks, into cand_w and cand_b) or that of fold task % k of repeat
+ * task / k, scored on the rows it held out (one task per (repeat, row):
+ * no race). */
+static tsgs_status run_path_task(const path_tasks *pt, int task)
+{
+    const safe_t *s = pt->s;
+    const size_t nl = s->nl, D = s->D;
+    const int nc = 1 + N_TEMPS;
+    const int full = task == pt->ntasks;
+    const int f = task % pt->k, rep = task / pt->k;
+    const int *fl = full ? NULL : pt->fold + (size_t)rep * nl;
+    double *cw = full ? pt->cand_w : malloc(sizeof(double) * D * (size_t)nc);
+    double cb_[1 + N_TEMPS], *cb = full ? pt->cand_b : cb_;
+    tsgs_error e;
+    tsgs__path_started(pt->team);
+    tsgs_status st = cw ? fit_path(s, fl, f, pt->team, 1, cw, cb, &e)
+                        : TSGS_ERR_NOMEM;
+    tsgs__path_finished(pt->team);
+    for (size_t i = 0; st == TSGS_OK && !full && i < nl; i++) {
+        if (fl[i] != f)
+            continue;
+        const float *x = s->Phi + i * D;
+        for (int c = 0; c < nc; c++) {
+            const double g = cb[c] + tsgs__dot_fd(x, cw + (size_t)c * D, D);
+            const size_t at = ((size_t)c * SELECT_REPEATS + (size_t)rep) * nl + i;
+            pt->ok[at] = (unsigned char)((g > 0.0 ? 1.0 : -1.0) == s->yl[i]);
+            if (pt->oof)
+                pt->oof[at] = g;
+        }
+    }
+    if (!full)
+        free(cw);
+    return st;
+}
+
 /* The path on every labeled row (into cand_w, cand_b) and, side by side
  * with it, the path of each CV fold with that fold's labels held out;
  * sel gets the CV figures and the choice (see the end). oof (if
  * not NULL) gets every held-out decision value, candidate c's of row i in
  * repeat r at oof[(c * SELECT_REPEATS + r) * nl + i]: what probability
- * outputs are fitted on. Each path
- * runs on one thread: a path's steps are too short to share (a parallel
- * region per step costs more than it saves, and a lot more when the
- * machine is busy), and there are k + 1 paths to spread. */
+ * outputs are fitted on. The k + 1 paths are spread over the threads,
+ * a path to a thread: its steps are too short for a parallel region each
+ * (one costs more than it saves, and a lot more when the machine is
+ * busy). Only the threads left without a path at the end share the work
+ * of the paths still running (tsgs__path_team): with 11 paths on 2
+ * threads one thread idled through the last (a tenth of the stage). */
 static tsgs_status paths_and_selection(safe_t *s, double *cand_w,
                                        double *cand_b, safe_selection *sel,
                                        double *oof, tsgs_error *err)
 {
-    const size_t nl = s->nl, D = s->D;
+    const size_t nl = s->nl;
     const int k = nl < FOLDS ? (int)nl : FOLDS;
     const int nc = 1 + N_TEMPS;
     const int ntasks = SELECT_REPEATS * k; /* + 1: the path on every row */
@@ -411,39 +465,29 @@ static tsgs_status paths_and_selection(safe_t *s, double *cand_w,
         tsgs__stratified_folds(s->ovr ? s->ylc : s->yl, nl, k, s->p.seed,
                                99 + (uint64_t)rep, scr,
                                fold + (size_t)rep * nl);
+    /* the paths as tasks of one team, the path on every row first; the
+     * threads that find none left help the paths still running */
+    tsgs__path_team team = {1, ntasks + 1, 0};
+    const path_tasks pt = {s, k, ntasks, fold, &team, cand_w, cand_b, ok, oof};
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(s->threads) schedule(dynamic, 1)
+#pragma omp parallel num_threads(s->threads)
+#pragma omp single
 #endif
-    for (int task = ntasks; task >= 0; task--) {
-        const int full = task == ntasks;
-        const int f = task % k;
-        const int *fl = full ? NULL : fold + (size_t)(task / k) * nl;
-        double *cw_ = full ? cand_w : malloc(sizeof(double) * D * (size_t)nc);
-        double cb_[1 + N_TEMPS], *cb = full ? cand_b : cb_;
-        tsgs_error e;
-        tsgs_status fs = cw_ ? fit_path(s, fl, f, 1, 1, cw_, cb, &e)
-                             : TSGS_ERR_NOMEM;
-        for (size_t i = 0; fs == TSGS_OK && !full && i < nl; i++) {
-            if (fl[i] != f)
-                continue;
-            const float *x = s->Phi + i * D;
-            for (int c = 0; c < nc; c++) {
-                double g = cb[c] + tsgs__dot_fd(x, cw_ + (size_t)c * D, D);
-                const int hit = (g > 0.0 ? 1.0 : -1.0) == s->yl[i];
-                ok[((size_t)c * SELECT_REPEATS + (size_t)(task / k)) * nl +
-                   i] = (unsigned char)hit;
-                if (oof) /* one task per (repeat, row): no race */
-                    oof[((size_t)c * SELECT_REPEATS + (size_t)(task / k)) *
-                            nl + i] = g;
+    {
+#ifdef _OPENMP
+        team.threads = omp_get_num_threads();
+#endif
+        for (int task = ntasks; task >= 0; task--) {
+#ifdef _OPENMP
+#pragma omp task firstprivate(task)
+#endif
+            if (run_path_task(&pt, task) != TSGS_OK) {
+#ifdef _OPENMP
+#pragma omp atomic write
+#endif
+                st = TSGS_ERR_NOMEM;
             }
         }
-#ifdef _OPENMP
-#pragma omp critical(safe_select)
-#endif
-        if (fs != TSGS_OK)
-            st = TSGS_ERR_NOMEM;
-        if (!full)
-            free(cw_);
     }
     if (st != TSGS_OK) {
         st = TSGS__NOMEM(err);
@@ -1022,7 +1066,7 @@ static tsgs_status safe_train(const tsgs_dataset *ds, const tsgs_params *p,
     if (semi)
         st = paths_and_selection(&s, cand_w, cand_b, &sel, oof, err);
     else
-        st = fit_path(&s, NULL, 0, 1, 0, cand_w, cand_b, err);
+        st = fit_path(&s, NULL, 0, NULL, 0, cand_w, cand_b, err);
     if (st != TSGS_OK)
         goto done;
     report(&s, 2, semi ? "semi-supervised paths and safe selection"
