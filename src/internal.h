@@ -100,6 +100,13 @@ tsgs_status tsgs__dataset_new(size_t d, size_t cap, tsgs_dataset **out,
  * when there is none; the threads split the array when it is large. */
 size_t tsgs__first_nonfinite(const float *x, size_t count, int threads);
 
+/* The indices of y's labeled rows (not NaN) into lidx and of its
+ * unlabeled rows into uidx, each in row order (either may be NULL);
+ * returns the labeled rows' count. The threads split large arrays: the
+ * same lists on any number. */
+size_t tsgs__label_split(const double *y, size_t n, int threads, size_t *lidx,
+                         size_t *uidx);
+
 /* ---------------------------------------------------------- shuffle.c */
 
 /* The draws of a seeded shuffle: j_i = tsgs__below(seed, stream, key ^ i,

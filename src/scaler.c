@@ -31,27 +31,31 @@ static int cmp_label(const void *a, const void *b)
  * ratio of two is noisier (on two moons with 10 labels such stretches,
  * 1.1-2.1, moved the kept model on 2 of 10 seeds, by 10 points each).
  * mul[] is multiplied in place. */
-static tsgs_status class_stretch(const tsgs_dataset *ds, double *mul,
-                                 tsgs_error *err)
+static tsgs_status class_stretch(const tsgs_dataset *ds, int threads,
+                                 double *mul, tsgs_error *err)
 {
     const size_t d = ds->d, n = ds->n;
-    size_t nl = 0;
-    for (size_t i = 0; i < n; i++)
-        nl += !isnan(ds->y[i]);
+    const size_t nl = tsgs__label_split(ds->y, n, threads, NULL, NULL);
     if (nl < 3 || d == 0)
         return TSGS_OK;
+    /* the labeled rows, in row order: the passes below visit only them */
+    size_t *rows = malloc(sizeof(size_t) * nl);
     double *lab = malloc(sizeof(double) * nl);
-    if (!lab)
+    if (!rows || !lab) {
+        free(rows);
+        free(lab);
         return TSGS__NOMEM(err);
-    for (size_t i = 0, j = 0; i < n; i++)
-        if (!isnan(ds->y[i]))
-            lab[j++] = ds->y[i];
+    }
+    tsgs__label_split(ds->y, n, threads, rows, NULL);
+    for (size_t j = 0; j < nl; j++)
+        lab[j] = ds->y[rows[j]];
     qsort(lab, nl, sizeof(double), cmp_label);
     size_t K = 0;
     for (size_t j = 0; j < nl; j++)
         if (j == 0 || lab[j] != lab[K - 1])
             lab[K++] = lab[j];
     if (K < 2) {
+        free(rows);
         free(lab);
         return TSGS_OK;
     }
@@ -60,13 +64,13 @@ static tsgs_status class_stretch(const tsgs_dataset *ds, double *mul,
     double *all = calloc(d, sizeof(double));     /* then the labeled mean */
     double *ssw = calloc(d, sizeof(double)), *sst = calloc(d, sizeof(double));
     if (!cnt || !sum || !all || !ssw || !sst) {
-        free(lab); free(cnt); free(sum); free(all); free(ssw); free(sst);
+        free(rows); free(lab); free(cnt); free(sum); free(all); free(ssw);
+        free(sst);
         return TSGS__NOMEM(err);
     }
     for (int pass = 0; pass < 2; pass++) {
-        for (size_t i = 0; i < n; i++) {
-            if (isnan(ds->y[i]))
-                continue;
+        for (size_t j = 0; j < nl; j++) {
+            const size_t i = rows[j];
             const double *c = bsearch(&ds->y[i], lab, K, sizeof(double),
                                       cmp_label);
             const size_t ci = (size_t)(c - lab);
@@ -105,7 +109,8 @@ static tsgs_status class_stretch(const tsgs_dataset *ds, double *mul,
                        : sqrt(t / w);
         mul[k] *= r < 1.0 ? 1.0 : r;
     }
-    free(lab); free(cnt); free(sum); free(all); free(ssw); free(sst);
+    free(rows); free(lab); free(cnt); free(sum); free(all); free(ssw);
+    free(sst);
     return TSGS_OK;
 }
 
@@ -369,7 +374,7 @@ tsgs_status tsgs__scaler_fit_threads(const tsgs_dataset *ds,
             }
         }
         if (kind == TSGS_SCALE_CLASS &&
-            (st = class_stretch(ds, s.mul, err)) != TSGS_OK)
+            (st = class_stretch(ds, threads, s.mul, err)) != TSGS_OK)
             goto fail;
     } else {
         for (size_t k = 0; k < d; k++) {

@@ -395,6 +395,51 @@ START_TEST(wrap_dense_borrows_rows)
 }
 END_TEST
 
+/* The labeled and unlabeled rows' lists against one loop written out:
+ * several chunks of the team's split (65,536 rows) and a part one, a
+ * chunk with no labels, one all labeled, 1-3 threads, either list left
+ * out. */
+START_TEST(label_split_matches_a_plain_loop)
+{
+    const size_t n = 3 * 65536 + 1234;
+    double *y = malloc(sizeof(double) * n);
+    size_t *want_l = malloc(sizeof(size_t) * n);
+    size_t *want_u = malloc(sizeof(size_t) * n);
+    size_t *l = malloc(sizeof(size_t) * n), *u = malloc(sizeof(size_t) * n);
+    ck_assert(y && want_l && want_u && l && u);
+    size_t nl = 0, nu = 0;
+    for (size_t i = 0; i < n; i++) {
+        const int chunk = (int)(i / 65536);
+        const int labeled = chunk == 1   ? 0             /* none */
+                            : chunk == 2 ? 1             /* all */
+                                         : (i * 7919u) % 13u < 3u;
+        y[i] = labeled ? (double)(i % 3) - 1.0 : NAN;
+        if (labeled)
+            want_l[nl++] = i;
+        else
+            want_u[nu++] = i;
+    }
+    for (int threads = 1; threads <= 3; threads++) {
+        memset(l, 0xff, sizeof(size_t) * n);
+        memset(u, 0xff, sizeof(size_t) * n);
+        ck_assert_uint_eq(tsgs__label_split(y, n, threads, l, u), nl);
+        ck_assert_mem_eq(l, want_l, sizeof(size_t) * nl);
+        ck_assert_mem_eq(u, want_u, sizeof(size_t) * nu);
+        ck_assert_uint_eq(tsgs__label_split(y, n, threads, NULL, NULL), nl);
+        memset(u, 0xff, sizeof(size_t) * n);
+        ck_assert_uint_eq(tsgs__label_split(y, n, threads, NULL, u), nl);
+        ck_assert_mem_eq(u, want_u, sizeof(size_t) * nu);
+        size_t few = 0; /* fewer rows than a chunk: one loop */
+        while (few < nl && want_l[few] < 100)
+            few++;
+        memset(l, 0xff, sizeof(size_t) * n);
+        ck_assert_uint_eq(tsgs__label_split(y, 100, threads, l, NULL), few);
+        ck_assert_mem_eq(l, want_l, sizeof(size_t) * few);
+    }
+    free(y); free(want_l); free(want_u); free(l); free(u);
+}
+END_TEST
+
 Suite *dataset_suite(void)
 {
     Suite *s = suite_create("dataset");
@@ -402,6 +447,7 @@ Suite *dataset_suite(void)
     tcase_add_test(tc, from_dense_copies_and_accessors);
     tcase_add_test(tc, internal_new_is_empty);
     tcase_add_test(tc, wrap_dense_borrows_rows);
+    tcase_add_test(tc, label_split_matches_a_plain_loop);
     suite_add_tcase(s, tc);
     tc = tcase_create("append");
     tcase_add_test(tc, append_pads_narrower_source);

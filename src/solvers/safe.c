@@ -164,18 +164,14 @@ static tsgs_status gather_rows(safe_t *s, tsgs_error *err)
         free(lidx);
         return TSGS__NOMEM(err);
     }
-    size_t il = 0, iu = 0, npos = 0;
-    for (size_t i = 0; i < ds->n; i++) {
-        if (isnan(ds->y[i])) {
-            uidx[iu++] = i;
-            continue;
-        }
-        lidx[il] = i;
+    tsgs__label_split(ds->y, ds->n, s->threads, lidx, uidx);
+    size_t npos = 0;
+    for (size_t il = 0; il < s->nl; il++) {
+        const size_t i = lidx[il];
         s->yl[il] = ds->y[i] == s->pos_label ? 1.0 : -1.0;
         if (s->ovr)
             s->ylc[il] = s->ovr->y[i];
         npos += s->yl[il] > 0;
-        il++;
     }
     bad = tsgs__rows_gather(&s->XL, ds, s->scaler, lidx, s->nl);
     free(lidx);
@@ -1026,7 +1022,7 @@ static tsgs_status safe_train(const tsgs_dataset *ds, const tsgs_params *p,
     s.threads = tsgs__threads_resolve(p->threads);
     s.t_start = now_s();
     s.d = ds->d;
-    s.nl = tsgs_dataset_labeled_count(ds);
+    s.nl = tsgs__label_split(ds->y, ds->n, s.threads, NULL, NULL);
     s.pos_label = pos;
     double *cand_w = NULL, cand_b[1 + N_TEMPS];
     safe_selection sel;

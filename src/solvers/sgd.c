@@ -43,14 +43,11 @@ static tsgs_status gather_labeled(run_t *r, const tsgs__train_job *job,
     if (!r->lidx || !r->yl ||
         tsgs__rows_init(&r->XL, ds, &job->scaler, r->nl))
         return TSGS__NOMEM(err);
-    size_t il = 0;
-    for (size_t i = 0; i < ds->n; i++) {
-        if (isnan(ds->y[i]))
-            continue;
-        r->yl[il] = ds->y[i] == job->label_pos ? 1.0 : -1.0;
-        r->lidx[il] = i; /* the file's rows to gather, then batch order */
-        il++;
-    }
+    /* the file's rows to gather, then batch order */
+    tsgs__label_split(ds->y, ds->n, tsgs__threads_resolve(job->p.threads),
+                      r->lidx, NULL);
+    for (size_t il = 0; il < r->nl; il++)
+        r->yl[il] = ds->y[r->lidx[il]] == job->label_pos ? 1.0 : -1.0;
     if (tsgs__rows_gather(&r->XL, ds, &job->scaler, r->lidx, r->nl))
         return TSGS__NOMEM(err);
     for (size_t i = 0; i < r->nl; i++)
@@ -123,10 +120,8 @@ static tsgs_status run_setup(run_t *r, tsgs_model *m, long max_blocks,
         !r->gl || !r->ubatch || !r->ubatch_next ||
         !r->draws || !r->part || !r->chunks_taken)
         return TSGS__NOMEM(err);
-    size_t iu = 0;
-    for (size_t i = 0; i < ds->n && r->nu; i++) /* DSG leaves them out */
-        if (isnan(ds->y[i]))
-            r->uidx[iu++] = i;
+    if (r->nu) /* (DSG leaves them out) */
+        tsgs__label_split(ds->y, ds->n, r->threads, NULL, r->uidx);
     if (r->frs)
         tsgs__eval_features(d, m->panel, m->phase, r->frs_groups, r->XL.x,
                             r->nl, r->threads, r->fcl,
@@ -550,7 +545,8 @@ static tsgs_status sgd_train(tsgs__train_job *job, tsgs_model **out,
     r.p = job->p;
     r.opt = job->opt;
     r.d = ds->d;
-    r.nl = tsgs_dataset_labeled_count(ds);
+    r.nl = tsgs__label_split(ds->y, ds->n,
+                             tsgs__threads_resolve(job->p.threads), NULL, NULL);
     const int supervised = r.p.solver == TSGS_SOLVER_DSG ||
                            r.p.solver == TSGS_SOLVER_CDSG;
     r.nu = supervised ? 0 : ds->n - r.nl; /* DSG leaves them out */

@@ -1,0 +1,77 @@
+/* The labeled and unlabeled rows' indices, in row order. A scan of every
+ * label and a write of every unlabeled row's index: on millions of rows
+ * (5M: 22 ms on one thread, most of it the first touch of the index
+ * array) the team splits the rows into chunks, counts each chunk's
+ * labeled rows, and fills each chunk at its offsets, so that the lists
+ * are the same on any number of threads. */
+#include "internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+/* Rows per chunk of the team's split. */
+#define SPLIT_CHUNK 65536
+
+static size_t split_serial(const double *y, size_t i0, size_t i1,
+                           size_t *lidx, size_t *uidx)
+{
+    size_t nl = 0, nu = 0;
+    for (size_t i = i0; i < i1; i++) {
+        if (isnan(y[i])) {
+            if (uidx)
+                uidx[nu] = i;
+            nu++;
+        } else {
+            if (lidx)
+                lidx[nl] = i;
+            nl++;
+        }
+    }
+    return nl;
+}
+
+size_t tsgs__label_split(const double *y, size_t n, int threads, size_t *lidx,
+                         size_t *uidx)
+{
+    const size_t nch = (n + SPLIT_CHUNK - 1) / SPLIT_CHUNK;
+    size_t *labeled = threads > 1 && nch > 1 ? malloc(sizeof(size_t) * nch)
+                                              : NULL;
+    if (!labeled) /* (one thread, few rows, or no memory: one loop) */
+        return split_serial(y, 0, n, lidx, uidx);
+    const long chunks = (long)nch;
+    size_t total = 0;
+#ifdef _OPENMP
+#pragma omp parallel num_threads(threads)
+#endif
+    {
+#ifdef _OPENMP
+#pragma omp for schedule(static)
+#endif
+        for (long c = 0; c < chunks; c++) {
+            const size_t i0 = (size_t)c * SPLIT_CHUNK;
+            const size_t i1 = n - i0 < SPLIT_CHUNK ? n : i0 + SPLIT_CHUNK;
+            labeled[c] = split_serial(y, i0, i1, NULL, NULL);
+        }
+#ifdef _OPENMP
+#pragma omp single
+#endif
+        for (long c = 0; c < chunks; c++) { /* each chunk's first offset */
+            const size_t here = labeled[c];
+            labeled[c] = total;
+            total += here;
+        }
+        if (lidx || uidx) {
+#ifdef _OPENMP
+#pragma omp for schedule(static)
+#endif
+            for (long c = 0; c < chunks; c++) {
+                const size_t i0 = (size_t)c * SPLIT_CHUNK;
+                const size_t i1 = n - i0 < SPLIT_CHUNK ? n : i0 + SPLIT_CHUNK;
+                split_serial(y, i0, i1, lidx ? lidx + labeled[c] : NULL,
+                             uidx ? uidx + (i0 - labeled[c]) : NULL);
+            }
+        }
+    }
+    free(labeled);
+    return total;
+}
