@@ -75,7 +75,7 @@ TSAN_B := build-tsan
 TSAN_CC ?= clang-14
 ARCHER ?= /usr/lib/llvm-14/lib/libarcher.so
 TSAN_SUITES ?= kernel cv train:threads multiclass:threads sparse scaler \
-               shuffle order finite
+               shuffle order finite s3vm_path dataset
 TSAN_FLAGS := -O1 -g -fsanitize=thread -fno-omit-frame-pointer
 test-tsan:
 	$(MAKE) B=$(TSAN_B) CC=$(TSAN_CC) CFLAGS="$(TSAN_FLAGS)" \

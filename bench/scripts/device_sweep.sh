@@ -4,9 +4,11 @@
 # 2-core machine and carried with their shared libraries (the lent
 # machine has no Debian packages), run through the carried loader.
 #   1. whole training (the tool's "trained" time: (sigma, C) grid, warm
-#      start, shuffles and steps; reading left out), TSG defaults, 200
-#      labels, one pass, SYNTHETIC SUSY-shaped rows as .npy, thread counts
-#      interleaved run by run: 1M rows at 1..N threads, 5M rows at a few;
+#      start, shuffles and steps; reading left out), with the defaults of
+#      each solver SOLVERS names (default "tsg safe": safe is the tool's
+#      default), 200 labels, one pass, SYNTHETIC SUSY-shaped rows as .npy,
+#      thread counts interleaved run by run: 1M rows at 1..N threads, 5M
+#      rows at a few;
 #   2. the same at N threads under each --bind policy;
 #   3. JOBS concurrent 1-thread runs against one alone (the binding
 #      default must not pile jobs onto one core);
@@ -55,10 +57,11 @@ header() {
         "$(date -u +%Y-%m-%dT%H:%MZ)"
     printf '# load_at_start\t%s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
 }
-trained() { # threads bind file [build]: seconds of training
+trained() { # threads bind file [build [solver]]: seconds of training
     local exe=$bundle/tsgs3vm
     [ "${4:-after}" = before ] && exe=$bundle/tsgs3vm-before
-    run "$exe" train --solver tsg --labeled 200 --threads "$1" --bind "$2" \
+    run "$exe" train --solver "${5:-tsg}" --labeled 200 --threads "$1" \
+        --bind "$2" \
         --test-every 0 "$3" "$data/m.$$.model" 2>&1 |
         sed -n 's/^trained: .*, \([0-9.]*\)s; model.*/\1/p'
 }
@@ -81,6 +84,7 @@ want() { case " $parts " in *" $1 "*) return 0 ;; esac; return 1; }
 
 # 1. thread sweep of the whole training
 declare -A t
+solvers=${SOLVERS:-tsg safe}
 if want sweep; then
 sweep1=$(seq 1 "$cores")
 sweep5="1 2 4 8 12 $cores"
@@ -89,28 +93,32 @@ for r in $(seq "$runs"); do
         list=$sweep1
         [ $n = $big ] && list=$sweep5
         for th in $list; do
-            for b in $builds; do
-                t[$b,$n,$th]+="$(trained "$th" auto "$data/susy-$n.npy" $b) "
+            for sv in $solvers; do
+                for b in $builds; do
+                    t[$sv,$b,$n,$th]+="$(trained "$th" auto "$data/susy-$n.npy" $b $sv) "
+                done
             done
         done
     done
 done
 {
     header
-    printf '# data\tSYNTHETIC SUSY-shaped .npy (tsgs3vm synth), 18 features; 200 labeled; tsg defaults, one pass, --bind auto\n'
-    printf 'build\trows\tthreads\ttrain_s_median\tspeedup\tefficiency\truns\n'
+    printf '# data\tSYNTHETIC SUSY-shaped .npy (tsgs3vm synth), 18 features; 200 labeled; each solver with its defaults, one pass, --bind auto\n'
+    printf 'solver\tbuild\trows\tthreads\ttrain_s_median\tspeedup\tefficiency\truns\n'
+    for sv in $solvers; do
     for b in $builds; do
         for n in $small $big; do
             list=$sweep1
             [ $n = $big ] && list=$sweep5
             base=
             for th in $list; do
-                med=$(printf '%s\n' ${t[$b,$n,$th]} | median)
+                med=$(printf '%s\n' ${t[$sv,$b,$n,$th]} | median)
                 [ -n "$base" ] || base=$med
-                awk -v bd=$b -v n=$n -v th=$th -v m=$med -v b=$base -v r=$runs \
-                    'BEGIN {printf "%s\t%s\t%s\t%s\t%.3f\t%.3f\t%s\n", bd, n, th, m, b/m, b/m/th, r}'
+                awk -v sv=$sv -v bd=$b -v n=$n -v th=$th -v m=$med -v b=$base -v r=$runs \
+                    'BEGIN {printf "%s\t%s\t%s\t%s\t%s\t%.3f\t%.3f\t%s\n", sv, bd, n, th, m, b/m, b/m/th, r}'
             done
         done
+    done
     done
 } >"$out/thread-sweep.tsv"
 echo "sweep done $(date -u +%T)" >&2
