@@ -30,6 +30,12 @@ static size_t split_serial(const double *y, size_t i0, size_t i1,
     return nl;
 }
 
+/* The end of the chunk of rows that starts at i0. */
+static size_t chunk_end(size_t n, size_t i0)
+{
+    return n - i0 < SPLIT_CHUNK ? n : i0 + SPLIT_CHUNK;
+}
+
 size_t tsgs__label_split(const double *y, size_t n, int threads, size_t *lidx,
                          size_t *uidx)
 {
@@ -49,8 +55,7 @@ size_t tsgs__label_split(const double *y, size_t n, int threads, size_t *lidx,
 #endif
         for (long c = 0; c < chunks; c++) {
             const size_t i0 = (size_t)c * SPLIT_CHUNK;
-            const size_t i1 = n - i0 < SPLIT_CHUNK ? n : i0 + SPLIT_CHUNK;
-            labeled[c] = split_serial(y, i0, i1, NULL, NULL);
+            labeled[c] = split_serial(y, i0, chunk_end(n, i0), NULL, NULL);
         }
 #ifdef _OPENMP
 #pragma omp single
@@ -66,8 +71,8 @@ size_t tsgs__label_split(const double *y, size_t n, int threads, size_t *lidx,
 #endif
             for (long c = 0; c < chunks; c++) {
                 const size_t i0 = (size_t)c * SPLIT_CHUNK;
-                const size_t i1 = n - i0 < SPLIT_CHUNK ? n : i0 + SPLIT_CHUNK;
-                split_serial(y, i0, i1, lidx ? lidx + labeled[c] : NULL,
+                split_serial(y, i0, chunk_end(n, i0),
+                             lidx ? lidx + labeled[c] : NULL,
                              uidx ? uidx + (i0 - labeled[c]) : NULL);
             }
         }

@@ -415,7 +415,8 @@ static tsgs_status run_path_task(const path_tasks *pt, int task)
         const float *x = s->Phi + i * D;
         for (int c = 0; c < nc; c++) {
             const double g = cb[c] + tsgs__dot_fd(x, cw + (size_t)c * D, D);
-            const size_t at = ((size_t)c * SELECT_REPEATS + (size_t)rep) * nl + i;
+            const size_t at =
+                ((size_t)c * SELECT_REPEATS + (size_t)rep) * nl + i;
             pt->ok[at] = (unsigned char)((g > 0.0 ? 1.0 : -1.0) == s->yl[i]);
             if (pt->oof)
                 pt->oof[at] = g;
