@@ -106,6 +106,11 @@ size_t tsgs__first_nonfinite(const float *x, size_t count, int threads);
  * same lists on any number. */
 size_t tsgs__label_split(const double *y, size_t n, int threads, size_t *lidx,
                          size_t *uidx);
+/* The rows of the unlabeled rows' ordinals ord[0..n) (ascending: the k-th
+ * unlabeled row, counting from 0), in place, from the labeled rows' list
+ * lidx (nl, ascending). */
+void tsgs__unlabeled_rows(const size_t *lidx, size_t nl, size_t *ord,
+                          size_t n);
 
 /* ---------------------------------------------------------- shuffle.c */
 
@@ -130,6 +135,12 @@ void tsgs__shuffle_team(size_t *idx, size_t n, const tsgs__shuffle_key *k,
  * order on any number. */
 void tsgs__seeded_shuffle(size_t *idx, size_t n, uint64_t seed, uint64_t tag,
                           int threads);
+/* The places whose entries tsgs__seeded_shuffle (of n entries, the same
+ * seed and tag) puts in its first k places, ascending, into pos (min(k,
+ * n) of them), in O(n) draws but without the shuffle's swaps; the same
+ * on any number of threads. 0, or -1 when out of memory. */
+int tsgs__seeded_sample(size_t n, size_t k, uint64_t seed, uint64_t tag,
+                        int threads, size_t *pos);
 
 /* ----------------------------------------------------------- scaler.c */
 
@@ -319,6 +330,10 @@ void tsgs__normal_pair(tsgs__u32x4 r, double *z0, double *z1);
 /* Uniform integer in [0, n) from (seed, stream, counter). */
 uint64_t tsgs__below(uint64_t seed, uint32_t stream, uint64_t counter,
                      uint64_t n);
+/* out[q] = tsgs__below(seed, stream, key ^ i, i) for i = hi - q, q = 0 ..
+ * len - 1 (hi >= len): a seeded shuffle's draws, several at a time. */
+void tsgs__below_run(uint64_t seed, uint32_t stream, uint64_t key,
+                     size_t hi, size_t len, size_t *out);
 
 /* z % i without a division, for a divisor used many times: m =
  * tsgs__mod_magic(i) = floor((2^64 - 1) / i) makes floor(z m / 2^64) the

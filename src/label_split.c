@@ -80,3 +80,16 @@ size_t tsgs__label_split(const double *y, size_t n, int threads, size_t *lidx,
     free(labeled);
     return total;
 }
+
+/* The k-th unlabeled row is row k + L, L the labeled rows before it: with
+ * the ordinals ascending, L only grows. */
+void tsgs__unlabeled_rows(const size_t *lidx, size_t nl, size_t *ord,
+                          size_t n)
+{
+    size_t L = 0;
+    for (size_t q = 0; q < n; q++) {
+        while (L < nl && lidx[L] <= ord[q] + L)
+            L++;
+        ord[q] += L;
+    }
+}

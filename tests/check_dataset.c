@@ -398,7 +398,7 @@ END_TEST
 /* The labeled and unlabeled rows' lists against one loop written out:
  * several chunks of the team's split (65,536 rows) and a part one, a
  * chunk with no labels, one all labeled, 1-3 threads, either list left
- * out. */
+ * out; and unlabeled rows found by their ordinals. */
 START_TEST(label_split_matches_a_plain_loop)
 {
     const size_t n = 3 * 65536 + 1234;
@@ -436,6 +436,19 @@ START_TEST(label_split_matches_a_plain_loop)
         ck_assert_uint_eq(tsgs__label_split(y, 100, threads, l, NULL), few);
         ck_assert_mem_eq(l, want_l, sizeof(size_t) * few);
     }
+    /* unlabeled rows by their ordinals, from the labeled rows' list:
+     * every 997th, the first and the last */
+    size_t m = 0;
+    for (size_t q = 0; q < nu; q += 997)
+        u[m++] = q;
+    if (u[m - 1] != nu - 1)
+        u[m++] = nu - 1;
+    for (size_t q = 0; q < m; q++)
+        l[q] = u[q];
+    tsgs__unlabeled_rows(want_l, nl, u, m);
+    for (size_t q = 0; q < m; q++)
+        ck_assert_uint_eq(u[q], want_u[l[q]]);
+    ck_assert_uint_eq(l[m - 1], nu - 1);
     free(y); free(want_l); free(want_u); free(l); free(u);
 }
 END_TEST

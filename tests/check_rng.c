@@ -186,6 +186,25 @@ START_TEST(pack_matches_directions)
 }
 END_TEST
 
+/* The shuffle's draws four at a time are tsgs__below's, one by one: runs
+ * of lengths 0-9 (whole and part fours), a key with high bits, counters
+ * across 2^32. */
+START_TEST(below_run_equals_below)
+{
+    const uint64_t key = UINT64_C(0x5a) << 40;
+    const size_t his[] = {9, 1000, (size_t)UINT32_MAX + 5};
+    size_t out[9];
+    for (size_t h = 0; h < sizeof his / sizeof his[0]; h++)
+        for (size_t len = 0; len <= 9; len++) {
+            tsgs__below_run(77, 3, key, his[h], len, out);
+            for (size_t q = 0; q < len; q++) {
+                const size_t i = his[h] - q;
+                ck_assert_uint_eq(out[q], tsgs__below(77, 3, key ^ i, i));
+            }
+        }
+}
+END_TEST
+
 Suite *rng_suite(void)
 {
     Suite *s = suite_create("rng");
@@ -195,6 +214,7 @@ Suite *rng_suite(void)
     tcase_add_test(tc, uniform_open_interval);
     tcase_add_test(tc, normal_moments);
     tcase_add_test(tc, below_in_range_and_uniform);
+    tcase_add_test(tc, below_run_equals_below);
     tcase_add_test(tc, directions_regenerate_in_any_order);
     tcase_add_test(tc, direction_distributions);
     tcase_add_test(tc, pack_matches_directions);

@@ -143,28 +143,32 @@ static void report(const safe_t *s, long stage, const char *what)
 
 /* ---------------------------------------------------------- the data */
 
+/* The labeled rows and a seeded sample of the unlabeled ones (in file
+ * order: the rows that a seeded shuffle of the unlabeled rows' list puts
+ * first, all of them when the sample is not smaller), scaled. */
 static tsgs_status gather_rows(safe_t *s, tsgs_error *err)
 {
     const tsgs_dataset *ds = s->ds;
-    const size_t d = s->d;
-    size_t nu = ds->n - s->nl;
-    size_t cap = s->p.unlabeled_sample > 0 ? (size_t)s->p.unlabeled_sample
-                                           : nu;
+    const size_t nu = ds->n - s->nl;
+    const size_t cap = s->p.unlabeled_sample > 0
+                           ? (size_t)s->p.unlabeled_sample
+                           : nu;
     s->nw = nu < cap ? nu : cap;
-    (void)d;
     int bad = tsgs__rows_init(&s->XL, ds, s->scaler, s->nl) |
               tsgs__rows_init(&s->XW, ds, s->scaler, s->nw);
     s->yl = malloc(sizeof(double) * (s->nl ? s->nl : 1));
     if (s->ovr)
         s->ylc = malloc(sizeof(double) * (s->nl ? s->nl : 1));
-    size_t *uidx = malloc(sizeof(size_t) * (nu ? nu : 1));
     size_t *lidx = malloc(sizeof(size_t) * (s->nl ? s->nl : 1));
-    if (bad || !s->yl || (s->ovr && !s->ylc) || !uidx || !lidx) {
-        free(uidx);
+    size_t *widx = malloc(sizeof(size_t) * (s->nw ? s->nw : 1));
+    if (bad || !s->yl || (s->ovr && !s->ylc) || !lidx || !widx ||
+        tsgs__seeded_sample(nu, s->nw, s->p.seed, 1, s->threads, widx)) {
         free(lidx);
+        free(widx);
         return TSGS__NOMEM(err);
     }
-    tsgs__label_split(ds->y, ds->n, s->threads, lidx, uidx);
+    tsgs__label_split(ds->y, ds->n, s->threads, lidx, NULL);
+    tsgs__unlabeled_rows(lidx, s->nl, widx, s->nw);
     size_t npos = 0;
     for (size_t il = 0; il < s->nl; il++) {
         const size_t i = lidx[il];
@@ -173,32 +177,10 @@ static tsgs_status gather_rows(safe_t *s, tsgs_error *err)
             s->ylc[il] = s->ovr->y[i];
         npos += s->yl[il] > 0;
     }
-    bad = tsgs__rows_gather(&s->XL, ds, s->scaler, lidx, s->nl);
+    bad = tsgs__rows_gather(&s->XL, ds, s->scaler, lidx, s->nl) ||
+          tsgs__rows_gather(&s->XW, ds, s->scaler, widx, s->nw);
     free(lidx);
-    if (bad) {
-        free(uidx);
-        return TSGS__NOMEM(err);
-    }
-    /* a seeded sample of the unlabeled rows, kept in file order */
-    if (s->nw < nu) {
-        tsgs__seeded_shuffle(uidx, nu, s->p.seed, 1, s->threads);
-        size_t *cmp = uidx;
-        /* sort the first nw indices: insertion-free counting by marks */
-        unsigned char *mark = calloc(ds->n, 1);
-        if (!mark) {
-            free(uidx);
-            return TSGS__NOMEM(err);
-        }
-        for (size_t i = 0; i < s->nw; i++)
-            mark[cmp[i]] = 1;
-        size_t k = 0;
-        for (size_t i = 0; i < ds->n; i++)
-            if (mark[i])
-                uidx[k++] = i;
-        free(mark);
-    }
-    bad = tsgs__rows_gather(&s->XW, ds, s->scaler, uidx, s->nw);
-    free(uidx);
+    free(widx);
     if (bad)
         return TSGS__NOMEM(err);
     s->npos = npos;
