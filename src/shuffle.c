@@ -75,14 +75,20 @@ void tsgs__shuffle_team(size_t *idx, size_t n, const tsgs__shuffle_key *k,
 #endif
 }
 
+/* A team's scratch of two chunks of draws where `steps` fill more than
+ * one; else NULL (a chunk's draws or fewer: one thread, one loop). */
+static size_t *team_draws(size_t steps)
+{
+    return steps > TSGS__SHUFFLE_CHUNK
+               ? malloc(sizeof(size_t) * 2 * TSGS__SHUFFLE_CHUNK)
+               : NULL;
+}
+
 void tsgs__seeded_shuffle(size_t *idx, size_t n, uint64_t seed, uint64_t tag,
                           int threads)
 {
     const tsgs__shuffle_key k = {seed, TSGS__STREAM_SAFE, tag << 40};
-    /* a chunk's draws or fewer: one thread, one loop */
-    size_t *draws = n > TSGS__SHUFFLE_CHUNK
-                        ? malloc(sizeof(size_t) * 2 * TSGS__SHUFFLE_CHUNK)
-                        : NULL;
+    size_t *draws = team_draws(n);
     if (draws) {
 #ifdef _OPENMP
 #pragma omp parallel num_threads(threads) if (threads > 1)
@@ -167,9 +173,7 @@ int tsgs__seeded_sample(size_t n, size_t k, uint64_t seed, uint64_t tag,
         return -1;
     for (size_t p = 0; p < k; p++)
         in[p >> 6] |= (uint64_t)1 << (p & 63);
-    size_t *draws = n - k > TSGS__SHUFFLE_CHUNK
-                        ? malloc(sizeof(size_t) * 2 * TSGS__SHUFFLE_CHUNK)
-                        : NULL;
+    size_t *draws = team_draws(n - k);
     if (draws) {
 #ifdef _OPENMP
 #pragma omp parallel num_threads(threads) if (threads > 1)
