@@ -100,6 +100,8 @@ tsgs_status tsgs__dataset_new(size_t d, size_t cap, tsgs_dataset **out,
  * when there is none; the threads split the array when it is large. */
 size_t tsgs__first_nonfinite(const float *x, size_t count, int threads);
 
+/* ------------------------------------------------------ label_split.c */
+
 /* The indices of y's labeled rows (not NaN) into lidx and of its
  * unlabeled rows into uidx, each in row order (either may be NULL);
  * returns the labeled rows' count. The threads split large arrays: the
