@@ -86,6 +86,7 @@ want() { case " $parts " in *" $1 "*) return 0 ;; esac; return 1; }
 declare -A t
 solvers=${SOLVERS:-tsg safe}
 if want sweep; then
+printf 'run\tsolver\tbuild\trows\tthreads\ttrain_s\n' >"$out/sweep-raw.tsv"
 sweep1=$(seq 1 "$cores")
 sweep5="1 2 4 8 12 $cores"
 for r in $(seq "$runs"); do
@@ -95,7 +96,10 @@ for r in $(seq "$runs"); do
         for th in $list; do
             for sv in $solvers; do
                 for b in $builds; do
-                    t[$sv,$b,$n,$th]+="$(trained "$th" auto "$data/susy-$n.npy" $b $sv) "
+                    v=$(trained "$th" auto "$data/susy-$n.npy" $b $sv)
+                    t[$sv,$b,$n,$th]+="$v "
+                    # each time as it comes, so a call cut short keeps them
+                    printf '%s\t%s\t%s\t%s\t%s\t%s\n' $r $sv $b $n $th "$v" >>"$out/sweep-raw.tsv"
                 done
             done
         done
