@@ -69,6 +69,23 @@ _Static_assert(FIRST_CANDIDATE >= 1 && FIRST_CANDIDATE <= N_TEMPS,
  * the test rows). Measured in bench/results/safe-default/. */
 #define PATH_MARGIN_SD 0.5
 #define MAJORITY_MARGIN_SD 1.0
+/* The cluster arm (issue #29): beside the path at the grid's (sigma, C),
+ * a path at the median-distance width sigma0 and a small per-row C, on
+ * labeled and unlabeled rows alike. The grid fits C to a few dozen
+ * labels and picks a large one; at a small C the unlabeled rows'
+ * clusters shape the boundary and the labels only orient it. On
+ * SYNTHETIC families whose clusters are the classes (50-d and 241-d
+ * Gaussians, two moons; 10-50 random labels) its path scored 4-14 points
+ * above the grid's and LIBSVM's; on the real sets (cod-rna, SUSY, skin,
+ * ijcnn1; 200 labels) it scored below them, and the selection's CV saw
+ * it (bench/results/gain/). Both paths' candidates meet in one
+ * selection. */
+#define CLUSTER_C 0.25
+/* Candidates of the selection: the supervised SVM, then each arm's path
+ * solutions from FIRST_CANDIDATE on (one-vs-rest: every temperature of
+ * the grid's arm). */
+#define ARMS 2
+#define MAX_CANDIDATES (1 + ARMS * N_TEMPS)
 
 static double now_s(void)
 {
@@ -101,6 +118,7 @@ typedef struct {
     tsgs__fspec fs;
     tsgs__grid_choice grid; /* sigma, C and the grid's C path, which the
                                supervised fits follow as the grid did */
+    double sigma0;     /* the median-distance width the grid centres on */
     double c_unl;      /* per-row unlabeled weight */
     float *Phi;        /* (nl + nw) x D features at the chosen sigma */
     double *mphi;      /* mean feature row of the unlabeled sample */
@@ -216,6 +234,7 @@ static tsgs_status choose_c_sigma(safe_t *s, tsgs_error *err)
         s->p.seed, s->threads, s->ovr ? s->ylc : NULL};
     if ((st = tsgs__select_grid(&g, &s->grid, err)) != TSGS_OK)
         return st;
+    s->sigma0 = sigma0;
     s->fs.sigma = s->grid.sigma;
     if (s->ovr && s->ovr_class == 0) {
         s->ovr->grid = s->grid;
@@ -350,7 +369,12 @@ done:
 
 /* What the safe selection found. */
 typedef struct {
-    double acc[1 + N_TEMPS]; /* each candidate's CV accuracy */
+    int n;                     /* candidates */
+    int arm[MAX_CANDIDATES];   /* 0: the grid's (sigma, C); 1: the cluster
+                                  arm */
+    int cand[MAX_CANDIDATES];  /* the arm's candidate: 0 the supervised
+                                  SVM, c the path at TEMPS[c - 1] */
+    double acc[MAX_CANDIDATES]; /* each candidate's CV accuracy */
     double path_cv; /* the path's, its temperature chosen on the other repeat */
     int best;       /* the path's candidate with the most held-out rows right */
     int kept;       /* the candidate kept (0: the supervised SVM) */
@@ -409,71 +433,106 @@ static tsgs_status run_path_task(const path_tasks *pt, int task)
     return st;
 }
 
-/* The path on every labeled row (into cand_w, cand_b) and, side by side
- * with it, the path of each CV fold with that fold's labels held out;
- * sel gets the CV figures and the choice (see the end). oof (if
- * not NULL) gets every held-out decision value, candidate c's of row i in
- * repeat r at oof[(c * SELECT_REPEATS + r) * nl + i]: what probability
- * outputs are fitted on. The k + 1 paths are spread over the threads,
- * a path to a thread: its steps are too short for a parallel region each
- * (one costs more than it saves, and a lot more when the machine is
- * busy). Only the threads left without a path at the end share the work
- * of the paths still running (tsgs__path_team): with 11 paths on 2
- * threads one thread idled through the last (a tenth of the stage). */
-static tsgs_status paths_and_selection(safe_t *s, double *cand_w,
-                                       double *cand_b, safe_selection *sel,
-                                       double *oof, tsgs_error *err)
+/* One arm of the selection: a setting's path on every labeled row (into
+ * cand_w, cand_b: 1 + N_TEMPS candidates, the supervised one first) and
+ * the held-out records of its fold paths, laid out as ok[(c *
+ * SELECT_REPEATS + r) * nl + i]; oof (if not NULL) gets every held-out
+ * decision value at the same place: what probability outputs are fitted
+ * on. */
+typedef struct {
+    const safe_t *s;
+    double *cand_w, *cand_b;
+    unsigned char *ok;
+    double *oof;
+} safe_arm;
+
+/* The paths of every arm as tasks of one team, each arm's path on every
+ * row first: the k folds of each repeat (their held-out rows' records)
+ * and the path on every row. A path's steps are too short for a parallel
+ * region each (one costs more than it saves, and a lot more when the
+ * machine is busy), so a path runs on one thread; only the threads left
+ * without a path at the end share the work of the paths still running
+ * (tsgs__path_team): with 11 paths on 2 threads one thread idled through
+ * the last (a tenth of the stage). */
+static tsgs_status run_paths(const safe_arm *arms, int narms, int k,
+                             const int *fold, int threads)
 {
-    const size_t nl = s->nl;
-    const int k = nl < FOLDS ? (int)nl : FOLDS;
-    const int nc = 1 + N_TEMPS;
-    const int ntasks = SELECT_REPEATS * k; /* + 1: the path on every row */
-    int *fold = malloc(sizeof(int) * nl * SELECT_REPEATS);
-    size_t *scr = malloc(sizeof(size_t) * nl);
-    /* ok[(c * SELECT_REPEATS + r) * nl + i]: candidate c got row i right
-     * in repeat r (one task per (repeat, row): no race) */
-    unsigned char *ok = malloc((size_t)nc * SELECT_REPEATS * nl);
+    const int per_arm = SELECT_REPEATS * k + 1; /* + the path on every row */
+    tsgs__path_team team = {1, narms * per_arm, 0};
     tsgs_status st = TSGS_OK;
-    if (!fold || !scr || !ok) {
-        st = TSGS__NOMEM(err);
-        goto done;
-    }
-    /* one-vs-rest: folds of the classes, the same for every class's run,
-     * so that the joint choice compares held-out rows across classes */
-    for (int rep = 0; rep < SELECT_REPEATS; rep++)
-        tsgs__stratified_folds(s->ovr ? s->ylc : s->yl, nl, k, s->p.seed,
-                               99 + (uint64_t)rep, scr,
-                               fold + (size_t)rep * nl);
-    /* the paths as tasks of one team, the path on every row first; the
-     * threads that find none left help the paths still running */
-    tsgs__path_team team = {1, ntasks + 1, 0};
-    const path_tasks pt = {s, k, ntasks, fold, &team, cand_w, cand_b, ok, oof};
+    path_tasks pt[ARMS];
+    for (int a = 0; a < narms; a++)
+        pt[a] = (path_tasks){arms[a].s, k, per_arm - 1, fold, &team,
+                             arms[a].cand_w, arms[a].cand_b, arms[a].ok,
+                             arms[a].oof};
 #ifdef _OPENMP
-#pragma omp parallel num_threads(s->threads)
+#pragma omp parallel num_threads(threads)
 #pragma omp single
 #endif
     {
 #ifdef _OPENMP
         team.threads = omp_get_num_threads();
+#else
+        (void)threads;
 #endif
-        for (int task = ntasks; task >= 0; task--) {
+        for (int a = 0; a < narms; a++)
+            for (int task = per_arm - 1; task >= 0; task--) {
 #ifdef _OPENMP
-#pragma omp task firstprivate(task)
+#pragma omp task firstprivate(a, task)
 #endif
-            if (run_path_task(&pt, task) != TSGS_OK) {
+                if (run_path_task(&pt[a], task) != TSGS_OK) {
 #ifdef _OPENMP
 #pragma omp atomic write
 #endif
-                st = TSGS_ERR_NOMEM;
+                    st = TSGS_ERR_NOMEM;
+                }
             }
+    }
+    return st;
+}
+
+/* The candidates the selection weighs, and their records side by side in
+ * ok (the same layout): the grid arm's supervised SVM, then each arm's
+ * path from `first` on, the cluster arm's before the grid's (ties go to
+ * the later candidate: to the grid's path, whose width the labels chose;
+ * at the median-distance width the cluster path smooths a curved
+ * boundary, e.g. 86% against 89% on a SYNTHETIC two moons with 10 labels
+ * where both were right on every held-out row). */
+static void gather_candidates(const safe_arm *arms, int narms, int first,
+                              size_t nl, safe_selection *sel,
+                              unsigned char *ok)
+{
+    const size_t per = (size_t)SELECT_REPEATS * nl;
+    sel->n = 0;
+    for (int a = narms; a >= 0; a--) { /* a == narms: the supervised SVM */
+        const int arm = a == narms ? 0 : a;
+        const int from = a == narms ? 0 : first;
+        const int to = a == narms ? 0 : N_TEMPS;
+        for (int c = from; c <= to; c++) {
+            memcpy(ok + (size_t)sel->n * per, arms[arm].ok + (size_t)c * per,
+                   per);
+            sel->arm[sel->n] = arm;
+            sel->cand[sel->n] = c;
+            sel->n++;
         }
     }
-    if (st != TSGS_OK) {
-        st = TSGS__NOMEM(err);
-        goto done;
-    }
+}
+
+/* The safe selection over the arms' records (see the end); sel gets the
+ * CV figures and the choice. */
+static tsgs_status choose_candidate(const safe_t *s, const safe_arm *arms,
+                                    int narms, int k, safe_selection *sel,
+                                    tsgs_error *err)
+{
+    const size_t nl = s->nl;
+    const int first = s->ovr ? 1 : FIRST_CANDIDATE;
+    unsigned char *ok = malloc((size_t)MAX_CANDIDATES * SELECT_REPEATS * nl);
+    if (!ok)
+        return TSGS__NOMEM(err);
+    gather_candidates(arms, narms, first, nl, sel, ok);
     /* The best annealed candidate: the most held-out rows right, ties to
-     * the most annealed one. It is kept only where it gets more held-out
+     * the later one (the most annealed; the grid arm's after the cluster
+     * arm's). It is kept only where it gets more held-out
      * rows right than the supervised SVM, its temperature chosen on the
      * other repeat (the best of several scored on the rows that chose it
      * is optimistic: on susy-shaped data the path won that comparison on 7
@@ -502,12 +561,11 @@ static tsgs_status paths_and_selection(safe_t *s, double *cand_w,
     const double margin = s->ovr             ? 0.0
                           : fewest < (size_t)k ? INFINITY
                                                : PATH_MARGIN_SD;
-    const tsgs__heldout h = {ok, nl, SELECT_REPEATS, nc,
-                             s->ovr ? 1 : FIRST_CANDIDATE};
+    const tsgs__heldout h = {ok, nl, SELECT_REPEATS, sel->n, 1};
     tsgs__path_choice pc;
     tsgs__choose_path(&h, margin, &pc);
     sel->few_labels = isinf(margin);
-    for (int c = 0; c < nc; c++)
+    for (int c = 0; c < sel->n; c++)
         sel->acc[c] = (double)tsgs__heldout_right(&h, c) /
                       ((double)nl * SELECT_REPEATS);
     sel->best = pc.best;
@@ -519,13 +577,42 @@ static tsgs_status paths_and_selection(safe_t *s, double *cand_w,
                                                  MAJORITY_MARGIN_SD,
                                                  &major_right);
     sel->major_cv = (double)major_right / ((double)nl * SELECT_REPEATS);
+    free(ok);
+    return TSGS_OK;
+}
+
+/* The paths of every arm and the selection: arms[a].s's paths into
+ * arms[a]'s candidates and records, side by side with the same folds
+ * (the selection compares the arms row by row); sel gets the choice. */
+static tsgs_status paths_and_selection(const safe_arm *arms, int narms,
+                                       safe_selection *sel, tsgs_error *err)
+{
+    const safe_t *s = arms[0].s;
+    const size_t nl = s->nl;
+    const int k = nl < FOLDS ? (int)nl : FOLDS;
+    int *fold = malloc(sizeof(int) * nl * SELECT_REPEATS);
+    size_t *scr = malloc(sizeof(size_t) * nl);
+    tsgs_status st = TSGS_OK;
+    if (!fold || !scr) {
+        st = TSGS__NOMEM(err);
+        goto done;
+    }
+    /* one-vs-rest: folds of the classes, the same for every class's run,
+     * so that the joint choice compares held-out rows across classes */
+    for (int rep = 0; rep < SELECT_REPEATS; rep++)
+        tsgs__stratified_folds(s->ovr ? s->ylc : s->yl, nl, k, s->p.seed,
+                               99 + (uint64_t)rep, scr,
+                               fold + (size_t)rep * nl);
+    if (run_paths(arms, narms, k, fold, s->threads) != TSGS_OK) {
+        st = TSGS__NOMEM(err);
+        goto done;
+    }
+    st = choose_candidate(s, arms, narms, k, sel, err);
 done:
     free(fold);
     free(scr);
-    free(ok);
     return st;
 }
-
 /* Platt's sigmoid on candidate cand's held-out decision values, every
  * repeat of the selection's CV (laid out as paths_and_selection writes
  * oof), against the nl labeled rows' yl (+1 / -1) (probability.c). */
@@ -909,6 +996,27 @@ static tsgs_status compute_features(safe_t *s, int semi, tsgs_error *err)
     return TSGS_OK;
 }
 
+/* The cluster arm's settings: the grid arm's rows and labels (shared,
+ * not copied) at sigma0 and CLUSTER_C, with feature rows of its own. */
+static tsgs_status cluster_arm(const safe_t *s, safe_t *cl, tsgs_error *err)
+{
+    *cl = *s;
+    cl->Phi = NULL;
+    cl->mphi = NULL;
+    cl->fs.sigma = cl->grid.sigma = s->sigma0;
+    cl->grid.c_lib = cl->grid.c_path[0] = CLUSTER_C;
+    cl->grid.n_c_path = 1;
+    cl->grid.grid_cv = 0.0;
+    return compute_features(cl, 1, err);
+}
+
+/* Frees what cluster_arm made (the rest is the grid arm's). */
+static void cluster_arm_free(safe_t *cl)
+{
+    free(cl->Phi);
+    free(cl->mphi);
+}
+
 /* The note: what was chosen, which candidate was kept and why
  * (majority_label: the class predicted for every row, NAN for none). */
 static void describe(safe_t *s, int semi, int stopped,
@@ -916,6 +1024,15 @@ static void describe(safe_t *s, int semi, int stopped,
 {
     const double *acc = sel->acc;
     const int kept = sel->kept, best = sel->best;
+    /* the arm and temperature of the kept and of the best candidate */
+    char kept_arm[64] = "";
+    if (sel->arm[kept])
+        snprintf(kept_arm, sizeof kept_arm,
+                 " on the cluster path (sigma %.4g, C %g)", s->sigma0,
+                 CLUSTER_C);
+    const char *best_arm = sel->arm[best] ? " (cluster path)" : "";
+    const double kept_t = sel->cand[kept] ? TEMPS[sel->cand[kept] - 1] : 0;
+    const double best_t = sel->cand[best] ? TEMPS[sel->cand[best] - 1] : 0;
     int n = snprintf(s->note, sizeof s->note,
                      "safe: sigma %.4g, C %.4g (per row), grid CV %.1f%%; "
                      "kept ",
@@ -932,22 +1049,23 @@ static void describe(safe_t *s, int semi, int stopped,
                  100.0 * acc[kept], 100.0 * sel->major_cv);
     else if (kept)
         snprintf(rest, room,
-                 "annealed T = %g (CV %.1f%%, %.1f%% with the temperature "
-                 "chosen on the other repeat, vs supervised %.1f%%)",
-                 TEMPS[kept - 1], 100.0 * acc[kept], 100.0 * sel->path_cv,
+                 "annealed T = %g%s (CV %.1f%%, %.1f%% with the "
+                 "temperature chosen on the other repeat, vs supervised "
+                 "%.1f%%)",
+                 kept_t, kept_arm, 100.0 * acc[kept], 100.0 * sel->path_cv,
                  100.0 * acc[0]);
     else if (semi && sel->few_labels)
         snprintf(rest, room,
                  "supervised (a class has fewer labeled rows than the CV "
                  "has folds, too few to show that the unlabeled rows help: "
-                 "best annealed T = %g, CV %.1f%%, vs supervised %.1f%%)",
-                 TEMPS[best - 1], 100.0 * acc[best], 100.0 * acc[0]);
+                 "best annealed T = %g%s, CV %.1f%%, vs supervised %.1f%%)",
+                 best_t, best_arm, 100.0 * acc[best], 100.0 * acc[0]);
     else if (semi)
         snprintf(rest, room,
                  "supervised (the unlabeled rows did not help in CV: best "
-                 "annealed T = %g, CV %.1f%%, %.1f%% with the temperature "
+                 "annealed T = %g%s, CV %.1f%%, %.1f%% with the temperature "
                  "chosen on the other repeat, vs supervised %.1f%%)",
-                 TEMPS[best - 1], 100.0 * acc[best], 100.0 * sel->path_cv,
+                 best_t, best_arm, 100.0 * acc[best], 100.0 * sel->path_cv,
                  100.0 * acc[0]);
     else
         snprintf(rest, room, "%s",
@@ -1007,12 +1125,14 @@ static tsgs_status safe_train(const tsgs_dataset *ds, const tsgs_params *p,
     s.d = ds->d;
     s.nl = tsgs__label_split(ds->y, ds->n, s.threads, NULL, NULL);
     s.pos_label = pos;
-    double *cand_w = NULL, cand_b[1 + N_TEMPS];
+    safe_t cl; /* the cluster arm's settings and feature rows */
+    int narms = 1;
+    double *cand_w[ARMS] = {NULL}, cand_b[ARMS][1 + N_TEMPS];
+    unsigned char *ok[ARMS] = {NULL};
+    double *oof[ARMS] = {NULL};
     safe_selection sel;
     memset(&sel, 0, sizeof sel);
-    double *oof = NULL;
     tsgs_model *m = NULL;
-    int kept = 0;
     tsgs_status st = gather_rows(&s, err);
     if (st != TSGS_OK)
         goto done;
@@ -1026,58 +1146,76 @@ static tsgs_status safe_train(const tsgs_dataset *ds, const tsgs_params *p,
     int stopped = should_stop(&s);
 
     const int semi = s.nw > 0 && s.nl <= SEMI_LABELED_MAX && !stopped;
-    cand_w = malloc(sizeof(double) * s.D * (1 + N_TEMPS));
-    if (!cand_w) {
-        st = TSGS__NOMEM(err);
-        goto done;
-    }
     if ((st = compute_features(&s, semi, err)) != TSGS_OK)
         goto done;
+    /* the cluster arm where the user fixed neither sigma nor C (their
+     * setting is what they asked for) and on two classes */
+    if (semi && !ovr && p->sigma <= 0.0 && p->c <= 0.0) {
+        st = cluster_arm(&s, &cl, err);
+        narms = 2; /* cl's rows are freed at done either way */
+        if (st != TSGS_OK)
+            goto done;
+    }
     /* With probability outputs asked for, the selection's held-out
      * decision values (the same C, sigma and candidates) are kept for
      * Platt's fit below; without a selection, train.c fits them. */
-    if (semi && (p->probability || ovr) &&
-        !(oof = malloc(sizeof(double) * s.nl * SELECT_REPEATS *
-                       (1 + N_TEMPS)))) {
-        st = TSGS__NOMEM(err);
-        goto done;
+    const size_t records = (1 + N_TEMPS) * SELECT_REPEATS * s.nl;
+    for (int a = 0; a < narms; a++) {
+        cand_w[a] = malloc(sizeof(double) * s.D * (1 + N_TEMPS));
+        if (semi)
+            ok[a] = malloc(records);
+        if (semi && (p->probability || ovr))
+            oof[a] = malloc(sizeof(double) * records);
+        if (!cand_w[a] || (semi && !ok[a]) ||
+            (semi && (p->probability || ovr) && !oof[a])) {
+            st = TSGS__NOMEM(err);
+            goto done;
+        }
     }
-    if (semi)
-        st = paths_and_selection(&s, cand_w, cand_b, &sel, oof, err);
-    else
-        st = fit_path(&s, NULL, 0, NULL, 0, cand_w, cand_b, err);
+    if (semi) {
+        safe_arm arms[ARMS];
+        for (int a = 0; a < narms; a++)
+            arms[a] = (safe_arm){a ? &cl : &s, cand_w[a], cand_b[a], ok[a],
+                                 oof[a]};
+        st = paths_and_selection(arms, narms, &sel, err);
+    } else {
+        st = fit_path(&s, NULL, 0, NULL, 0, cand_w[0], cand_b[0], err);
+    }
     if (st != TSGS_OK)
         goto done;
     report(&s, 2, semi ? "semi-supervised paths and safe selection"
                        : "supervised fit");
     stopped = stopped || should_stop(&s);
-    kept = sel.kept;
+    /* the kept candidate: its arm, and its place among the arm's */
+    int arm = sel.arm[sel.kept], kept = sel.cand[sel.kept];
     const double major = semi && !stopped ? sel.major : 0.0;
     describe(&s, semi, stopped, &sel,
              major == 0.0 ? NAN : major > 0.0 ? pos : neg);
     if (major != 0.0) { /* the one class: no weights, the bias its sign */
-        memset(cand_w, 0, sizeof(double) * s.D);
-        cand_b[0] = major;
-        kept = 0;
+        arm = kept = 0;
+        memset(cand_w[0], 0, sizeof(double) * s.D);
+        cand_b[0][0] = major;
     }
-    st = make_model(&s, cand_w + (size_t)kept * s.D, cand_b[kept],
-                    kept > 0, neg, pos, scaler, &m, err);
+    if (arm) /* the model's settings are the cluster arm's, the note all */
+        memcpy(cl.note, s.note, sizeof s.note);
+    st = make_model(arm ? &cl : &s, cand_w[arm] + (size_t)kept * s.D,
+                    cand_b[arm][kept], kept > 0, neg, pos, scaler, &m, err);
     if (st != TSGS_OK)
         goto done;
-    if (oof && p->probability && major != 0.0) {
+    if (oof[arm] && p->probability && major != 0.0) {
         /* every decision value is the same: the prior alone */
         m->prob_a = 0.0;
         m->prob_b = log(((double)(s.nl - s.npos) + 1.0) /
                         ((double)s.npos + 1.0));
         m->has_prob = 1;
-    } else if (oof && p->probability &&
-               (st = fit_probability(s.yl, s.nl, oof, kept, m, err)) !=
+    } else if (oof[arm] && p->probability &&
+               (st = fit_probability(s.yl, s.nl, oof[arm], kept, m, err)) !=
                    TSGS_OK) {
         tsgs_model_free(m);
         goto done;
     }
-    if (ovr && semi && (st = ovr_record(&s, kept, &cand_w, cand_b, &oof,
-                                        err)) != TSGS_OK) {
+    if (ovr && semi && (st = ovr_record(&s, kept, &cand_w[0], cand_b[0],
+                                        &oof[0], err)) != TSGS_OK) {
         tsgs_model_free(m);
         goto done;
     }
@@ -1088,8 +1226,13 @@ static tsgs_status safe_train(const tsgs_dataset *ds, const tsgs_params *p,
 done:
     if (st != TSGS_OK)
         tsgs__scaler_clear(scaler);
-    free(cand_w);
-    free(oof);
+    for (int a = 0; a < ARMS; a++) {
+        free(cand_w[a]);
+        free(ok[a]);
+        free(oof[a]);
+    }
+    if (narms > 1)
+        cluster_arm_free(&cl);
     safe_free(&s);
     return st;
 }
