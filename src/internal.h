@@ -674,7 +674,7 @@ struct tsgs_model {
      * (not saved; NULL otherwise), kept up to the model's directions */
     struct tsgs__colcache *cc;
     struct tsgs__bs3vm *bs3vm; /* bs3vm: its support vectors, else NULL */
-    char note[256];     /* what training chose, in words (not saved) */
+    char note[320];     /* what training chose, in words (not saved) */
     /* Platt scaling (probability.c): P(+1 | f) = 1 / (1 + exp(A f + B)) */
     int has_prob;
     double prob_a, prob_b;

@@ -304,7 +304,7 @@ def run_unit(work, name, tool, extra, dump):
                 note = line[6:].strip()
         if dump:
             cands = [accuracy(tool, os.path.join(tmp, f"cand.{c}"), test, tmp)
-                     for c in range(6)
+                     for c in range(16)
                      if os.path.exists(os.path.join(tmp, f"cand.{c}"))]
             with open(os.path.join(dump, name + ".acc"), "w") as f:
                 f.write(" ".join("%.2f" % a for a in cands) + "\n")
