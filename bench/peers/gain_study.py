@@ -30,14 +30,14 @@ Families (SYNTHETIC unless named after a shared data set):
   moons      two interleaved 2-d half circles with noise 0.15, 1,000 rows
   nosignal   16-d, class prior 0.535, a shift of 0.05 on one axis: the
              labels carry almost no signal (the majority class is right)
-  cod-rna, ijcnn1, susy, skin: the shared real sets, 2,000 unlabeled rows
+  cod-rna, ijcnn1, susy, skin, higgs: the shared real sets, 2,000 unlabeled rows
              and a 5,000-row test sample, inductive
 
 Usage:
   gain_study.py make  WORK --cases CASES --seeds 1-10
   gain_study.py run   WORK RESULTS.tsv --tool build/tsgs3vm [--jobs 2]
                       [--dump DIR: the instrumented tool's candidate records]
-  gain_study.py report RESULTS.tsv [...]
+  gain_study.py report RESULTS.tsv [...] [--markdown]
 CASES: comma-separated NAME@LABELS, e.g. gauss50@50,cod-rna@200.
 Uses numpy and scikit-learn (Debian's python3-sklearn).
 """
@@ -160,6 +160,12 @@ def real(name):
         rng = np.random.RandomState(0)
         p = rng.permutation(len(a))
         a = a[p]
+        half = len(a) // 2
+        xa, ya, xt, yt = a[:half, :-1], a[:half, -1], a[half:, :-1], a[half:, -1]
+    elif name == "higgs":  # label last; half the rows for the test
+        with _open(os.path.join(d, "higgs", "higgs.csv.xz")) as f:
+            a = np.loadtxt(f, delimiter=",", skiprows=1)
+        a = a[np.random.RandomState(0).permutation(len(a))]
         half = len(a) // 2
         xa, ya, xt, yt = a[:half, :-1], a[:half, -1], a[half:, :-1], a[half:, -1]
     else:
@@ -378,10 +384,18 @@ def cmd_report(args):
     rows = []
     for p in args.results:
         rows += load(p)
-    print("case\tdraws\tsemi\tsup\tlibsvm\tmajority\tsemi-libsvm\t"
-          "worst_vs_libsvm\tworst_vs_sup\tdraws_ahead_0.5")
+    head = ["case", "draws", "semi", "sup", "libsvm", "majority",
+            "semi-libsvm", "worst_vs_libsvm", "worst_vs_sup",
+            "draws_ahead_0.5"]
+    fmt = "%s\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t%+.2f\t%+.2f\t%+.2f\t%d"
+    if args.markdown:
+        print("| " + " | ".join(head) + " |")
+        print("|" + "---|" * len(head))
+        fmt = "| " + fmt.replace("\t", " | ") + " |"
+    else:
+        print("\t".join(head))
     for s in summary(rows):
-        print("%s\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t%+.2f\t%+.2f\t%+.2f\t%d" % (
+        print(fmt % (
             s["case"], s["draws"], s["semi"], s["sup"], s["libsvm"],
             s["majority"], s["semi"] - s["libsvm"], s["worst_vs_libsvm"],
             s["worst_vs_sup"], s["semi_gt_libsvm"]))
@@ -406,6 +420,8 @@ def main():
     r.add_argument("--dump", default="")
     p = sub.add_parser("report")
     p.add_argument("results", nargs="+")
+    p.add_argument("--markdown", action="store_true",
+                   help="a Markdown table (README's is made so)")
     args = ap.parse_args()
     {"make": cmd_make, "run": cmd_run, "report": cmd_report}[args.cmd](args)
 
