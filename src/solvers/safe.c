@@ -69,37 +69,41 @@ _Static_assert(FIRST_CANDIDATE >= 1 && FIRST_CANDIDATE <= N_TEMPS,
  * the test rows). Measured in bench/results/safe-default/. */
 #define PATH_MARGIN_SD 0.5
 #define MAJORITY_MARGIN_SD 1.0
-/* The cluster arm (issue #29): beside the path at the grid's (sigma, C),
- * a path at the median-distance width sigma0 and a small per-row C, on
- * labeled and unlabeled rows alike. The grid fits C to a few dozen
- * labels and picks a large one; at a small C the unlabeled rows'
- * clusters shape the boundary and the labels only orient it. On
- * SYNTHETIC families whose clusters are the classes (50-d and 241-d
- * Gaussians, two moons; 10-50 random labels) its path scored 4-14 points
- * above the grid's and LIBSVM's; on the real sets (cod-rna, SUSY, skin,
- * ijcnn1; 200 labels) it scored below them, and the selection's CV saw
- * it (bench/results/gain/). Both paths' candidates meet in one
- * selection. */
+/* FEW_LABELS: under it a CV on the labels cannot see a gain of a few
+ * points (one row is 1-10 of them), and the labels cannot show that a
+ * candidate carries a signal; the rules below change at it. */
+#define FEW_LABELS 100
+/* The cluster arm (issue #29; under FEW_LABELS labels): beside the path
+ * at the grid's (sigma, C), a path at the median-distance width sigma0
+ * and a small per-row C, on labeled and unlabeled rows alike. The grid
+ * fits C to a few dozen labels and picks a large one; at a small C the
+ * unlabeled rows' clusters shape the boundary and the labels only orient
+ * it. On SYNTHETIC families whose clusters are the classes (50-d and
+ * 241-d Gaussians, two moons; 10-50 random labels) its path scored 4-14
+ * points above the grid's and LIBSVM's. With 200 labels it helped on no
+ * real set (cod-rna, SUSY, skin, ijcnn1, HIGGS: below the grid's path),
+ * and where the CV kept it there it lost 1.2-4 points (3 of 20 HIGGS
+ * draws, 1 of 20 ijcnn1; bench/results/gain/), so it does not run there
+ * (nor cost the time). Both paths' candidates meet in one selection. */
 #define CLUSTER_C 0.25
-/* On two classes with at least SIGNAL_LABELS labels, the majority class
- * also replaces a candidate whose held-out answers are all but
- * independent of the labels (tsgs__signal_z below SIGNAL_Z): a
- * classifier without a signal loses the majority's edge (SYNTHETIC 16-d
- * set, majority 53.5%, 200 labels: the candidates scored 49-55%). The
- * bar is low because weak real signals look the same to a CV on 200
- * labels: the grid's CV picks the luckiest of 77 settings, and HIGGS
- * (57% against a 53% majority) gave z 1.1-2.2 where the no-signal set
- * gave 0.6-2.4; at 2.5, 12 of 20 HIGGS draws fell to the majority and
- * lost 3-4 points each (bench/results/gain/). */
-#define SIGNAL_LABELS 100
+/* On two classes with FEW_LABELS labels or more, the majority class also
+ * replaces a candidate whose held-out answers are all but independent of
+ * the labels (tsgs__signal_z below SIGNAL_Z): a classifier without a
+ * signal loses the majority's edge (SYNTHETIC 16-d set, majority 53.5%,
+ * 200 labels: the candidates scored 49-55%). The bar is low because weak
+ * real signals look the same to a CV on 200 labels: the grid's CV picks
+ * the luckiest of 77 settings, and HIGGS (57% against a 53% majority)
+ * gave z 1.1-2.2 where the no-signal set gave 0.6-2.4; at 2.5, 12 of 20
+ * HIGGS draws fell to the majority and lost 3-4 points each
+ * (bench/results/gain/). */
 #define SIGNAL_Z 1.0
-/* Under SIGNAL_LABELS labels the majority class is a candidate at all
- * only where the labels show that the classes are unbalanced (the
- * positive count IMBALANCE_Z binomial standard deviations from half):
- * from 10 labels drawn at random from balanced SYNTHETIC Gaussians, 7
- * against 3, the supervised SVM answered the majority on every held-out
- * row in 3 draws of 10, and the majority class scored 49-53% where the
- * SVM scored 54-81% (bench/results/gain/). */
+/* Under FEW_LABELS labels the majority class is a candidate at all only
+ * where the labels show that the classes are unbalanced (the positive
+ * count IMBALANCE_Z binomial standard deviations from half): from 10
+ * labels drawn at random from balanced SYNTHETIC Gaussians, 7 against 3,
+ * the supervised SVM answered the majority on every held-out row in 3
+ * draws of 10, and the majority class scored 49-53% where the SVM scored
+ * 54-81% (bench/results/gain/). */
 #define IMBALANCE_Z 2.0
 /* Candidates of the selection: the supervised SVM, then each arm's path
  * solutions from FIRST_CANDIDATE on (one-vs-rest: every temperature of
@@ -587,7 +591,7 @@ static tsgs_status choose_candidate(const safe_t *s, const safe_arm *arms,
     const tsgs__heldout h = {ok, nl, SELECT_REPEATS, sel->n, 1};
     tsgs__path_choice pc;
     tsgs__choose_path(&h, margin, &pc);
-    /* Under SIGNAL_LABELS labels on classes that the labels do not show
+    /* Under FEW_LABELS labels on classes that the labels do not show
      * unbalanced, a CV cannot see the gains the path is for (one row is
      * 2-10 points), so the path is kept also where it gets as many
      * held-out rows right as the supervised SVM: no evidence against its
@@ -597,7 +601,7 @@ static tsgs_status choose_candidate(const safe_t *s, const safe_arm *arms,
      * 30 labels and excluded). */
     const double skew = fabs(2.0 * (double)s->npos - (double)nl);
     const int unbalanced = skew >= IMBALANCE_Z * sqrt((double)nl);
-    if (!s->ovr && pc.kept == 0 && nl < SIGNAL_LABELS && !unbalanced &&
+    if (!s->ovr && pc.kept == 0 && nl < FEW_LABELS && !unbalanced &&
         pc.right_path >= pc.right_sup) {
         pc.kept = pc.best;
         sel->no_worse = 1;
@@ -610,7 +614,7 @@ static tsgs_status choose_candidate(const safe_t *s, const safe_arm *arms,
     sel->kept = pc.kept;
     sel->path_cv = (double)pc.right_path / ((double)nl * SELECT_REPEATS);
     size_t major_right = 0;
-    const int majority_shown = nl >= SIGNAL_LABELS || unbalanced;
+    const int majority_shown = nl >= FEW_LABELS || unbalanced;
     sel->major = s->ovr || !majority_shown
                      ? 0.0
                      : tsgs__majority_instead(&h, pc.kept, s->yl,
@@ -618,7 +622,7 @@ static tsgs_status choose_candidate(const safe_t *s, const safe_arm *arms,
                                               &major_right);
     sel->major_cv = (double)major_right / ((double)nl * SELECT_REPEATS);
     sel->signal_z = tsgs__signal_z(&h, pc.kept, s->yl);
-    if (!s->ovr && sel->major == 0.0 && nl >= SIGNAL_LABELS &&
+    if (!s->ovr && sel->major == 0.0 && nl >= FEW_LABELS &&
         2 * s->npos != nl && sel->signal_z < SIGNAL_Z) {
         sel->major = 2 * s->npos > nl ? 1.0 : -1.0;
         sel->no_signal = 1;
@@ -1205,8 +1209,9 @@ static tsgs_status safe_train(const tsgs_dataset *ds, const tsgs_params *p,
     if ((st = compute_features(&s, semi, err)) != TSGS_OK)
         goto done;
     /* the cluster arm where the user fixed neither sigma nor C (their
-     * setting is what they asked for) and on two classes */
-    if (semi && !ovr && p->sigma <= 0.0 && p->c <= 0.0) {
+     * setting is what they asked for), on two classes, few labels */
+    if (semi && !ovr && p->sigma <= 0.0 && p->c <= 0.0 &&
+        s.nl < FEW_LABELS) {
         st = cluster_arm(&s, &cl, err);
         narms = 2; /* cl's rows are freed at done either way */
         if (st != TSGS_OK)
