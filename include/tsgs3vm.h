@@ -75,10 +75,14 @@ typedef enum {
     TSGS_FORMAT_CSV
 } tsgs_format;
 
+#define TSGS_LABEL_COLUMN_AUTO (-2)
+
 typedef struct {
     tsgs_format format;
     /* CSV: 1-based column holding the label; -1 = the last column;
-     * 0 = no label column (every row unlabeled). Default 1. */
+     * 0 = no label column (every row unlabeled); TSGS_LABEL_COLUMN_AUTO
+     * (the default) = the header's column named label, target, class or
+     * y (any case; the first such), else the first column. */
     int label_column;
     /* CSV: leading columns that are not features (e.g. a row index),
      * dropped before anything else. Default 0. */

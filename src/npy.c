@@ -585,7 +585,10 @@ static tsgs_status plan_layout(const npy_file *f, int companion,
     int ncols = (int)L->ncols;
     L->skip = o->skip_columns;
     L->labcol = companion ? 0
-                          : (o->label_column == -1 ? ncols : o->label_column);
+                          : o->label_column == -1 ? ncols
+                          : o->label_column == TSGS_LABEL_COLUMN_AUTO
+                              ? 1 /* no header to name it */
+                              : o->label_column;
     if (L->labcol > ncols)
         return tsgs__fail(err, TSGS_ERR_PARAM, f->path, 0,
                           "label column %d: the array has only %d columns",

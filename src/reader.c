@@ -28,7 +28,7 @@ tsgs_read_options tsgs_read_options_default(void)
     tsgs_read_options o;
     memset(&o, 0, sizeof o);
     o.format = TSGS_FORMAT_AUTO;
-    o.label_column = 1;
+    o.label_column = TSGS_LABEL_COLUMN_AUTO;
     o.skip_columns = 0;
     o.header = -1;
     o.has_unlabeled_label = 0;
@@ -345,6 +345,7 @@ typedef struct {
     size_t xcap; /* floats */
     size_t d;
     int ncols, labcol; /* file columns, 1-based label column or 0 */
+    int header_labcol; /* the header's label column by name, or 0 */
     char delim;        /* ',' or ' ' (runs of blanks) */
 } reader;
 
@@ -595,13 +596,36 @@ static int looks_like_header(reader *R, const char *p, const char *e)
     return 0;
 }
 
+/* The 1-based column of a header whose name says it is the label
+ * (label, target, class, y: any case, quotes and blanks aside), or 0. */
+static int header_label_column(const reader *R, const char *p, const char *e)
+{
+    static const char *const names[] = {"label", "target", "class", "y"};
+    const char *fs, *fe;
+    for (int c = 1; next_field(&p, e, R->delim, &fs, &fe); c++) {
+        while (fs < fe && (*fs == '"' || *fs == '\'' || *fs == ' '))
+            fs++;
+        while (fe > fs && (fe[-1] == '"' || fe[-1] == '\'' ||
+                           fe[-1] == ' ' || fe[-1] == '\r'))
+            fe--;
+        const size_t n = (size_t)(fe - fs);
+        for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+            if (strlen(names[k]) == n && strncasecmp(fs, names[k], n) == 0)
+                return c;
+    }
+    return 0;
+}
+
 /* The first CSV data line fixes the columns. */
 static tsgs_status csv_setup(reader *R, const char *p, const char *e,
                              tsgs_error *err)
 {
     const tsgs_read_options *o = R->opt;
     R->ncols = count_fields(p, e, R->delim);
-    R->labcol = o->label_column == -1 ? R->ncols : o->label_column;
+    R->labcol = o->label_column == -1 ? R->ncols
+                : o->label_column == TSGS_LABEL_COLUMN_AUTO
+                    ? (R->header_labcol ? R->header_labcol : 1)
+                    : o->label_column;
     if (R->labcol > R->ncols)
         return tsgs__fail(err, TSGS_ERR_PARAM, R->path, R->lr.line,
                           "label column %d: the line has only %d columns",
@@ -1243,7 +1267,7 @@ tsgs_status tsgs__dataset_read_split(const char *path,
         opt->format != TSGS_FORMAT_CSV)
         return tsgs__fail(err, TSGS_ERR_PARAM, path, 0,
                           "format: unknown value %d", (int)opt->format);
-    if (opt->label_column < -1 || opt->skip_columns < 0 ||
+    if (opt->label_column < TSGS_LABEL_COLUMN_AUTO || opt->skip_columns < 0 ||
         opt->header < -1 || opt->header > 1)
         return tsgs__fail(err, TSGS_ERR_PARAM, path, 0,
                           "read options: label column %d, skip columns %d, "
@@ -1325,8 +1349,10 @@ tsgs_status tsgs__dataset_read_split(const char *path,
                     hash_fields == count_fields(p, e, ',') &&
                     !looks_like_header(&R, p, e);
                 if ((opt->header == 1 && !header_was_comment) ||
-                    looks_like_header(&R, p, e))
+                    looks_like_header(&R, p, e)) {
+                    R.header_labcol = header_label_column(&R, p, e);
                     continue;
+                }
             }
             st = csv_line(&R, p, e, err);
         }

@@ -551,6 +551,55 @@ START_TEST(foreign_labels_warn)
 }
 END_TEST
 
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+/* A CSV whose header names its label column last trains two classes
+ * with no option; read from the first column instead, its label is a
+ * feature of 40 distinct real values, refused before any work with the
+ * fix named; SVMlight's -1 / 0 / +1 gets a warning naming
+ * --unlabeled-label 0. */
+START_TEST(label_column_by_header_and_label_like_features)
+{
+    const char *csv = tmp("last.csv"), *model = tmp("m.model");
+    char text[8192];
+    size_t k = (size_t)snprintf(text, sizeof text, "f1,f2,label\n");
+    for (int i = 0; i < 40; i++)
+        k += (size_t)snprintf(text + k, sizeof text - k, "%.3f,%d,%d\n",
+                              0.013 * i + 0.1, i % 7, i % 2 ? 1 : -1);
+    write_text(csv, text);
+    result r;
+    run(&r, "train", csv, model, NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_msg(!strstr(r.err, "one-vs-rest"), "%s", r.err);
+    result_free(&r);
+    run(&r, "train", "--label-column", "1", csv, model, NULL);
+    assert_error(&r, csv, "40 distinct values", "--label-column last", NULL);
+    result_free(&r);
+    run(&r, "cv", "--label-column", "1", csv, NULL);
+    assert_error(&r, "a feature, not classes", NULL);
+    result_free(&r);
+    const char *svm = tmp("t.svm");
+    write_text(svm, "-1 1:1\n0 1:2\n1 1:3\n-1 1:1.5\n1 1:3.2\n0 1:0.5\n"
+                    "-1 1:1.2\n1 1:2.9\n");
+    run(&r, "train", "-q", svm, model, NULL);
+    ck_assert_int_eq(r.status, 0);
+    ck_assert_msg(strstr(r.err, "warning: ") &&
+                      strstr(r.err, "--unlabeled-label 0"),
+                  "%s", r.err);
+    result_free(&r);
+    run(&r, "train", "-q", "--unlabeled-label", "0", svm, model, NULL);
+    ck_assert_int_eq(r.status, 0);
+    ck_assert_msg(!strstr(r.err, "warning"), "%s", r.err);
+    result_free(&r);
+}
+END_TEST
+
 /* Outputs that are not regular files: a model must not replace them; the
  * predictions are written into them. */
 START_TEST(special_files)
@@ -1890,6 +1939,7 @@ Suite *cli_suite(void)
     tcase_add_test(tc, bad_arguments);
     tcase_add_test(tc, predict_bad_inputs);
     tcase_add_test(tc, foreign_labels_warn);
+    tcase_add_test(tc, label_column_by_header_and_label_like_features);
     tcase_add_test(tc, special_files);
     tcase_add_test(tc, config_unknown_key);
     tcase_add_test(tc, command_line_beats_config);

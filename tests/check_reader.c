@@ -366,7 +366,7 @@ START_TEST(bad_options_rejected)
     tsgs_read_options o = tsgs_read_options_default();
     tsgs_dataset *ds = NULL;
     tsgs_error err;
-    o.label_column = -2;
+    o.label_column = -3;
     ck_assert_int_eq(tsgs_dataset_read(R "basic.svm", &o, &ds, &err),
                      TSGS_ERR_PARAM);
     o = tsgs_read_options_default();
@@ -480,6 +480,32 @@ START_TEST(csv_header_columns_and_separators)
     ck_assert_float_eq(tsgs_dataset_row(ds, 2)[0], -0.25f);
     ck_assert_double_eq(tsgs_dataset_label(ds, 0), 1.0);
     ck_assert_double_eq(tsgs_dataset_label(ds, 1), 0.0);
+    tsgs_dataset_free(ds);
+
+    /* the default finds the label column by its header's name: last,
+     * quoted, any case; in the middle; y; none named: the first */
+    o = tsgs_read_options_default();
+    ds = text_ok("a,b,\"Label\"\n1.5,-2,1\n3,4,0\n", &o);
+    ck_assert_uint_eq(tsgs_dataset_features(ds), 2);
+    ck_assert_double_eq(tsgs_dataset_label(ds, 0), 1.0);
+    ck_assert_double_eq(tsgs_dataset_label(ds, 1), 0.0);
+    ck_assert_float_eq(tsgs_dataset_row(ds, 1)[0], 3.0f);
+    tsgs_dataset_free(ds);
+    ds = text_ok("f1, TARGET ,f2\n0.5,2,7\n0.25,3,8\n", &o);
+    ck_assert_double_eq(tsgs_dataset_label(ds, 1), 3.0);
+    ck_assert_float_eq(tsgs_dataset_row(ds, 1)[1], 8.0f);
+    tsgs_dataset_free(ds);
+    ds = text_ok("x1 x2 y\n0.5 2 -1\n0.25 3 1\n", &o);
+    ck_assert_double_eq(tsgs_dataset_label(ds, 0), -1.0);
+    ck_assert_float_eq(tsgs_dataset_row(ds, 0)[1], 2.0f);
+    tsgs_dataset_free(ds);
+    ds = text_ok("labels,f1,class_id\n1,2,3\n0,5,6\n", &o);
+    ck_assert_double_eq(tsgs_dataset_label(ds, 1), 0.0); /* no name: first */
+    tsgs_dataset_free(ds);
+    /* an explicit column wins over the name */
+    o.label_column = 1;
+    ds = text_ok("a,b,label\n1.5,-2,1\n", &o);
+    ck_assert_double_eq(tsgs_dataset_label(ds, 0), 1.5);
     tsgs_dataset_free(ds);
 
     /* first column label (default), all-numeric first line is data */
@@ -782,8 +808,9 @@ END_TEST
 
 START_TEST(real_higgs_samples)
 {
+    /* this copy moved the label last, under the header name "label": the
+     * default finds it there, as --label-column last does */
     tsgs_read_options o = tsgs_read_options_default();
-    o.label_column = -1; /* this copy moved the label last */
     tsgs_dataset *ds = test_read_ok(R "real/higgs_301.csv.gz", &o);
     ck_assert_uint_eq(tsgs_dataset_rows(ds), 300);
     ck_assert_uint_eq(tsgs_dataset_features(ds), 28);

@@ -34,6 +34,14 @@ void cli_opts_free(cli_opts *o);
  * Returns 0 on success; prints "ERROR: ..." and returns 1 otherwise. */
 int cli_parse(cli_opts *o, int argc, char **argv, const char *const *allowed);
 
+/* The training file's labels before any work (label_check.c): a label
+ * column holding a feature (more distinct values than classes could be)
+ * is refused with the fix in the message; -1 / 0 / +1 without
+ * --unlabeled-label gets a warning naming SVMlight's convention. Returns
+ * 0, or 1 after printing "ERROR: ...". */
+int cli_check_labels(const cli_opts *o, const char *path,
+                     const tsgs_dataset *ds);
+
 /* -c C (svm-train's cost per labeled row) as this library's C, the
  * weight of the mean hinge loss: C x the labeled rows of ds. */
 void cli_apply_libsvm_c(cli_opts *o, const tsgs_dataset *ds);

@@ -294,7 +294,7 @@ int cmd_cv(int argc, char **argv)
             goto done;
         }
     }
-    if (cli_read(&o, o.positional[0], &train))
+    if (cli_read(&o, o.positional[0], &train) || cli_check_labels(&o, o.positional[0], train))
         goto done;
     if (o.unlabeled_file) {
         if (cli_read(&o, o.unlabeled_file, &extra))

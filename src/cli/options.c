@@ -146,8 +146,9 @@ static tsgs_status set_key(const char *key, const char *value, void *user,
         else why = "one of auto, libsvm, csv";
     } else if (strcmp(key, "label-column") == 0) {
         if (strcmp(value, "last") == 0) o->read.label_column = -1;
+        else if (strcmp(value, "auto") == 0) o->read.label_column = TSGS_LABEL_COLUMN_AUTO;
         else if (parse_long(value, 0, &v) == 0 && v < 1000000) o->read.label_column = (int)v;
-        else why = "a column number (1 = first), 0 for none, or last";
+        else why = "a column number (1 = first), 0 for none, last or auto";
     } else if (strcmp(key, "skip-columns") == 0) {
         if (parse_long(value, 0, &v) == 0 && v < 1000000) o->read.skip_columns = (int)v;
         else why = "a number of leading columns >= 0";
@@ -509,7 +510,8 @@ void cli_print_read_help(int unlabeled_label)
 {
     printf("Data options:\n"
            "  --format          auto       auto, libsvm (sparse i:v) or csv\n"
-           "  --label-column    1          CSV column of the label (1 = first, last, 0 = none)\n"
+           "  --label-column    auto       CSV column of the label (1 = first, last, 0 = none; auto: the header's\n"
+           "                               column named label, target, class or y, else the first)\n"
            "  --skip-columns    0          CSV leading columns to drop (e.g. a row index)\n"
            "  --header          auto       CSV header line: auto, yes, no\n");
     if (unlabeled_label)

@@ -234,7 +234,7 @@ int cmd_train(int argc, char **argv)
     sigaction(SIGTERM, &sa, NULL);
 
     double t0 = wall();
-    if (cli_read(&o, train_path, &train))
+    if (cli_read(&o, train_path, &train) || cli_check_labels(&o, train_path, train))
         goto done;
     if (o.unlabeled_file) {
         if (cli_read(&o, o.unlabeled_file, &extra))

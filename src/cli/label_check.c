@@ -1,0 +1,88 @@
+/* What the tool checks in the labels of a training file before any work:
+ * a label column that holds a feature (a CSV whose label is elsewhere), and
+ * SVMlight's transductive convention (0 = unlabeled) read as a class. */
+#include "cli.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* More distinct non-integer labels than this, or more distinct labels of
+ * any kind than MAX_CLASSES, are a feature, not classes. */
+#define MAX_FRACTIONAL_CLASSES 20
+#define MAX_CLASSES 1000
+
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The distinct labels of the labeled rows, sorted, into *out (malloc'd);
+ * -1 when out of memory. */
+static long distinct_labels(const tsgs_dataset *ds, double **out)
+{
+    const size_t n = tsgs_dataset_rows(ds);
+    double *v = malloc(sizeof(double) * (n ? n : 1));
+    if (!v)
+        return -1;
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        const double y = tsgs_dataset_label(ds, i);
+        if (!tsgs_is_unlabeled(y))
+            v[m++] = y;
+    }
+    qsort(v, m, sizeof(double), cmp_double);
+    size_t k = 0;
+    for (size_t i = 0; i < m; i++)
+        if (k == 0 || v[i] != v[k - 1])
+            v[k++] = v[i];
+    *out = v;
+    return (long)k;
+}
+
+static const char *column_hint(const tsgs_read_options *r)
+{
+    if (r->format == TSGS_FORMAT_LIBSVM)
+        return "";
+    return r->label_column == -1
+               ? " (read from the last column)"
+               : " (read from the first column, or the column named by "
+                 "the header or --label-column)";
+}
+
+int cli_check_labels(const cli_opts *o, const char *path,
+                     const tsgs_dataset *ds)
+{
+    double *v = NULL;
+    const long k = distinct_labels(ds, &v);
+    if (k < 0) {
+        fprintf(stderr, "ERROR: out of memory\n");
+        return 1;
+    }
+    long fractional = 0;
+    for (long i = 0; i < k; i++)
+        fractional += v[i] != floor(v[i]);
+    if (k > MAX_CLASSES || (fractional > 0 && k > MAX_FRACTIONAL_CLASSES)) {
+        fprintf(stderr,
+                "ERROR: %s: the labels%s take %ld distinct values (%g, %g, "
+                "%g, ...): a feature, not classes. Name the label column: "
+                "--label-column last, --label-column N, or a header column "
+                "named label, target, class or y\n",
+                path, column_hint(&o->read), k, v[0], v[k > 1 ? 1 : 0],
+                v[k > 2 ? 2 : 0]);
+        free(v);
+        return 1;
+    }
+    /* exactly -1, 0 and +1 without --unlabeled-label: SVMlight's files
+     * mark their unlabeled rows with 0 */
+    if (k == 3 && v[0] == -1.0 && v[1] == 0.0 && v[2] == 1.0 &&
+        !o->read.has_unlabeled_label)
+        fprintf(stderr,
+                "warning: %s: labels -1, 0 and +1 are read as three classes; "
+                "if 0 marks unlabeled rows (SVMlight's transductive files), "
+                "say --unlabeled-label 0\n",
+                path);
+    free(v);
+    return 0;
+}
