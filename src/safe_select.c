@@ -100,24 +100,3 @@ double tsgs__majority_instead(const tsgs__heldout *h, int c, const double *y,
         (double)right < (double)major - margin_sd * sqrt((double)differ);
     return differ == 0 || worse ? cls : 0.0;
 }
-
-double tsgs__signal_z(const tsgs__heldout *h, int c, const double *y)
-{
-    const size_t nl = h->nl;
-    double z = 0.0;
-    for (int rep = 0; rep < h->repeats; rep++) {
-        const unsigned char *p = record(h, c, rep);
-        double t[2][2] = {{0, 0}, {0, 0}}; /* [answer +1][label +1] */
-        for (size_t i = 0; i < nl; i++) {
-            const int label = y[i] > 0.0;
-            const int answer = p[i] ? label : !label;
-            t[answer][label] += 1.0;
-        }
-        const double den = (t[1][0] + t[1][1]) * (t[0][0] + t[0][1]) *
-                           (t[0][1] + t[1][1]) * (t[0][0] + t[1][0]);
-        if (den > 0.0)
-            z += sqrt((double)nl) *
-                 (t[1][1] * t[0][0] - t[1][0] * t[0][1]) / sqrt(den);
-    }
-    return z / h->repeats;
-}

@@ -48,11 +48,4 @@ void tsgs__choose_path(const tsgs__heldout *h, double margin_sd,
 double tsgs__majority_instead(const tsgs__heldout *h, int c, const double *y,
                               double margin_sd, size_t *major_right);
 
-/* How far candidate c's held-out answers are from independent of the
- * labels y (+1 / -1): sqrt(nl) times the phi coefficient of the 2 x 2
- * table of its answers against the labels, the mean over the repeats
- * (about N(0, 1) for answers that carry no signal; 0 where the answers or
- * the labels are all of one class). */
-double tsgs__signal_z(const tsgs__heldout *h, int c, const double *y);
-
 #endif

@@ -1,9 +1,8 @@
 /* The safe solver's selection rules on hand-made held-out records: the
  * path kept only beyond its margin, its choice of temperature paid for on
  * the other repeat (against a brute-force count), the hot temperatures
- * never candidates, the majority class only where the candidate adds
- * nothing or is clearly worse, and the test of a candidate's signal
- * against the phi coefficient written out. */
+ * never candidates, and the majority class only where the candidate adds
+ * nothing or is clearly worse. */
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
@@ -260,65 +259,6 @@ START_TEST(majority_only_where_the_candidate_adds_nothing)
 }
 END_TEST
 
-/* sqrt(nl) times the phi coefficient of one repeat's answers against
- * the labels, written out from the answers themselves. */
-static double brute_phi_z(const int *answer, const double *y)
-{
-    double tp = 0, tn = 0, fp = 0, fn = 0;
-    for (int i = 0; i < NL; i++) {
-        tp += answer[i] > 0 && y[i] > 0;
-        tn += answer[i] < 0 && y[i] < 0;
-        fp += answer[i] > 0 && y[i] < 0;
-        fn += answer[i] < 0 && y[i] > 0;
-    }
-    double den = (tp + fp) * (tn + fn) * (tp + fn) * (tn + fp);
-    return den > 0 ? sqrt((double)NL) * (tp * tn - fp * fn) / sqrt(den) : 0.0;
-}
-
-START_TEST(signal_z_against_brute_force)
-{
-    double y[NL];
-    int answer[REPS][NL];
-    tsgs__heldout h = records();
-    unsigned seed = 7;
-    for (int trial = 0; trial < 200; trial++) {
-        for (int i = 0; i < NL; i++) {
-            seed = seed * 1103515245u + 12345u;
-            y[i] = (seed >> 16) % 3 == 0 ? 1.0 : -1.0;
-        }
-        for (int r = 0; r < REPS; r++)
-            for (int i = 0; i < NL; i++) {
-                seed = seed * 1103515245u + 12345u;
-                /* right with a probability that grows with the trial */
-                const int right = (int)((seed >> 16) % 200) < 100 + trial / 2;
-                answer[r][i] = right ? (y[i] > 0 ? 1 : -1)
-                                     : (y[i] > 0 ? -1 : 1);
-                rec(2, r)[i] = (unsigned char)right;
-            }
-        const double want =
-            (brute_phi_z(answer[0], y) + brute_phi_z(answer[1], y)) / 2.0;
-        ck_assert_double_eq_tol(tsgs__signal_z(&h, 2, y), want, 1e-12);
-    }
-    /* every answer right: sqrt(nl); every answer the same class: 0 */
-    for (int i = 0; i < NL; i++)
-        y[i] = i < 8 ? 1.0 : -1.0;
-    for (int r = 0; r < REPS; r++)
-        for (int i = 0; i < NL; i++)
-            rec(2, r)[i] = 1;
-    ck_assert_double_eq_tol(tsgs__signal_z(&h, 2, y), sqrt((double)NL), 1e-12);
-    for (int r = 0; r < REPS; r++)
-        for (int i = 0; i < NL; i++)
-            rec(2, r)[i] = y[i] < 0;
-    ck_assert_double_eq(tsgs__signal_z(&h, 2, y), 0.0);
-    /* every answer wrong: -sqrt(nl) */
-    for (int r = 0; r < REPS; r++)
-        for (int i = 0; i < NL; i++)
-            rec(2, r)[i] = 0;
-    ck_assert_double_eq_tol(tsgs__signal_z(&h, 2, y), -sqrt((double)NL),
-                            1e-12);
-}
-END_TEST
-
 Suite *safe_select_suite(void)
 {
     Suite *s = suite_create("safe_select");
@@ -329,7 +269,6 @@ Suite *safe_select_suite(void)
     tcase_add_test(tc, cross_fitted_choice_against_brute_force);
     tcase_add_test(tc, infinite_margin_keeps_only_same_answers);
     tcase_add_test(tc, majority_only_where_the_candidate_adds_nothing);
-    tcase_add_test(tc, signal_z_against_brute_force);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -70,8 +70,14 @@ _Static_assert(FIRST_CANDIDATE >= 1 && FIRST_CANDIDATE <= N_TEMPS,
 #define PATH_MARGIN_SD 0.5
 #define MAJORITY_MARGIN_SD 1.0
 /* FEW_LABELS: under it a CV on the labels cannot see a gain of a few
- * points (one row is 1-10 of them), and the labels cannot show that a
- * candidate carries a signal; the rules below change at it. */
+ * points (one row is 1-10 of them); the rules below change at it. The
+ * labels cannot show either that a weak signal is there: a test of the
+ * kept candidate's held-out answers against independence (sqrt(n) phi),
+ * to predict the majority class where it fails, was tried at 200 labels
+ * and dropped: HIGGS (57% against a 53% majority) gave z 1.1-2.2 where a
+ * SYNTHETIC no-signal set gave 0.6-2.4, and even at z < 1 it took 3 of 20
+ * HIGGS draws to the majority class (one 4.3 points below LIBSVM) for
+ * 0.4 point on the no-signal set (bench/results/gain/). */
 #define FEW_LABELS 100
 /* The cluster arm (issue #29; under FEW_LABELS labels): beside the path
  * at the grid's (sigma, C), a path at the median-distance width sigma0
@@ -86,17 +92,6 @@ _Static_assert(FIRST_CANDIDATE >= 1 && FIRST_CANDIDATE <= N_TEMPS,
  * draws, 1 of 20 ijcnn1; bench/results/gain/), so it does not run there
  * (nor cost the time). Both paths' candidates meet in one selection. */
 #define CLUSTER_C 0.25
-/* On two classes with FEW_LABELS labels or more, the majority class also
- * replaces a candidate whose held-out answers are all but independent of
- * the labels (tsgs__signal_z below SIGNAL_Z): a classifier without a
- * signal loses the majority's edge (SYNTHETIC 16-d set, majority 53.5%,
- * 200 labels: the candidates scored 49-55%). The bar is low because weak
- * real signals look the same to a CV on 200 labels: the grid's CV picks
- * the luckiest of 77 settings, and HIGGS (57% against a 53% majority)
- * gave z 1.1-2.2 where the no-signal set gave 0.6-2.4; at 2.5, 12 of 20
- * HIGGS draws fell to the majority and lost 3-4 points each
- * (bench/results/gain/). */
-#define SIGNAL_Z 1.0
 /* Under FEW_LABELS labels the majority class is a candidate at all only
  * where the labels show that the classes are unbalanced (the positive
  * count IMBALANCE_Z binomial standard deviations from half): from 10
@@ -405,8 +400,6 @@ typedef struct {
     double major;   /* the majority class's sign where it replaces that
                        candidate, else 0 */
     double major_cv; /* the majority class's CV accuracy (two classes) */
-    double signal_z; /* the kept candidate's tsgs__signal_z */
-    int no_signal;   /* the majority class replaces it for that */
     int few_labels;  /* a class has fewer labeled rows than folds */
     int no_worse;    /* the path kept for scoring no worse, few labels */
 } safe_selection;
@@ -621,12 +614,6 @@ static tsgs_status choose_candidate(const safe_t *s, const safe_arm *arms,
                                               MAJORITY_MARGIN_SD,
                                               &major_right);
     sel->major_cv = (double)major_right / ((double)nl * SELECT_REPEATS);
-    sel->signal_z = tsgs__signal_z(&h, pc.kept, s->yl);
-    if (!s->ovr && sel->major == 0.0 && nl >= FEW_LABELS &&
-        2 * s->npos != nl && sel->signal_z < SIGNAL_Z) {
-        sel->major = 2 * s->npos > nl ? 1.0 : -1.0;
-        sel->no_signal = 1;
-    }
     free(ok);
     return TSGS_OK;
 }
@@ -1091,14 +1078,7 @@ static void describe(safe_t *s, int semi, int stopped,
         return;
     char *rest = s->note + n;
     const size_t room = sizeof s->note - (size_t)n;
-    if (!isnan(majority_label) && sel->no_signal)
-        snprintf(rest, room,
-                 "the majority class %g (the %s SVM's held-out answers "
-                 "showed no signal: z %.2f < %g; CV %.1f%% vs %.1f%%)",
-                 majority_label, kept ? "annealed" : "supervised",
-                 sel->signal_z, SIGNAL_Z, 100.0 * acc[kept],
-                 100.0 * sel->major_cv);
-    else if (!isnan(majority_label))
+    if (!isnan(majority_label))
         snprintf(rest, room,
                  "the majority class %g (the %s SVM did not beat it on "
                  "the held-out rows: CV %.1f%% vs %.1f%%)",
