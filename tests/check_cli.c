@@ -661,6 +661,7 @@ START_TEST(config_unknown_key)
 END_TEST
 
 static void assert_model_line(const char *model, const char *line);
+static int cv_table(const char *out, int naxes, double *acc, int max);
 
 /* Three label values: train one-vs-rest; predict writes the label and one
  * decision value per class, in the file's label values. */
@@ -736,7 +737,7 @@ START_TEST(svm_train_short_options)
     static const char *const refused[][3] = {
         {"-t", "0", "rbf kernel (-t 2)"},
         {"-s", "1", "C-SVC"},
-        {"-v", "5", "tsgs3vm cv --folds 5"},
+        {"-v", "1", "the number of folds"},
         {"-b", "2", "0 or 1"},
         {"-e", "0.01", "--passes"},
         {"-w1", "2", "--balance"},
@@ -748,6 +749,26 @@ START_TEST(svm_train_short_options)
         assert_error(&r, refused[i][0], refused[i][2], NULL);
         result_free(&r);
     }
+    /* -v K: svm-train's cross-validation line on standard output (what
+     * LIBSVM's grid.py reads), no model needed or written; the figure is
+     * the cv command's for the same settings and folds */
+    run(&r, "train", "-q", "--sigma", "0.1", "--c", "10", "-v", "3",
+        DATA "train.svm", NULL);
+    ck_assert_msg(r.status == 0, "train -v: %s", r.err);
+    const char *cva = strstr(r.out, "Cross Validation Accuracy = ");
+    ck_assert_msg(cva == r.out, "%s", r.out);
+    char *pct = NULL;
+    const double v = strtod(cva + strlen("Cross Validation Accuracy = "), &pct);
+    ck_assert_msg(pct && pct[0] == '%' && pct[1] == '\n', "%s", r.out);
+    result_free(&r);
+    run(&r, "cv", "-q", "--grid", "c=10", "--grid", "sigma=0.1", "--folds",
+        "3", DATA "train.svm", NULL);
+    ck_assert_msg(r.status == 0, "cv: %s", r.err);
+    double table[1];
+    ck_assert_int_eq(cv_table(r.out, 2, table, 1), 1);
+    ck_assert_double_eq_tol(v, 100.0 * table[0], 1e-3);
+    result_free(&r);
+
     run(&r, "predict", model, DATA "test.svm", "-", NULL);
     ck_assert_msg(r.status == 0, "predict: %s", r.err);
     ck_assert_ptr_nonnull(strstr(r.err, "Accuracy = "));

@@ -296,11 +296,16 @@ static int short_option(cli_opts *o, const char *flag, const char *value,
         return 1;
     }
     if (strcmp(flag, "-v") == 0 && train) {
-        fprintf(stderr, "ERROR: -v %s: cross-validation is its own command: "
-                        "tsgs3vm cv --folds %s TRAIN_FILE (see tsgs3vm cv "
-                        "--help)\n",
-                value, value);
-        return 1;
+        long k;
+        if (parse_long(value, 0, &k) != 0 || k < 2 || k > 1000000) {
+            fprintf(stderr, "ERROR: -v \"%s\": the number of folds, 2 or "
+                            "more, as in svm-train (tsgs3vm cv has grids "
+                            "and tables)\n",
+                    value);
+            return 1;
+        }
+        o->cv_folds = (int)k;
+        return 0;
     }
     if (strcmp(flag, "-b") == 0) {
         if (strcmp(value, "0") != 0 && strcmp(value, "1") != 0) {

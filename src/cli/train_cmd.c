@@ -98,6 +98,32 @@ static uint64_t splitmix64(uint64_t *state)
     return z ^ (z >> 31);
 }
 
+/* train -v K: svm-train's k-fold cross-validation of these settings on
+ * the labeled rows (the unlabeled ones in every fit), its line on
+ * standard output, so that LIBSVM's grid.py and easy.py can drive the
+ * tool. Returns the exit status. */
+static int cross_validate(const cli_opts *o, const char *path,
+                          const tsgs_dataset *ds)
+{
+    tsgs_error err;
+    double mean = 0.0, sd = 0.0;
+    if (tsgs_cv(ds, &o->params, 1, o->cv_folds, o->params.seed,
+                o->params.threads, TSGS_CV_PARALLEL_FIT, &mean, &sd, NULL,
+                NULL, &err) != TSGS_OK) {
+        if (err.code == TSGS_ERR_DATA && err.file[0] == '\0')
+            fprintf(stderr, "ERROR: %s: %s\n", path, err.message);
+        else
+            cli_error(&err);
+        return 1;
+    }
+    printf("Cross Validation Accuracy = %g%%\n", 100.0 * mean);
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "ERROR: writing to stdout failed\n");
+        return 1;
+    }
+    return 0;
+}
+
 static int cmp_size(const void *a, const void *b)
 {
     size_t x = *(const size_t *)a, y = *(const size_t *)b;
@@ -212,13 +238,15 @@ int cmd_train(int argc, char **argv)
         rc = 0;
         goto done;
     }
-    if (o.npositional != 2) {
+    if (o.npositional != 2 && !(o.cv_folds && o.npositional == 1)) {
         fprintf(stderr, "ERROR: train needs TRAIN_FILE and MODEL_FILE "
                         "(see tsgs3vm train --help)\n");
         goto done;
     }
-    const char *train_path = o.positional[0], *model_path = o.positional[1];
-    if (tsgs_model_check_path(model_path, &err) != TSGS_OK ||
+    /* -v K (svm-train's cross-validation) writes no model */
+    const char *train_path = o.positional[0],
+               *model_path = o.cv_folds ? NULL : o.positional[1];
+    if ((model_path && tsgs_model_check_path(model_path, &err) != TSGS_OK) ||
         tsgs_params_check(&o.params, &err) != TSGS_OK) {
         cli_error(&err);
         goto done;
@@ -287,6 +315,10 @@ int cmd_train(int argc, char **argv)
                 n, tsgs_dataset_features(train), nl, n - nl, wall() - t0);
     if (cli_check_memory(&o, train_path, train, &o.params))
         goto done;
+    if (o.cv_folds) {
+        rc = cross_validate(&o, train_path, train);
+        goto done;
+    }
     if (interrupted) {
         fprintf(stderr, "interrupted before training: no model written\n");
         rc = 128 + interrupted;
