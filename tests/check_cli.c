@@ -548,6 +548,13 @@ START_TEST(foreign_labels_warn)
     ck_assert_msg(strstr(r.err, "warning: ") && strstr(r.err, "40 of 80"),
                   "%s", r.err);
     result_free(&r);
+    /* SVMlight's 0 = unlabeled at predict too: those rows are scored, not
+     * counted, and no warning */
+    run(&r, "predict", "--unlabeled-label", "0", model, t01, NULL);
+    ck_assert_int_eq(r.status, 0);
+    ck_assert_msg(!strstr(r.err, "warning") && strstr(r.out, "/40)"),
+                  "%s%s", r.out, r.err);
+    result_free(&r);
 }
 END_TEST
 

@@ -10,7 +10,7 @@
 
 static const char *const predict_keys[] = {
     "threads", "bind", "format", "label-column", "skip-columns", "header",
-    "quiet", NULL};
+    "unlabeled-label", "quiet", NULL};
 
 static void usage(void)
 {
@@ -31,7 +31,7 @@ static void usage(void)
            "  --config FILE   read key = value options from FILE\n"
            "TEST_FILE may be - (standard input), OUTPUT_FILE - (standard "
            "output; the\naccuracy line then goes to standard error).\n\n");
-    cli_print_read_help(0);
+    cli_print_read_help(1);
 }
 
 static void on_warn(const char *msg, void *user)
