@@ -2,12 +2,14 @@
  * (fork + exec) on the small files of data/cli/, its exit status, stdout,
  * stderr and output files checked. This process never runs OpenMP itself:
  * only the children do. Run from tests/ (make test does). */
+#define _DEFAULT_SOURCE /* realpath */
 #include "fixtures.h"
 #include "tsgs3vm.h"
 
 #include <check.h>
 #include <dirent.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -78,6 +80,9 @@ static const char *stdout_to;
 
 /* Starts the tool with its stdout and stderr in the scratch directory;
  * 2 OpenMP threads so that runs are quick on any machine. */
+/* The folder the next runs start in (NULL: the tests' own). */
+static const char *run_in;
+
 static pid_t start_v(const char *arg0, va_list ap)
 {
     const char *argv[MAX_ARGS + 2];
@@ -104,7 +109,10 @@ static pid_t start_v(const char *arg0, va_list ap)
         close(fe);
         setenv("OMP_NUM_THREADS", "2", 1);
         unsetenv("OMP_PROC_BIND");
-        execv(TOOL, (char *const *)argv);
+        char tool[PATH_MAX];
+        if (!realpath(TOOL, tool) || (run_in && chdir(run_in) != 0))
+            _exit(126);
+        execv(tool, (char *const *)argv);
         _exit(127);
     }
     return pid;
@@ -450,8 +458,18 @@ START_TEST(bad_arguments)
 {
     const char *model = tmp("m.model");
     result r;
-    run(&r, "train", DATA "train.svm", NULL);
-    assert_error(&r, "TRAIN_FILE", "MODEL_FILE", NULL);
+    /* no MODEL_FILE: svm-train's name, TRAIN_FILE's base name + ".model"
+     * in the current folder; standard input needs one */
+    char train_abs[PATH_MAX];
+    ck_assert_ptr_nonnull(realpath(DATA "train.svm", train_abs));
+    run_in = dir;
+    run(&r, "train", "-q", train_abs, NULL);
+    run_in = NULL;
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert(file_exists(tmp("train.svm.model")));
+    result_free(&r);
+    run(&r, "train", "-", NULL);
+    assert_error(&r, "needs a MODEL_FILE", NULL);
     result_free(&r);
     run(&r, "train", DATA "train.svm", model, "extra", NULL);
     assert_error(&r, "TRAIN_FILE", NULL);

@@ -181,7 +181,9 @@ done:
 
 static void usage(const cli_opts *o)
 {
-    printf("Usage: tsgs3vm train [options] TRAIN_FILE MODEL_FILE\n\n"
+    printf("Usage: tsgs3vm train [options] TRAIN_FILE [MODEL_FILE]\n\n"
+           "MODEL_FILE defaults to TRAIN_FILE's base name + \".model\", as "
+           "svm-train names it.\n"
            "Trains a semi-supervised kernel SVM (TSGS3VM). Labeled rows enter "
            "the hinge loss,\nunlabeled rows the unlabeled loss. Which rows "
            "are unlabeled:\n"
@@ -231,6 +233,7 @@ int cmd_train(int argc, char **argv)
     tsgs_model *model = NULL;
     double *dec = NULL;
     tsgs_error err;
+    char default_model[4096];
     if (cli_parse(&o, argc, argv, train_keys))
         goto done;
     if (o.help) {
@@ -238,14 +241,32 @@ int cmd_train(int argc, char **argv)
         rc = 0;
         goto done;
     }
-    if (o.npositional != 2 && !(o.cv_folds && o.npositional == 1)) {
-        fprintf(stderr, "ERROR: train needs TRAIN_FILE and MODEL_FILE "
+    if (o.npositional < 1 || o.npositional > 2) {
+        fprintf(stderr, "ERROR: train needs TRAIN_FILE [MODEL_FILE] "
                         "(see tsgs3vm train --help)\n");
         goto done;
     }
-    /* -v K (svm-train's cross-validation) writes no model */
+    /* -v K (svm-train's cross-validation) writes no model; without a
+     * MODEL_FILE the model is TRAIN_FILE's base name + ".model" in the
+     * current folder, as svm-train names it */
     const char *train_path = o.positional[0],
                *model_path = o.cv_folds ? NULL : o.positional[1];
+    if (!model_path && !o.cv_folds) {
+        if (strcmp(train_path, "-") == 0) {
+            fprintf(stderr, "ERROR: train - (standard input) needs a "
+                            "MODEL_FILE\n");
+            goto done;
+        }
+        const char *base = strrchr(train_path, '/');
+        base = base ? base + 1 : train_path;
+        if (snprintf(default_model, sizeof default_model, "%s.model",
+                     base) >= (int)sizeof default_model) {
+            fprintf(stderr, "ERROR: %s: name too long for a model file\n",
+                    train_path);
+            goto done;
+        }
+        model_path = default_model;
+    }
     if ((model_path && tsgs_model_check_path(model_path, &err) != TSGS_OK) ||
         tsgs_params_check(&o.params, &err) != TSGS_OK) {
         cli_error(&err);
