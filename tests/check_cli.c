@@ -755,6 +755,14 @@ START_TEST(svm_train_short_options)
     result_free(&r);
     assert_model_line(model, "c 2e+02"); /* 10 x 20 labeled rows */
     assert_model_line(model, "sigma 0.5");
+    /* -g is gamma on the file's own features: no scaling of ours under
+     * it, unless --scale says so (before or after it) */
+    assert_model_line(model, "scale none");
+    run(&r, "train", "-q", "--scale", "zscore", "-g", "0.5",
+        DATA "train.svm", model, NULL);
+    ck_assert_msg(r.status == 0, "train: %s", r.err);
+    result_free(&r);
+    assert_model_line(model, "scale zscore");
     run(&r, "train", "-q", "--gamma", "0.25", DATA "train.svm", model, NULL);
     ck_assert_msg(r.status == 0, "train: %s", r.err);
     result_free(&r);

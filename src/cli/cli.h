@@ -18,6 +18,8 @@ typedef struct {
     char *topology_synthetic;   /* topology --synthetic DESCRIPTION (owned) */
     double libsvm_c;            /* -c C: svm-train's per-row cost; 0: none */
     int cv_folds;               /* train -v K: svm-train's CV; 0: none */
+    int libsvm_gamma;           /* -g given: gamma on the user's features */
+    int scale_given;            /* --scale (or the config's scale) given */
     int probability_out;        /* predict -b 1: write probabilities */
     double max_memory;          /* --max-memory bytes; -1 auto; 0 none */
     int quiet;

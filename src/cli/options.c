@@ -139,6 +139,8 @@ static tsgs_status set_key(const char *key, const char *value, void *user,
     cli_opts *o = user;
     long v;
     const char *why = NULL;
+    if (strcmp(key, "scale") == 0)
+        o->scale_given = 1;
     if (strcmp(key, "format") == 0) {
         if (strcmp(value, "auto") == 0) o->read.format = TSGS_FORMAT_AUTO;
         else if (strcmp(value, "libsvm") == 0) o->read.format = TSGS_FORMAT_LIBSVM;
@@ -275,6 +277,7 @@ static int short_option(cli_opts *o, const char *flag, const char *value,
             fprintf(stderr, "ERROR: -g (gamma, --sigma): %s\n", err.message);
             return 1;
         }
+        o->libsvm_gamma = 1;
         return 0;
     }
     if (strcmp(flag, "-t") == 0 && train) {
@@ -458,6 +461,11 @@ int cli_parse(cli_opts *o, int argc, char **argv, const char *const *allowed)
             o->positional[o->npositional++] = a;
         }
     }
+    /* svm-train's -g is gamma on the user's own features (scaled by
+     * svm-scale, or not at all): no scaling of ours under it, unless
+     * --scale (or the config) says so */
+    if (o->libsvm_gamma && !o->scale_given)
+        o->params.scale = TSGS_SCALE_NONE;
     return 0;
 }
 
