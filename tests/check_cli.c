@@ -925,12 +925,18 @@ static int contains_file(const char *path, const char *what)
     return yes;
 }
 
+/* Ctrl-C during training: the model of the iterations done goes to
+ * MODEL_FILE.partial, and MODEL_FILE keeps the good model it held. */
 START_TEST(interrupt_saves_model)
 {
     /* A copy: tmp() recycles its 16 buffers, and the wait below calls it
      * once per poll. */
-    char model[256];
+    char model[256], partial[300];
     snprintf(model, sizeof model, "%s", tmp("m.model"));
+    snprintf(partial, sizeof partial, "%s.partial", model);
+    train_small(model); /* a good model, which the stop must not replace */
+    char *before = slurp(model);
+    ck_assert_ptr_nonnull(before);
     pid_t pid = start("train", "--solver", "tsg", "--iterations", "100000000",
                       DATA "train.svm", model, NULL);
     /* wait for the first progress line: training has started */
@@ -948,10 +954,17 @@ START_TEST(interrupt_saves_model)
     finish(pid, &r);
     ck_assert_msg(r.status == 130, "status %d, stderr: %s", r.status, r.err);
     ck_assert_ptr_nonnull(strstr(r.err, "interrupted"));
+    ck_assert_ptr_nonnull(strstr(r.err, "untouched"));
     result_free(&r);
+    /* MODEL_FILE as it was; the partial model beside it */
+    char *after = slurp(model);
+    ck_assert_ptr_nonnull(after);
+    ck_assert_str_eq(after, before);
+    free(before);
+    free(after);
     tsgs_model *m = NULL;
     tsgs_error err;
-    ck_assert_msg(tsgs_model_load(model, &m, &err) == TSGS_OK, "%s",
+    ck_assert_msg(tsgs_model_load(partial, &m, &err) == TSGS_OK, "%s",
                   err.message);
     ck_assert_uint_eq(tsgs_model_features_in(m), 4);
     ck_assert_int_gt(tsgs_model_feature_count(m), 0);

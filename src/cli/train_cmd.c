@@ -375,6 +375,18 @@ int cmd_train(int argc, char **argv)
         goto done;
     }
     double train_s = wall() - t1;
+    /* a stopped run's model is a partial one: it goes beside MODEL_FILE,
+     * which keeps the model it held (a good one is not replaced) */
+    char partial[4096 + 16];
+    const char *asked = model_path;
+    if (stopped) {
+        if (snprintf(partial, sizeof partial, "%s.partial", model_path) >=
+            (int)sizeof partial) {
+            fprintf(stderr, "ERROR: %s: name too long\n", model_path);
+            goto done;
+        }
+        model_path = partial;
+    }
     if (tsgs_model_save(model, model_path, &err)) {
         cli_error(&err);
         goto done;
@@ -384,8 +396,9 @@ int cmd_train(int argc, char **argv)
                            ? "support vectors" : "random features";
     if (stopped)
         fprintf(stderr, "interrupted: %ld %s, %.3fs; model of the "
-                        "iterations done written to %s\n",
-                tsgs_model_feature_count(model), what, train_s, model_path);
+                        "iterations done written to %s (%s untouched)\n",
+                tsgs_model_feature_count(model), what, train_s, model_path,
+                asked);
     else if (!o.quiet)
         fprintf(stderr, "trained: %ld %s, %.3fs; model written to %s\n",
                 tsgs_model_feature_count(model), what, train_s, model_path);
