@@ -302,6 +302,16 @@ START_TEST(train_with_test_file)
     ck_assert_ptr_nonnull(strstr(r.err, "test accuracy "));
     ck_assert_ptr_null(strstr(r.err, "-row sample"));
     result_free(&r);
+    /* the default solver reports its stages, the last with the test
+     * accuracy, and no rate of rows (it has stages, not steps) */
+    run(&r, "train", "--test", DATA "test.svm", DATA "train.svm",
+        tmp("m.model"), NULL);
+    ck_assert_msg(r.status == 0, "train: %s", r.err);
+    ck_assert_msg(strstr(r.err, "stage 3/3: model done, elapsed ") &&
+                      strstr(r.err, "test accuracy "),
+                  "%s", r.err);
+    ck_assert_msg(!strstr(r.err, "rows/s"), "%s", r.err);
+    result_free(&r);
 }
 END_TEST
 

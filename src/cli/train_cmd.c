@@ -51,22 +51,7 @@ static void on_progress(const tsgs_progress *pr, void *user)
     progress_state *ps = user;
     if (ps->quiet)
         return;
-    if (pr->stage) { /* safe: a stage ended */
-        fprintf(stderr, "%sstage %ld/%ld: %s done, elapsed %.1fs\n",
-                ps->tty ? "\r\033[K" : "", pr->iteration, pr->iterations,
-                pr->stage, pr->elapsed_s);
-        return;
-    }
-    double now = wall();
-    int last = pr->iteration == pr->iterations;
     int measured = pr->monitor_accuracy >= 0.0;
-    /* At most a few lines a second on a terminal; on a pipe or log file,
-     * one line every 5 s and one per test measurement. */
-    if (!last && !measured && now - ps->last_print < (ps->tty ? 0.25 : 5.0))
-        return;
-    ps->last_print = now;
-    double frac = (double)pr->iteration / (double)pr->iterations;
-    double eta = frac > 0 ? pr->elapsed_s * (1.0 - frac) / frac : 0.0;
     char acc[96] = "";
     if (measured && ps->sample_rows)
         snprintf(acc, sizeof acc, "  test accuracy (%zu-row sample) %.2f%%",
@@ -74,6 +59,21 @@ static void on_progress(const tsgs_progress *pr, void *user)
     else if (measured)
         snprintf(acc, sizeof acc, "  test accuracy %.2f%%",
                  100.0 * pr->monitor_accuracy);
+    if (pr->stage) { /* a stage of the default solver ended */
+        fprintf(stderr, "%sstage %ld/%ld: %s done, elapsed %.1fs%s\n",
+                ps->tty ? "\r\033[K" : "", pr->iteration, pr->iterations,
+                pr->stage, pr->elapsed_s, acc);
+        return;
+    }
+    double now = wall();
+    int last = pr->iteration == pr->iterations;
+    /* At most a few lines a second on a terminal; on a pipe or log file,
+     * one line every 5 s and one per test measurement. */
+    if (!last && !measured && now - ps->last_print < (ps->tty ? 0.25 : 5.0))
+        return;
+    ps->last_print = now;
+    double frac = (double)pr->iteration / (double)pr->iterations;
+    double eta = frac > 0 ? pr->elapsed_s * (1.0 - frac) / frac : 0.0;
     fprintf(stderr,
             "%siter %ld/%ld (%3.0f%%)  %.3g rows/s  features %ld  "
             "elapsed %.1fs  ETA %.1fs%s%s",

@@ -1129,6 +1129,7 @@ static void report_done(const safe_t *s, const tsgs_model *m)
     pr.rows_per_s = (double)(s->nl + s->nw) /
                     (pr.elapsed_s > 0 ? pr.elapsed_s : 1e-9);
     pr.features = (long)s->D;
+    pr.stage = "model"; /* stages, not steps: no rate of rows to report */
     pr.monitor_accuracy =
         h->monitor ? tsgs__accuracy_on(m, h->monitor, s->threads, NULL)
                    : -1.0;
