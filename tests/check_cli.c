@@ -80,8 +80,9 @@ static const char *stdout_to;
 
 /* Starts the tool with its stdout and stderr in the scratch directory;
  * 2 OpenMP threads so that runs are quick on any machine. */
-/* The folder the next runs start in (NULL: the tests' own). */
-static const char *run_in;
+/* The folder the next runs start in (NULL: the tests' own), and their
+ * OMP_NUM_THREADS (NULL: 2). */
+static const char *run_in, *omp_threads;
 
 static pid_t start_v(const char *arg0, va_list ap)
 {
@@ -107,7 +108,7 @@ static pid_t start_v(const char *arg0, va_list ap)
             _exit(126);
         close(fo);
         close(fe);
-        setenv("OMP_NUM_THREADS", "2", 1);
+        setenv("OMP_NUM_THREADS", omp_threads ? omp_threads : "2", 1);
         unsetenv("OMP_PROC_BIND");
         char tool[PATH_MAX];
         if (!realpath(TOOL, tool) || (run_in && chdir(run_in) != 0))
@@ -461,6 +462,29 @@ START_TEST(memory_refused_up_front)
     ck_assert_msg(r.status == 0, "%s", r.err);
     result_free(&r);
     ck_assert(file_exists(model));
+}
+END_TEST
+
+/* OMP_NUM_THREADS above --threads' cap is refused before the OpenMP
+ * runtime starts a team (100,000 overflowed its stack: SIGSEGV), at any
+ * level of its list; a modest value runs. */
+START_TEST(thread_count_from_the_environment_capped)
+{
+    static const char *const bad[] = {"100000", "4,100000",
+                                      "99999999999999999999"};
+    result r;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        omp_threads = bad[i];
+        run(&r, "train", "-q", DATA "train.svm", tmp("m.model"), NULL);
+        omp_threads = NULL;
+        assert_error(&r, "OMP_NUM_THREADS", "at most 4096", NULL);
+        result_free(&r);
+    }
+    omp_threads = "3";
+    run(&r, "train", "-q", DATA "train.svm", tmp("m.model"), NULL);
+    omp_threads = NULL;
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    result_free(&r);
 }
 END_TEST
 
@@ -2016,6 +2040,7 @@ Suite *cli_suite(void)
     tcase_add_test(tc, bad_arguments);
     tcase_add_test(tc, predict_bad_inputs);
     tcase_add_test(tc, foreign_labels_warn);
+    tcase_add_test(tc, thread_count_from_the_environment_capped);
     tcase_add_test(tc, label_column_by_header_and_label_like_features);
     tcase_add_test(tc, special_files);
     tcase_add_test(tc, config_unknown_key);

@@ -1,8 +1,38 @@
 /* tsgs3vm: the command-line tool. */
 #include "cli.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+/* The most threads any source may ask for: --threads' own cap
+ * (src/params.c). The OpenMP runtime reads OMP_NUM_THREADS itself, and
+ * 100,000 of them overflowed its stack (SIGSEGV), so the variable is
+ * checked before the runtime starts a team. */
+#define MAX_THREADS 4096
+
+/* 0 when OMP_NUM_THREADS asks for more than MAX_THREADS at any level of
+ * its comma list (after printing why); other values are the runtime's
+ * to take or refuse, as it does. */
+static int thread_env_ok(void)
+{
+    const char *v = getenv("OMP_NUM_THREADS");
+    for (const char *p = v; p && *p;) {
+        char *end;
+        errno = 0;
+        const long n = strtol(p, &end, 10);
+        if (end != p && (errno == ERANGE || n > MAX_THREADS)) {
+            fprintf(stderr, "ERROR: OMP_NUM_THREADS=%s: at most %d threads "
+                            "(as --threads)\n",
+                    v, MAX_THREADS);
+            return 0;
+        }
+        p = strchr(end, ',');
+        p = p ? p + 1 : NULL;
+    }
+    return 1;
+}
 
 static void usage(FILE *f)
 {
@@ -10,7 +40,7 @@ static void usage(FILE *f)
             "tsgs3vm %s: semi-supervised kernel SVM by triply stochastic "
             "gradients\n\n"
             "Usage:\n"
-            "  tsgs3vm train [options] TRAIN_FILE MODEL_FILE\n"
+            "  tsgs3vm train [options] TRAIN_FILE [MODEL_FILE]\n"
             "  tsgs3vm predict [options] MODEL_FILE TEST_FILE [OUTPUT_FILE]\n"
             "  tsgs3vm cv [options] --grid KEY=VALUES ... TRAIN_FILE\n"
             "  tsgs3vm synth [options] SAMPLE_FILE OUTPUT_FILE  (synthetic data)\n"
@@ -27,6 +57,8 @@ int main(int argc, char **argv)
         return 1;
     }
     const char *cmd = argv[1];
+    if (!thread_env_ok())
+        return 1;
     if (strcmp(cmd, "train") == 0)
         return cmd_train(argc - 1, argv + 1);
     if (strcmp(cmd, "predict") == 0)
