@@ -1154,7 +1154,18 @@ START_TEST(write_failures_are_errors)
         DATA "train.svm", tmp("m2.model"), NULL);
     assert_error(&r, "writing to stdout failed", NULL);
     result_free(&r);
+    /* cv's table: lost to a full disk is an error, not exit 0 */
+    run(&r, "cv", "-q", "--grid", "c=1,10", DATA "train.svm", NULL);
+    assert_error(&r, "writing the table to standard output failed", NULL);
+    result_free(&r);
     stdout_to = NULL;
+    /* cv's --write-config into a folder that does not exist: refused
+     * before the CV, which would be lost */
+    run(&r, "cv", "-q", "--grid", "c=1,10", "--write-config",
+        tmp("no/such/b.conf"), DATA "train.svm", NULL);
+    assert_error(&r, "--write-config", "checked before training", NULL);
+    ck_assert_msg(strlen(r.out) == 0, "%s", r.out);
+    result_free(&r);
     const char *link = tmp("out.link");
     ck_assert_int_eq(symlink(tmp("no/such/out.txt"), link), 0);
     run(&r, "predict", model, DATA "test.svm", link, NULL);

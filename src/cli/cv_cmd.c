@@ -266,6 +266,13 @@ int cmd_cv(int argc, char **argv)
         cli_opts_free(&o);
         return 1;
     }
+    /* the config's folder before the CV, not after it */
+    tsgs_error perr;
+    if (write_config && tsgs_model_check_path(write_config, &perr) != TSGS_OK) {
+        fprintf(stderr, "ERROR: --write-config %s\n", perr.message);
+        cli_opts_free(&o);
+        return 1;
+    }
     size_t npoints = 1;
     for (int a = 0; a < naxes; a++)
         npoints *= (size_t)axes[a].nvalues;
@@ -349,6 +356,12 @@ int cmd_cv(int argc, char **argv)
         printf(" --%s %s", axes[a].key, axes[a].values[pick[a]]);
     printf("  (%d-fold accuracy %.2f%%, sd %.2f)\n", folds, 100 * mean[best],
            100 * sd[best]);
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "ERROR: writing the table to standard output "
+                        "failed: %s\n",
+                strerror(errno));
+        goto done;
+    }
     if (write_config) {
         FILE *f = fopen(write_config, "w");
         if (!f) {
