@@ -298,8 +298,8 @@ static tsgs_status next_line(reader_t *r, char **line, tsgs_error *err)
     return TSGS_OK;
 }
 
-/* The version of a first line "tsgs3vm-model N" (N digits, nothing
- * else), or -1. */
+/* The version of a first line "tsgs3vm-model N" (N digits as the
+ * writer writes them: no sign, no leading zero, nothing else), or -1. */
 static long magic_version(const char *line)
 {
     const size_t m = strlen(MAGIC);
@@ -307,7 +307,7 @@ static long magic_version(const char *line)
         return -1;
     const char *s = line + m + 1;
     long v = 0;
-    if (!*s)
+    if (!*s || (s[0] == '0' && s[1] != '\0'))
         return -1;
     for (; *s; s++) {
         if (*s < '0' || *s > '9' || v > 1000000)

@@ -116,6 +116,14 @@ START_TEST(corrupt_files_refused)
     v2[strlen("tsgs3vm-model ")] = '7';
     expect_refused(v2, len, TSGS_ERR_FORMAT, "version 7");
     free(v2);
+    /* the version as the writer writes it: "01" is not "1" */
+    char *v01 = malloc(len + 2);
+    const size_t at = strlen("tsgs3vm-model ");
+    memcpy(v01, good, at);
+    v01[at] = '0';
+    memcpy(v01 + at + 1, good + at, len - at);
+    expect_refused(v01, len + 1, TSGS_ERR_FORMAT, "not a tsgs3vm model");
+    free(v01);
     /* a corrupt number and a bad header value, with their line */
     char *bad = strdup(good);
     char *coef = strstr(bad, "coefficients ");
