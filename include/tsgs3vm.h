@@ -163,6 +163,10 @@ tsgs_status tsgs_dataset_select(const tsgs_dataset *ds, const size_t *rows,
                                 tsgs_error *err);
 double tsgs_dataset_label(const tsgs_dataset *ds, size_t i);
 size_t tsgs_dataset_labeled_count(const tsgs_dataset *ds);
+/* The distinct labels of ds's labeled rows, ascending, into *labels
+ * (malloc'd: free it) and their number into *k (0: no labeled row). */
+tsgs_status tsgs_dataset_classes(const tsgs_dataset *ds, double **labels,
+                                 size_t *k, tsgs_error *err);
 
 #define TSGS_UNLABELED (__builtin_nan(""))
 int tsgs_is_unlabeled(double label);

@@ -256,6 +256,15 @@ size_t tsgs_dataset_labeled_count(const tsgs_dataset *ds)
     return c;
 }
 
+tsgs_status tsgs_dataset_classes(const tsgs_dataset *ds, double **labels,
+                                 size_t *k, tsgs_error *err)
+{
+    if (!ds || !labels || !k)
+        return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
+                          "tsgs_dataset_classes: NULL argument");
+    return tsgs__class_values(ds, labels, k, err);
+}
+
 int tsgs_is_unlabeled(double label) { return isnan(label); }
 
 tsgs_status tsgs_dataset_drop_features(tsgs_dataset *ds, size_t d_keep,

@@ -23,6 +23,14 @@ START_TEST(from_dense_copies_and_accessors)
     ck_assert(tsgs_is_unlabeled(tsgs_dataset_label(ds, 1)));
     ck_assert(!tsgs_is_unlabeled(0.0));
     ck_assert_uint_eq(tsgs_dataset_labeled_count(ds), 2);
+    double *classes = NULL;
+    size_t k = 9;
+    ck_assert_int_eq(tsgs_dataset_classes(ds, &classes, &k, &err), TSGS_OK);
+    ck_assert_uint_eq(k, 2); /* ascending, the unlabeled row left out */
+    ck_assert_double_eq(classes[0], 1.0);
+    ck_assert_double_eq(classes[1], 2.0);
+    free(classes);
+    ck_assert_int_eq(tsgs_dataset_classes(ds, NULL, &k, &err), TSGS_ERR_PARAM);
     ck_assert_ptr_null(tsgs_dataset_row(ds, 3));
     ck_assert(tsgs_is_unlabeled(tsgs_dataset_label(ds, 3)));
     tsgs_dataset_free(ds);
@@ -30,6 +38,9 @@ START_TEST(from_dense_copies_and_accessors)
     /* no labels at all */
     ck_assert_int_eq(tsgs_dataset_from_dense(3, 2, x, NULL, &ds, &err), TSGS_OK);
     ck_assert_uint_eq(tsgs_dataset_labeled_count(ds), 0);
+    ck_assert_int_eq(tsgs_dataset_classes(ds, &classes, &k, &err), TSGS_OK);
+    ck_assert_uint_eq(k, 0);
+    free(classes);
     tsgs_dataset_free(ds);
     tsgs_dataset_free(NULL);
 

@@ -5,41 +5,11 @@
 
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 /* More distinct non-integer labels than this, or more distinct labels of
  * any kind than MAX_CLASSES, are a feature, not classes. */
 #define MAX_FRACTIONAL_CLASSES 20
 #define MAX_CLASSES 1000
-
-static int cmp_double(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* The distinct labels of the labeled rows, sorted, into *out (malloc'd);
- * -1 when out of memory. */
-static long distinct_labels(const tsgs_dataset *ds, double **out)
-{
-    const size_t n = tsgs_dataset_rows(ds);
-    double *v = malloc(sizeof(double) * (n ? n : 1));
-    if (!v)
-        return -1;
-    size_t m = 0;
-    for (size_t i = 0; i < n; i++) {
-        const double y = tsgs_dataset_label(ds, i);
-        if (!tsgs_is_unlabeled(y))
-            v[m++] = y;
-    }
-    qsort(v, m, sizeof(double), cmp_double);
-    size_t k = 0;
-    for (size_t i = 0; i < m; i++)
-        if (k == 0 || v[i] != v[k - 1])
-            v[k++] = v[i];
-    *out = v;
-    return (long)k;
-}
 
 static const char *column_hint(const tsgs_read_options *r)
 {
@@ -55,17 +25,18 @@ int cli_check_labels(const cli_opts *o, const char *path,
                      const tsgs_dataset *ds)
 {
     double *v = NULL;
-    const long k = distinct_labels(ds, &v);
-    if (k < 0) {
-        fprintf(stderr, "ERROR: out of memory\n");
+    size_t k = 0;
+    tsgs_error err;
+    if (tsgs_dataset_classes(ds, &v, &k, &err) != TSGS_OK) {
+        cli_error(&err);
         return 1;
     }
-    long fractional = 0;
-    for (long i = 0; i < k; i++)
+    size_t fractional = 0;
+    for (size_t i = 0; i < k; i++)
         fractional += v[i] != floor(v[i]);
     if (k > MAX_CLASSES || (fractional > 0 && k > MAX_FRACTIONAL_CLASSES)) {
         fprintf(stderr,
-                "ERROR: %s: the labels%s take %ld distinct values (%g, %g, "
+                "ERROR: %s: the labels%s take %zu distinct values (%g, %g, "
                 "%g, ...): a feature, not classes. Name the label column: "
                 "--label-column last, --label-column N, or a header column "
                 "named label, target, class or y\n",
