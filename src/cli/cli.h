@@ -45,6 +45,10 @@ int cli_parse(cli_opts *o, int argc, char **argv, const char *const *allowed);
 int cli_check_labels(const cli_opts *o, const char *path,
                      const tsgs_dataset *ds);
 
+/* The number of folds of --folds K or -v K (flag names it in the error):
+ * 2..1000. Returns 0, or 1 after printing "ERROR: ...". */
+int cli_parse_folds(const char *flag, const char *value, int *folds);
+
 /* -c C (svm-train's cost per labeled row) as this library's C, the
  * weight of the mean hinge loss: C x the labeled rows of ds. */
 void cli_apply_libsvm_c(cli_opts *o, const tsgs_dataset *ds);

@@ -223,13 +223,7 @@ int cmd_cv(int argc, char **argv)
             i++;
         } else if (i > 0 && (strcmp(a, "--folds") == 0 ||
                              strcmp(a, "-v") == 0) && val) { /* svm-train */
-            char *end;
-            long f = strtol(val, &end, 10);
-            if (*end || f < 2 || f > 1000) {
-                fprintf(stderr, "ERROR: --folds \"%s\": expected 2..1000\n", val);
-                bad = 1;
-            }
-            folds = (int)f;
+            bad = cli_parse_folds(a, val, &folds);
             i++;
         } else if (i > 0 && strcmp(a, "--cv-parallel") == 0 && val) {
             if (strcmp(val, "grid") == 0)

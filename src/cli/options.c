@@ -298,18 +298,8 @@ static int short_option(cli_opts *o, const char *flag, const char *value,
                 value);
         return 1;
     }
-    if (strcmp(flag, "-v") == 0 && train) {
-        long k;
-        if (parse_long(value, 0, &k) != 0 || k < 2 || k > 1000000) {
-            fprintf(stderr, "ERROR: -v \"%s\": the number of folds, 2 or "
-                            "more, as in svm-train (tsgs3vm cv has grids "
-                            "and tables)\n",
-                    value);
-            return 1;
-        }
-        o->cv_folds = (int)k;
-        return 0;
-    }
+    if (strcmp(flag, "-v") == 0 && train)
+        return cli_parse_folds(flag, value, &o->cv_folds);
     if (strcmp(flag, "-b") == 0) {
         if (strcmp(value, "0") != 0 && strcmp(value, "1") != 0) {
             fprintf(stderr, "ERROR: -b %s: expected 0 or 1 (probability "
@@ -466,6 +456,21 @@ int cli_parse(cli_opts *o, int argc, char **argv, const char *const *allowed)
      * --scale (or the config) says so */
     if (o->libsvm_gamma && !o->scale_given)
         o->params.scale = TSGS_SCALE_NONE;
+    return 0;
+}
+
+int cli_parse_folds(const char *flag, const char *value, int *folds)
+{
+    char *end;
+    errno = 0;
+    const long f = strtol(value, &end, 10);
+    if (end == value || *end || errno || f < 2 || f > 1000) {
+        fprintf(stderr, "ERROR: %s \"%s\": the number of folds, expected "
+                        "2..1000 (svm-train's -v)\n",
+                flag, value);
+        return 1;
+    }
+    *folds = (int)f;
     return 0;
 }
 
