@@ -36,7 +36,6 @@ Families (SYNTHETIC unless named after a shared data set):
 Usage:
   gain_study.py make  WORK --cases CASES --seeds 1-10
   gain_study.py run   WORK RESULTS.tsv --tool build/tsgs3vm [--jobs 2]
-                      [--dump DIR: the instrumented tool's candidate records]
   gain_study.py report RESULTS.tsv [...] [--markdown]
 CASES: comma-separated NAME@LABELS, e.g. gauss50@50,cod-rna@200.
 Uses numpy and scikit-learn (Debian's python3-sklearn).
@@ -44,6 +43,7 @@ Uses numpy and scikit-learn (Debian's python3-sklearn).
 import argparse
 import bz2
 import concurrent.futures as cf
+import io
 import json
 import lzma
 import os
@@ -54,6 +54,8 @@ import tempfile
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import peers_common as pc  # noqa: E402  (seeds, SVMlight rows)
 SHARED = os.environ.get("TSGS_SHARED",
                         os.path.join(HERE, "..", "..", "..", "shared"))
 
@@ -122,12 +124,8 @@ def _open(path):
 
 
 def _svm(path):
-    from sklearn.datasets import load_svmlight_file
     with _open(path) as f:
-        raw = f.read().encode()
-    import io
-    x, y = load_svmlight_file(io.BytesIO(raw))
-    return x.toarray(), y
+        return pc.load_svm(io.BytesIO(f.read().encode()))
 
 
 _REAL_CACHE = {}
@@ -256,20 +254,12 @@ def make_unit(work, case, nl, seed):
     return name
 
 
-def parse_seeds(s):
-    out = []
-    for part in s.split(","):
-        a, _, b = part.partition("-")
-        out += list(range(int(a), int(b or a) + 1))
-    return out
-
-
 def cmd_make(args):
     os.makedirs(args.work, exist_ok=True)
     units = []
     for cs in args.cases.split(","):
         case, _, nl = cs.partition("@")
-        for seed in parse_seeds(args.seeds):
+        for seed in pc.parse_seeds(args.seeds):
             units.append((case, int(nl), seed))
     with cf.ProcessPoolExecutor(args.jobs) as ex:
         for name in ex.map(make_unit, [args.work] * len(units),
@@ -287,40 +277,30 @@ def accuracy(tool, model, test, tmp):
     raise RuntimeError(f"predict {model}: {r.stderr.strip()}")
 
 
-def run_unit(work, name, tool, extra, dump):
+def run_unit(work, name, tool, extra):
     u = os.path.join(work, name)
     meta = json.load(open(os.path.join(u, "unit.json")))
+    test = os.path.join(u, "test.svm")
+    env = dict(os.environ, OMP_NUM_THREADS="1")
     with tempfile.TemporaryDirectory() as tmp:
-        env = dict(os.environ, OMP_NUM_THREADS="1")
-        if dump:
-            env["TSGS_DUMP"] = os.path.join(dump, name + ".dump")
-            env["TSGS_SAVE_ALL"] = os.path.join(tmp, "cand")
-        base = [tool, "train", "--threads", "1"] + extra
-        r = subprocess.run(base + ["--unlabeled", os.path.join(u, "unlabeled.svm"),
-                                   os.path.join(u, "labeled.svm"),
-                                   os.path.join(tmp, "semi")],
-                           capture_output=True, text=True, env=env)
-        if r.returncode:
-            raise RuntimeError(f"{name}: {r.stderr.strip()}")
-        test = os.path.join(u, "test.svm")
-        semi = accuracy(tool, os.path.join(tmp, "semi"), test, tmp)
-        note = ""
-        for line in r.stderr.splitlines():
-            if line.startswith("safe: "):
-                note = line[6:].strip()
-        if dump:
-            cands = [accuracy(tool, os.path.join(tmp, f"cand.{c}"), test, tmp)
-                     for c in range(16)
-                     if os.path.exists(os.path.join(tmp, f"cand.{c}"))]
-            with open(os.path.join(dump, name + ".acc"), "w") as f:
-                f.write(" ".join("%.2f" % a for a in cands) + "\n")
-        env.pop("TSGS_DUMP", None)
-        r = subprocess.run(base + [os.path.join(u, "labeled.svm"),
-                                   os.path.join(tmp, "sup")],
-                           capture_output=True, text=True, env=env)
-        if r.returncode:
-            raise RuntimeError(f"{name} (sup): {r.stderr.strip()}")
-        sup = accuracy(tool, os.path.join(tmp, "sup"), test, tmp)
+        def train_and_score(label, files):
+            """The default trained on files, its accuracy and its log."""
+            model = os.path.join(tmp, label)
+            r = subprocess.run([tool, "train", "--threads", "1"] + extra +
+                               files + [model],
+                               capture_output=True, text=True, env=env)
+            if r.returncode:
+                raise RuntimeError(f"{name} ({label}): {r.stderr.strip()}")
+            return accuracy(tool, model, test, tmp), r.stderr
+
+        labeled = os.path.join(u, "labeled.svm")
+        semi, log = train_and_score(
+            "semi", ["--unlabeled", os.path.join(u, "unlabeled.svm"), labeled])
+        sup, _ = train_and_score("sup", [labeled])
+    note = ""
+    for line in log.splitlines():
+        if line.startswith("safe: "):
+            note = line[6:].strip()
     return [meta["case"], str(meta["seed"]), "%.2f" % semi, "%.2f" % sup,
             "%.2f" % meta["libsvm"], "%.2f" % meta["majority"], note]
 
@@ -335,12 +315,10 @@ def cmd_run(args):
         names = [n for n in names if any(n.startswith(o + ".") or
                                          n.startswith(o + "@")
                                          for o in args.only.split(","))]
-    if args.dump:
-        os.makedirs(args.dump, exist_ok=True)
     extra = args.extra.split() if args.extra else []
     rows = []
     with cf.ThreadPoolExecutor(args.jobs) as ex:
-        futs = [ex.submit(run_unit, args.work, n, args.tool, extra, args.dump)
+        futs = [ex.submit(run_unit, args.work, n, args.tool, extra)
                 for n in names]
         for n, f in zip(names, futs):
             row = f.result()
@@ -417,7 +395,6 @@ def main():
     r.add_argument("--jobs", type=int, default=2)
     r.add_argument("--only", default="")
     r.add_argument("--extra", default="", help="more train options")
-    r.add_argument("--dump", default="")
     p = sub.add_parser("report")
     p.add_argument("results", nargs="+")
     p.add_argument("--markdown", action="store_true",
