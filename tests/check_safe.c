@@ -43,6 +43,20 @@ static tsgs_dataset *labeled_only(const tsgs_dataset *ds)
     return out;
 }
 
+/* The safe solver with p, trained with ds's unlabeled rows (*semi) and
+ * on its labeled rows alone (*sup). */
+static void semi_and_supervised(const tsgs_dataset *ds, const tsgs_params *p,
+                                tsgs_model **semi, tsgs_model **sup)
+{
+    tsgs_dataset *lab = labeled_only(ds);
+    tsgs_error err;
+    ck_assert_msg(tsgs_train(ds, p, NULL, semi, NULL, &err) == TSGS_OK, "%s",
+                  err.message);
+    ck_assert_msg(tsgs_train(lab, p, NULL, sup, NULL, &err) == TSGS_OK, "%s",
+                  err.message);
+    tsgs_dataset_free(lab);
+}
+
 /* SYNTHETIC two moons, 10 labels: the unlabeled rows' gap is the
  * boundary. Over seeds, the unlabeled rows help on average, and never by
  * much the other way; 10 labels make any one seed a lottery (CV on 10
@@ -54,11 +68,9 @@ START_TEST(moons_unlabeled_rows_help)
     for (int seed = 1; seed <= seeds; seed++) {
         double *truth = NULL;
         tsgs_dataset *ds = fixture_moons(1010, 10, 0.1, (unsigned)seed, &truth);
-        tsgs_dataset *lab = labeled_only(ds);
-        tsgs_params p = tsgs_params_default();
+        const tsgs_params p = tsgs_params_default();
         tsgs_model *semi = NULL, *sup = NULL;
-        ck_assert_int_eq(tsgs_train(ds, &p, NULL, &semi, NULL, NULL), TSGS_OK);
-        ck_assert_int_eq(tsgs_train(lab, &p, NULL, &sup, NULL, NULL), TSGS_OK);
+        semi_and_supervised(ds, &p, &semi, &sup);
         double a_semi = accuracy_on(semi, ds, truth, 10);
         double a_sup = accuracy_on(sup, ds, truth, 10);
         ck_assert_msg(a_semi >= a_sup - 0.03, "seed %d: semi %g, supervised "
@@ -68,7 +80,6 @@ START_TEST(moons_unlabeled_rows_help)
         sum_sup += a_sup;
         tsgs_model_free(semi);
         tsgs_model_free(sup);
-        tsgs_dataset_free(lab);
         tsgs_dataset_free(ds);
         free(truth);
     }
@@ -120,13 +131,11 @@ START_TEST(misleading_unlabeled_rows_do_not_hurt)
         const int seed = run < seeds ? run + 1 : run - seeds + 1;
         double *truth = NULL;
         tsgs_dataset *ds = misleading_gap(1040, 40, (unsigned)seed, &truth);
-        tsgs_dataset *lab = labeled_only(ds);
         tsgs_params p = tsgs_params_default();
         if (run >= seeds)
             p.scale = TSGS_SCALE_CLASS;
         tsgs_model *safe = NULL, *sup = NULL;
-        ck_assert_int_eq(tsgs_train(ds, &p, NULL, &safe, NULL, NULL), TSGS_OK);
-        ck_assert_int_eq(tsgs_train(lab, &p, NULL, &sup, NULL, NULL), TSGS_OK);
+        semi_and_supervised(ds, &p, &safe, &sup);
         double a_safe = accuracy_on(safe, ds, truth, 40);
         double a_sup = accuracy_on(sup, ds, truth, 40);
         ck_assert_msg(a_sup > 0.9, "seed %d: supervised %g", seed, a_sup);
@@ -137,7 +146,6 @@ START_TEST(misleading_unlabeled_rows_do_not_hurt)
         sum_sup += a_sup;
         tsgs_model_free(safe);
         tsgs_model_free(sup);
-        tsgs_dataset_free(lab);
         tsgs_dataset_free(ds);
         free(truth);
     }
@@ -322,11 +330,9 @@ START_TEST(gaussians_take_the_cluster_path)
         double *truth = NULL;
         tsgs_dataset *ds = fixture_blobs(550, 50, 2 * 1.645 / sqrt(50.0), 0.5,
                                          50, 22, (unsigned)seed, &truth);
-        tsgs_dataset *lab = labeled_only(ds);
-        tsgs_params p = tsgs_params_default();
+        const tsgs_params p = tsgs_params_default();
         tsgs_model *semi = NULL, *sup = NULL;
-        ck_assert_int_eq(tsgs_train(ds, &p, NULL, &semi, NULL, NULL), TSGS_OK);
-        ck_assert_int_eq(tsgs_train(lab, &p, NULL, &sup, NULL, NULL), TSGS_OK);
+        semi_and_supervised(ds, &p, &semi, &sup);
         const double a_semi = accuracy_on(semi, ds, truth, 50);
         const double a_sup = accuracy_on(sup, ds, truth, 50);
         printf("gaussians seed %d: default %.3f, supervised %.3f (%s)\n", seed,
@@ -336,7 +342,6 @@ START_TEST(gaussians_take_the_cluster_path)
         sum_sup += a_sup;
         tsgs_model_free(semi);
         tsgs_model_free(sup);
-        tsgs_dataset_free(lab);
         tsgs_dataset_free(ds);
         free(truth);
     }
@@ -439,12 +444,10 @@ START_TEST(codrna_default_claims)
         tsgs_dataset *train = NULL;
         ck_assert_int_eq(tsgs_dataset_read("data/real/cod-rna.txt.xz", &ro, &train, &err), TSGS_OK);
         ck_assert_int_eq(tsgs_dataset_keep_labels(train, 200, seed, &err), TSGS_OK);
-        tsgs_dataset *lab = labeled_only(train);
         tsgs_params p = tsgs_params_default();
         p.seed = seed;
         tsgs_model *m = NULL, *sup = NULL;
-        ck_assert_int_eq(tsgs_train(train, &p, NULL, &m, NULL, &err), TSGS_OK);
-        ck_assert_int_eq(tsgs_train(lab, &p, NULL, &sup, NULL, &err), TSGS_OK);
+        semi_and_supervised(train, &p, &m, &sup);
         size_t n = tsgs_dataset_rows(test);
         double *dm = malloc(sizeof(double) * n), *dsup = malloc(sizeof(double) * n);
         ck_assert_int_eq(tsgs_predict(m, test, 2, dm, NULL), TSGS_OK);
@@ -458,7 +461,6 @@ START_TEST(codrna_default_claims)
         free(dsup);
         tsgs_model_free(m);
         tsgs_model_free(sup);
-        tsgs_dataset_free(lab);
         tsgs_dataset_free(train);
     }
     ck_assert_double_ge(sum_safe / 3, sum_sup / 3 - 0.005);
