@@ -456,9 +456,9 @@ static tsgs_status run_path_task(const path_tasks *pt, int task)
 /* One arm of the selection: a setting's path on every labeled row (into
  * cand_w, cand_b: 1 + N_TEMPS candidates, the supervised one first) and
  * the held-out records of its fold paths, laid out as ok[(c *
- * SELECT_REPEATS + r) * nl + i]; oof (if not NULL) gets every held-out
- * decision value at the same place: what probability outputs are fitted
- * on. */
+ * SELECT_REPEATS + r) * nl + i] (paths_and_selection's own); oof (if not
+ * NULL) gets every held-out decision value at the same place: what
+ * probability outputs are fitted on. */
 typedef struct {
     const safe_t *s;
     double *cand_w, *cand_b;
@@ -619,8 +619,9 @@ static tsgs_status choose_candidate(const safe_t *s, const safe_arm *arms,
 }
 
 /* The paths of every arm and the selection: arms[a].s's paths into
- * arms[a]'s candidates and records, side by side with the same folds
- * (the selection compares the arms row by row); sel gets the choice. */
+ * arms[a]'s candidates (and held-out values), side by side with the same
+ * folds (the selection compares the arms row by row), their held-out
+ * records made here (arms' ok is not read); sel gets the choice. */
 static tsgs_status paths_and_selection(const safe_arm *arms, int narms,
                                        safe_selection *sel, tsgs_error *err)
 {
@@ -629,8 +630,15 @@ static tsgs_status paths_and_selection(const safe_arm *arms, int narms,
     const int k = nl < FOLDS ? (int)nl : FOLDS;
     int *fold = malloc(sizeof(int) * nl * SELECT_REPEATS);
     size_t *scr = malloc(sizeof(size_t) * nl);
+    safe_arm with[ARMS];
     tsgs_status st = TSGS_OK;
-    if (!fold || !scr) {
+    for (int a = 0; a < narms; a++) {
+        with[a] = arms[a];
+        with[a].ok = malloc((1 + N_TEMPS) * SELECT_REPEATS * nl);
+        if (!with[a].ok)
+            st = TSGS_ERR_NOMEM;
+    }
+    if (!fold || !scr || st != TSGS_OK) {
         st = TSGS__NOMEM(err);
         goto done;
     }
@@ -640,16 +648,19 @@ static tsgs_status paths_and_selection(const safe_arm *arms, int narms,
         tsgs__stratified_folds(s->ovr ? s->ylc : s->yl, nl, k, s->p.seed,
                                99 + (uint64_t)rep, scr,
                                fold + (size_t)rep * nl);
-    if (run_paths(arms, narms, k, fold, s->threads) != TSGS_OK) {
+    if (run_paths(with, narms, k, fold, s->threads) != TSGS_OK) {
         st = TSGS__NOMEM(err);
         goto done;
     }
-    st = choose_candidate(s, arms, narms, k, sel, err);
+    st = choose_candidate(s, with, narms, k, sel, err);
 done:
+    for (int a = 0; a < narms; a++)
+        free(with[a].ok);
     free(fold);
     free(scr);
     return st;
 }
+
 /* Platt's sigmoid on candidate cand's held-out decision values, every
  * repeat of the selection's CV (laid out as paths_and_selection writes
  * oof), against the nl labeled rows' yl (+1 / -1) (probability.c). */
@@ -671,10 +682,12 @@ static tsgs_status fit_probability(const double *yl, size_t nl,
 
 /* ------------------------------------------------------- the model */
 
-static tsgs_status make_model(const safe_t *s, const double *w, double b,
-                              int semi, double neg, double pos,
-                              tsgs__scaler *scaler, tsgs_model **out,
-                              tsgs_error *err)
+/* The model of candidate (w, b) at s's settings (an arm's sigma and C),
+ * with the run's note. */
+static tsgs_status make_model(const safe_t *s, const char *note,
+                              const double *w, double b, int semi,
+                              double neg, double pos, tsgs__scaler *scaler,
+                              tsgs_model **out, tsgs_error *err)
 {
     tsgs_params q = s->p;
     q.sigma = s->fs.sigma;
@@ -697,7 +710,7 @@ static tsgs_status make_model(const safe_t *s, const double *w, double b,
     m->label_pos = pos;
     m->scaler = *scaler; /* the model owns it from here */
     memset(scaler, 0, sizeof *scaler);
-    snprintf(m->note, sizeof m->note, "%s", s->note);
+    snprintf(m->note, sizeof m->note, "%s", note);
     *out = m;
     return TSGS_OK;
 fail:
@@ -1169,7 +1182,6 @@ static tsgs_status safe_train(const tsgs_dataset *ds, const tsgs_params *p,
     safe_t cl; /* the cluster arm's settings and feature rows */
     int narms = 1;
     double *cand_w[ARMS] = {NULL}, cand_b[ARMS][1 + N_TEMPS];
-    unsigned char *ok[ARMS] = {NULL};
     double *oof[ARMS] = {NULL};
     safe_selection sel;
     memset(&sel, 0, sizeof sel);
@@ -1204,12 +1216,9 @@ static tsgs_status safe_train(const tsgs_dataset *ds, const tsgs_params *p,
     const size_t records = (1 + N_TEMPS) * SELECT_REPEATS * s.nl;
     for (int a = 0; a < narms; a++) {
         cand_w[a] = malloc(sizeof(double) * s.D * (1 + N_TEMPS));
-        if (semi)
-            ok[a] = malloc(records);
         if (semi && (p->probability || ovr))
             oof[a] = malloc(sizeof(double) * records);
-        if (!cand_w[a] || (semi && !ok[a]) ||
-            (semi && (p->probability || ovr) && !oof[a])) {
+        if (!cand_w[a] || (semi && (p->probability || ovr) && !oof[a])) {
             st = TSGS__NOMEM(err);
             goto done;
         }
@@ -1217,7 +1226,7 @@ static tsgs_status safe_train(const tsgs_dataset *ds, const tsgs_params *p,
     if (semi) {
         safe_arm arms[ARMS];
         for (int a = 0; a < narms; a++)
-            arms[a] = (safe_arm){a ? &cl : &s, cand_w[a], cand_b[a], ok[a],
+            arms[a] = (safe_arm){a ? &cl : &s, cand_w[a], cand_b[a], NULL,
                                  oof[a]};
         st = paths_and_selection(arms, narms, &sel, err);
     } else {
@@ -1238,9 +1247,7 @@ static tsgs_status safe_train(const tsgs_dataset *ds, const tsgs_params *p,
         memset(cand_w[0], 0, sizeof(double) * s.D);
         cand_b[0][0] = major;
     }
-    if (arm) /* the model's settings are the cluster arm's, the note all */
-        memcpy(cl.note, s.note, sizeof s.note);
-    st = make_model(arm ? &cl : &s, cand_w[arm] + (size_t)kept * s.D,
+    st = make_model(arm ? &cl : &s, s.note, cand_w[arm] + (size_t)kept * s.D,
                     cand_b[arm][kept], kept > 0, neg, pos, scaler, &m, err);
     if (st != TSGS_OK)
         goto done;
@@ -1270,7 +1277,6 @@ done:
         tsgs__scaler_clear(scaler);
     for (int a = 0; a < ARMS; a++) {
         free(cand_w[a]);
-        free(ok[a]);
         free(oof[a]);
     }
     if (narms > 1)
