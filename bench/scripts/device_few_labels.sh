@@ -4,19 +4,17 @@
 # the build before it, thread counts and builds interleaved.
 #   bench/scripts/device_few_labels.sh --bundle DIR BEFORE_TOOL   (here)
 #   bench/scripts/device_few_labels.sh DIR OUTDIR                 (there)
-# The bundle holds lib/ (the loader and the libraries ldd lists), tsgs3vm,
-# tsgs3vm-before and the units (labeled.svm + unlabeled.svm) named in
-# UNITS, copied from a gain_study.py work folder (GAIN_WORK).
+# The bundle is device_sweep.sh's (lib/ with the loader and the libraries
+# ldd lists, tsgs3vm, tsgs3vm-before, COMMIT) and the units (labeled.svm +
+# unlabeled.svm) named in UNITS, copied from a gain_study.py work folder
+# (GAIN_WORK).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 if [ "${1:-}" = --bundle ]; then
     b=${2:?}; before=${3:?}
-    mkdir -p "$b/lib"
-    make -s build/tsgs3vm
-    cp build/tsgs3vm "$b/"; cp "$before" "$b/tsgs3vm-before"
-    ldd build/tsgs3vm | awk '/=> \//{print $3} /^\t\/lib64/{print $1}' |
-        sort -u | xargs -I{} cp -L {} "$b/lib/"
     w=${GAIN_WORK:?a gain_study.py work folder}
+    # the tools, their libraries and the loader, as the sweep bundles them
+    bench/scripts/device_sweep.sh --bundle "$b" "$before"
     for u in ${UNITS:-susy50 gauss50@50.s01}; do
         mkdir -p "$b/$u"
         if [ "$u" = susy50 ]; then # the first 50 labels of a SUSY unit
@@ -26,7 +24,6 @@ if [ "${1:-}" = --bundle ]; then
             cp "$w/$u/labeled.svm" "$w/$u/unlabeled.svm" "$b/$u/"
         fi
     done
-    git rev-parse --short HEAD >"$b/COMMIT"
     exit 0
 fi
 b=$(cd "${1:?}" && pwd); out=${2:?}; mkdir -p "$out"
