@@ -30,6 +30,10 @@ Families (SYNTHETIC unless named after a shared data set):
   moons      two interleaved 2-d half circles with noise 0.15, 1,000 rows
   nosignal   16-d, class prior 0.535, a shift of 0.05 on one axis: the
              labels carry almost no signal (the majority class is right)
+  digits     REAL, not SYNTHETIC: scikit-learn's 8x8 handwritten digits
+             (load_digits, 1,797 rows, 10 classes), transductive; digits@50
+             is 5 labels a class on average (drawn at random, every class
+             present at least once)
   cod-rna, ijcnn1, susy, skin, higgs: the shared real sets, 2,000 unlabeled rows
              and a 5,000-row test sample, inductive
 
@@ -111,7 +115,7 @@ def nosignal(rng, n=7200, d=16):
 
 SYNTH = {"gauss50": gauss50, "g241c": g241c, "g241d": g241d,
          "mislead": mislead, "moons": moons, "nosignal": nosignal}
-TRANSDUCTIVE = {"gauss50", "g241c", "g241d", "mislead", "moons"}
+TRANSDUCTIVE = {"gauss50", "g241c", "g241d", "mislead", "moons", "digits"}
 
 
 # ------------------------------------------------------------ real sets
@@ -185,11 +189,18 @@ def write_svm(path, x, y):
 
 
 def draw_labels(rng, y, nl):
-    """Random, not stratified; again until both classes are there."""
+    """Random, not stratified; again until every class is there."""
+    k = len(np.unique(y))
     while True:
         idx = rng.choice(len(y), nl, replace=False)
-        if len(np.unique(y[idx])) == 2:
+        if len(np.unique(y[idx])) == k:
             return idx
+
+
+def digits():
+    from sklearn.datasets import load_digits
+    x, y = load_digits(return_X_y=True)
+    return x.astype(float), y.astype(float)
 
 
 def libsvm_acc(xl, yl, xs, ys):
@@ -201,7 +212,8 @@ def libsvm_acc(xl, yl, xs, ys):
     def scale(x):
         return np.where(hi > lo, 2 * (x - lo) / span - 1, 0.0)
     a, b = scale(xl), scale(xs)
-    k = min(5, int(min(np.sum(yl > 0), np.sum(yl < 0))))
+    fewest = min(int(np.sum(yl == c)) for c in np.unique(yl))
+    k = min(5, fewest if len(np.unique(yl)) == 2 else max(2, fewest))
     best, arg = -1.0, (GAMMAS[0], CS[0])
     if k >= 2:
         cv = StratifiedKFold(k, shuffle=True, random_state=0)
@@ -221,8 +233,8 @@ def make_unit(work, case, nl, seed):
         return name
     os.makedirs(out, exist_ok=True)
     rng = np.random.RandomState(seed)
-    if case in SYNTH:
-        x, y = SYNTH[case](rng)
+    if case in SYNTH or case == "digits":
+        x, y = SYNTH[case](rng) if case in SYNTH else digits()
         if case in TRANSDUCTIVE:
             li = draw_labels(rng, y, nl)
             rest = np.setdiff1d(np.arange(len(y)), li)
@@ -243,7 +255,8 @@ def make_unit(work, case, nl, seed):
     write_svm(os.path.join(out, "labeled.svm"), xl, yl)
     write_svm(os.path.join(out, "unlabeled.svm"), xu, np.zeros(len(xu)))
     write_svm(os.path.join(out, "test.svm"), xs, ys)
-    major = 1.0 if np.sum(yl > 0) * 2 > len(yl) else -1.0
+    vals, counts = np.unique(yl, return_counts=True)
+    major = vals[np.argmax(counts)]  # ties: the smallest label
     meta = {"case": f"{case}@{nl}", "seed": seed, "labeled": int(nl),
             "unlabeled": int(len(xu)), "scored": int(len(ys)),
             "transductive": case in TRANSDUCTIVE,
