@@ -381,6 +381,39 @@ START_TEST(misleading_unlabeled_rows_do_not_hurt_multiclass)
 }
 END_TEST
 
+/* A class with fewer labeled rows than the selection's folds keeps its
+ * supervised SVM (C* 0) whatever the joint choice keeps for the others:
+ * the held-out answers cannot show what its path does to it (8x8 digits,
+ * 5 random labels a class: the classes with 2 labels were predicted on no
+ * unlabeled row). Four clusters, 10 labels each but class 2's 2. */
+START_TEST(a_class_with_few_labels_stays_supervised)
+{
+    const double labels[] = {1, 2, 3, 4};
+    double *truth = NULL;
+    tsgs_dataset *ds = clusters(4, 4, 100, 10, labels, &truth);
+    size_t kept = 0;
+    for (size_t i = 0; i < ds->n; i++)
+        if (ds->y[i] == 3.0 && kept++ >= 2)
+            ds->y[i] = TSGS_UNLABELED;
+    tsgs_params p = tsgs_params_default();
+    tsgs_model *m = NULL;
+    tsgs_error err;
+    ck_assert_msg(tsgs_train(ds, &p, NULL, &m, NULL, &err) == TSGS_OK, "%s",
+                  err.message);
+    ck_assert_int_eq(m->nclass, 4);
+    printf("few labels of class 3: %s\n", tsgs_model_note(m));
+    ck_assert_msg(m->ovr[2]->params.c_star == 0.0, "class 3: C* %g (%s)",
+                  m->ovr[2]->params.c_star, tsgs_model_note(m));
+    /* the others took the unlabeled rows (four clear clusters) */
+    ck_assert_msg(m->ovr[0]->params.c_star > 0.0, "%s", tsgs_model_note(m));
+    ck_assert_ptr_nonnull(strstr(tsgs_model_note(m), "but supervised for "
+                                                     "the 1 with fewer"));
+    tsgs_model_free(m);
+    tsgs_dataset_free(ds);
+    free(truth);
+}
+END_TEST
+
 /* Folds of K classes: each class dealt round-robin over the folds, so
  * every fold holds floor or ceil of its share of each class; +1 / -1
  * labels are dealt as they always were (per class a seeded shuffle, -1
@@ -439,6 +472,7 @@ Suite *multiclass_suite(void)
     tcase_add_test(tc, classes_share_feature_rows_only_when_the_same);
     tcase_add_test(tc, non_finite_rows_refused_before_the_classes);
     tcase_add_test(tc, ten_classes_tsg);
+    tcase_add_test(tc, a_class_with_few_labels_stays_supervised);
     tcase_add_test(tc, stratified_folds_of_k_classes);
     tcase_add_test(tc, misleading_unlabeled_rows_do_not_hurt_multiclass);
     suite_add_tcase(s, tc);
