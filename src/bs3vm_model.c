@@ -176,6 +176,13 @@ tsgs_status tsgs__bs3vm_read(FILE *f, const char *path, long *line,
                                 k + 1, d + 1);
                 goto fail;
             }
+            if (k == 0 && fabs(v) > TSGS__MODEL_VALUE_MAX) {
+                st = tsgs__fail(err, TSGS_ERR_FORMAT, path, *line,
+                                "support vector: its weight %g is beyond "
+                                "+-%g (no trained model comes near)",
+                                v, TSGS__MODEL_VALUE_MAX);
+                goto fail;
+            }
             if (k == 0)
                 b->alpha[j] = v;
             else
