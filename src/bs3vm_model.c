@@ -60,6 +60,14 @@ tsgs_status tsgs__bs3vm_new(size_t d, size_t cap, tsgs_kernel kernel,
     return TSGS_OK;
 }
 
+double tsgs__bs3vm_bytes(long n_sv, size_t d)
+{
+    /* the rows and weights (room for one at least), and one row made
+     * dense at predict */
+    const double rows = n_sv > 1 ? (double)n_sv : 1.0, dd = (double)d;
+    return rows * (dd * sizeof(float) + sizeof(double)) + dd * sizeof(float);
+}
+
 tsgs_status tsgs__bs3vm_reserve(tsgs__bs3vm *b, size_t cap, tsgs_error *err)
 {
     if (cap <= b->cap)
@@ -166,6 +174,13 @@ tsgs_status tsgs__bs3vm_read(FILE *f, const char *path, long *line,
                                 "support vector: value %zu of %zu is missing "
                                 "or not a finite number",
                                 k + 1, d + 1);
+                goto fail;
+            }
+            if (k == 0 && fabs(v) > TSGS__MODEL_VALUE_MAX) {
+                st = tsgs__fail(err, TSGS_ERR_FORMAT, path, *line,
+                                "support vector: its weight %g is beyond "
+                                "+-%g (no trained model comes near)",
+                                v, TSGS__MODEL_VALUE_MAX);
                 goto fail;
             }
             if (k == 0)

@@ -470,6 +470,8 @@ typedef struct {
     float *W, *P; /* one group tile of regenerated directions */
 } tsgs__kernel_ws;
 int tsgs__kernel_ws_init(tsgs__kernel_ws *ws, size_t d);
+/* Bytes tsgs__kernel_ws_init allocates for d features. */
+double tsgs__kernel_ws_bytes(size_t d);
 void tsgs__kernel_ws_free(tsgs__kernel_ws *ws);
 size_t tsgs__sums_scratch(long ndirs, size_t n);
 void tsgs__eval_sums_team(const tsgs__fview *v, const float *X, size_t n,
@@ -689,6 +691,20 @@ struct tsgs_model {
 /* An empty model for d inputs with room for cap_blocks blocks. */
 tsgs_status tsgs__model_new(const tsgs_params *p, size_t d, long cap_blocks,
                             tsgs_model **out, tsgs_error *err);
+/* Bytes of the packed direction cache of `blocks` blocks of fs (which a
+ * model keeps when they fit its cache-mb). */
+double tsgs__model_cache_bytes(const tsgs__fspec *fs, long blocks);
+/* Bytes a random-feature model of these counts certainly takes to load
+ * and predict one row on one thread (memory.c): a lower bound, so that a
+ * model refused for it could never have been used. */
+double tsgs__model_bytes(const tsgs_params *p, size_t d, long blocks);
+/* The most memory this process may hold: RLIMIT_AS when set, else the
+ * physical memory (memory.c); *what names which, for messages. */
+double tsgs__memory_cap(const char **what);
+/* tsgs_model_load with the memory the model may commit the process to
+ * given (bytes) in place of the process's own limit (tests, fuzzing). */
+tsgs_status tsgs__model_load_within(const char *path, double max_bytes,
+                                    tsgs_model **out, tsgs_error *err);
 /* Makes room for one more block (zero coefficients) and returns its index. */
 tsgs_status tsgs__model_add_block(tsgs_model *m, tsgs_error *err);
 /* Extends the omega cache to every direction in the model, when enabled. */
@@ -794,6 +810,17 @@ double tsgs__bs3vm_sqdist(const float *a, const float *b, size_t d);
  * "end". Reading continues f after the header (whose last line, number
  * *line, announced n_sv) and is strict: errors name path and line. */
 void tsgs__bs3vm_write(FILE *f, const tsgs__bs3vm *b);
+/* The largest magnitude a model file's coefficients, support-vector
+ * weights, bias, lazy-scale, sigma, scaler values and Platt parameters
+ * may have (model_io.c, bs3vm_model.c). A trained model stays far below
+ * it (a scaler's shift is a float's size, its multiplier at most 1 / the
+ * least float, about 1e45); up to it, a decision value (scale times at
+ * most 2^60 coefficients times features of magnitude <= 1, plus the
+ * bias) stays finite in double, where a coefficient of 1e308 gave inf. */
+#define TSGS__MODEL_VALUE_MAX 1e100
+/* Bytes a bs3vm model of n_sv support vectors over d features takes to
+ * load and predict one (dense) row. */
+double tsgs__bs3vm_bytes(long n_sv, size_t d);
 tsgs_status tsgs__bs3vm_read(FILE *f, const char *path, long *line,
                              long n_sv, size_t d, tsgs_kernel kernel,
                              double sigma, tsgs__bs3vm **out,

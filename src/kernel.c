@@ -139,6 +139,11 @@ int tsgs__kernel_ws_init(tsgs__kernel_ws *ws, size_t d)
     return -1;
 }
 
+double tsgs__kernel_ws_bytes(size_t d)
+{
+    return sizeof(float) * GROUP_TILE * TSGS__LANES * ((double)d + 1.0);
+}
+
 void tsgs__kernel_ws_free(tsgs__kernel_ws *ws)
 {
     free(ws->W);

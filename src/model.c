@@ -35,6 +35,14 @@ static tsgs_status grow_coefficients(tsgs_model *m, long cap_blocks,
     return TSGS_OK;
 }
 
+double tsgs__model_cache_bytes(const tsgs__fspec *fs, long blocks)
+{
+    /* in double: blocks x dirs x d overflows no integer here */
+    const double dirs = ceil((double)blocks * (double)fs->dirs /
+                             TSGS__LANES) * TSGS__LANES;
+    return dirs * ((double)fs->d + 1.0) * sizeof(float);
+}
+
 tsgs_status tsgs__model_new(const tsgs_params *p, size_t d, long cap_blocks,
                             tsgs_model **out, tsgs_error *err)
 {
@@ -56,9 +64,8 @@ tsgs_status tsgs__model_new(const tsgs_params *p, size_t d, long cap_blocks,
         return st;
     }
     /* Cache the directions when the planned model fits the budget. */
-    double bytes = (double)round_up(cap_blocks * m->fs.dirs, TSGS__LANES) *
-                   ((double)d + 1.0) * sizeof(float);
-    m->cache_enabled = bytes <= p->cache_mb * 1048576.0;
+    m->cache_enabled = tsgs__model_cache_bytes(&m->fs, cap_blocks) <=
+                       p->cache_mb * 1048576.0;
     *out = m;
     return TSGS_OK;
 }

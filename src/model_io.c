@@ -271,12 +271,22 @@ tsgs_status tsgs_model_save(const tsgs_model *m, const char *path,
 
 /* ------------------------------------------------------------- loading */
 
+/* A model file's counts are checked before anything is sized by them:
+ * against the bytes left in the file (a stored value takes 2 bytes at
+ * least, "0 " or "0\n"), against each other, and against the memory the
+ * process may hold (random features are regenerated from the seed, so a
+ * small file may declare a model that needs much memory to use). */
 typedef struct {
     FILE *f;
     const char *path;
     long line;
     char *buf;
     size_t cap;
+    char *text;           /* a file that cannot be measured, read whole */
+    double size;          /* the file's bytes */
+    double mem_cap;       /* what the process may hold, */
+    const char *cap_what; /* where that limit comes from, */
+    double mem_left;      /* and what the models read so far left of it */
 } reader_t;
 
 /* Next line without its newline into *line (NULL at end of file). A NUL
@@ -296,6 +306,62 @@ static tsgs_status next_line(reader_t *r, char **line, tsgs_error *err)
         r->buf[--n] = '\0';
     *line = r->buf;
     return TSGS_OK;
+}
+
+/* Out of memory while reading field on the current line. */
+static tsgs_status nomem_at(const reader_t *r, const char *field,
+                            tsgs_error *err)
+{
+    return tsgs__fail(err, TSGS_ERR_NOMEM, r->path, r->line,
+                      "%s: out of memory", field);
+}
+
+/* Bytes after the line just read. */
+static double bytes_left(const reader_t *r)
+{
+    long at = ftell(r->f);
+    return r->size - (at > 0 ? (double)at : 0.0);
+}
+
+/* Whether the rest of the file can hold the `count` items field announces
+ * on the current line, each `each` bytes at least (`why` says so). */
+static tsgs_status check_file_holds(const reader_t *r, const char *field,
+                                    double count, double each,
+                                    const char *why, tsgs_error *err)
+{
+    const double left = bytes_left(r);
+    if (count * each <= left)
+        return TSGS_OK;
+    return tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
+                      "%s: %.0f announced, but the %.0f bytes left in the "
+                      "file hold %.0f at most (%s)",
+                      field, count, left, floor(left / each), why);
+}
+
+/* Takes `bytes` from the memory the process may still hold, or refuses
+ * the count that field declared on `line` (`what`: the counts, in
+ * words). */
+static tsgs_status take_memory(reader_t *r, const char *field, long line,
+                               double bytes, const char *what,
+                               tsgs_error *err)
+{
+    if (bytes <= r->mem_left) {
+        r->mem_left -= bytes;
+        return TSGS_OK;
+    }
+    const double mib = 1048576.0;
+    if (r->mem_left < r->mem_cap) /* a one-vs-rest file's later class */
+        return tsgs__fail(err, TSGS_ERR_FORMAT, r->path, line,
+                          "%s: %s need about %.0f MiB to load and predict, "
+                          "more than the %.0f MiB the classes before leave "
+                          "of the %.0f MiB this process may hold (%s)",
+                          field, what, bytes / mib, r->mem_left / mib,
+                          r->mem_cap / mib, r->cap_what);
+    return tsgs__fail(err, TSGS_ERR_FORMAT, r->path, line,
+                      "%s: %s need about %.0f MiB to load and predict, more "
+                      "than the %.0f MiB this process may hold (%s)",
+                      field, what, bytes / mib, r->mem_cap / mib,
+                      r->cap_what);
 }
 
 /* The version of a first line "tsgs3vm-model N" (N digits as the
@@ -338,6 +404,18 @@ static int seen_before(char ***seen, size_t *n, const char *key, int *nomem)
     return 0;
 }
 
+/* Fields of s separated by blanks (as strtod skips them). */
+#define BLANKS " \t\r\v\f"
+static size_t count_fields(const char *s)
+{
+    size_t n = 0;
+    for (s += strspn(s, BLANKS); *s; s += strspn(s, BLANKS)) {
+        n++;
+        s += strcspn(s, BLANKS);
+    }
+    return n;
+}
+
 /* "scaler-maxabs N c:m ..." (1-based ascending columns below d, finite
  * positive multipliers). */
 static tsgs_status parse_maxabs(reader_t *r, const char *val, long d,
@@ -352,12 +430,19 @@ static tsgs_status parse_maxabs(reader_t *r, const char *val, long d,
     if (end == val || cnt > (unsigned long long)d)
         return tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
                           "scaler-maxabs: bad count");
+    /* the entries are on this line: no more than it holds is allocated */
+    const size_t listed = count_fields(end);
+    if (cnt > listed)
+        return tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
+                          "scaler-maxabs: count %llu, but %zu entries on "
+                          "the line",
+                          cnt, listed);
     free(*cols);
     free(*muls);
     *cols = malloc(sizeof(uint32_t) * (cnt ? cnt : 1));
     *muls = malloc(sizeof(double) * (cnt ? cnt : 1));
     if (!*cols || !*muls)
-        return TSGS__NOMEM(err);
+        return nomem_at(r, "scaler-maxabs", err);
     const char *p = end;
     for (size_t j = 0; j < cnt; j++) {
         unsigned long long c = strtoull(p, &end, 10);
@@ -369,10 +454,12 @@ static tsgs_status parse_maxabs(reader_t *r, const char *val, long d,
                               j + 1);
         p = end + 1;
         double m = strtod(p, &end);
-        if (end == p || !isfinite(m) || !(m > 0.0))
+        if (end == p || !isfinite(m) || !(m > 0.0) ||
+            m > TSGS__MODEL_VALUE_MAX)
             return tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
-                              "scaler-maxabs: entry %zu: bad multiplier",
-                              j + 1);
+                              "scaler-maxabs: entry %zu: bad multiplier "
+                              "(expected a number in (0, %g])",
+                              j + 1, TSGS__MODEL_VALUE_MAX);
         p = end;
         (*cols)[j] = (uint32_t)(c - 1);
         (*muls)[j] = m;
@@ -386,9 +473,10 @@ static tsgs_status parse_maxabs(reader_t *r, const char *val, long d,
     return TSGS_OK;
 }
 
+/* n numbers of s into v, each finite and of magnitude at most max. */
 static tsgs_status parse_doubles(reader_t *r, const char *field,
                                  const char *s, double *v, size_t n,
-                                 tsgs_error *err)
+                                 double max, tsgs_error *err)
 {
     char *end;
     for (size_t i = 0; i < n; i++) {
@@ -399,6 +487,11 @@ static tsgs_status parse_doubles(reader_t *r, const char *field,
                               "%s: value %zu of %zu is missing or not a "
                               "finite number",
                               field, i + 1, n);
+        if (fabs(v[i]) > max)
+            return tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
+                              "%s: value %zu of %zu, %g, is beyond +-%g "
+                              "(no trained model comes near)",
+                              field, i + 1, n, v[i], max);
         s = end;
     }
     while (*s == ' ' || *s == '\t')
@@ -424,289 +517,450 @@ static tsgs_status parse_count(reader_t *r, const char *field, const char *s,
     return TSGS_OK;
 }
 
+/* What a binary model's header declares, as it is read. */
+typedef struct {
+    tsgs_params p;
+    long d, blocks, ncoef, nsv;
+    long d_line, blocks_line; /* where features-in and blocks were */
+    double scale, bias, labels[2], prob_ab[2];
+    tsgs_scaling scaling;
+    int have_scaling;
+    double *shift, *mul, *smul;
+    uint32_t *scol;
+    size_t nsc;
+    char **seen; /* the keys read: each is given once */
+    size_t nseen;
+} header_t;
+
+static void header_init(header_t *h)
+{
+    memset(h, 0, sizeof *h);
+    h->p = tsgs_params_default();
+    /* Files written before the "directions" key existed used iid ones. */
+    h->p.directions = TSGS_DIRECTIONS_IID;
+    h->d = h->blocks = h->ncoef = h->nsv = -1;
+    h->scale = h->bias = NAN;
+    h->labels[0] = h->labels[1] = h->prob_ab[0] = h->prob_ab[1] = NAN;
+    h->scaling = TSGS_SCALE_NONE;
+}
+
+static void header_free(header_t *h)
+{
+    for (size_t i = 0; i < h->nseen; i++)
+        free(h->seen[i]);
+    free(h->seen);
+    free(h->shift);
+    free(h->mul);
+    free(h->scol);
+    free(h->smul);
+}
+
+/* "scaler-shift" / "scaler-mul": exactly features-in values. */
+static tsgs_status parse_scaler_row(reader_t *r, header_t *h, const char *key,
+                                    const char *val, tsgs_error *err)
+{
+    if (h->d < 0)
+        return tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
+                          "%s before features-in", key);
+    /* counted on the line first: features-in does not size the row */
+    const size_t n = count_fields(val);
+    if (n != (size_t)h->d)
+        return tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
+                          "%s: %zu values, but features-in (line %ld) is "
+                          "%ld",
+                          key, n, h->d_line, h->d);
+    double **dst = key[7] == 's' ? &h->shift : &h->mul;
+    free(*dst);
+    if (!(*dst = malloc(sizeof(double) * (n ? n : 1))))
+        return nomem_at(r, key, err);
+    return parse_doubles(r, key, val, *dst, n, TSGS__MODEL_VALUE_MAX, err);
+}
+
+static tsgs_status parse_scaling(reader_t *r, header_t *h, const char *val,
+                                 tsgs_error *err)
+{
+    static const struct {
+        const char *name;
+        tsgs_scaling kind;
+    } kinds[] = {{"zscore", TSGS_SCALE_ZSCORE}, {"minmax", TSGS_SCALE_MINMAX},
+                 {"class", TSGS_SCALE_CLASS},   {"none", TSGS_SCALE_NONE},
+                 {"maxabs", TSGS_SCALE_MAXABS}};
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if (strcmp(val, kinds[i].name) == 0) {
+            h->scaling = kinds[i].kind;
+            h->have_scaling = 1;
+            return TSGS_OK;
+        }
+    return tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
+                      "scaler: unknown kind \"%s\"", val);
+}
+
+/* A parameter line. sigma is checked here, so that its error names its
+ * line: to training 0 means "choose it", but a model has chosen. */
+static tsgs_status parse_param(reader_t *r, tsgs_params *p, const char *key,
+                               const char *val, tsgs_error *err)
+{
+    tsgs_error perr;
+    if (tsgs_params_set(p, key, val, &perr) != TSGS_OK)
+        return tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line, "%s",
+                          perr.message);
+    if ((strcmp(key, "sigma") == 0 || strcmp(key, "gamma") == 0) &&
+        !(p->sigma > 0.0 && p->sigma <= TSGS__MODEL_VALUE_MAX))
+        return tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
+                          "%s: %g: sigma must be positive (and at most %g)",
+                          key, p->sigma, TSGS__MODEL_VALUE_MAX);
+    return TSGS_OK;
+}
+
+/* "lazy-scale": one positive number (the decision value's factor). */
+static tsgs_status parse_scale(reader_t *r, header_t *h, const char *val,
+                               tsgs_error *err)
+{
+    tsgs_status st = parse_doubles(r, "lazy-scale", val, &h->scale, 1,
+                                   TSGS__MODEL_VALUE_MAX, err);
+    if (st == TSGS_OK && !(h->scale > 0.0))
+        st = tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
+                        "lazy-scale: %g: lazy-scale must be positive",
+                        h->scale);
+    return st;
+}
+
+/* The line that ends the header: "coefficients N" (lines of 1 value, or
+ * 2 for PAIR features) or "support-vectors N" (lines of features-in + 1
+ * values), N no more than the rest of the file holds. */
+static tsgs_status parse_announced(reader_t *r, header_t *h, const char *key,
+                                   const char *val, tsgs_error *err)
+{
+    const int sv = strcmp(key, "support-vectors") == 0;
+    tsgs_status st = parse_count(r, key, val, 1L << 40,
+                                 sv ? &h->nsv : &h->ncoef, err);
+    if (st != TSGS_OK)
+        return st;
+    if (!sv) {
+        const int pair = h->p.feature_map == TSGS_FEATURES_PAIR;
+        return check_file_holds(r, key, (double)h->ncoef, pair ? 4.0 : 2.0,
+                                pair ? "a line of 2 values takes 4 bytes "
+                                       "at least"
+                                     : "a line of 1 value takes 2 bytes at "
+                                       "least",
+                                err);
+    }
+    if (h->d < 0) /* refused as missing once the header is read */
+        return TSGS_OK;
+    char why[96];
+    snprintf(why, sizeof why, "a line of %ld values takes %.0f bytes at least",
+             h->d + 1, 2.0 * ((double)h->d + 1.0));
+    return check_file_holds(r, key, (double)h->nsv,
+                            2.0 * ((double)h->d + 1.0), why, err);
+}
+
+/* One "key value" line of the header into h; *done after the line that
+ * ends the header. */
+static tsgs_status parse_header_line(reader_t *r, header_t *h, char *line,
+                                     int *done, tsgs_error *err)
+{
+    char *sp = strchr(line, ' ');
+    if (!sp)
+        return tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
+                          "header: \"%.40s\" is not a \"key value\" line",
+                          line);
+    *sp = '\0';
+    const char *key = line, *val = sp + 1;
+    int nomem = 0;
+    /* gamma is sigma's other name: one of them, once */
+    if (seen_before(&h->seen, &h->nseen,
+                    strcmp(key, "gamma") == 0 ? "sigma" : key, &nomem))
+        return tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
+                          "%.40s given twice", key);
+    if (nomem)
+        return nomem_at(r, key, err);
+    const double vmax = TSGS__MODEL_VALUE_MAX;
+    if (strcmp(key, "coefficients") == 0 ||
+        strcmp(key, "support-vectors") == 0) {
+        *done = 1;
+        return parse_announced(r, h, key, val, err);
+    }
+    if (strcmp(key, "features-in") == 0) {
+        h->d_line = r->line;
+        return parse_count(r, key, val, 1L << 30, &h->d, err);
+    }
+    if (strcmp(key, "blocks") == 0) {
+        h->blocks_line = r->line;
+        return parse_count(r, key, val, 1L << 40, &h->blocks, err);
+    }
+    if (strcmp(key, "lazy-scale") == 0)
+        return parse_scale(r, h, val, err);
+    if (strcmp(key, "bias") == 0)
+        return parse_doubles(r, key, val, &h->bias, 1, vmax, err);
+    if (strcmp(key, "labels") == 0) /* the user's labels: any finite */
+        return parse_doubles(r, key, val, h->labels, 2, INFINITY, err);
+    if (strcmp(key, "probability-ab") == 0)
+        return parse_doubles(r, key, val, h->prob_ab, 2, vmax, err);
+    if (strcmp(key, "scaler") == 0)
+        return parse_scaling(r, h, val, err);
+    if (strcmp(key, "scaler-maxabs") == 0)
+        return parse_maxabs(r, val, h->d, &h->nsc, &h->scol, &h->smul, err);
+    if (strcmp(key, "scaler-shift") == 0 || strcmp(key, "scaler-mul") == 0)
+        return parse_scaler_row(r, h, key, val, err);
+    return parse_param(r, &h->p, key, val, err);
+}
+
+/* The first line, "tsgs3vm-model 1", and the header after it up to and
+ * including its "coefficients" or "support-vectors" line. */
+static tsgs_status read_header(reader_t *r, header_t *h, tsgs_error *err)
+{
+    char *line;
+    tsgs_status st = next_line(r, &line, err);
+    if (st != TSGS_OK)
+        return st;
+    const long first = r->line > 0 ? r->line : 1;
+    long version = magic_version(line);
+    if (version < 0)
+        return tsgs__fail(err, TSGS_ERR_FORMAT, r->path, first,
+                          "not a tsgs3vm model file (the first line should "
+                          "be \"%s %d\")",
+                          MAGIC, FORMAT_VERSION);
+    if (version != FORMAT_VERSION)
+        return tsgs__fail(err, TSGS_ERR_FORMAT, r->path, first,
+                          "model format version %ld; this build reads "
+                          "version %d",
+                          version, FORMAT_VERSION);
+    for (int done = 0; !done;) {
+        if ((st = next_line(r, &line, err)) != TSGS_OK)
+            return st;
+        if (!line)
+            return tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
+                              "truncated: the header ends before the "
+                              "\"coefficients\" line");
+        if ((st = parse_header_line(r, h, line, &done, err)) != TSGS_OK)
+            return st;
+    }
+    return TSGS_OK;
+}
+
+/* What the header must have and how its parts must agree, reported on
+ * the line that ends it. */
+static tsgs_status check_header(const reader_t *r, const header_t *h,
+                                tsgs_error *err)
+{
+    const tsgs_params *p = &h->p;
+    if ((h->nsv >= 0) != (p->solver == TSGS_SOLVER_BS3VM))
+        return tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
+                          "%s: the bs3vm solver's models (only) list "
+                          "support vectors",
+                          h->nsv >= 0 ? "support-vectors" : "coefficients");
+    if (p->probability != !isnan(h->prob_ab[0]))
+        return tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
+                          "probability %d but %s \"probability-ab\" line",
+                          p->probability, isnan(h->prob_ab[0]) ? "no" : "a");
+    if (!isnan(h->labels[0]) && h->labels[0] == h->labels[1])
+        return tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
+                          "labels: both classes are labelled %g; the two "
+                          "labels must differ",
+                          h->labels[0]);
+    const tsgs_scaling s = h->scaling;
+    if (h->d < 1 || h->blocks < 0 || isnan(h->scale) || isnan(h->bias) ||
+        isnan(h->labels[0]) || !h->have_scaling ||
+        (s == TSGS_SCALE_MAXABS && !h->scol) ||
+        (s != TSGS_SCALE_NONE && s != TSGS_SCALE_MAXABS &&
+         (!h->shift || !h->mul)))
+        return tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
+                          "header: missing one of features-in, blocks, "
+                          "lazy-scale, bias, labels, scaler (and its "
+                          "scaler-shift / scaler-mul)");
+    tsgs_error perr;
+    if (tsgs_params_check(p, &perr) != TSGS_OK || p->sigma <= 0.0)
+        return tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
+                          "header: inconsistent parameters: %s",
+                          p->sigma <= 0.0 ? "no sigma line (sigma must be "
+                                            "positive)"
+                                          : perr.message);
+    return TSGS_OK;
+}
+
+/* The counts against each other and the memory they commit the process
+ * to, before anything is sized by them. */
+static tsgs_status check_counts(reader_t *r, const header_t *h,
+                                tsgs_error *err)
+{
+    /* the scaler lines' arrays, already read, count too */
+    const double row = (double)h->d * sizeof(double);
+    const double scaler = (h->shift ? row : 0.0) + (h->mul ? row : 0.0) +
+                          (double)h->nsc * (sizeof(double) + sizeof(uint32_t));
+    char what[160];
+    if (h->nsv >= 0) {
+        /* support vectors in place of random features */
+        if (h->blocks != 0)
+            return tsgs__fail(err, TSGS_ERR_FORMAT, r->path, h->blocks_line,
+                              "blocks: %ld, but a bs3vm model has support "
+                              "vectors, no random-feature blocks (0)",
+                              h->blocks);
+        snprintf(what, sizeof what, "%ld support vectors of %ld features",
+                 h->nsv, h->d);
+        return take_memory(r, "support-vectors", r->line,
+                           scaler + tsgs__bs3vm_bytes(h->nsv, (size_t)h->d),
+                           what, err);
+    }
+    const tsgs__fspec fs = tsgs__fspec_of(&h->p, (size_t)h->d);
+    if (h->ncoef != h->blocks * fs.dirs)
+        return tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
+                          "coefficients: %ld lines announced, but %ld "
+                          "blocks of %ld directions need %ld",
+                          h->ncoef, h->blocks, fs.dirs, h->blocks * fs.dirs);
+    snprintf(what, sizeof what,
+             "%ld features-in x %ld random features (%ld blocks, %s "
+             "directions, cache-mb %g)",
+             h->d, h->blocks * fs.block_size, h->blocks,
+             fs.orthogonal ? "orthogonal" : "iid", h->p.cache_mb);
+    return take_memory(r, "features-in", h->d_line,
+                       scaler + tsgs__model_bytes(&h->p, (size_t)h->d,
+                                                  h->blocks),
+                       what, err);
+}
+
+/* The model the header describes, taking its scaler; no coefficients
+ * read yet. */
+static tsgs_status model_of_header(header_t *h, tsgs_model **out,
+                                   tsgs_error *err)
+{
+    const long blocks = h->nsv >= 0 ? 0 : h->blocks;
+    tsgs_model *m;
+    tsgs_status st = tsgs__model_new(&h->p, (size_t)h->d, blocks, &m, err);
+    if (st != TSGS_OK)
+        return st;
+    m->nblocks = blocks;
+    m->scale = h->scale;
+    m->bias = h->bias;
+    m->label_neg = h->labels[0];
+    m->label_pos = h->labels[1];
+    m->has_prob = !isnan(h->prob_ab[0]);
+    m->prob_a = h->prob_ab[0];
+    m->prob_b = h->prob_ab[1];
+    m->scaler.kind = h->scaling;
+    m->scaler.d = (size_t)h->d;
+    m->scaler.shift = h->shift;
+    m->scaler.mul = h->mul;
+    h->shift = h->mul = NULL;
+    /* a scaler-maxabs line beside another scaler kind: parsed, unused */
+    if (h->scaling == TSGS_SCALE_MAXABS) {
+        m->scaler.nsc = h->nsc;
+        m->scaler.scol = h->scol;
+        m->scaler.smul = h->smul;
+        h->scol = NULL;
+        h->smul = NULL;
+    }
+    *out = m;
+    return TSGS_OK;
+}
+
+/* The ncoef coefficient lines into m. */
+static tsgs_status read_coefficients(reader_t *r, tsgs_model *m, long ncoef,
+                                     tsgs_error *err)
+{
+    const int pair = m->fs.map == TSGS_FEATURES_PAIR;
+    char *line;
+    tsgs_status st;
+    for (long g = 0; g < ncoef; g++) {
+        if ((st = next_line(r, &line, err)) != TSGS_OK)
+            return st;
+        if (!line)
+            return tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
+                              "truncated: %ld of %ld coefficient lines", g,
+                              ncoef);
+        double v[2];
+        if ((st = parse_doubles(r, "coefficient", line, v, pair ? 2 : 1,
+                                TSGS__MODEL_VALUE_MAX, err)) != TSGS_OK)
+            return st;
+        m->ac[g] = v[0];
+        if (pair)
+            m->as[g] = v[1];
+    }
+    return TSGS_OK;
+}
+
+/* The "end" line after ncoef coefficients; last: nothing but blank lines
+ * may follow it (what save wrote, for the last model of the file). */
+static tsgs_status read_end(reader_t *r, long ncoef, int last,
+                            tsgs_error *err)
+{
+    char *line;
+    tsgs_status st = next_line(r, &line, err);
+    if (st != TSGS_OK)
+        return st;
+    if (!line || strcmp(line, "end") != 0)
+        return tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
+                          "truncated: no \"end\" line after the %ld "
+                          "coefficients",
+                          ncoef);
+    line = NULL;
+    while (last) {
+        if ((st = next_line(r, &line, err)) != TSGS_OK)
+            return st;
+        if (!line || line[strspn(line, " \t")] != '\0')
+            break;
+    }
+    if (line)
+        return tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
+                          "text after the \"end\" line");
+    return TSGS_OK;
+}
+
+/* The coefficients or support vectors after the header, into m. */
+static tsgs_status read_body(reader_t *r, const header_t *h, int last,
+                             tsgs_model *m, tsgs_error *err)
+{
+    tsgs_status st;
+    if (h->nsv >= 0)
+        st = tsgs__bs3vm_read(r->f, r->path, &r->line, h->nsv, (size_t)h->d,
+                              h->p.kernel, h->p.sigma, &m->bs3vm, err);
+    else if ((st = read_coefficients(r, m, h->ncoef, err)) == TSGS_OK)
+        st = read_end(r, h->ncoef, last, err);
+    return st != TSGS_OK ? st : tsgs__model_cache_sync(m, err);
+}
+
 /* One binary model from r (its first line the magic); last: nothing but
  * blank lines may follow its "end". */
 static tsgs_status load_binary(reader_t *r, int last, tsgs_model **out,
                                tsgs_error *err)
 {
-    tsgs_status st = TSGS_OK;
+    header_t h;
+    header_init(&h);
     tsgs_model *m = NULL;
-    tsgs_params p = tsgs_params_default();
-    /* Files written before the "directions" key existed used iid ones. */
-    p.directions = TSGS_DIRECTIONS_IID;
-    long d = -1, blocks = -1, ncoef = -1, nsv = -1;
-    double scale = NAN, bias = NAN, labels[2] = {NAN, NAN};
-    double prob_ab[2] = {NAN, NAN};
-    tsgs_scaling scaling = TSGS_SCALE_NONE;
-    int have_scaling = 0;
-    double *shift = NULL, *mul = NULL, *smul = NULL;
-    uint32_t *scol = NULL;
-    size_t nsc = 0;
-    char **seen = NULL;
-    size_t nseen = 0;
-
-    char *line;
-    if ((st = next_line(r, &line, err)))
-        goto fail;
-    long version = magic_version(line);
-    if (version < 0) {
-        st = tsgs__fail(err, TSGS_ERR_FORMAT, r->path, 1,
-                        "not a tsgs3vm model file (the first line should be "
-                        "\"%s %d\")",
-                        MAGIC, FORMAT_VERSION);
-        goto fail;
+    tsgs_status st = read_header(r, &h, err);
+    if (st == TSGS_OK)
+        st = check_header(r, &h, err);
+    if (st == TSGS_OK)
+        st = check_counts(r, &h, err);
+    if (st == TSGS_OK)
+        st = model_of_header(&h, &m, err);
+    if (st == TSGS_OK)
+        st = read_body(r, &h, last, m, err);
+    header_free(&h);
+    if (st != TSGS_OK) {
+        tsgs_model_free(m);
+        return st;
     }
-    if (version != FORMAT_VERSION) {
-        st = tsgs__fail(err, TSGS_ERR_FORMAT, r->path, 1,
-                        "model format version %ld; this build reads version "
-                        "%d",
-                        version, FORMAT_VERSION);
-        goto fail;
-    }
-    /* Header: key value lines until "coefficients N", each key once. */
-    for (;;) {
-        if ((st = next_line(r, &line, err)))
-            goto fail;
-        if (!line)
-            break;
-        char *sp = strchr(line, ' ');
-        if (!sp) {
-            st = tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
-                            "header: \"%.40s\" is not a \"key value\" line",
-                            line);
-            goto fail;
-        }
-        *sp = '\0';
-        const char *key = line, *val = sp + 1;
-        int nomem = 0;
-        if (seen_before(&seen, &nseen, key, &nomem)) {
-            st = tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
-                            "%.40s given twice", key);
-            goto fail;
-        }
-        if (nomem) {
-            st = TSGS__NOMEM(err);
-            goto fail;
-        }
-        if (strcmp(key, "coefficients") == 0) {
-            if ((st = parse_count(r, key, val, 1L << 40, &ncoef, err)))
-                goto fail;
-            break;
-        } else if (strcmp(key, "support-vectors") == 0) { /* bs3vm */
-            if ((st = parse_count(r, key, val, 1L << 40, &nsv, err)))
-                goto fail;
-            break;
-        } else if (strcmp(key, "features-in") == 0) {
-            /* (once, as every key: scaler-shift / scaler-mul are sized by
-             * it) */
-            if ((st = parse_count(r, key, val, 1L << 30, &d, err)))
-                goto fail;
-        } else if (strcmp(key, "blocks") == 0) {
-            if ((st = parse_count(r, key, val, 1L << 40, &blocks, err)))
-                goto fail;
-        } else if (strcmp(key, "lazy-scale") == 0) {
-            if ((st = parse_doubles(r, key, val, &scale, 1, err)))
-                goto fail;
-        } else if (strcmp(key, "bias") == 0) {
-            if ((st = parse_doubles(r, key, val, &bias, 1, err)))
-                goto fail;
-        } else if (strcmp(key, "labels") == 0) {
-            if ((st = parse_doubles(r, key, val, labels, 2, err)))
-                goto fail;
-        } else if (strcmp(key, "probability-ab") == 0) {
-            if ((st = parse_doubles(r, key, val, prob_ab, 2, err)))
-                goto fail;
-        } else if (strcmp(key, "scaler") == 0) {
-            have_scaling = 1;
-            if (strcmp(val, "zscore") == 0)
-                scaling = TSGS_SCALE_ZSCORE;
-            else if (strcmp(val, "minmax") == 0)
-                scaling = TSGS_SCALE_MINMAX;
-            else if (strcmp(val, "class") == 0)
-                scaling = TSGS_SCALE_CLASS;
-            else if (strcmp(val, "none") == 0)
-                scaling = TSGS_SCALE_NONE;
-            else if (strcmp(val, "maxabs") == 0)
-                scaling = TSGS_SCALE_MAXABS;
-            else {
-                st = tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
-                                "scaler: unknown kind \"%s\"", val);
-                goto fail;
-            }
-        } else if (strcmp(key, "scaler-maxabs") == 0) {
-            if ((st = parse_maxabs(r, val, d, &nsc, &scol, &smul, err)))
-                goto fail;
-        } else if (strcmp(key, "scaler-shift") == 0 ||
-                   strcmp(key, "scaler-mul") == 0) {
-            if (d < 0) {
-                st = tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
-                                "%s before features-in", key);
-                goto fail;
-            }
-            double **dst = key[7] == 's' ? &shift : &mul;
-            free(*dst);
-            *dst = malloc(sizeof(double) * (size_t)(d ? d : 1));
-            if (!*dst) {
-                st = TSGS__NOMEM(err);
-                goto fail;
-            }
-            if ((st = parse_doubles(r, key, val, *dst, (size_t)d, err)))
-                goto fail;
-        } else {
-            tsgs_error perr;
-            if (tsgs_params_set(&p, key, val, &perr) != TSGS_OK) {
-                st = tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line, "%s",
-                                perr.message);
-                goto fail;
-            }
-        }
-    }
-    if (ncoef < 0 && nsv < 0) {
-        st = tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
-                        "truncated: the header ends before the "
-                        "\"coefficients\" line");
-        goto fail;
-    }
-    if ((nsv >= 0) != (p.solver == TSGS_SOLVER_BS3VM)) {
-        st = tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
-                        "%s: the bs3vm solver's models (only) list "
-                        "support vectors",
-                        nsv >= 0 ? "support-vectors" : "coefficients");
-        goto fail;
-    }
-    if (p.probability != !isnan(prob_ab[0])) {
-        st = tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
-                        "probability %d but %s \"probability-ab\" line",
-                        p.probability, isnan(prob_ab[0]) ? "no" : "a");
-        goto fail;
-    }
-    if (!isnan(labels[0]) && labels[0] == labels[1]) {
-        st = tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
-                        "labels: both classes are labelled %g; the two "
-                        "labels must differ",
-                        labels[0]);
-        goto fail;
-    }
-    if (d < 1 || blocks < 0 || isnan(scale) || isnan(bias) ||
-        isnan(labels[0]) || !have_scaling ||
-        (scaling == TSGS_SCALE_MAXABS && !scol) ||
-        (scaling != TSGS_SCALE_NONE && scaling != TSGS_SCALE_MAXABS &&
-         (!shift || !mul))) {
-        st = tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
-                        "header: missing one of features-in, blocks, "
-                        "lazy-scale, bias, labels, scaler (and its "
-                        "scaler-shift / scaler-mul)");
-        goto fail;
-    }
-    tsgs_error perr;
-    if (tsgs_params_check(&p, &perr) != TSGS_OK || p.sigma <= 0.0 ||
-        !(scale > 0.0)) {
-        st = tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
-                        "header: inconsistent parameters: %s",
-                        p.sigma <= 0.0 ? "sigma must be positive"
-                        : !(scale > 0.0) ? "lazy-scale must be positive"
-                                         : perr.message);
-        goto fail;
-    }
-    /* Before allocating: a corrupt "blocks" must not size the model. */
-    const long dirs = tsgs__fspec_of(&p, 0).dirs;
-    if (nsv < 0 && ncoef != blocks * dirs) {
-        st = tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
-                        "coefficients: %ld lines announced, but %ld blocks "
-                        "of %ld directions need %ld",
-                        ncoef, blocks, dirs, blocks * dirs);
-        goto fail;
-    }
-    if ((st = tsgs__model_new(&p, (size_t)d, blocks, &m, err)))
-        goto fail;
-    m->nblocks = blocks;
-    m->scale = scale;
-    m->bias = bias;
-    m->label_neg = labels[0];
-    m->label_pos = labels[1];
-    m->has_prob = !isnan(prob_ab[0]);
-    m->prob_a = prob_ab[0];
-    m->prob_b = prob_ab[1];
-    m->scaler.kind = scaling;
-    m->scaler.d = (size_t)d;
-    m->scaler.shift = shift;
-    m->scaler.mul = mul;
-    shift = mul = NULL;
-    if (scaling == TSGS_SCALE_MAXABS) {
-        m->scaler.nsc = nsc;
-        m->scaler.scol = scol;
-        m->scaler.smul = smul;
-        scol = NULL;
-        smul = NULL;
-    }
-    if (nsv >= 0) {
-        if ((st = tsgs__bs3vm_read(r->f, r->path, &r->line, nsv, (size_t)d,
-                                   p.kernel, p.sigma, &m->bs3vm, err)))
-            goto fail;
-        goto loaded;
-    }
-    const int pair = m->fs.map == TSGS_FEATURES_PAIR;
-    for (long g = 0; g < ncoef; g++) {
-        if ((st = next_line(r, &line, err)))
-            goto fail;
-        if (!line) {
-            st = tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
-                            "truncated: %ld of %ld coefficient lines", g,
-                            ncoef);
-            goto fail;
-        }
-        double v[2];
-        if ((st = parse_doubles(r, "coefficient", line, v, pair ? 2 : 1,
-                                err)))
-            goto fail;
-        m->ac[g] = v[0];
-        if (pair)
-            m->as[g] = v[1];
-    }
-    if ((st = next_line(r, &line, err)))
-        goto fail;
-    if (!line || strcmp(line, "end") != 0) {
-        st = tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
-                        "truncated: no \"end\" line after the %ld "
-                        "coefficients",
-                        ncoef);
-        goto fail;
-    }
-    /* Nothing after "end" but blank lines: a file with more is not what
-     * save wrote (the last model of the file only). */
-    line = NULL;
-    while (last) {
-        if ((st = next_line(r, &line, err)))
-            goto fail;
-        if (!line || line[strspn(line, " \t")] != '\0')
-            break;
-    }
-    if (line) {
-        st = tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
-                        "text after the \"end\" line");
-        goto fail;
-    }
-loaded:
-    if ((st = tsgs__model_cache_sync(m, err)))
-        goto fail;
-    for (size_t i = 0; i < nseen; i++)
-        free(seen[i]);
-    free(seen);
-    /* a scaler-maxabs line beside another scaler kind: parsed, unused */
-    free(scol);
-    free(smul);
     *out = m;
     return TSGS_OK;
-fail:
-    for (size_t i = 0; i < nseen; i++)
-        free(seen[i]);
-    free(seen);
-    free(shift);
-    free(mul);
-    free(scol);
-    free(smul);
-    tsgs_model_free(m);
-    return st;
+}
+
+/* "classes K" of a one-vs-rest file: K >= 3, and no more classes than
+ * the rest of the file holds (a label and a model each). */
+static tsgs_status read_class_count(reader_t *r, long *k, tsgs_error *err)
+{
+    char *line;
+    tsgs_status st = next_line(r, &line, err);
+    if (st != TSGS_OK)
+        return st;
+    if (!line || strncmp(line, "classes ", 8) != 0 ||
+        parse_count(r, "classes", line + 8, 1L << 20, k, err) || *k < 3)
+        return tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
+                          "classes: expected \"classes K\" with K >= 3");
+    return check_file_holds(r, "classes", (double)*k,
+                            2.0 + sizeof MAGIC " 1",
+                            "a class takes a label and a model, whose "
+                            "first line alone is 16 bytes",
+                            err);
 }
 
 /* A one-vs-rest file: the header after its first line (`first`), then
@@ -725,24 +979,21 @@ static tsgs_status load_ovr(reader_t *r, const char *first, tsgs_model **out,
                           first, OVR_MAGIC, OVR_VERSION);
     char *line;
     long k = -1;
-    tsgs_status st = next_line(r, &line, err);
+    tsgs_status st = read_class_count(r, &k, err);
     if (st)
         return st;
-    if (!line || strncmp(line, "classes ", 8) != 0 ||
-        parse_count(r, "classes", line + 8, 1L << 20, &k, err) || k < 3)
-        return tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
-                          "classes: expected \"classes K\" with K >= 3");
     double *classes = malloc(sizeof(double) * (size_t)k);
     tsgs_model **subs = calloc((size_t)k, sizeof *subs);
     if (!classes || !subs) {
         free(classes);
         free(subs);
-        return TSGS__NOMEM(err);
+        return nomem_at(r, "classes", err);
     }
     if ((st = next_line(r, &line, err)))
         goto done;
     if (!line || strncmp(line, "labels ", 7) != 0 ||
-        (st = parse_doubles(r, "labels", line + 7, classes, (size_t)k, err))) {
+        (st = parse_doubles(r, "labels", line + 7, classes, (size_t)k,
+                            INFINITY, err))) {
         if (st == TSGS_OK)
             st = tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
                             "labels: expected the %ld class labels", k);
@@ -774,24 +1025,83 @@ done:
     return st;
 }
 
-tsgs_status tsgs_model_load(const char *path, tsgs_model **out,
-                            tsgs_error *err)
+/* A file that cannot be measured (a pipe): read whole, up to what the
+ * process may hold, then read from memory, so that its counts meet the
+ * same bound as a regular file's. */
+static tsgs_status read_whole(reader_t *r, tsgs_error *err)
 {
-    if (!path || !out)
-        return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
-                          "tsgs_model_load: NULL argument");
-    reader_t r = {fopen(path, "r"), path, 0, NULL, 0};
-    if (!r.f)
-        return tsgs__fail(err, TSGS_ERR_IO, path, 0, "cannot open: %s",
+    size_t n = 0, cap = 0, got;
+    char *text = NULL;
+    do {
+        if (n == cap) {
+            const double room = r->mem_cap - (double)n;
+            size_t more = cap ? cap : 65536;
+            if (room < 1.0) {
+                free(text);
+                return tsgs__fail(err, TSGS_ERR_NOMEM, r->path, 0,
+                                  "more than the %.0f MiB this process may "
+                                  "hold (%s)",
+                                  r->mem_cap / 1048576.0, r->cap_what);
+            }
+            if ((double)more > room)
+                more = (size_t)room;
+            char *grown = realloc(text, cap + more);
+            if (!grown) {
+                free(text);
+                return nomem_at(r, "reading the file", err);
+            }
+            text = grown;
+            cap += more;
+        }
+        got = fread(text + n, 1, cap - n, r->f);
+        n += got;
+    } while (got > 0);
+    int bad = ferror(r->f);
+    fclose(r->f);
+    r->f = NULL;
+    if (bad || n == 0) {
+        free(text);
+        return bad ? tsgs__fail(err, TSGS_ERR_IO, r->path, 0,
+                                "cannot read: %s", strerror(errno))
+                   : tsgs__fail(err, TSGS_ERR_FORMAT, r->path, 0,
+                                "not a tsgs3vm model file (it is empty)");
+    }
+    r->text = text;
+    r->size = (double)n;
+    if (!(r->f = fmemopen(text, n, "r")))
+        return nomem_at(r, "reading the file", err);
+    return TSGS_OK;
+}
+
+/* Opens path into r: a regular file measured, any other read whole. */
+static tsgs_status open_model(reader_t *r, tsgs_error *err)
+{
+    if (!(r->f = fopen(r->path, "r")))
+        return tsgs__fail(err, TSGS_ERR_IO, r->path, 0, "cannot open: %s",
                           strerror(errno));
     struct stat sb;
-    if (fstat(fileno(r.f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
-        fclose(r.f);
-        return tsgs__fail(err, TSGS_ERR_IO, path, 0,
+    if (fstat(fileno(r->f), &sb) != 0)
+        return tsgs__fail(err, TSGS_ERR_IO, r->path, 0, "cannot stat: %s",
+                          strerror(errno));
+    if (S_ISDIR(sb.st_mode))
+        return tsgs__fail(err, TSGS_ERR_IO, r->path, 0,
                           "is a directory: give the model file's path");
-    }
+    if (!S_ISREG(sb.st_mode))
+        return read_whole(r, err);
+    r->size = (double)sb.st_size;
+    return TSGS_OK;
+}
+
+/* tsgs_model_load, with the memory the model may commit the process to
+ * (cap bytes; `what` names where that limit comes from). */
+static tsgs_status load_within(const char *path, double cap, const char *what,
+                               tsgs_model **out, tsgs_error *err)
+{
+    reader_t r = {NULL, path, 0, NULL, 0, NULL, 0.0, cap, what, cap};
+    tsgs_status st = open_model(&r, err);
     char *line;
-    tsgs_status st = next_line(&r, &line, err);
+    if (st == TSGS_OK)
+        st = next_line(&r, &line, err);
     if (st == TSGS_OK && line && strncmp(line, OVR_MAGIC " ", 12) == 0) {
         st = load_ovr(&r, line, out, err);
     } else if (st == TSGS_OK) {
@@ -799,7 +1109,29 @@ tsgs_status tsgs_model_load(const char *path, tsgs_model **out,
         r.line = 0;
         st = load_binary(&r, 1, out, err);
     }
-    fclose(r.f);
+    if (r.f)
+        fclose(r.f);
+    free(r.text);
     free(r.buf);
     return st;
+}
+
+tsgs_status tsgs__model_load_within(const char *path, double max_bytes,
+                                    tsgs_model **out, tsgs_error *err)
+{
+    if (!path || !out)
+        return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
+                          "tsgs_model_load: NULL argument");
+    return load_within(path, max_bytes, "the caller's limit", out, err);
+}
+
+tsgs_status tsgs_model_load(const char *path, tsgs_model **out,
+                            tsgs_error *err)
+{
+    if (!path || !out)
+        return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
+                          "tsgs_model_load: NULL argument");
+    const char *what;
+    const double cap = tsgs__memory_cap(&what);
+    return load_within(path, cap, what, out, err);
 }

@@ -337,7 +337,8 @@ START_TEST(truncated_or_corrupt_file_refused)
     for (char *c = buf; c < sv; c++)
         sv_line += *c == '\n';
     tsgs_error err;
-    /* cut after the second support vector line */
+    /* cut after the second support vector line: the rest of the file
+     * cannot hold the count announced, refused on its line */
     char *cut = strchr(strchr(strchr(sv + 1, '\n') + 1, '\n') + 1, '\n') + 1;
     f = fopen("tmp_bs3vm_t.txt", "wb");
     fwrite(buf, 1, (size_t)(cut - buf), f);
@@ -346,8 +347,24 @@ START_TEST(truncated_or_corrupt_file_refused)
                      TSGS_ERR_FORMAT);
     ck_assert_ptr_null(back);
     ck_assert_str_eq(err.file, "tmp_bs3vm_t.txt");
-    ck_assert_int_eq(err.line, sv_line + 2);
-    ck_assert_ptr_nonnull(strstr(err.message, "truncated"));
+    ck_assert_int_eq(err.line, sv_line);
+    ck_assert_msg(strstr(err.message, "support-vectors: ") &&
+                      strstr(err.message, " announced, but the "),
+                  "%s", err.message);
+    /* cut before the last one: bytes enough, a line short */
+    const long nsv = tsgs_model_feature_count(m);
+    ck_assert_int_gt(nsv, 2);
+    cut = buf + len - strlen("end\n") - 1;
+    while (cut[-1] != '\n')
+        cut--;
+    f = fopen("tmp_bs3vm_t.txt", "wb");
+    fwrite(buf, 1, (size_t)(cut - buf), f);
+    fclose(f);
+    ck_assert_int_eq(tsgs_model_load("tmp_bs3vm_t.txt", &back, &err),
+                     TSGS_ERR_FORMAT);
+    ck_assert_ptr_null(back);
+    ck_assert_int_eq(err.line, sv_line + nsv - 1);
+    ck_assert_msg(strstr(err.message, "truncated"), "%s", err.message);
     /* a bad number on the first support-vector line */
     char *first = strchr(sv + 1, '\n') + 1;
     f = fopen("tmp_bs3vm_t.txt", "wb");

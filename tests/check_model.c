@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -353,7 +354,7 @@ START_TEST(every_header_error_refused)
         {"\nfeatures-in ", "\nscaler-mul 1\nfeatures-in ",
          "scaler-mul before features-in"},
         {"\nscaler-shift ", "\nscaler-shift 1 2\nscaler-shift ",
-         "scaler-shift: value 3 of 5"},
+         "scaler-shift: 2 values, but features-in (line 41) is 5"},
         {"\ncoefficients ", "\nsupport-vectors 3\ncoefficients ",
          "support-vectors: the bs3vm solver's models (only)"},
         {"\nprobability 0\n", "\nprobability 1\n",
@@ -476,6 +477,10 @@ START_TEST(maxabs_model_round_trip)
         {"scaler-maxabs 1 1:", "entry 1: bad multiplier"},
         {"scaler-maxabs 1 1:0.5 2:0.5", "more entries than 1"},
         {"scaler-maxabs 1 1:0.5x", "more entries than 1"},
+        {"scaler-maxabs 3 1:0.5", "scaler-maxabs: count 3, but 1 entries "
+                                  "on the line"},
+        {"scaler-maxabs 1 1:1e101", "entry 1: bad multiplier (expected a "
+                                    "number in (0, 1e+100])"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char repl[128];
@@ -700,6 +705,507 @@ START_TEST(load_frees_what_it_parsed)
 }
 END_TEST
 
+/* ------------------------------------------------- counts and values */
+
+/* The line of text that the first `key` ("\nkey ") starts. */
+static long line_of(const char *text, const char *key)
+{
+    const char *at = strstr(text, key);
+    ck_assert_ptr_nonnull(at);
+    long line = 2; /* key's own newline ends the line before it */
+    for (const char *c = text; c < at; c++)
+        line += *c == '\n';
+    return line;
+}
+
+/* good with the line that `key` ("\nkey ") starts replaced by `line`;
+ * malloc'd, *len set. */
+static char *set_line(const char *good, const char *key, const char *line,
+                      size_t *len)
+{
+    const char *at = strstr(good, key);
+    ck_assert_ptr_nonnull(at);
+    const char *eol = strchr(at + 1, '\n');
+    ck_assert_ptr_nonnull(eol);
+    size_t head = (size_t)(at - good) + 1, n = strlen(line),
+           tail = strlen(eol);
+    char *out = malloc(head + n + tail + 1);
+    memcpy(out, good, head);
+    memcpy(out + head, line, n);
+    memcpy(out + head + n, eol, tail + 1);
+    *len = head + n + tail;
+    return out;
+}
+
+/* Loads text as "bad.model" (max_bytes 0: tsgs_model_load, else the
+ * internal loader with that memory limit) and expects a bad model file
+ * refused on `line`: the message starts "bad.model:LINE: " and holds
+ * needle. */
+static void expect_refused_on(const char *text, size_t len, double max_bytes,
+                              long line, const char *needle)
+{
+    spit("bad.model", text, len);
+    tsgs_model *m = (tsgs_model *)0x1;
+    tsgs_error err;
+    tsgs_status st = max_bytes > 0
+                         ? tsgs__model_load_within("bad.model", max_bytes, &m,
+                                                   &err)
+                         : tsgs_model_load("bad.model", &m, &err);
+    ck_assert_msg(st == TSGS_ERR_FORMAT, "status %d: %s", st, err.message);
+    ck_assert_ptr_eq(m, (tsgs_model *)0x1);
+    char at[64];
+    snprintf(at, sizeof at, "bad.model:%ld: ", line);
+    ck_assert_int_eq(err.line, line);
+    ck_assert_msg(strncmp(err.message, at, strlen(at)) == 0 &&
+                      strstr(err.message, needle),
+                  "expected \"%s...%s\": %s", at, needle, err.message);
+}
+
+/* The memory a loaded model's counts commit the process to, as the
+ * loader reckons it: dense scaler, then coefficients and directions. */
+static double reckoned_bytes(const tsgs_model *m, size_t d)
+{
+    double scaler = m->scaler.shift ? 2.0 * (double)d * sizeof(double) : 0.0;
+    return scaler + tsgs__model_bytes(&m->params, d, m->nblocks);
+}
+
+/* Declared counts are checked before they size anything: features-in
+ * against the memory an orthogonal model of that width needs (exactly
+ * the estimate: a limit of it loads, a byte less is refused), blocks and
+ * coefficients against the bytes left in the file, each refused on its
+ * own line, naming its field. */
+START_TEST(huge_counts_refused_on_their_line)
+{
+    tsgs_model *m = small_model(5, TSGS_SCALE_NONE, NULL), *back = NULL;
+    ck_assert_int_eq(tsgs_model_save(m, "good.model", NULL), TSGS_OK);
+    tsgs_model_free(m);
+    size_t len, blen;
+    char *good = slurp("good.model", &len);
+    tsgs_error err;
+    ck_assert_int_eq(tsgs_model_load("good.model", &back, &err), TSGS_OK);
+    ck_assert_int_eq(back->fs.orthogonal, 1);
+    const long fin = line_of(good, "\nfeatures-in ");
+    const long coef = line_of(good, "\ncoefficients ");
+    /* 2^30 features: one orthogonal group alone is 128 x 2^30 doubles */
+    char *bad = set_line(good, "\nfeatures-in ", "features-in 1073741824",
+                         &blen);
+    expect_refused_on(bad, blen, 0, fin,
+                      "features-in: 1073741824 features-in x 32 random "
+                      "features (4 blocks, orthogonal directions");
+    expect_refused_on(bad, blen, 0, fin, "MiB this process may hold (");
+    free(bad);
+    /* a width that fits: the limit is the estimate, to the byte */
+    bad = set_line(good, "\nfeatures-in ", "features-in 2000", &blen);
+    spit("wide.model", bad, blen);
+    const double need = reckoned_bytes(back, 2000);
+    tsgs_model *wide = NULL;
+    ck_assert_msg(tsgs__model_load_within("wide.model", need, &wide, &err) ==
+                      TSGS_OK,
+                  "%s", err.message);
+    ck_assert_uint_eq(tsgs_model_features_in(wide), 2000);
+    tsgs_model_free(wide);
+    expect_refused_on(bad, blen, need - 1.0, fin,
+                      "features-in: 2000 features-in x 32 random features");
+    expect_refused_on(bad, blen, need - 1.0, fin,
+                      "MiB this process may hold (the caller's limit)");
+    free(bad);
+    /* 10^8 blocks: their coefficients cannot be in a file this size */
+    char *blocks = set_line(good, "\nblocks ", "blocks 100000000", &blen);
+    char count[64];
+    snprintf(count, sizeof count, "coefficients %ld",
+             100000000L * back->fs.dirs);
+    bad = set_line(blocks, "\ncoefficients ", count, &blen);
+    char says[96];
+    snprintf(says, sizeof says, "coefficients: %ld announced, but the ",
+             100000000L * back->fs.dirs);
+    expect_refused_on(bad, blen, 0, coef, says);
+    expect_refused_on(bad, blen, 0, coef,
+                      "(a line of 2 values takes 4 bytes at least)");
+    free(bad);
+    /* blocks alone: no longer what the coefficients line announces */
+    expect_refused_on(blocks, strlen(blocks), 0, coef,
+                      "blocks of 4 directions need 400000000");
+    free(blocks);
+    free(good);
+    tsgs_model_free(back);
+    remove("good.model");
+    remove("wide.model");
+    remove("bad.model");
+}
+END_TEST
+
+/* A small bs3vm model's text (support vectors over 3 features). */
+static char *bs3vm_text(size_t *len)
+{
+    tsgs_dataset *ds = fixture_blobs(200, 3, 2.0, 0.5, 20, 10, 8, NULL);
+    tsgs_params p = tsgs_params_default();
+    p.solver = TSGS_SOLVER_BS3VM;
+    p.c = 100.0;
+    p.budget_labeled = 8;
+    p.budget_unlabeled = 8;
+    p.iterations = 200;
+    p.threads = 1;
+    tsgs_model *m = NULL;
+    ck_assert_int_eq(tsgs_train(ds, &p, NULL, &m, NULL, NULL), TSGS_OK);
+    ck_assert_int_eq(tsgs_model_save(m, "sv.model", NULL), TSGS_OK);
+    tsgs_model_free(m);
+    tsgs_dataset_free(ds);
+    char *text = slurp("sv.model", len);
+    remove("sv.model");
+    return text;
+}
+
+/* bs3vm models: a support-vector count the file cannot hold, blocks
+ * beside support vectors, support vectors beyond the memory limit and an
+ * absurd weight are refused on their line; the model itself loads. */
+START_TEST(bs3vm_counts_refused_on_their_line)
+{
+    size_t len, blen;
+    char *good = bs3vm_text(&len);
+    spit("sv.model", good, len);
+    tsgs_model *m = NULL;
+    tsgs_error err;
+    ck_assert_msg(tsgs_model_load("sv.model", &m, &err) == TSGS_OK, "%s",
+                  err.message);
+    const long nsv = tsgs_model_feature_count(m);
+    ck_assert_int_gt(nsv, 0);
+    tsgs_model_free(m);
+    const long svl = line_of(good, "\nsupport-vectors ");
+    char *bad = set_line(good, "\nsupport-vectors ",
+                         "support-vectors 1000000", &blen);
+    expect_refused_on(bad, blen, 0, svl,
+                      "support-vectors: 1000000 announced, but the ");
+    expect_refused_on(bad, blen, 0, svl,
+                      "(a line of 4 values takes 8 bytes at least)");
+    free(bad);
+    bad = set_line(good, "\nblocks ", "blocks 3", &blen);
+    expect_refused_on(bad, blen, 0, line_of(good, "\nblocks "),
+                      "blocks: 3, but a bs3vm model has support vectors");
+    free(bad);
+    char says[96];
+    snprintf(says, sizeof says, "support-vectors: %ld support vectors of 3 "
+                                "features need about",
+             nsv);
+    expect_refused_on(good, len, 100.0, svl, says);
+    /* the first support vector's weight */
+    const char *first = strchr(strstr(good, "\nsupport-vectors ") + 1, '\n');
+    const char *after = strchr(first + 1, ' ');
+    size_t head = (size_t)(first + 1 - good);
+    bad = malloc(len + 16);
+    memcpy(bad, good, head);
+    blen = head + (size_t)sprintf(bad + head, "-1e101");
+    memcpy(bad + blen, after, len - (size_t)(after - good) + 1);
+    blen += len - (size_t)(after - good);
+    expect_refused_on(bad, blen, 0, svl + 1,
+                      "support vector: its weight -1e+101 is beyond +-1e+100");
+    free(bad);
+    free(good);
+    remove("sv.model");
+    remove("bad.model");
+}
+END_TEST
+
+/* Values no trained model has are refused on their line: coefficients,
+ * bias, lazy-scale, scaler values, Platt parameters beyond +-1e100, a
+ * sigma that is not positive (on sigma's line, not the header's end).
+ * +-1e100 itself loads and predicts finite values. */
+START_TEST(absurd_values_refused_on_their_line)
+{
+    tsgs_dataset *ds;
+    tsgs_model *m = small_model(5, TSGS_SCALE_ZSCORE, &ds);
+    ck_assert_int_eq(tsgs_model_save(m, "good.model", NULL), TSGS_OK);
+    tsgs_model_free(m);
+    size_t len, blen;
+    char *good = slurp("good.model", &len);
+    /* the first coefficient line (PAIR: two values) */
+    const long c1 = line_of(good, "\ncoefficients ") + 1;
+    const char *cl = strchr(strstr(good, "\ncoefficients ") + 1, '\n');
+    char key[64];
+    snprintf(key, sizeof key, "\n%.*s", (int)strcspn(cl + 1, " "), cl + 1);
+    static const struct {
+        const char *line, *says;
+    } coefs[] = {
+        {"1e308 0", "coefficient: value 1 of 2, 1e+308, is beyond +-1e+100"},
+        {"0 -1e101", "coefficient: value 2 of 2, -1e+101, is beyond"},
+        {"inf 0", "coefficient: value 1 of 2 is missing or not a finite"},
+    };
+    for (size_t i = 0; i < sizeof coefs / sizeof coefs[0]; i++) {
+        char *bad = set_line(good, key, coefs[i].line, &blen);
+        expect_refused_on(bad, blen, 0, c1, coefs[i].says);
+        free(bad);
+    }
+    static const struct {
+        const char *key, *line, *says;
+    } header[] = {
+        {"\nbias ", "bias 1e200", "bias: value 1 of 1, 1e+200, is beyond"},
+        {"\nlazy-scale ", "lazy-scale 1e101", "lazy-scale: value 1 of 1"},
+        {"\nlazy-scale ", "lazy-scale 0", "lazy-scale must be positive"},
+        {"\nlazy-scale ", "lazy-scale -2", "lazy-scale must be positive"},
+        {"\nscaler-mul ", "scaler-mul 1 1 -1e101 1 1",
+         "scaler-mul: value 3 of 5, -1e+101, is beyond"},
+        {"\nscaler-shift ", "scaler-shift 1e300 0 0 0 0",
+         "scaler-shift: value 1 of 5"},
+        {"\nsigma ", "sigma 0", "sigma: 0: sigma must be positive"},
+        {"\nsigma ", "sigma 1e101", "sigma must be positive (and at most"},
+        {"\nsigma ", "sigma -1", "sigma"},
+        {"\nsigma ", "sigma nan", "not a finite number"},
+    };
+    for (size_t i = 0; i < sizeof header / sizeof header[0]; i++) {
+        char *bad = set_line(good, header[i].key, header[i].line, &blen);
+        expect_refused_on(bad, blen, 0, line_of(good, header[i].key),
+                          header[i].says);
+        free(bad);
+    }
+    /* the case: sigma 0 named on line 4, where sigma is */
+    ck_assert_int_eq(line_of(good, "\nsigma "), 4);
+    /* Platt parameters, and gamma: sigma's other name, given twice */
+    char *bad = patch(good, "\nbias ", "\nprobability-ab 1e101 0\nbias ",
+                      strlen("\nprobability-ab 1e101 0\nbias "), &blen);
+    expect_refused_on(bad, blen, 0, line_of(good, "\nbias "),
+                      "probability-ab: value 1 of 2, 1e+101, is beyond");
+    free(bad);
+    bad = patch(good, "\nbias ", "\ngamma 0.5\nbias ",
+                strlen("\ngamma 0.5\nbias "), &blen);
+    expect_refused_on(bad, blen, 0, line_of(good, "\nbias "),
+                      "gamma given twice");
+    free(bad);
+    /* no sigma at all: refused where the header ends */
+    bad = drop_line(good, "\nsigma ", &blen);
+    expect_refused_on(bad, blen, 0, line_of(good, "\ncoefficients ") - 1,
+                      "no sigma line (sigma must be positive)");
+    free(bad);
+    /* the bound itself is a value a model may have */
+    bad = set_line(good, key, "1e100 -1e100", &blen);
+    spit("edge.model", bad, blen);
+    tsgs_error err;
+    ck_assert_msg(tsgs_model_load("edge.model", &m, &err) == TSGS_OK, "%s",
+                  err.message);
+    size_t n = tsgs_dataset_rows(ds);
+    double *dec = malloc(sizeof(double) * n);
+    ck_assert_int_eq(tsgs_predict(m, ds, 1, dec, NULL), TSGS_OK);
+    for (size_t i = 0; i < n; i++)
+        ck_assert_msg(isfinite(dec[i]), "row %zu: %g", i, dec[i]);
+    free(dec);
+    free(bad);
+    tsgs_model_free(m);
+    tsgs_dataset_free(ds);
+    free(good);
+    remove("good.model");
+    remove("edge.model");
+    remove("bad.model");
+}
+END_TEST
+
+/* Scaler rows must hold features-in values, counted on their line before
+ * anything is allocated: fewer, more, or a features-in of 2^30 beside a
+ * 5-value row, each refused on the scaler line naming features-in's. */
+START_TEST(scaler_length_mismatch_refused)
+{
+    tsgs_model *m = small_model(5, TSGS_SCALE_ZSCORE, NULL);
+    ck_assert_int_eq(tsgs_model_save(m, "good.model", NULL), TSGS_OK);
+    tsgs_model_free(m);
+    size_t len, blen;
+    char *good = slurp("good.model", &len);
+    const long fin = line_of(good, "\nfeatures-in ");
+    char says[96];
+    snprintf(says, sizeof says, "scaler-mul: 6 values, but features-in (line "
+                                "%ld) is 5",
+             fin);
+    char *bad = set_line(good, "\nscaler-mul ", "scaler-mul 1 1 1 1 1 1",
+                         &blen);
+    expect_refused_on(bad, blen, 0, line_of(good, "\nscaler-mul "), says);
+    free(bad);
+    snprintf(says, sizeof says, "scaler-shift: 4 values, but features-in "
+                                "(line %ld) is 5",
+             fin);
+    bad = set_line(good, "\nscaler-shift ", "scaler-shift 0 0 0 0", &blen);
+    expect_refused_on(bad, blen, 0, line_of(good, "\nscaler-shift "), says);
+    free(bad);
+    snprintf(says, sizeof says, "scaler-shift: 5 values, but features-in "
+                                "(line %ld) is 1073741824",
+             fin);
+    bad = set_line(good, "\nfeatures-in ", "features-in 1073741824", &blen);
+    expect_refused_on(bad, blen, 0, line_of(good, "\nscaler-shift "), says);
+    free(bad);
+    free(good);
+    remove("good.model");
+    remove("bad.model");
+}
+END_TEST
+
+/* One-vs-rest: a class count the file cannot hold is refused on the
+ * classes line; the memory limit covers the classes together, so a limit
+ * that holds two classes refuses the third on its features-in line. */
+START_TEST(ovr_counts_refused_on_their_line)
+{
+    tsgs_model *m5 = small_model(5, TSGS_SCALE_ZSCORE, NULL);
+    ck_assert_int_eq(tsgs_model_save(m5, "b5.model", NULL), TSGS_OK);
+    size_t l5;
+    char *t5 = slurp("b5.model", &l5);
+    static const char head[] = "tsgs3vm-ovr 1\nclasses 3\nlabels 1 2 3\n";
+    const size_t hl = strlen(head);
+    char *buf = malloc(hl + 3 * l5 + 1);
+    memcpy(buf, head, hl);
+    for (int c = 0; c < 3; c++)
+        memcpy(buf + hl + (size_t)c * l5, t5, l5);
+    const size_t len = hl + 3 * l5;
+    buf[len] = '\0';
+    size_t blen;
+    char *bad = set_line(buf, "\nclasses ", "classes 1048576", &blen);
+    expect_refused_on(bad, blen, 0, 2,
+                      "classes: 1048576 announced, but the ");
+    free(bad);
+    tsgs_model *back = NULL;
+    tsgs_error err;
+    ck_assert_int_eq(tsgs_model_load("b5.model", &back, &err), TSGS_OK);
+    const double one = reckoned_bytes(back, 5);
+    tsgs_model_free(back);
+    spit("ovr.model", buf, len);
+    ck_assert_msg(tsgs__model_load_within("ovr.model", 3 * one, &back, &err) ==
+                      TSGS_OK,
+                  "%s", err.message);
+    ck_assert_uint_eq(tsgs_model_classes(back, NULL), 3);
+    tsgs_model_free(back);
+    long lines = 0;
+    for (size_t i = 0; i < l5; i++)
+        lines += t5[i] == '\n';
+    expect_refused_on(buf, len, 3 * one - 1.0,
+                      3 + 2 * lines + line_of(t5, "\nfeatures-in "),
+                      "MiB the classes before leave of the ");
+    free(buf);
+    free(t5);
+    tsgs_model_free(m5);
+    remove("b5.model");
+    remove("ovr.model");
+    remove("bad.model");
+}
+END_TEST
+
+/* Writes len bytes of text into the FIFO path from a child process;
+ * returns its pid. */
+static pid_t write_fifo(const char *path, const char *text, size_t len)
+{
+    pid_t child = fork();
+    ck_assert_int_ge(child, 0);
+    if (child == 0) {
+        FILE *f = fopen(path, "wb");
+        if (f) {
+            fwrite(text, 1, len, f);
+            fclose(f);
+        }
+        _exit(0);
+    }
+    return child;
+}
+
+/* Loads a model from a FIFO holding text (max_bytes as
+ * tsgs__model_load_within's); the status, err filled. */
+static tsgs_status load_fifo(const char *text, size_t len, double max_bytes,
+                             tsgs_model **m, tsgs_error *err)
+{
+    remove("fifo.model");
+    ck_assert_int_eq(mkfifo("fifo.model", 0600), 0);
+    pid_t child = write_fifo("fifo.model", text, len);
+    tsgs_status st = tsgs__model_load_within("fifo.model", max_bytes, m, err);
+    waitpid(child, NULL, 0);
+    remove("fifo.model");
+    return st;
+}
+
+/* A model read from a pipe (which has no size to check counts against) is
+ * read whole first: it loads as from a file, its counts meet the bound
+ * of the bytes it has, an empty one is named so, and one larger than the
+ * memory limit is refused. */
+START_TEST(model_from_pipe)
+{
+    tsgs_model *m = small_model(5, TSGS_SCALE_ZSCORE, NULL), *back = NULL;
+    ck_assert_int_eq(tsgs_model_save(m, "good.model", NULL), TSGS_OK);
+    tsgs_model_free(m);
+    size_t len, len2, blen;
+    char *good = slurp("good.model", &len);
+    tsgs_error err;
+    ck_assert_msg(load_fifo(good, len, 1e9, &back, &err) == TSGS_OK, "%s",
+                  err.message);
+    ck_assert_int_eq(tsgs_model_save(back, "again.model", NULL), TSGS_OK);
+    tsgs_model_free(back);
+    char *again = slurp("again.model", &len2);
+    ck_assert_uint_eq(len, len2);
+    ck_assert_int_eq(memcmp(good, again, len), 0);
+    char *bad = set_line(good, "\ncoefficients ", "coefficients 100000",
+                         &blen);
+    ck_assert_int_eq(load_fifo(bad, blen, 1e9, &back, &err),
+                     TSGS_ERR_FORMAT);
+    ck_assert_int_eq(err.line, line_of(good, "\ncoefficients "));
+    ck_assert_msg(strstr(err.message, "fifo.model:") &&
+                      strstr(err.message, "coefficients: 100000 announced"),
+                  "%s", err.message);
+    ck_assert_int_eq(load_fifo("", 0, 1e9, &back, &err), TSGS_ERR_FORMAT);
+    ck_assert_str_eq(err.message, "fifo.model: not a tsgs3vm model file (it "
+                                  "is empty)");
+    ck_assert_int_eq(load_fifo(good, len, 1000.0, &back, &err),
+                     TSGS_ERR_NOMEM);
+    ck_assert_msg(strstr(err.message, "fifo.model: more than the ") &&
+                      strstr(err.message, "(the caller's limit)"),
+                  "%s", err.message);
+    free(bad);
+    free(again);
+    free(good);
+    remove("good.model");
+    remove("again.model");
+}
+END_TEST
+
+/* Each kind of model the solvers write loads and saves the same bytes:
+ * iid laplacian COS features unscaled, DSG with minmax scaling, bs3vm's
+ * support vectors (the others have their round trips above and in the
+ * multiclass and probability suites). */
+START_TEST(every_kind_round_trips)
+{
+    tsgs_dataset *ds = fixture_blobs(200, 4, 2.0, 0.5, 40, 20, 5, NULL);
+    tsgs_params kinds[2] = {tsgs_params_default(), tsgs_params_default()};
+    kinds[0].solver = TSGS_SOLVER_TSG;
+    kinds[0].kernel = TSGS_KERNEL_LAPLACIAN;
+    kinds[0].feature_map = TSGS_FEATURES_COS;
+    kinds[0].scale = TSGS_SCALE_NONE;
+    kinds[1].solver = TSGS_SOLVER_DSG;
+    kinds[1].scale = TSGS_SCALE_MINMAX;
+    char *texts[3];
+    size_t lens[3];
+    for (int k = 0; k < 2; k++) {
+        kinds[k].sigma = 0.5;
+        kinds[k].c = 10;
+        kinds[k].iterations = 40;
+        kinds[k].max_features = 32;
+        kinds[k].threads = 1;
+        tsgs_model *m = NULL;
+        ck_assert_int_eq(tsgs_train(ds, &kinds[k], NULL, &m, NULL, NULL),
+                         TSGS_OK);
+        ck_assert_int_eq(tsgs_model_save(m, "kind.model", NULL), TSGS_OK);
+        tsgs_model_free(m);
+        texts[k] = slurp("kind.model", &lens[k]);
+    }
+    texts[2] = bs3vm_text(&lens[2]);
+    for (int k = 0; k < 3; k++) {
+        spit("kind.model", texts[k], lens[k]);
+        tsgs_model *back = NULL;
+        tsgs_error err;
+        ck_assert_msg(tsgs_model_load("kind.model", &back, &err) == TSGS_OK,
+                      "kind %d: %s", k, err.message);
+        ck_assert_int_eq(tsgs_model_save(back, "kind2.model", NULL), TSGS_OK);
+        tsgs_model_free(back);
+        size_t l2;
+        char *t2 = slurp("kind2.model", &l2);
+        ck_assert_uint_eq(l2, lens[k]);
+        ck_assert_int_eq(memcmp(t2, texts[k], l2), 0);
+        free(t2);
+        free(texts[k]);
+    }
+    tsgs_dataset_free(ds);
+    remove("kind.model");
+    remove("kind2.model");
+}
+END_TEST
+
 START_TEST(predict_refuses_other_width)
 {
     tsgs_dataset *ds;
@@ -734,6 +1240,13 @@ Suite *model_suite(void)
     tcase_add_test(tc, ovr_header_errors_refused);
     tcase_add_test(tc, null_arguments_refused);
     tcase_add_test(tc, load_frees_what_it_parsed);
+    tcase_add_test(tc, huge_counts_refused_on_their_line);
+    tcase_add_test(tc, bs3vm_counts_refused_on_their_line);
+    tcase_add_test(tc, absurd_values_refused_on_their_line);
+    tcase_add_test(tc, scaler_length_mismatch_refused);
+    tcase_add_test(tc, ovr_counts_refused_on_their_line);
+    tcase_add_test(tc, model_from_pipe);
+    tcase_add_test(tc, every_kind_round_trips);
     suite_add_tcase(s, tc);
     return s;
 }

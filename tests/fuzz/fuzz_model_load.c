@@ -9,7 +9,15 @@
 
 #include "fuzz_check.h"
 #include "fuzz_file.h"
+#include "internal.h"
 #include "tsgs3vm.h"
+
+/* The memory a model may commit the process to, in place of RLIMIT_AS or
+ * the physical memory (ulimit -v cannot be used under ASan, whose shadow
+ * takes terabytes of address space). Far below -malloc_limit_mb and
+ * -rss_limit_mb: an allocation the loader's estimate misses is then a
+ * finding. */
+#define LOAD_MAX_BYTES (64.0 * 1048576.0)
 
 /* Above these a prediction is slow (seconds) and says nothing new. */
 #define PREDICT_MAX_FEATURES_IN 4096
@@ -76,7 +84,8 @@ static void save_round_trip(const tsgs_model *m, const char *path)
     char *t1 = saved_text(m, saved, &n1);
     tsgs_model *again = NULL;
     tsgs_error err;
-    if (tsgs_model_load(saved, &again, &err) != TSGS_OK) {
+    if (tsgs__model_load_within(saved, LOAD_MAX_BYTES, &again, &err) !=
+        TSGS_OK) {
         fprintf(stderr, "fuzz_model_load: a saved model does not load: "
                         "%s\n", err.message);
         abort();
@@ -97,7 +106,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const char *path = fuzz_file_write(data, size);
     tsgs_model *m = NULL;
     tsgs_error err;
-    tsgs_status st = tsgs_model_load(path, &m, &err);
+    tsgs_status st = tsgs__model_load_within(path, LOAD_MAX_BYTES, &m, &err);
     if (st != TSGS_OK) {
         if (m)
             abort();
