@@ -267,3 +267,81 @@ def test_example_script_writes_its_plot(root, tmp_path):
     assert run.returncode == 0, run.stderr
     assert "200 labeled" in run.stdout
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_C_and_gamma_are_the_library_c_and_sigma(tool, tmp_path):
+    """C=8, gamma=0.5 is c = 8 x the labeled rows, sigma=0.5 with no
+    scaling, bit for bit, and the tool's `-c 8 -g 0.5` on the same rows."""
+    X, _, y = semi_supervised_moons()
+    n_labeled = int(np.count_nonzero(y != -1))
+    libsvm = TSGS3VMClassifier(C=8, gamma=0.5, random_state=3).fit(X, y)
+    ours = TSGS3VMClassifier(c=8.0 * n_labeled, sigma=0.5, scale="none",
+                             random_state=3).fit(X, y)
+    np.testing.assert_array_equal(libsvm.decision_function(X),
+                                  ours.decision_function(X))
+    # an explicit scale stays: gamma then acts on the scaled features
+    zscored = TSGS3VMClassifier(C=8, gamma=0.5, scale="zscore",
+                                random_state=3).fit(X, y)
+    assert not np.array_equal(zscored.decision_function(X),
+                              libsvm.decision_function(X))
+
+    data = str(tmp_path / "moons.svm")
+    write_libsvm(data, X, y)
+    model = str(tmp_path / "tool.model")
+    subprocess.run([tool, "train", "-q", "--unlabeled-label", "-1",
+                    "--seed", "3", "--bind", "none", "-c", "8", "-g", "0.5",
+                    data, model], check=True)
+    np.testing.assert_array_equal(
+        TSGS3VMClassifier.load_model(model).decision_function(X),
+        libsvm.decision_function(X))
+
+
+def test_C_scales_with_the_labeled_rows():
+    """C is per labeled row: the same C on fewer labeled rows is a smaller
+    library c (what LIBSVM's C means in a grid search's folds)."""
+    X, _, y = semi_supervised_moons(300)
+    clf = TSGS3VMClassifier(C=2.5)
+    assert ("c", repr(2.5 * 20)) in clf._settings(20)
+    assert ("c", repr(2.5 * 7)) in clf._settings(7)
+    assert ("scale", "none") not in clf._settings(20)
+    assert ("scale", "none") in TSGS3VMClassifier(gamma=1)._settings(5)
+    assert ("scale", "minmax") in \
+        TSGS3VMClassifier(gamma=1, scale="minmax")._settings(5)
+    assert ("scale", "none") not in \
+        TSGS3VMClassifier(gamma=1, scale="minmax")._settings(5)
+
+
+def test_C_with_c_or_gamma_with_sigma_is_an_error():
+    X, _, y = semi_supervised_moons(200)
+    with pytest.raises(ValueError, match=r"C=1.* c=100.*both"):
+        TSGS3VMClassifier(C=1, c=100).fit(X, y)
+    with pytest.raises(ValueError, match=r"gamma=0.5.* sigma=2.*both"):
+        TSGS3VMClassifier(gamma=0.5, sigma=2).fit(X, y)
+    for bad in (0, -1, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="C must be"):
+            TSGS3VMClassifier(C=bad).fit(X, y)
+    with pytest.raises(TSGSValueError, match="sigma"):
+        TSGS3VMClassifier(gamma=-1).fit(X, y)
+
+
+def test_C_and_gamma_get_set_clone():
+    from sklearn.base import clone
+    clf = TSGS3VMClassifier(C=4.0, gamma=0.25)
+    params = clf.get_params()
+    assert params["C"] == 4.0 and params["gamma"] == 0.25
+    assert params["c"] is None and params["sigma"] is None
+    copy = clone(clf)
+    assert copy.C == 4.0 and copy.gamma == 0.25
+    copy.set_params(C=16, gamma=None, sigma=2.0)
+    assert (copy.C, copy.gamma, copy.sigma) == (16, None, 2.0)
+    assert clf.get_params()["gamma"] == 0.25
+    assert pickle.loads(pickle.dumps(copy)).get_params() == copy.get_params()
+
+
+def test_grid_search_over_C_and_gamma():
+    X, y = make_moons(300, noise=0.15, random_state=4)
+    grid = GridSearchCV(TSGS3VMClassifier(random_state=0, solver="dsg"),
+                        {"gamma": [0.5, 2.0], "C": [1.0, 10.0]}, cv=3)
+    grid.fit(X, y)
+    assert set(grid.best_params_) == {"gamma", "C"}
+    assert grid.best_score_ > 0.85

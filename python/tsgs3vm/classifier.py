@@ -101,10 +101,24 @@ class TSGS3VMClassifier(ClassifierMixin, BaseEstimator):
     sklearn.semi_supervised) are unlabeled, the others labeled. Two classes
     train one model; more train one-vs-rest.
 
+    scikit-learn's (and LIBSVM's) names, as the tool's -c and -g:
+
+    C : float > 0, the weight of each labeled row's hinge loss (SVC's C);
+        fit passes the library c = C x the labeled rows it is given, so
+        that C means the same whatever the number of labeled rows (a grid
+        search's folds included). Not together with c.
+    gamma : float > 0, the RBF kernel exp(-gamma |x - x'|^2) on X as given:
+        it also sets scale="none" unless scale is given (as the tool's -g,
+        so the kernel is SVC's on the same features). Not together with
+        sigma. TSGS3VMClassifier(C=8, gamma=0.5) is `tsgs3vm train -c 8
+        -g 0.5`, and the same model as c=8 * n_labeled, sigma=0.5,
+        scale="none".
+
     Parameters named as the tool's options (see `tsgs3vm train --help` for
     each meaning and default); None keeps the library's default:
-    solver, kernel, sigma (the rbf kernel's gamma), c (the labeled loss
-    weight, LIBSVM's C times the labeled rows), c_star, uloss, ramp_s,
+    solver, kernel, sigma (the kernel's gamma, on the features after
+    `scale`), c (the labeled loss weight, C times the labeled rows), c_star,
+    uloss, ramp_s,
     feature_map, directions, step, eta, theta, t0, batch_labeled,
     batch_unlabeled, iterations, passes, block_size, max_features, balance,
     balance_ratio, anneal, scale, warm_start, unlabeled_sample, bind.
@@ -123,7 +137,8 @@ class TSGS3VMClassifier(ClassifierMixin, BaseEstimator):
     verbose : progress on stderr every `verbose` steps (0: none).
     """
 
-    def __init__(self, *, solver=None, kernel=None, sigma=None, c=None,
+    def __init__(self, *, C=None, gamma=None, solver=None, kernel=None,
+                 sigma=None, c=None,
                  c_star=None, uloss=None, ramp_s=None, feature_map=None,
                  directions=None, step=None, eta=None, theta=None, t0=None,
                  batch_labeled=None, batch_unlabeled=None, iterations=None,
@@ -132,6 +147,8 @@ class TSGS3VMClassifier(ClassifierMixin, BaseEstimator):
                  warm_start=None, unlabeled_sample=None, bind="none",
                  probability=False, unlabeled_label=-1, random_state=None,
                  n_jobs=None, extra_params=None, verbose=0):
+        self.C = C
+        self.gamma = gamma
         self.solver = solver
         self.kernel = kernel
         self.sigma = sigma
@@ -201,9 +218,38 @@ class TSGS3VMClassifier(ClassifierMixin, BaseEstimator):
         rng = check_random_state(self.random_state)
         return int(rng.randint(0, 2**31 - 1))
 
-    def _settings(self):
-        """(tool key, text) pairs for every parameter that is set."""
+    def _libsvm_names(self, n_labeled):
+        """C and gamma as the library's (tool key, text) pairs, as the
+        tool maps its -c and -g (src/cli/options.c)."""
         pairs = []
+        if self.C is not None:
+            if self.c is not None:
+                raise ValueError(
+                    "C=%r and c=%r are both given: C is the weight per "
+                    "labeled row (SVC's C, the tool's -c), c the library's "
+                    "total weight (C x the labeled rows); give one"
+                    % (self.C, self.c))
+            C = float(self.C)
+            if not (0.0 < C < np.inf):
+                raise ValueError("C must be a positive finite number, got %r"
+                                 % (self.C,))
+            pairs.append(("c", _text(C * float(n_labeled))))
+        if self.gamma is not None:
+            if self.sigma is not None:
+                raise ValueError(
+                    "gamma=%r and sigma=%r are both given: both are the "
+                    "kernel's gamma (gamma on X as given, sigma after "
+                    "`scale`); give one" % (self.gamma, self.sigma))
+            pairs.append(("sigma", _text(self.gamma)))
+            if self.scale is None:
+                # SVC's kernel on the user's own features, as the tool's -g
+                pairs.append(("scale", "none"))
+        return pairs
+
+    def _settings(self, n_labeled):
+        """(tool key, text) pairs for every parameter that is set;
+        n_labeled: the labeled rows fit trains on (C's total weight)."""
+        pairs = self._libsvm_names(n_labeled)
         for name in TOOL_PARAMS:
             value = getattr(self, name)
             if value is not None:
@@ -215,13 +261,13 @@ class TSGS3VMClassifier(ClassifierMixin, BaseEstimator):
             pairs.append((str(key).replace("_", "-"), _text(value)))
         return pairs
 
-    def _params(self):
+    def _params(self, n_labeled):
         p = _native.lib.tsgs_params_new()
         if not p:
             raise MemoryError("tsgs_params_new: out of memory")
         handle = _Handle(p, _native.lib.tsgs_params_free)
         err = _native.Error()
-        for key, text in self._settings():
+        for key, text in self._settings(n_labeled):
             check(_native.lib.tsgs_params_set(p, key.encode(), text.encode(),
                                               ctypes.byref(err)), err)
         check(_native.lib.tsgs_params_check(p, ctypes.byref(err)), err)
@@ -271,7 +317,7 @@ class TSGS3VMClassifier(ClassifierMixin, BaseEstimator):
                                    accept_sparse=False)
         unlabeled = self._unlabeled_mask(y)
         codes, classes = self._encode(y, unlabeled)
-        params = self._params()
+        params = self._params(int(np.count_nonzero(~unlabeled)))
         data = _dataset(X, codes)
         model = self._train(data, params)
         self._model = _Handle(model, _native.lib.tsgs_model_free)
