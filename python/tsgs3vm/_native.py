@@ -103,6 +103,9 @@ _declare("tsgs_params_set", ctypes.c_int, _P, ctypes.c_char_p,
 _declare("tsgs_params_check", ctypes.c_int, _P, _PE)
 _declare("tsgs_dataset_wrap_dense", ctypes.c_int, _S, _S, _PF, _PD,
          ctypes.POINTER(_P), _PE)
+_declare("tsgs_dataset_from_csr", ctypes.c_int, _S, _S, _S,
+         ctypes.POINTER(_S), ctypes.POINTER(ctypes.c_uint32), _PF, _PD,
+         ctypes.POINTER(_P), _PE)
 _declare("tsgs_dataset_free", None, _P)
 _declare("tsgs_train", ctypes.c_int, _P, _P, ctypes.POINTER(Hooks),
          ctypes.POINTER(_P), ctypes.POINTER(ctypes.c_int), _PE)

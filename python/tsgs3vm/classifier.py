@@ -14,6 +14,7 @@ import threading
 import warnings
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
@@ -68,6 +69,39 @@ def _dataset(X, y=None):
     return _Handle(out.value, _native.lib.tsgs_dataset_free)
 
 
+def _csr_dataset(X, y=None):
+    """A dataset copied from scipy.sparse rows X (any format; float32 CSR
+    with sorted, summed indices is used as it is), labels y as _dataset.
+    The library stores them as it would the same rows of a LIBSVM file."""
+    X = X.tocsr()
+    if not X.has_canonical_format:
+        X = X.copy()  # sum_duplicates sorts in place: not the caller's
+        X.sum_duplicates()
+    n, d = X.shape
+    nnz = int(X.indptr[-1])
+    if d > 2**32:
+        raise ValueError("sparse X has %d columns; the library's sparse "
+                         "indices are 32-bit" % d)
+    indptr = np.ascontiguousarray(X.indptr, dtype=np.uintp)
+    indices = np.ascontiguousarray(X.indices[:nnz], dtype=np.uint32)
+    values = np.ascontiguousarray(X.data[:nnz], dtype=np.float32)
+    err = _native.Error()
+    out = ctypes.c_void_p()
+    yp = None if y is None else y.ctypes.data_as(ctypes.POINTER(ctypes.c_double))
+    st = _native.lib.tsgs_dataset_from_csr(
+        n, d, nnz, indptr.ctypes.data_as(ctypes.POINTER(ctypes.c_size_t)),
+        indices.ctypes.data_as(ctypes.POINTER(ctypes.c_uint32)),
+        values.ctypes.data_as(ctypes.POINTER(ctypes.c_float)), yp,
+        ctypes.byref(out), ctypes.byref(err))
+    check(st, err)
+    return _Handle(out.value, _native.lib.tsgs_dataset_free)
+
+
+def _rows(X, y=None):
+    """The dataset of X's rows, dense or scipy.sparse."""
+    return _csr_dataset(X, y) if sp.issparse(X) else _dataset(X, y)
+
+
 class _Interrupt:
     """Ctrl-C during training stops the library cleanly (its should_stop
     hook), then raises KeyboardInterrupt in Python. Only the main thread
@@ -100,6 +134,15 @@ class TSGS3VMClassifier(ClassifierMixin, BaseEstimator):
     fit(X, y) takes every row: those whose y is `unlabeled_label` (-1, as in
     sklearn.semi_supervised) are unlabeled, the others labeled. Two classes
     train one model; more train one-vs-rest.
+
+    X may be dense (float32 C-ordered rows are used in place) or
+    scipy.sparse (any format; copied as float32 CSR). The library keeps
+    sparse rows sparse as it does a LIBSVM file of them: when wide (4096
+    features or more) and mostly zeros, training works on the non-zeros
+    and scales by max |x| per feature (any scale but "none" means maxabs
+    there, keeping zeros zero), giving the model `tsgs3vm train` gives on
+    that file; narrower ones are stored dense and give the model of the
+    same rows dense.
 
     scikit-learn's (and LIBSVM's) names, as the tool's -c and -g:
 
@@ -311,14 +354,14 @@ class TSGS3VMClassifier(ClassifierMixin, BaseEstimator):
         return codes, classes
 
     def fit(self, X, y):
-        """Trains on every row of X; y = unlabeled_label marks unlabeled
-        rows. Returns self."""
+        """Trains on every row of X (dense or scipy.sparse); y =
+        unlabeled_label marks unlabeled rows. Returns self."""
         X, y = self._validate_data(X, y, dtype=np.float32, order="C",
-                                   accept_sparse=False)
+                                   accept_sparse="csr")
         unlabeled = self._unlabeled_mask(y)
         codes, classes = self._encode(y, unlabeled)
         params = self._params(int(np.count_nonzero(~unlabeled)))
-        data = _dataset(X, codes)
+        data = _rows(X, codes)
         model = self._train(data, params)
         self._model = _Handle(model, _native.lib.tsgs_model_free)
         self.classes_ = classes
@@ -370,11 +413,11 @@ class TSGS3VMClassifier(ClassifierMixin, BaseEstimator):
         rows, threads, out, err): the scores or the probabilities."""
         check_is_fitted(self)
         X = self._validate_data(X, dtype=np.float32, order="C",
-                                accept_sparse=False, reset=False)
+                                accept_sparse="csr", reset=False)
         out = np.empty((X.shape[0], columns), dtype=np.float64)
         if X.shape[0]:
             err = _native.Error()
-            data = _dataset(X)
+            data = _rows(X)
             check(call(self._model.pointer, data.pointer, self._threads(),
                        out.ctypes.data_as(ctypes.POINTER(ctypes.c_double)),
                        ctypes.byref(err)), err)
