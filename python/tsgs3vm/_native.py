@@ -76,8 +76,9 @@ def _load():
         except OSError as e:
             tried.append("%s (%s)" % (path, e))
     raise ImportError("tsgs3vm: cannot load the C library; run `make` in the "
-                      "source tree or set TSGS3VM_LIBRARY. Tried: " +
-                      "; ".join(tried))
+                      "source tree (and `make install` for a package "
+                      "installed by pip) or set TSGS3VM_LIBRARY to "
+                      "build/libtsgs3vm.so.0. Tried: " + "; ".join(tried))
 
 
 lib = _load()
