@@ -81,6 +81,11 @@ tsgs_status tsgs__dataset_read_split(const char *path,
                                      size_t min_chunk, tsgs_dataset **out,
                                      tsgs_error *err);
 
+/* The longest line the text reader takes, in bytes before the '\n' (a
+ * longer one is an error naming the file and line): a test hook, set
+ * before reading; 0 puts back the default (256 MiB). Returns the old. */
+size_t tsgs__read_line_max(size_t max);
+
 /* -------------------------------------------------------------- npy.c */
 
 /* Whether buf starts with the .npy magic bytes. */

@@ -22,6 +22,20 @@
 #define SHOW_MAX 40                  /* token characters quoted in errors */
 #define SPLIT_MIN_CHUNK ((size_t)1 << 24) /* 16 MiB: smaller reads stay serial */
 #define SPLIT_PER_THREAD 8 /* chunks per thread of a parallel read */
+/* The longest line read, in bytes before its '\n': 256 MiB. The widest
+ * row the reader takes (MAX_INDEX features of ~25 bytes "index:value"
+ * each) is under 240 MiB; without a cap a small compressed file of one
+ * endless line would take all the memory (13 MB of gzip: 3 GB). */
+#define LINE_MAX_DEFAULT ((size_t)256 << 20)
+
+static size_t line_max = LINE_MAX_DEFAULT;
+
+size_t tsgs__read_line_max(size_t max)
+{
+    size_t old = line_max;
+    line_max = max ? max : LINE_MAX_DEFAULT;
+    return old;
+}
 
 tsgs_read_options tsgs_read_options_default(void)
 {
@@ -71,6 +85,15 @@ static tsgs_status stream_fail(lreader *r, tsgs_status st, tsgs_error *err)
 static tsgs_status range_read(lreader *r, char *buf, size_t cap,
                               size_t *got, tsgs_error *err);
 
+/* The line being read is longer than line_max. */
+static tsgs_status too_long(const lreader *r, tsgs_error *err)
+{
+    return tsgs__fail(err, TSGS_ERR_PARSE, r->path, r->line + 1,
+                      "line longer than %zu bytes (the reader's limit on "
+                      "a line; is this a data file?)",
+                      line_max);
+}
+
 /* Reads more bytes after [pos, end), moving or growing the buffer. */
 static tsgs_status fill(lreader *r, tsgs_error *err)
 {
@@ -83,11 +106,15 @@ static tsgs_status fill(lreader *r, tsgs_error *err)
     if (r->end == r->cap) { /* one line fills the buffer: double it */
         if (r->cap > SIZE_MAX / 4)
             return TSGS__NOMEM(err);
-        char *b = realloc(r->buf, 2 * r->cap + 1);
+        /* up to room for the longest line and its '\n' */
+        size_t cap = 2 * r->cap < line_max + 1 ? 2 * r->cap : line_max + 1;
+        if (cap <= r->cap)
+            return too_long(r, err);
+        char *b = realloc(r->buf, cap + 1);
         if (!b)
             return TSGS__NOMEM(err);
         r->buf = b;
-        r->cap *= 2;
+        r->cap = cap;
     }
     size_t got = 0;
     tsgs_status st =
@@ -124,6 +151,8 @@ static tsgs_status next_line(lreader *r, char **line, size_t *len,
             n = avail; /* a last line without a newline */
             r->pos = r->end;
         } else {
+            if (avail > line_max) /* before the buffer grows for it */
+                return too_long(r, err);
             r->scanned = avail;
             tsgs_status st = fill(r, err);
             if (st != TSGS_OK)
@@ -131,6 +160,8 @@ static tsgs_status next_line(lreader *r, char **line, size_t *len,
             continue;
         }
         r->scanned = 0;
+        if (n > line_max)
+            return too_long(r, err);
         if (n > 0 && p[n - 1] == '\r')
             n--;
         p[n] = '\0';
