@@ -626,6 +626,34 @@ tsgs_status tsgs_placement_describe(const tsgs_topology *t,
                                     const tsgs_placement *pl, char *buf,
                                     size_t size);
 
+/* ------------------------------------------------------ reading in blocks */
+
+/* A data file read a block of rows at a time, for a pass that needs only
+ * the rows in hand (scoring): memory stays that of one block whatever the
+ * file's length. The files, options, rows, labels and errors are
+ * tsgs_dataset_read's, line numbers the file's own; the text is parsed on
+ * the calling thread. A .npy is mapped whole, as tsgs_dataset_read maps
+ * it, and copied out a block at a time. */
+typedef struct tsgs_reader tsgs_reader;
+
+/* Opens path and reads as far as its format (the options are copied). */
+tsgs_status tsgs_reader_open(const char *path, const tsgs_read_options *opt,
+                             tsgs_reader **out, tsgs_error *err);
+
+/* The next max_rows rows (fewer only at the end of the file) as a dataset
+ * of their own into *block, for the caller to free; *block = NULL once
+ * every row has been handed out. A block is as wide as the file's columns
+ * (CSV, .npy) or, for LIBSVM, as max(opt->min_features, the widest row
+ * read so far), at least 1; a LIBSVM block is stored sparse by
+ * tsgs_dataset_is_sparse's rule applied to its own rows. A file without
+ * data rows fails at the first call, one of empty LIBSVM rows only (no
+ * min_features) at its end, as tsgs_dataset_read fails; after an error
+ * the reader only closes. */
+tsgs_status tsgs_reader_next(tsgs_reader *r, size_t max_rows,
+                             tsgs_dataset **block, tsgs_error *err);
+
+void tsgs_reader_close(tsgs_reader *r);
+
 #ifdef __cplusplus
 }
 #endif
