@@ -654,6 +654,25 @@ tsgs_status tsgs_reader_next(tsgs_reader *r, size_t max_rows,
 
 void tsgs_reader_close(tsgs_reader *r);
 
+/* ------------------------------------------- files written whole or not */
+
+/* A file written through a temporary beside it, "<path>.tmp.<pid>.<n>",
+ * renamed over path once complete, is never left half written (model
+ * files, the tool's predictions). */
+
+/* Creates such a temporary for path, mode 0666 less the umask (as fopen
+ * gives), after tsgs_temp_remove_stale(path): *f open for writing and
+ * *tmp_path its name (malloc'd: free it). The caller renames it over path
+ * once written, or removes it. */
+tsgs_status tsgs_temp_open(const char *path, FILE **f, char **tmp_path,
+                           tsgs_error *err);
+
+/* Removes path's temporaries that a process killed while writing left:
+ * only names "<path>.tmp.<pid>.<n>", and only where no process <pid>
+ * exists (kill(pid, 0) fails with ESRCH), so a write running now keeps
+ * its file. Returns how many were removed. */
+size_t tsgs_temp_remove_stale(const char *path);
+
 #ifdef __cplusplus
 }
 #endif
