@@ -48,7 +48,8 @@ PIC_OBJ := $(LIB_SRC:%.c=$(B)/pic/%.o)
 # installs only the missing ones, make included, and keeps the same list).
 DEB_PACKAGES := build-essential pkg-config libhwloc-dev check zlib1g-dev \
     liblzma-dev libbz2-dev libzstd-dev xz-utils gzip bzip2 zstd python3 \
-    python3-numpy python3-sklearn python3-pytest python3-matplotlib
+    python3-numpy python3-sklearn python3-pytest python3-matplotlib \
+    python3-pip python3-setuptools
 
 .PHONY: all test test-python bench install clean deps coverage FORCE
 all: $(LIBA) $(LIBSO) $(TOOL)

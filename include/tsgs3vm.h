@@ -144,6 +144,26 @@ tsgs_status tsgs_dataset_wrap_dense(size_t n, size_t d, const float *x,
                                     const double *y, tsgs_dataset **out,
                                     tsgs_error *err);
 
+/* Copies n rows of d features given as CSR (compressed sparse rows, as
+ * scipy.sparse.csr_matrix): row i's non-zeros are columns
+ * indices[indptr[i] .. indptr[i + 1]) (0-based, strictly increasing within
+ * the row) with values[..]; indptr has n + 1 entries, from 0 to nnz, never
+ * decreasing; indices and values have nnz (either may be NULL when nnz is
+ * 0). Labels as tsgs_dataset_from_dense: y NULL (all unlabeled) or n,
+ * NaN = unlabeled. Everything is checked first (TSGS_ERR_PARAM: indptr or
+ * the order of indices; TSGS_ERR_DIM: an index not below d;
+ * TSGS_ERR_DATA: a NaN or infinite value, an infinite label), the message
+ * naming the row and the array entry. The rows are stored as
+ * tsgs_dataset_read stores the same rows of a LIBSVM file (sparse when
+ * wide and mostly zeros, see tsgs_dataset_is_sparse; else dense), so that
+ * they train and predict as that file does, bit for bit; explicit zeros
+ * are kept as the file's "i:0" are. */
+tsgs_status tsgs_dataset_from_csr(size_t n, size_t d, size_t nnz,
+                                  const size_t *indptr,
+                                  const uint32_t *indices,
+                                  const float *values, const double *y,
+                                  tsgs_dataset **out, tsgs_error *err);
+
 void tsgs_dataset_free(tsgs_dataset *ds);
 
 size_t tsgs_dataset_rows(const tsgs_dataset *ds);

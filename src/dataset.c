@@ -3,6 +3,7 @@
  * stratified label subsampling. */
 #include "internal.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -206,6 +207,119 @@ tsgs_status tsgs__dataset_from_csr(size_t n, size_t d, size_t *ptr,
     ds->col = col;
     ds->val = val;
     ds->y = y;
+    *out = ds;
+    return TSGS_OK;
+}
+
+/* The checks of tsgs_dataset_from_csr, every entry before anything is
+ * allocated; messages name the row and the array entry (0-based, as the
+ * caller's arrays). */
+static tsgs_status csr_check(size_t n, size_t d, size_t nnz,
+                             const size_t *indptr, const uint32_t *indices,
+                             const float *values, const double *y,
+                             tsgs_error *err)
+{
+    static const char who[] = "tsgs_dataset_from_csr";
+    if (indptr[0] != 0)
+        return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
+                          "%s: indptr[0] = %zu: the first row starts at 0",
+                          who, indptr[0]);
+    if (indptr[n] != nnz)
+        return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
+                          "%s: indptr[%zu] = %zu: the last row ends at nnz "
+                          "= %zu",
+                          who, n, indptr[n], nnz);
+    for (size_t i = 0; i < n; i++) {
+        const size_t a = indptr[i], b = indptr[i + 1];
+        /* a row past nnz would read beyond the arrays: checked before
+         * its entries are */
+        if (b < a || b > nnz)
+            return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
+                              "%s: row %zu: indptr[%zu] = %zu is %s "
+                              "indptr[%zu] = %zu (indptr must not decrease "
+                              "and end at nnz = %zu)",
+                              who, i, i + 1, b, b < a ? "below" : "above",
+                              b < a ? i : n, b < a ? a : indptr[n], nnz);
+        for (size_t j = a; j < b; j++) {
+            if (indices[j] >= d)
+                return tsgs__fail(err, TSGS_ERR_DIM, NULL, 0,
+                                  "%s: row %zu: indices[%zu] = %" PRIu32
+                                  " is not below d = %zu",
+                                  who, i, j, indices[j], d);
+            if (j > a && indices[j] <= indices[j - 1])
+                return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
+                                  "%s: row %zu: indices[%zu] = %" PRIu32
+                                  " is not above the previous index %" PRIu32
+                                  " (indices must increase within a row: "
+                                  "sorted, no duplicates)",
+                                  who, i, j, indices[j], indices[j - 1]);
+            if (!isfinite(values[j]))
+                return tsgs__fail(err, TSGS_ERR_DATA, NULL, 0,
+                                  "%s: row %zu, column %" PRIu32
+                                  ": values[%zu] is NaN or infinite",
+                                  who, i, indices[j], j);
+        }
+    }
+    if (y)
+        for (size_t i = 0; i < n; i++)
+            if (isinf(y[i]))
+                return tsgs__fail(err, TSGS_ERR_DATA, NULL, 0,
+                                  "%s: row %zu: y[%zu] is infinite (NaN "
+                                  "marks an unlabeled row)",
+                                  who, i, i);
+    return TSGS_OK;
+}
+
+tsgs_status tsgs_dataset_from_csr(size_t n, size_t d, size_t nnz,
+                                  const size_t *indptr,
+                                  const uint32_t *indices,
+                                  const float *values, const double *y,
+                                  tsgs_dataset **out, tsgs_error *err)
+{
+    if (!out || !indptr || (nnz > 0 && (!indices || !values)))
+        return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
+                          "tsgs_dataset_from_csr: NULL argument");
+    if (n >= SIZE_MAX / sizeof(size_t) ||
+        nnz > SIZE_MAX / sizeof(float) - 1)
+        return tsgs__fail(err, TSGS_ERR_NOMEM, NULL, 0,
+                          "dataset of %zu rows and %zu non-zeros is too "
+                          "large",
+                          n, nnz);
+    tsgs_status st = csr_check(n, d, nnz, indptr, indices, values, y, err);
+    if (st != TSGS_OK)
+        return st;
+    tsgs_dataset *ds = NULL;
+    /* Stored as tsgs_dataset_read stores the same rows of a LIBSVM file,
+     * so that both train and predict alike, bit for bit: dense unless
+     * wide and mostly zeros. */
+    if (d == 0 || tsgs__keep_dense(n, d, nnz)) {
+        if ((st = tsgs__dataset_new(d, n, &ds, err)) != TSGS_OK)
+            return st;
+        if (n && d)
+            memset(ds->x, 0, sizeof(float) * n * d);
+        for (size_t i = 0; i < n; i++)
+            for (size_t j = indptr[i]; j < indptr[i + 1]; j++)
+                ds->x[i * d + indices[j]] = values[j];
+        ds->n = n;
+    } else {
+        size_t *ptr = malloc(sizeof(size_t) * (n + 1));
+        uint32_t *col = malloc(sizeof(uint32_t) * (nnz ? nnz : 1));
+        float *val = malloc(sizeof(float) * (nnz ? nnz : 1));
+        double *lab = malloc(sizeof(double) * (n ? n : 1));
+        if (ptr && col && val) {
+            memcpy(ptr, indptr, sizeof(size_t) * (n + 1));
+            if (nnz) {
+                memcpy(col, indices, sizeof(uint32_t) * nnz);
+                memcpy(val, values, sizeof(float) * nnz);
+            }
+        }
+        /* takes the arrays over, and frees them when one is missing */
+        if ((st = tsgs__dataset_from_csr(n, d, ptr, col, val, lab, &ds,
+                                         err)) != TSGS_OK)
+            return st;
+    }
+    for (size_t i = 0; i < n; i++)
+        ds->y[i] = y && !isnan(y[i]) ? y[i] : TSGS_UNLABELED;
     *out = ds;
     return TSGS_OK;
 }

@@ -1,9 +1,12 @@
-/* Datasets: copies and accessors, appending unlabeled rows (with zero
- * padding either way), and stratified, seeded label subsampling. */
+/* Datasets: copies and accessors, CSR rows (tsgs_dataset_from_csr against
+ * the reader's same rows, and its checks), appending unlabeled rows (with
+ * zero padding either way), and stratified, seeded label subsampling. */
 #include <check.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -464,6 +467,222 @@ START_TEST(label_split_matches_a_plain_loop)
 }
 END_TEST
 
+/* ------------------------------------------------------ from CSR */
+
+/* A LIBSVM text in a temporary file, read with labels -3 unlabeled. */
+static tsgs_dataset *read_libsvm_text(const char *text)
+{
+    char path[] = "/tmp/check_dataset_csr_XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    FILE *f = fdopen(fd, "wb");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    fclose(f);
+    tsgs_read_options o = tsgs_read_options_default();
+    o.format = TSGS_FORMAT_LIBSVM;
+    o.has_unlabeled_label = 1;
+    o.unlabeled_label = -3;
+    tsgs_dataset *ds = NULL;
+    tsgs_error err;
+    tsgs_status st = tsgs_dataset_read(path, &o, &ds, &err);
+    remove(path);
+    ck_assert_msg(st == TSGS_OK, "%s", err.message);
+    return ds;
+}
+
+/* Two datasets hold the same rows, labels and storage. */
+static void assert_same_dataset(const tsgs_dataset *a, const tsgs_dataset *b)
+{
+    ck_assert_uint_eq(tsgs_dataset_rows(a), tsgs_dataset_rows(b));
+    ck_assert_uint_eq(tsgs_dataset_features(a), tsgs_dataset_features(b));
+    ck_assert_int_eq(tsgs_dataset_is_sparse(a), tsgs_dataset_is_sparse(b));
+    ck_assert_uint_eq(tsgs_dataset_nonzeros(a), tsgs_dataset_nonzeros(b));
+    const size_t n = a->n, d = a->d;
+    if (tsgs_dataset_is_sparse(a)) {
+        ck_assert_mem_eq(a->ptr, b->ptr, sizeof(size_t) * (n + 1));
+        ck_assert_mem_eq(a->col, b->col, sizeof(uint32_t) * a->ptr[n]);
+        ck_assert_mem_eq(a->val, b->val, sizeof(float) * a->ptr[n]);
+    } else {
+        ck_assert_mem_eq(a->x, b->x, sizeof(float) * n * d);
+    }
+    for (size_t i = 0; i < n; i++) {
+        const double ya = tsgs_dataset_label(a, i), yb = tsgs_dataset_label(b, i);
+        ck_assert(isnan(ya) ? isnan(yb) : ya == yb);
+    }
+}
+
+/* Narrow rows are stored dense, as the reader stores the same file:
+ * an empty row, an explicit zero, a negative zero, an unlabeled row. */
+START_TEST(from_csr_equals_the_libsvm_file_dense)
+{
+    static const char text[] = "1 1:0.5 3:-2.25\n"
+                               "-3\n"
+                               "2 2:1e3 3:0 4:.125\n"
+                               "1 1:-0 4:7\n";
+    const size_t indptr[] = {0, 2, 2, 5, 7};
+    const uint32_t indices[] = {0, 2, 1, 2, 3, 0, 3};
+    const float values[] = {0.5f, -2.25f, 1000.0f, 0.0f, 0.125f, -0.0f, 7.0f};
+    const double y[] = {1, NAN, 2, 1};
+    tsgs_dataset *ds = NULL;
+    tsgs_error err;
+    ck_assert_int_eq(tsgs_dataset_from_csr(4, 4, 7, indptr, indices, values,
+                                           y, &ds, &err),
+                     TSGS_OK);
+    tsgs_dataset *file = read_libsvm_text(text);
+    ck_assert(!tsgs_dataset_is_sparse(ds));
+    assert_same_dataset(ds, file);
+    ck_assert(signbit(tsgs_dataset_row(ds, 3)[0]));
+    ck_assert_uint_eq(tsgs_dataset_labeled_count(ds), 3);
+    tsgs_dataset_free(file);
+    tsgs_dataset_free(ds);
+
+    /* no labels: every row unlabeled; no entries: NULL arrays will do */
+    const size_t none[] = {0, 0, 0};
+    ck_assert_int_eq(tsgs_dataset_from_csr(2, 3, 0, none, NULL, NULL, NULL,
+                                           &ds, &err),
+                     TSGS_OK);
+    ck_assert_uint_eq(tsgs_dataset_rows(ds), 2);
+    ck_assert_uint_eq(tsgs_dataset_labeled_count(ds), 0);
+    ck_assert_float_eq(tsgs_dataset_row(ds, 1)[2], 0.0f);
+    tsgs_dataset_free(ds);
+    ck_assert_int_eq(tsgs_dataset_from_csr(0, 3, 0, none, NULL, NULL, NULL,
+                                           &ds, &err),
+                     TSGS_OK);
+    ck_assert_uint_eq(tsgs_dataset_rows(ds), 0);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
+/* Wide rows of few non-zeros are stored sparse, as the reader stores the
+ * same file: the same CSR arrays, and a copy (the caller's may go). */
+START_TEST(from_csr_equals_the_libsvm_file_sparse)
+{
+    enum { N = 40, D = 5000, K = 3 };
+    size_t indptr[N + 1];
+    uint32_t *indices = malloc(sizeof(uint32_t) * N * K);
+    float *values = malloc(sizeof(float) * N * K);
+    double y[N];
+    char *text = malloc(N * 80);
+    ck_assert(indices && values && text);
+    size_t w = 0, len = 0;
+    indptr[0] = 0;
+    for (size_t i = 0; i < N; i++) {
+        y[i] = i % 4 == 3 ? NAN : (double)(i % 2) * 2 - 1;
+        len += (size_t)sprintf(text + len, "%d", isnan(y[i]) ? -3 : (int)y[i]);
+        const size_t k = i % 5 == 1 ? 0 : K; /* some empty rows */
+        for (size_t j = 0; j < k; j++) {
+            indices[w] = (uint32_t)((i * 131 + j * 1663) % (D / K) + j * (D / K));
+            if (i == N - 1 && j == k - 1)
+                indices[w] = D - 1; /* the file's width is its last index */
+            values[w] = (float)((double)(i + 1) / (j + 3));
+            len += (size_t)sprintf(text + len, " %u:%.9g", indices[w] + 1,
+                                   values[w]);
+            w++;
+        }
+        indptr[i + 1] = w;
+        text[len++] = '\n';
+    }
+    text[len] = '\0';
+    tsgs_dataset *ds = NULL;
+    tsgs_error err;
+    ck_assert_int_eq(tsgs_dataset_from_csr(N, D, w, indptr, indices, values,
+                                           y, &ds, &err),
+                     TSGS_OK);
+    memset(values, 0, sizeof(float) * w); /* copied, not borrowed */
+    tsgs_dataset *file = read_libsvm_text(text);
+    ck_assert(tsgs_dataset_is_sparse(ds));
+    assert_same_dataset(ds, file);
+    ck_assert_ptr_null(tsgs_dataset_row(ds, 0));
+    tsgs_dataset_free(file);
+    tsgs_dataset_free(ds);
+    free(indices);
+    free(values);
+    free(text);
+}
+END_TEST
+
+/* One refused CSR: the status, a message holding `what` and no dataset. */
+static void refused(tsgs_status want, const char *what, size_t n, size_t d,
+                    size_t nnz, const size_t *indptr, const uint32_t *indices,
+                    const float *values, const double *y)
+{
+    tsgs_dataset *ds = (tsgs_dataset *)0x1;
+    tsgs_error err;
+    memset(&err, 0, sizeof err);
+    tsgs_status st = tsgs_dataset_from_csr(n, d, nnz, indptr, indices, values,
+                                           y, &ds, &err);
+    ck_assert_msg(st == want, "%s: status %s (%s)", what,
+                  tsgs_status_name(st), err.message);
+    ck_assert_int_eq(err.code, want);
+    ck_assert_msg(strstr(err.message, what), "want \"%s\" in \"%s\"", what,
+                  err.message);
+    ck_assert_ptr_eq(ds, (tsgs_dataset *)0x1);
+    /* and without an error struct */
+    ck_assert_int_eq(tsgs_dataset_from_csr(n, d, nnz, indptr, indices, values,
+                                           y, &ds, NULL),
+                     want);
+}
+
+START_TEST(from_csr_refuses_bad_input)
+{
+    const size_t ptr[] = {0, 2, 3};
+    const uint32_t col[] = {0, 2, 1};
+    const float val[] = {1, 2, 3};
+    const double y[] = {1, 2};
+    tsgs_dataset *ds = NULL;
+    tsgs_error err;
+    ck_assert_int_eq(tsgs_dataset_from_csr(2, 3, 3, ptr, col, val, y, &ds,
+                                           &err),
+                     TSGS_OK); /* the valid one the others break */
+    tsgs_dataset_free(ds);
+
+    refused(TSGS_ERR_PARAM, "NULL argument", 2, 3, 3, NULL, col, val, y);
+    refused(TSGS_ERR_PARAM, "NULL argument", 2, 3, 3, ptr, NULL, val, y);
+    refused(TSGS_ERR_PARAM, "NULL argument", 2, 3, 3, ptr, col, NULL, y);
+    ck_assert_int_eq(tsgs_dataset_from_csr(2, 3, 3, ptr, col, val, y, NULL,
+                                           &err),
+                     TSGS_ERR_PARAM);
+
+    const size_t start1[] = {1, 2, 3};
+    refused(TSGS_ERR_PARAM, "indptr[0] = 1", 2, 3, 3, start1, col, val, y);
+    refused(TSGS_ERR_PARAM, "indptr[2] = 3: the last row ends at nnz = 2",
+            2, 3, 2, ptr, col, val, y);
+    const size_t down[] = {0, 2, 1, 3};
+    refused(TSGS_ERR_PARAM, "row 1: indptr[2] = 1 is below indptr[1] = 2",
+            3, 3, 3, down, col, val, NULL);
+    const size_t past[] = {0, 5, 3};
+    refused(TSGS_ERR_PARAM, "row 0: indptr[1] = 5 is above indptr[2] = 3",
+            2, 3, 3, past, col, val, y);
+
+    const uint32_t wide[] = {0, 3, 1};
+    refused(TSGS_ERR_DIM, "row 0: indices[1] = 3 is not below d = 3", 2, 3,
+            3, ptr, wide, val, y);
+    const uint32_t negative[] = {0, 2, UINT32_MAX}; /* an int32 -1 */
+    refused(TSGS_ERR_DIM, "row 1: indices[2] = 4294967295", 2, 3, 3, ptr,
+            negative, val, y);
+    const uint32_t unsorted[] = {2, 0, 1};
+    refused(TSGS_ERR_PARAM, "row 0: indices[1] = 0 is not above the previous "
+                            "index 2",
+            2, 3, 3, ptr, unsorted, val, y);
+    const uint32_t twice[] = {2, 2, 1};
+    refused(TSGS_ERR_PARAM, "row 0: indices[1] = 2 is not above", 2, 3, 3,
+            ptr, twice, val, y);
+
+    const float nan_val[] = {1, 2, NAN};
+    refused(TSGS_ERR_DATA, "row 1, column 1: values[2] is NaN or infinite",
+            2, 3, 3, ptr, col, nan_val, y);
+    const float inf_val[] = {1, -INFINITY, 3};
+    refused(TSGS_ERR_DATA, "row 0, column 2: values[1] is NaN or infinite",
+            2, 3, 3, ptr, col, inf_val, y);
+    const double inf_y[] = {1, INFINITY};
+    refused(TSGS_ERR_DATA, "row 1: y[1] is infinite", 2, 3, 3, ptr, col, val,
+            inf_y);
+    refused(TSGS_ERR_NOMEM, "too large", SIZE_MAX, 3, 3, ptr, col, val, y);
+    refused(TSGS_ERR_NOMEM, "too large", 2, 3, SIZE_MAX, ptr, col, val, y);
+}
+END_TEST
+
 Suite *dataset_suite(void)
 {
     Suite *s = suite_create("dataset");
@@ -472,6 +691,11 @@ Suite *dataset_suite(void)
     tcase_add_test(tc, internal_new_is_empty);
     tcase_add_test(tc, wrap_dense_borrows_rows);
     tcase_add_test(tc, label_split_matches_a_plain_loop);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("from_csr");
+    tcase_add_test(tc, from_csr_equals_the_libsvm_file_dense);
+    tcase_add_test(tc, from_csr_equals_the_libsvm_file_sparse);
+    tcase_add_test(tc, from_csr_refuses_bad_input);
     suite_add_tcase(s, tc);
     tc = tcase_create("append");
     tcase_add_test(tc, append_pads_narrower_source);

@@ -78,6 +78,34 @@ static tsgs_status op_read(void *ctx, void **out, tsgs_error *err)
 static void free_dataset(void *p) { tsgs_dataset_free(p); }
 static void free_model(void *p) { tsgs_model_free(p); }
 
+/* CSR rows of a given width: 6 rows, 2 non-zeros each. */
+typedef struct {
+    size_t d;
+} csr_ctx;
+
+static tsgs_status op_from_csr(void *ctx, void **out, tsgs_error *err)
+{
+    const size_t d = ((csr_ctx *)ctx)->d;
+    size_t ptr[7];
+    uint32_t col[12];
+    float val[12];
+    double y[6];
+    for (size_t i = 0; i < 6; i++) {
+        ptr[i] = 2 * i;
+        col[2 * i] = (uint32_t)i;
+        col[2 * i + 1] = (uint32_t)(d - 6 + i);
+        val[2 * i] = val[2 * i + 1] = (float)i + 1.0f;
+        y[i] = i < 3 ? (double)(i % 2) : TSGS_UNLABELED;
+    }
+    ptr[6] = 12;
+    tsgs_dataset *ds;
+    tsgs_status st = tsgs_dataset_from_csr(6, d, 12, ptr, col, val, y, &ds,
+                                           err);
+    if (st == TSGS_OK)
+        *out = ds;
+    return st;
+}
+
 typedef struct {
     tsgs_dataset *ds;
     tsgs_params p;
@@ -383,6 +411,16 @@ static tsgs_status op_edit(void *ctx, void **out, tsgs_error *err)
     return st;
 }
 
+START_TEST(from_csr_out_of_memory)
+{
+    csr_ctx dense = {8}, sparse = {100000}; /* stored dense, then sparse */
+    fail_each_allocation("from_csr dense", op_from_csr, &dense,
+                         free_dataset);
+    fail_each_allocation("from_csr sparse", op_from_csr, &sparse,
+                         free_dataset);
+}
+END_TEST
+
 START_TEST(dataset_edits_out_of_memory)
 {
     edit_ctx c;
@@ -506,6 +544,7 @@ Suite *faults_suite(void)
     tcase_add_test(tc, sparse_out_of_memory);
     tcase_add_test(tc, npy_out_of_memory);
     tcase_add_test(tc, dataset_edits_out_of_memory);
+    tcase_add_test(tc, from_csr_out_of_memory);
     tcase_add_test(tc, synth_out_of_memory);
     tcase_add_test(tc, model_kinds_out_of_memory);
     suite_add_tcase(s, tc);

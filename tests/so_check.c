@@ -34,7 +34,8 @@ int main(int argc, char **argv)
             fprintf(stderr, "so_check: dlopen %s: %s\n", argv[1], dlerror());
             return 1;
         }
-        if (!dlsym(h, "tsgs_train") || !dlsym(h, "tsgs_predict_scores")) {
+        if (!dlsym(h, "tsgs_train") || !dlsym(h, "tsgs_predict_scores") ||
+            !dlsym(h, "tsgs_dataset_from_csr")) {
             fprintf(stderr, "so_check: a public call is not exported\n");
             bad = 1;
         }

@@ -13,6 +13,7 @@ import time
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from sklearn.datasets import make_blobs, make_moons
 from sklearn.model_selection import GridSearchCV
 from sklearn.svm import SVC
@@ -267,3 +268,212 @@ def test_example_script_writes_its_plot(root, tmp_path):
     assert run.returncode == 0, run.stderr
     assert "200 labeled" in run.stdout
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_C_and_gamma_are_the_library_c_and_sigma(tool, tmp_path):
+    """C=8, gamma=0.5 is c = 8 x the labeled rows, sigma=0.5 with no
+    scaling, bit for bit, and the tool's `-c 8 -g 0.5` on the same rows."""
+    X, _, y = semi_supervised_moons()
+    n_labeled = int(np.count_nonzero(y != -1))
+    libsvm = TSGS3VMClassifier(C=8, gamma=0.5, random_state=3).fit(X, y)
+    ours = TSGS3VMClassifier(c=8.0 * n_labeled, sigma=0.5, scale="none",
+                             random_state=3).fit(X, y)
+    np.testing.assert_array_equal(libsvm.decision_function(X),
+                                  ours.decision_function(X))
+    # an explicit scale stays: gamma then acts on the scaled features
+    zscored = TSGS3VMClassifier(C=8, gamma=0.5, scale="zscore",
+                                random_state=3).fit(X, y)
+    assert not np.array_equal(zscored.decision_function(X),
+                              libsvm.decision_function(X))
+
+    data = str(tmp_path / "moons.svm")
+    write_libsvm(data, X, y)
+    model = str(tmp_path / "tool.model")
+    subprocess.run([tool, "train", "-q", "--unlabeled-label", "-1",
+                    "--seed", "3", "--bind", "none", "-c", "8", "-g", "0.5",
+                    data, model], check=True)
+    np.testing.assert_array_equal(
+        TSGS3VMClassifier.load_model(model).decision_function(X),
+        libsvm.decision_function(X))
+
+
+def test_C_scales_with_the_labeled_rows():
+    """C is per labeled row: the same C on fewer labeled rows is a smaller
+    library c (what LIBSVM's C means in a grid search's folds)."""
+    X, _, y = semi_supervised_moons(300)
+    clf = TSGS3VMClassifier(C=2.5)
+    assert ("c", repr(2.5 * 20)) in clf._settings(20)
+    assert ("c", repr(2.5 * 7)) in clf._settings(7)
+    assert ("scale", "none") not in clf._settings(20)
+    assert ("scale", "none") in TSGS3VMClassifier(gamma=1)._settings(5)
+    assert ("scale", "minmax") in \
+        TSGS3VMClassifier(gamma=1, scale="minmax")._settings(5)
+    assert ("scale", "none") not in \
+        TSGS3VMClassifier(gamma=1, scale="minmax")._settings(5)
+
+
+def test_C_with_c_or_gamma_with_sigma_is_an_error():
+    X, _, y = semi_supervised_moons(200)
+    with pytest.raises(ValueError, match=r"C=1.* c=100.*both"):
+        TSGS3VMClassifier(C=1, c=100).fit(X, y)
+    with pytest.raises(ValueError, match=r"gamma=0.5.* sigma=2.*both"):
+        TSGS3VMClassifier(gamma=0.5, sigma=2).fit(X, y)
+    for bad in (0, -1, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="C must be"):
+            TSGS3VMClassifier(C=bad).fit(X, y)
+    with pytest.raises(TSGSValueError, match="sigma"):
+        TSGS3VMClassifier(gamma=-1).fit(X, y)
+
+
+def test_C_and_gamma_get_set_clone():
+    from sklearn.base import clone
+    clf = TSGS3VMClassifier(C=4.0, gamma=0.25)
+    params = clf.get_params()
+    assert params["C"] == 4.0 and params["gamma"] == 0.25
+    assert params["c"] is None and params["sigma"] is None
+    copy = clone(clf)
+    assert copy.C == 4.0 and copy.gamma == 0.25
+    copy.set_params(C=16, gamma=None, sigma=2.0)
+    assert (copy.C, copy.gamma, copy.sigma) == (16, None, 2.0)
+    assert clf.get_params()["gamma"] == 0.25
+    assert pickle.loads(pickle.dumps(copy)).get_params() == copy.get_params()
+
+
+def test_grid_search_over_C_and_gamma():
+    X, y = make_moons(300, noise=0.15, random_state=4)
+    grid = GridSearchCV(TSGS3VMClassifier(random_state=0, solver="dsg"),
+                        {"gamma": [0.5, 2.0], "C": [1.0, 10.0]}, cv=3)
+    grid.fit(X, y)
+    assert set(grid.best_params_) == {"gamma", "C"}
+    assert grid.best_score_ > 0.85
+
+
+def sparse_blobs(n=400, d=5000, labeled=40, seed=0):
+    """SYNTHETIC wide sparse rows: 8 non-zeros each, 6 from a pool of 100
+    columns of the row's class and 2 anywhere; the last column is set in
+    one row, so a LIBSVM file of them is d wide. (CSR float32, truth, y
+    with -1 for unlabeled rows.)"""
+    rng = np.random.RandomState(seed)
+    y = rng.randint(0, 2, n)
+    rows, cols, vals = [], [], []
+    for i in range(n):
+        own = rng.choice(100, 6, replace=False) + 100 * y[i]
+        other = rng.choice(np.arange(200, d - 1), 2, replace=False)
+        for j in np.concatenate([own, other]):
+            rows.append(i)
+            cols.append(j)
+            vals.append(rng.uniform(0.5, 2.0))
+    rows.append(0)
+    cols.append(d - 1)
+    vals.append(1.25)
+    X = sp.csr_matrix((np.array(vals, dtype=np.float32), (rows, cols)),
+                      shape=(n, d))
+    y_semi = np.full(n, -1)
+    y_semi[:labeled] = y[:labeled]
+    return X, y, y_semi
+
+
+def write_libsvm_sparse(path, X, y):
+    """CSR rows as LIBSVM text, their stored entries only (%.9g)."""
+    X = X.tocsr()
+    with open(path, "w") as f:
+        for i, label in enumerate(y):
+            lo, hi = X.indptr[i], X.indptr[i + 1]
+            f.write("%d%s\n" % (label, "".join(
+                " %d:%.9g" % (j + 1, v)
+                for j, v in zip(X.indices[lo:hi], X.data[lo:hi]))))
+
+
+def test_sparse_wide_rows_are_the_tools_model(tool, tmp_path):
+    """Wide, mostly-zero scipy.sparse rows train on the library's sparse
+    path (maxabs scaling, so not the model of the same rows dense): the
+    same model as the tool on a LIBSVM file of those rows, bit for bit,
+    and each predicts with the other's model file."""
+    X, truth, y = sparse_blobs()
+    clf = TSGS3VMClassifier(random_state=5).fit(X, y)
+    assert clf.score(X, truth) > 0.9
+    data = str(tmp_path / "wide.svm")
+    write_libsvm_sparse(data, X, y)
+    model = str(tmp_path / "tool.model")
+    subprocess.run([tool, "train", "-q", "--unlabeled-label", "-1",
+                    "--seed", "5", "--bind", "none", data, model], check=True)
+    from_tool = TSGS3VMClassifier.load_model(model)
+    np.testing.assert_array_equal(from_tool.decision_function(X),
+                                  clf.decision_function(X))
+    py_model = str(tmp_path / "py.model")
+    clf.save_model(py_model)
+    labels, decisions = tool_predictions(tool, py_model, data,
+                                         str(tmp_path / "out"))
+    np.testing.assert_array_equal(labels, clf.predict(X))
+    np.testing.assert_allclose(decisions[:, 0], clf.decision_function(X),
+                               rtol=1e-9, atol=1e-12)
+    # (the same rows dense train a z-scored model, and take 10 times as
+    # long: not run here) the sparse model on the rows dense: the same up to float sums
+    np.testing.assert_allclose(clf.decision_function(X.toarray()),
+                               clf.decision_function(X), rtol=0, atol=1e-5)
+
+
+def test_sparse_formats_give_the_same_model():
+    """CSR, CSC, COO, 64-bit indices, unsorted and duplicate entries: one
+    model; the caller's matrix is left as it was."""
+    X, truth, y = sparse_blobs(200, labeled=30, seed=1)
+    ref = TSGS3VMClassifier(random_state=2).fit(X, y)
+    want = ref.decision_function(X)
+    # every row's entries reversed, and each row's first one split in two
+    indices, data, indptr = [], [], [0]
+    for i in range(X.shape[0]):
+        lo, hi = X.indptr[i], X.indptr[i + 1]
+        cols, vals = list(X.indices[lo:hi][::-1]), list(X.data[lo:hi][::-1])
+        if cols:
+            vals[-1] /= 2  # halves of a float32 add up to it exactly
+            cols.append(cols[-1])
+            vals.append(vals[-1])
+        indices += cols
+        data += vals
+        indptr.append(len(indices))
+    messy = sp.csr_matrix((np.array(data, dtype=np.float32), indices,
+                           indptr), shape=X.shape)
+    assert not messy.has_canonical_format
+    before = messy.indices.copy()
+    wide_index = X.copy()
+    wide_index.indices = wide_index.indices.astype(np.int64)
+    wide_index.indptr = wide_index.indptr.astype(np.int64)
+    for M in (X.tocsc(), X.tocoo(), sp.csr_matrix(X, dtype=np.float64),
+              wide_index, messy):
+        clf = TSGS3VMClassifier(random_state=2).fit(M, y)
+        np.testing.assert_array_equal(clf.decision_function(M), want)
+    np.testing.assert_array_equal(messy.indices, before)
+
+
+def test_sparse_narrow_rows_are_the_dense_model():
+    """Narrow sparse rows are stored dense (as the tool reads a narrow
+    LIBSVM file): the model, its predictions and probabilities are those
+    of the same rows given dense."""
+    X, y = make_blobs(300, centers=3, n_features=6, random_state=8)
+    X[np.abs(X) < 3] = 0
+    X = X.astype(np.float32)
+    y_semi = np.where(np.arange(300) < 60, y, -1)
+    S = sp.csr_matrix(X)
+    assert S.nnz < X.size
+    sparse = TSGS3VMClassifier(random_state=4, probability=True).fit(S, y_semi)
+    dense = TSGS3VMClassifier(random_state=4, probability=True).fit(X, y_semi)
+    np.testing.assert_array_equal(sparse.decision_function(S),
+                                  dense.decision_function(X))
+    np.testing.assert_array_equal(sparse.decision_function(X),
+                                  dense.decision_function(S))
+    np.testing.assert_array_equal(sparse.predict(S.tocoo()), dense.predict(X))
+    np.testing.assert_array_equal(sparse.predict_proba(S.tocsc()),
+                                  dense.predict_proba(X))
+
+
+def test_sparse_errors():
+    X, _, y = sparse_blobs(100, labeled=20)
+    bad = X.copy()
+    bad.data[3] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        TSGS3VMClassifier().fit(bad, y)
+    clf = TSGS3VMClassifier(random_state=1).fit(X, y)
+    with pytest.raises(ValueError, match="features"):
+        clf.predict(X[:, :10])
+    with pytest.raises(ValueError, match="NaN"):
+        clf.predict(bad)

@@ -76,8 +76,9 @@ def _load():
         except OSError as e:
             tried.append("%s (%s)" % (path, e))
     raise ImportError("tsgs3vm: cannot load the C library; run `make` in the "
-                      "source tree or set TSGS3VM_LIBRARY. Tried: " +
-                      "; ".join(tried))
+                      "source tree (and `make install` for a package "
+                      "installed by pip) or set TSGS3VM_LIBRARY to "
+                      "build/libtsgs3vm.so.0. Tried: " + "; ".join(tried))
 
 
 lib = _load()
@@ -102,6 +103,9 @@ _declare("tsgs_params_set", ctypes.c_int, _P, ctypes.c_char_p,
          ctypes.c_char_p, _PE)
 _declare("tsgs_params_check", ctypes.c_int, _P, _PE)
 _declare("tsgs_dataset_wrap_dense", ctypes.c_int, _S, _S, _PF, _PD,
+         ctypes.POINTER(_P), _PE)
+_declare("tsgs_dataset_from_csr", ctypes.c_int, _S, _S, _S,
+         ctypes.POINTER(_S), ctypes.POINTER(ctypes.c_uint32), _PF, _PD,
          ctypes.POINTER(_P), _PE)
 _declare("tsgs_dataset_free", None, _P)
 _declare("tsgs_train", ctypes.c_int, _P, _P, ctypes.POINTER(Hooks),

@@ -1,0 +1,69 @@
+"""`pip install ./python` installs the package (python/pyproject.toml,
+setuptools, pure Python), which then finds the C library as _native.py
+says. Offline: no build isolation, no dependencies fetched (Debian's pip
+and setuptools, tests/setup.sh test)."""
+import os
+import shutil
+import subprocess
+import sys
+import tomllib
+
+import tsgs3vm
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PYTHON_DIR = os.path.normpath(os.path.join(HERE, os.pardir))
+
+
+def test_pyproject_version_is_the_library_version():
+    with open(os.path.join(PYTHON_DIR, "pyproject.toml"), "rb") as f:
+        project = tomllib.load(f)["project"]
+    assert project["version"] == tsgs3vm.version()
+    assert project["name"] == "tsgs3vm"
+
+
+def test_pip_install_and_import(tmp_path):
+    # a copy, so that the build leaves nothing in the source tree
+    src = tmp_path / "python"
+    shutil.copytree(PYTHON_DIR, src, ignore=shutil.ignore_patterns(
+        "__pycache__", "build", "*.egg-info"))
+    target = tmp_path / "site"
+    env = dict(os.environ, PIP_NO_INDEX="1",
+               PIP_DISABLE_PIP_VERSION_CHECK="1", PIP_ROOT_USER_ACTION="ignore")
+    run = subprocess.run([sys.executable, "-m", "pip", "install", "-q",
+                          "--no-build-isolation", "--no-deps", "--target",
+                          str(target), str(src)],
+                         env=env, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stdout + run.stderr
+    installed = sorted(p.name for p in (target / "tsgs3vm").glob("*.py"))
+    assert installed == ["__init__.py", "_native.py", "classifier.py",
+                         "errors.py"]
+    assert not (target / "tests").exists()
+
+    # imported from the install alone (not the source tree), over the
+    # library TSGS3VM_LIBRARY names, as a user of a pip install would
+    script = (
+        "import numpy as np, tsgs3vm\n"
+        "from sklearn.datasets import make_moons\n"
+        "print(tsgs3vm.__file__)\n"
+        "print(tsgs3vm.__version__)\n"
+        "X, y = make_moons(200, noise=0.1, random_state=0)\n"
+        "clf = tsgs3vm.TSGS3VMClassifier(C=10, gamma=2, random_state=0)\n"
+        "print(clf.fit(X, y).score(X, y))\n")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env["PYTHONPATH"] = str(target)
+    assert env.get("TSGS3VM_LIBRARY"), "make test-python sets it"
+    run = subprocess.run([sys.executable, "-c", script], cwd=str(tmp_path),
+                         env=env, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    path, version, score = run.stdout.split()
+    assert path.startswith(str(target))
+    assert version == tsgs3vm.version()
+    assert float(score) > 0.95
+
+    # without the library anywhere: an ImportError that says what to do
+    env["TSGS3VM_LIBRARY"] = str(tmp_path / "missing.so")
+    run = subprocess.run([sys.executable, "-c", "import tsgs3vm"],
+                         cwd=str(tmp_path), env=env, capture_output=True,
+                         text=True, timeout=300)
+    assert run.returncode != 0
+    assert "TSGS3VM_LIBRARY" in run.stderr and "make install" in run.stderr
