@@ -664,8 +664,11 @@ tsgs_status tsgs_reader_open(const char *path, const tsgs_read_options *opt,
  * of their own into *block, for the caller to free; *block = NULL once
  * every row has been handed out. A block is as wide as the file's columns
  * (CSV, .npy) or, for LIBSVM, as max(opt->min_features, the widest row
- * read so far), at least 1; a LIBSVM block is stored sparse by
- * tsgs_dataset_is_sparse's rule applied to its own rows. A file without
+ * read so far), at least 1; a LIBSVM block is stored sparse when it is
+ * 4096 features wide or more, whatever its share of zeros (that share
+ * differs from block to block, and the storage picks the kernel that
+ * scores a row, down to its decision value's last digits: with it,
+ * blocks of any size score alike). A file without
  * data rows fails at the first call, one of empty LIBSVM rows only (no
  * min_features) at its end, as tsgs_dataset_read fails; after an error
  * the reader only closes. */

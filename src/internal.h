@@ -65,6 +65,11 @@ void tsgs__row_dense(const tsgs_dataset *ds, size_t i, float *out);
  * reader keeps rows sparse when they are wide and mostly zeros, dense
  * otherwise (so that dense data reads and trains as it always did). */
 int tsgs__keep_dense(size_t n, size_t d, size_t nnz);
+/* The same by the width alone, for rows read a block at a time: the
+ * share of zeros differs from block to block, the width does not (once
+ * min_features sets it), and the storage decides which kernel scores a
+ * row, down to the last digits of its decision value. */
+int tsgs__keep_dense_width(size_t d);
 /* ds's rows made dense in place, when they are sparse and n x d floats
  * take at most max_bytes; else TSGS_ERR_UNSUPPORTED naming `who` (the
  * solver or step that needs dense rows) and what to do. */

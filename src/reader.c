@@ -378,6 +378,7 @@ typedef struct {
     int ncols, labcol; /* file columns, 1-based label column or 0 */
     int header_labcol; /* the header's label column by name, or 0 */
     char delim;        /* ',' or ' ' (runs of blanks) */
+    int blocks;        /* read a block at a time: LIBSVM storage by width */
 } reader;
 
 /* "token 3 \"5:abc\"" text for messages, cut to SHOW_MAX characters. */
@@ -850,7 +851,9 @@ static tsgs_status finish(reader *R, tsgs_format fmt, tsgs_dataset **out,
     tsgs_status st;
     if (fmt == TSGS_FORMAT_LIBSVM && R->n > 0) {
         d = R->dmax > R->opt->min_features ? R->dmax : R->opt->min_features;
-        if (d > 0 && !tsgs__keep_dense(R->n, d, R->np)) {
+        const int dense = R->blocks ? tsgs__keep_dense_width(d)
+                                    : tsgs__keep_dense(R->n, d, R->np);
+        if (d > 0 && !dense) {
             const size_t row0 = 0;
             return finish_sparse(&R, 1, &row0, R->n, d, 1, out, err);
         }
@@ -1568,6 +1571,7 @@ tsgs_status tsgs_reader_open(const char *path, const tsgs_read_options *opt,
     tsgs_status st = check_options(r->path, &r->opt, err);
     if (st == TSGS_OK)
         st = text_open(&r->t, r->path, &r->opt, err);
+    r->t.R.blocks = 1;
     if (st == TSGS_OK && r->t.npy) {
         st = read_npy(&r->t.R, &r->whole, err);
         text_close(&r->t); /* the rows are in r->whole */

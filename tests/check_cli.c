@@ -642,6 +642,69 @@ START_TEST(predict_in_blocks_same_lines)
 }
 END_TEST
 
+/* A row of 20 non-zeros among 9000 features (columns ascending), from a
+ * small LCG seeded by the caller. */
+static void put_sparse_row(FILE *f, int label, unsigned *seed)
+{
+    fprintf(f, "%d", label);
+    for (int c = 1 + (int)(*seed % 400); c <= 9000; c += 1 + (int)(*seed % 800)) {
+        *seed = *seed * 1103515245u + 12345u;
+        fprintf(f, " %d:%.4f", c, (double)(*seed >> 16 & 0x7fff) / 32768.0);
+    }
+    fputc('\n', f);
+}
+
+/* Wide sparse rows (9000 features, an iid-direction model that scores
+ * them with the sparse kernel) and, in the middle, a few rows of every
+ * feature: a block of 20 rows holding those is mostly non-zeros, the file
+ * is not. Scored 20 rows a block or whole, every row is stored and scored
+ * alike: the same bytes. */
+START_TEST(predict_wide_sparse_same_bytes_any_block)
+{
+    const char *train = tmp("wide-train.svm"), *test = tmp("wide-test.svm"),
+               *model = tmp("wide.model"), *whole = tmp("whole.txt"),
+               *blocks = tmp("blocks.txt");
+    FILE *f = fopen(train, "w"), *g = fopen(test, "w");
+    ck_assert(f && g);
+    unsigned seed = 7;
+    for (int i = 0; i < 200; i++)
+        put_sparse_row(f, i % 2 ? 1 : -1, &seed);
+    ck_assert_int_eq(fclose(f), 0);
+    for (int i = 0; i < 84; i++) {
+        if (i < 40 || i >= 44) {
+            put_sparse_row(g, i % 2 ? 1 : -1, &seed);
+            continue;
+        }
+        fputc('1', g);
+        for (int c = 1; c <= 9000; c++)
+            fprintf(g, " %d:%.3f", c, (double)(c % 97) / 97.0);
+        fputc('\n', g);
+    }
+    ck_assert_int_eq(fclose(g), 0);
+    result r;
+    run(&r, "train", "-q", "--iterations", "50", train, model, NULL);
+    ck_assert_msg(r.status == 0, "train: %s", r.err);
+    result_free(&r);
+    run(&r, "predict", "-q", model, test, whole, NULL);
+    ck_assert_msg(r.status == 0, "predict: %s", r.err);
+    result_free(&r);
+    /* (the child inherits it; this process never predicts) */
+    setenv("TSGS3VM_PREDICT_BLOCK_ROWS", "20", 1);
+    run(&r, "predict", "-q", model, test, blocks, NULL);
+    unsetenv("TSGS3VM_PREDICT_BLOCK_ROWS");
+    ck_assert_msg(r.status == 0, "predict: %s", r.err);
+    result_free(&r);
+    size_t la, lb;
+    char *a = test_read_file(whole, &la), *b = test_read_file(blocks, &lb);
+    ck_assert(a && b);
+    ck_assert_uint_eq(la, lb);
+    ck_assert_msg(memcmp(a, b, la) == 0, "scored otherwise in blocks of 20");
+    free(a);
+    free(b);
+    assert_no_temp();
+}
+END_TEST
+
 /* A predict killed while it writes leaves OUT as it was and its temporary
  * OUT.tmp.<pid>.<n>, which the next predict of OUT removes (its process is
  * gone); a temporary of a process still running (this one) is kept. The
@@ -2183,6 +2246,7 @@ Suite *cli_suite(void)
     tcase_add_test(tc, bad_arguments);
     tcase_add_test(tc, predict_bad_inputs);
     tcase_add_test(tc, predict_in_blocks_same_lines);
+    tcase_add_test(tc, predict_wide_sparse_same_bytes_any_block);
     tcase_add_test(tc, predict_killed_leaves_a_temporary_the_next_removes);
     tcase_add_test(tc, foreign_labels_warn);
     tcase_add_test(tc, thread_count_from_the_environment_capped);

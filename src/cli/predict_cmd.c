@@ -54,6 +54,16 @@ static void on_warn(const char *msg, void *user)
 #define BLOCK_ROWS 65536
 #define BLOCK_BYTES ((size_t)64 << 20)
 
+/* TSGS3VM_PREDICT_BLOCK_ROWS, when set, caps a block's rows below
+ * BLOCK_ROWS: the tests' way to score a small file in several blocks. */
+static size_t block_cap(void)
+{
+    const char *v = getenv("TSGS3VM_PREDICT_BLOCK_ROWS");
+    char *end;
+    unsigned long k = v ? strtoul(v, &end, 10) : 0;
+    return v && *end == '\0' && k > 0 && k < BLOCK_ROWS ? k : BLOCK_ROWS;
+}
+
 static size_t block_rows(const tsgs_dataset *last, size_t d)
 {
     size_t row = sizeof(float) * (d ? d : 1);
@@ -62,7 +72,8 @@ static size_t block_rows(const tsgs_dataset *last, size_t d)
                                    tsgs_dataset_nonzeros(last) /
                                    tsgs_dataset_rows(last);
     size_t k = BLOCK_BYTES / row;
-    return k < 1 ? 1 : k > BLOCK_ROWS ? BLOCK_ROWS : k;
+    const size_t cap = block_cap();
+    return k < 1 ? 1 : k > cap ? cap : k;
 }
 
 /* What predict writes for a block: scores (n x score columns) and, with
