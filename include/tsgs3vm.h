@@ -646,6 +646,56 @@ tsgs_status tsgs_placement_describe(const tsgs_topology *t,
                                     const tsgs_placement *pl, char *buf,
                                     size_t size);
 
+/* ------------------------------------------------------ reading in blocks */
+
+/* A data file read a block of rows at a time, for a pass that needs only
+ * the rows in hand (scoring): memory stays that of one block whatever the
+ * file's length. The files, options, rows, labels and errors are
+ * tsgs_dataset_read's, line numbers the file's own; the text is parsed on
+ * the calling thread. A .npy is mapped whole, as tsgs_dataset_read maps
+ * it, and copied out a block at a time. */
+typedef struct tsgs_reader tsgs_reader;
+
+/* Opens path and reads as far as its format (the options are copied). */
+tsgs_status tsgs_reader_open(const char *path, const tsgs_read_options *opt,
+                             tsgs_reader **out, tsgs_error *err);
+
+/* The next max_rows rows (fewer only at the end of the file) as a dataset
+ * of their own into *block, for the caller to free; *block = NULL once
+ * every row has been handed out. A block is as wide as the file's columns
+ * (CSV, .npy) or, for LIBSVM, as max(opt->min_features, the widest row
+ * read so far), at least 1; a LIBSVM block is stored sparse when it is
+ * 4096 features wide or more, whatever its share of zeros (that share
+ * differs from block to block, and the storage picks the kernel that
+ * scores a row, down to its decision value's last digits: with it,
+ * blocks of any size score alike). A file without
+ * data rows fails at the first call, one of empty LIBSVM rows only (no
+ * min_features) at its end, as tsgs_dataset_read fails; after an error
+ * the reader only closes. */
+tsgs_status tsgs_reader_next(tsgs_reader *r, size_t max_rows,
+                             tsgs_dataset **block, tsgs_error *err);
+
+void tsgs_reader_close(tsgs_reader *r);
+
+/* ------------------------------------------- files written whole or not */
+
+/* A file written through a temporary beside it, "<path>.tmp.<pid>.<n>",
+ * renamed over path once complete, is never left half written (model
+ * files, the tool's predictions). */
+
+/* Creates such a temporary for path, mode 0666 less the umask (as fopen
+ * gives), after tsgs_temp_remove_stale(path): *f open for writing and
+ * *tmp_path its name (malloc'd: free it). The caller renames it over path
+ * once written, or removes it. */
+tsgs_status tsgs_temp_open(const char *path, FILE **f, char **tmp_path,
+                           tsgs_error *err);
+
+/* Removes path's temporaries that a process killed while writing left:
+ * only names "<path>.tmp.<pid>.<n>", and only where no process <pid>
+ * exists (kill(pid, 0) fails with ESRCH), so a write running now keeps
+ * its file. Returns how many were removed. */
+size_t tsgs_temp_remove_stale(const char *path);
+
 #ifdef __cplusplus
 }
 #endif

@@ -188,6 +188,8 @@ int tsgs__keep_dense(size_t n, size_t d, size_t nnz)
     return d < SPARSE_MIN_D || dense < SPARSE_MIN_GAIN * sparse;
 }
 
+int tsgs__keep_dense_width(size_t d) { return d < SPARSE_MIN_D; }
+
 tsgs_status tsgs__dataset_from_csr(size_t n, size_t d, size_t *ptr,
                                    uint32_t *col, float *val, double *y,
                                    tsgs_dataset **out, tsgs_error *err)

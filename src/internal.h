@@ -65,6 +65,11 @@ void tsgs__row_dense(const tsgs_dataset *ds, size_t i, float *out);
  * reader keeps rows sparse when they are wide and mostly zeros, dense
  * otherwise (so that dense data reads and trains as it always did). */
 int tsgs__keep_dense(size_t n, size_t d, size_t nnz);
+/* The same by the width alone, for rows read a block at a time: the
+ * share of zeros differs from block to block, the width does not (once
+ * min_features sets it), and the storage decides which kernel scores a
+ * row, down to the last digits of its decision value. */
+int tsgs__keep_dense_width(size_t d);
 /* ds's rows made dense in place, when they are sparse and n x d floats
  * take at most max_bytes; else TSGS_ERR_UNSUPPORTED naming `who` (the
  * solver or step that needs dense rows) and what to do. */
@@ -80,6 +85,11 @@ tsgs_status tsgs__dataset_read_split(const char *path,
                                      const tsgs_read_options *opt,
                                      size_t min_chunk, tsgs_dataset **out,
                                      tsgs_error *err);
+
+/* The longest line the text reader takes, in bytes before the '\n' (a
+ * longer one is an error naming the file and line): a test hook, set
+ * before reading; 0 puts back the default (256 MiB). Returns the old. */
+size_t tsgs__read_line_max(size_t max);
 
 /* -------------------------------------------------------------- npy.c */
 
@@ -519,6 +529,8 @@ typedef struct tsgs__colcache {
     float *W;
     uint32_t *hslot; /* column -> slot table (UINT32_MAX: empty) */
     uint32_t hmask;  /* its size - 1 */
+    unsigned char *made; /* tsgs__colcache_all: column s's directions are
+                            in W (NULL: every column's are) */
 } tsgs__colcache;
 
 /* A cache for the columns of ds's rows, most frequent first, for up to
@@ -547,6 +559,22 @@ tsgs_status tsgs__colcache_scaled(const tsgs__colcache *cc,
                                   long ndirs, tsgs__colcache **out,
                                   tsgs_error *err);
 void tsgs__colcache_free(tsgs__colcache *cc);
+/* A cache with a slot for each of columns [0, d), directions [0, ndirs)
+ * (of the fs given tsgs__colcache_make_for), made column by column as
+ * rows need them
+ * (tsgs__colcache_make_for); *out = NULL when d columns do not fit in
+ * `bytes`. Its W is allocated untouched: only the columns made take
+ * memory. */
+tsgs_status tsgs__colcache_all(size_t d, long ndirs, double bytes,
+                               tsgs__colcache **out,
+                               tsgs_error *err);
+/* Makes the directions of the columns of sparse rows ds not yet made,
+ * on `threads` threads. A reader of the cache may only use columns made
+ * before it started: a caller serialises this with every other call on
+ * the same cache, and then reads only its own rows' columns. */
+tsgs_status tsgs__colcache_make_for(tsgs__colcache *cc, const tsgs__fspec *fs,
+                                    const tsgs_dataset *ds, int threads,
+                                    tsgs_error *err);
 
 /* tsgs__eval_sums of sparse rows R (R->x NULL): out[i] = sum_g ac[g]
  * cos(w_g . x_i + b_g) + as[g] sin(w_g . x_i), g < v->ndirs (v->panel is
@@ -675,6 +703,12 @@ struct tsgs_model {
     /* sparse training rows: directions of their most frequent columns
      * (not saved; NULL otherwise), kept up to the model's directions */
     struct tsgs__colcache *cc;
+    /* sparse rows predicted: a slot for every column, each made when
+     * rows first use it (under model.c's lock) and kept for every later
+     * call, so that a file scored in blocks makes a column once;
+     * pcc_tried: made or found not to fit (pcc NULL) */
+    struct tsgs__colcache *pcc;
+    int pcc_tried;
     struct tsgs__bs3vm *bs3vm; /* bs3vm: its support vectors, else NULL */
     char note[320];     /* what training chose, in words (not saved) */
     /* Platt scaling (probability.c): P(+1 | f) = 1 / (1 + exp(A f + B)) */
@@ -737,6 +771,12 @@ tsgs_status tsgs__model_decision(const tsgs_model *m, const float *X,
                                  tsgs_error *err);
 /* The same for scaled rows of any storage; cc: a column cache for sparse
  * rows (NULL: m's own, if any). */
+/* tsgs_predict of a binary model whose kept column cache (tsgs_model's
+ * pcc) may take at most cache_bytes: a one-vs-rest model's classes share
+ * its budget. */
+tsgs_status tsgs__predict_within(const tsgs_model *m, const tsgs_dataset *ds,
+                                 int threads, double cache_bytes,
+                                 double *decision, tsgs_error *err);
 tsgs_status tsgs__model_decision_rows(const tsgs_model *m,
                                       const struct tsgs__colcache *cc,
                                       const tsgs__rows *R, int threads,

@@ -263,7 +263,78 @@ void tsgs__colcache_free(tsgs__colcache *cc)
     free(cc->cols);
     free(cc->hslot);
     free(cc->W);
+    free(cc->made);
     free(cc);
+}
+
+tsgs_status tsgs__colcache_all(size_t d, long ndirs, double bytes,
+                               tsgs__colcache **out,
+                               tsgs_error *err)
+{
+    *out = NULL;
+    const long stride = round_up(ndirs > 0 ? ndirs : 1, TSGS__LANES);
+    if (d == 0 || d > UINT32_MAX / 2 ||
+        (double)d * (double)stride * sizeof(float) > bytes)
+        return TSGS_OK;
+    tsgs__colcache *cc = calloc(1, sizeof *cc);
+    if (cc) {
+        cc->cols = malloc(sizeof(uint32_t) * d);
+        cc->made = calloc(d, 1);
+        /* malloc, not calloc: pages of columns never made stay unused */
+        cc->W = malloc(sizeof(float) * d * (size_t)stride);
+    }
+    if (!cc || !cc->cols || !cc->made || !cc->W) {
+        tsgs__colcache_free(cc);
+        return TSGS__NOMEM(err);
+    }
+    for (size_t s = 0; s < d; s++)
+        cc->cols[s] = (uint32_t)s;
+    cc->ncols = d;
+    cc->stride = stride;
+    /* every direction counts as made: a reader only meets made columns */
+    cc->filled = ndirs < stride ? ndirs : stride;
+    if (build_table(cc)) {
+        tsgs__colcache_free(cc);
+        return TSGS__NOMEM(err);
+    }
+    *out = cc;
+    return TSGS_OK;
+}
+
+tsgs_status tsgs__colcache_make_for(tsgs__colcache *cc, const tsgs__fspec *fs,
+                                    const tsgs_dataset *ds, int threads,
+                                    tsgs_error *err)
+{
+    if (!cc || !cc->made || !tsgs__sparse(ds))
+        return TSGS_OK;
+    const size_t nnz = ds->ptr[ds->n];
+    size_t nnew = 0;
+    for (size_t j = 0; j < nnz; j++)
+        nnew += ds->col[j] < cc->ncols && !cc->made[ds->col[j]];
+    if (nnew == 0)
+        return TSGS_OK; /* a block whose columns earlier blocks made */
+    uint32_t *todo = malloc(sizeof(uint32_t) * nnew);
+    if (!todo)
+        return TSGS__NOMEM(err);
+    size_t k = 0;
+    for (size_t j = 0; j < nnz; j++) {
+        const uint32_t c = ds->col[j];
+        if (c < cc->ncols && !cc->made[c]) {
+            cc->made[c] = 1; /* listed once */
+            todo[k++] = c;
+        }
+    }
+    const long n = cc->filled;
+    const int nt = (double)k * (double)n < 4096 ? 1 : threads > 0 ? threads : 1;
+    (void)nt;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nt) if (nt > 1) schedule(dynamic, 64)
+#endif
+    for (size_t t = 0; t < k; t++)
+        column_dirs(fs, todo[t], 0, n, cc->W + (size_t)todo[t] *
+                                                   (size_t)cc->stride);
+    free(todo);
+    return TSGS_OK;
 }
 
 /* ------------------------------------------------------------- tasks */

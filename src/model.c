@@ -4,6 +4,7 @@
 #include "internal.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,6 +80,7 @@ void tsgs_model_free(tsgs_model *m)
     free(m->panel);
     free(m->phase);
     tsgs__colcache_free(m->cc);
+    tsgs__colcache_free(m->pcc);
     tsgs__bs3vm_free(m->bs3vm);
     tsgs__scaler_clear(&m->scaler);
     for (int k = 0; k < m->nclass && m->ovr; k++)
@@ -262,8 +264,46 @@ static int gather_range(tsgs__rows *buf, const tsgs_dataset *ds,
     return tsgs__rows_gather(buf, ds, sc, idx, n);
 }
 
+/* Guards every model's pcc while it is made: predictions of one model
+ * may run on several threads at once (one lock for all models: a cache
+ * is made once per model, so they seldom wait on each other). */
+static pthread_mutex_t kept_cache_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* m's kept column cache for sparse rows, with ds's columns made in it:
+ * *out NULL when the model's columns do not fit in `bytes` (the caller
+ * then makes a cache of ds's most frequent columns for this call only). */
+static tsgs_status kept_cache(const tsgs_model *m, const tsgs_dataset *ds,
+                              double bytes, int threads,
+                              const tsgs__colcache **out, tsgs_error *err)
+{
+    tsgs_model *w = (tsgs_model *)m; /* the cache only: never the model */
+    tsgs_status st = TSGS_OK;
+    pthread_mutex_lock(&kept_cache_lock);
+    if (!w->pcc_tried) {
+        st = tsgs__colcache_all(m->d, m->nblocks * m->fs.dirs, bytes,
+                                &w->pcc, err);
+        w->pcc_tried = st == TSGS_OK;
+    }
+    /* a model still growing (training) has more directions than made */
+    const int ready = w->pcc && w->pcc->filled >= m->nblocks * m->fs.dirs;
+    if (st == TSGS_OK && ready)
+        st = tsgs__colcache_make_for(w->pcc, &m->fs, ds, threads, err);
+    *out = ready ? w->pcc : NULL;
+    pthread_mutex_unlock(&kept_cache_lock);
+    return st;
+}
+
 tsgs_status tsgs_predict(const tsgs_model *m, const tsgs_dataset *ds,
                          int threads, double *decision, tsgs_error *err)
+{
+    return tsgs__predict_within(m, ds, threads,
+                                m ? m->params.cache_mb * 1048576.0 : 0.0,
+                                decision, err);
+}
+
+tsgs_status tsgs__predict_within(const tsgs_model *m, const tsgs_dataset *ds,
+                                 int threads, double cache_bytes,
+                                 double *decision, tsgs_error *err)
 {
     if (!m || !ds || !decision)
         return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
@@ -282,7 +322,7 @@ tsgs_status tsgs_predict(const tsgs_model *m, const tsgs_dataset *ds,
     int nt = tsgs__threads_resolve(threads > 0 ? threads : m->params.threads);
     size_t chunk = ds->n < PREDICT_CHUNK ? ds->n : PREDICT_CHUNK;
     tsgs__rows buf;
-    tsgs__colcache *cc = NULL;
+    const tsgs__colcache *cc = NULL;
     tsgs_status st = TSGS_OK;
     /* sparse rows stay sparse for a model of iid directions; the others
      * (orthogonal groups, support vectors) need them dense, a few at a
@@ -295,13 +335,19 @@ tsgs_status tsgs_predict(const tsgs_model *m, const tsgs_dataset *ds,
     if (dense ? tsgs__rows_init_dense(&buf, m->d, chunk)
               : tsgs__rows_init(&buf, ds, &m->scaler, chunk))
         return TSGS__NOMEM(err);
-    /* sparse rows: the directions of their most frequent columns made
-     * once for every chunk, within the model's cache budget */
+    /* sparse rows: the directions of their columns from the model's kept
+     * cache (made once per column, not once per call: a file predicted in
+     * blocks made them again for each), else, when the model's columns
+     * do not fit the budget, of their most frequent ones for this call */
+    tsgs__colcache *own = NULL;
     if (!buf.x && !m->bs3vm &&
-        (st = tsgs__colcache_new(ds, tsgs__model_dirs(m),
-                                 m->params.cache_mb * 1048576.0, &cc,
-                                 err)) == TSGS_OK)
-        tsgs__colcache_fill(cc, &m->fs, m->nblocks * m->fs.dirs, nt);
+        (st = kept_cache(m, ds, cache_bytes, nt, &cc, err)) == TSGS_OK &&
+        !cc &&
+        (st = tsgs__colcache_new(ds, tsgs__model_dirs(m), cache_bytes, &own,
+                                 err)) == TSGS_OK) {
+        tsgs__colcache_fill(own, &m->fs, m->nblocks * m->fs.dirs, nt);
+        cc = own;
+    }
     for (size_t i0 = 0; i0 < ds->n && st == TSGS_OK; i0 += chunk) {
         size_t n = ds->n - i0 < chunk ? ds->n - i0 : chunk;
         size_t *idx = malloc(sizeof(size_t) * n);
@@ -313,7 +359,7 @@ tsgs_status tsgs_predict(const tsgs_model *m, const tsgs_dataset *ds,
         free(idx);
         st = tsgs__model_decision_rows(m, cc, &buf, nt, decision + i0, err);
     }
-    tsgs__colcache_free(cc);
+    tsgs__colcache_free(own);
     tsgs__rows_free(&buf);
     return st;
 }

@@ -9,10 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dirent.h>
-#include <fcntl.h>
-#include <signal.h>
-#include <stdatomic.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -147,46 +143,6 @@ tsgs_status tsgs_model_check_path(const char *path, tsgs_error *err)
     return st;
 }
 
-/* Temporary files "<name>.tmp.<pid>.<n>" beside path left by a save that
- * was killed (its process is gone) are removed: only this format's own
- * names, only for a dead pid, so a save running elsewhere keeps its file. */
-static void remove_stale_temporaries(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    const char *base = slash ? slash + 1 : path;
-    const size_t blen = strlen(base);
-    char *dir = folder_of(path);
-    if (!dir)
-        return;
-    DIR *dh = opendir(dir);
-    if (!dh) {
-        free(dir);
-        return;
-    }
-    struct dirent *e;
-    while ((e = readdir(dh))) {
-        const char *name = e->d_name;
-        if (strncmp(name, base, blen) != 0 || strncmp(name + blen, ".tmp.", 5))
-            continue;
-        char *end;
-        errno = 0;
-        long pid = strtol(name + blen + 5, &end, 10);
-        if (errno || pid <= 0 || *end != '.' || end[1] < '0' || end[1] > '9')
-            continue;
-        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
-            continue; /* alive, or not ours to know */
-        size_t need = strlen(dir) + strlen(name) + 2;
-        char *full = malloc(need);
-        if (full) {
-            snprintf(full, need, "%s/%s", dir, name);
-            unlink(full);
-            free(full);
-        }
-    }
-    closedir(dh);
-    free(dir);
-}
-
 /* One-vs-rest: a header naming the classes, then each class's binary
  * model as write_model writes it, in the classes' order. */
 #define OVR_MAGIC "tsgs3vm-ovr"
@@ -214,38 +170,14 @@ tsgs_status tsgs_model_save(const tsgs_model *m, const char *path,
     tsgs_status st0 = refuse_non_regular(path, err);
     if (st0 != TSGS_OK)
         return st0;
-    remove_stale_temporaries(path);
-    /* A temporary file beside the target, renamed over it once complete:
-     * an interrupted save never leaves a half-written model. Created with
-     * mode 0666 so the umask applies, as for any file the user writes. */
-    size_t len = strlen(path);
-    char *tmp = malloc(len + 48);
-    if (!tmp)
-        return TSGS__NOMEM(err);
-    static atomic_uint counter;
-    int fd = -1;
-    for (int attempt = 0; attempt < 100 && fd < 0; attempt++) {
-        snprintf(tmp, len + 48, "%s.tmp.%ld.%u", path, (long)getpid(),
-                 atomic_fetch_add(&counter, 1u));
-        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
-        if (fd < 0 && errno != EEXIST)
-            break;
-    }
-    if (fd < 0) {
-        tsgs_status st = tsgs__fail(err, TSGS_ERR_IO, path, 0,
-                                    "cannot create a temporary file: %s",
-                                    strerror(errno));
-        free(tmp);
+    /* Written through a temporary beside the target, renamed over it
+     * once complete (tempfile.c): an interrupted save never leaves a
+     * half-written model, and the next save removes what it left. */
+    FILE *f = NULL;
+    char *tmp = NULL;
+    tsgs_status st = tsgs_temp_open(path, &f, &tmp, err);
+    if (st != TSGS_OK)
         return st;
-    }
-    FILE *f = fdopen(fd, "w");
-    if (!f) {
-        close(fd);
-        unlink(tmp);
-        free(tmp);
-        return tsgs__fail(err, TSGS_ERR_IO, path, 0, "cannot write: %s",
-                          strerror(errno));
-    }
     if (m->nclass > 2)
         write_ovr(f, m);
     else

@@ -139,7 +139,10 @@ tsgs_status tsgs_predict_scores(const tsgs_model *m, const tsgs_dataset *ds,
         return TSGS__NOMEM(err);
     tsgs_status st = TSGS_OK;
     for (size_t c = 0; c < k && st == TSGS_OK; c++) {
-        st = tsgs_predict(m->ovr[c], ds, threads, dec, err);
+        st = tsgs__predict_within(m->ovr[c], ds, threads,
+                                  m->ovr[c]->params.cache_mb * 1048576.0 /
+                                      (double)k,
+                                  dec, err);
         for (size_t i = 0; st == TSGS_OK && i < ds->n; i++)
             scores[i * k + c] = dec[i];
     }

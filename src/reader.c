@@ -22,6 +22,20 @@
 #define SHOW_MAX 40                  /* token characters quoted in errors */
 #define SPLIT_MIN_CHUNK ((size_t)1 << 24) /* 16 MiB: smaller reads stay serial */
 #define SPLIT_PER_THREAD 8 /* chunks per thread of a parallel read */
+/* The longest line read, in bytes before its '\n': 256 MiB. The widest
+ * row the reader takes (MAX_INDEX features of ~25 bytes "index:value"
+ * each) is under 240 MiB; without a cap a small compressed file of one
+ * endless line would take all the memory (13 MB of gzip: 3 GB). */
+#define LINE_MAX_DEFAULT ((size_t)256 << 20)
+
+static size_t line_max = LINE_MAX_DEFAULT;
+
+size_t tsgs__read_line_max(size_t max)
+{
+    size_t old = line_max;
+    line_max = max ? max : LINE_MAX_DEFAULT;
+    return old;
+}
 
 tsgs_read_options tsgs_read_options_default(void)
 {
@@ -71,6 +85,15 @@ static tsgs_status stream_fail(lreader *r, tsgs_status st, tsgs_error *err)
 static tsgs_status range_read(lreader *r, char *buf, size_t cap,
                               size_t *got, tsgs_error *err);
 
+/* The line being read is longer than line_max. */
+static tsgs_status too_long(const lreader *r, tsgs_error *err)
+{
+    return tsgs__fail(err, TSGS_ERR_PARSE, r->path, r->line + 1,
+                      "line longer than %zu bytes (the reader's limit on "
+                      "a line; is this a data file?)",
+                      line_max);
+}
+
 /* Reads more bytes after [pos, end), moving or growing the buffer. */
 static tsgs_status fill(lreader *r, tsgs_error *err)
 {
@@ -83,11 +106,15 @@ static tsgs_status fill(lreader *r, tsgs_error *err)
     if (r->end == r->cap) { /* one line fills the buffer: double it */
         if (r->cap > SIZE_MAX / 4)
             return TSGS__NOMEM(err);
-        char *b = realloc(r->buf, 2 * r->cap + 1);
+        /* up to room for the longest line and its '\n' */
+        size_t cap = 2 * r->cap < line_max + 1 ? 2 * r->cap : line_max + 1;
+        if (cap <= r->cap)
+            return too_long(r, err);
+        char *b = realloc(r->buf, cap + 1);
         if (!b)
             return TSGS__NOMEM(err);
         r->buf = b;
-        r->cap *= 2;
+        r->cap = cap;
     }
     size_t got = 0;
     tsgs_status st =
@@ -124,6 +151,8 @@ static tsgs_status next_line(lreader *r, char **line, size_t *len,
             n = avail; /* a last line without a newline */
             r->pos = r->end;
         } else {
+            if (avail > line_max) /* before the buffer grows for it */
+                return too_long(r, err);
             r->scanned = avail;
             tsgs_status st = fill(r, err);
             if (st != TSGS_OK)
@@ -131,6 +160,8 @@ static tsgs_status next_line(lreader *r, char **line, size_t *len,
             continue;
         }
         r->scanned = 0;
+        if (n > line_max)
+            return too_long(r, err);
         if (n > 0 && p[n - 1] == '\r')
             n--;
         p[n] = '\0';
@@ -347,6 +378,7 @@ typedef struct {
     int ncols, labcol; /* file columns, 1-based label column or 0 */
     int header_labcol; /* the header's label column by name, or 0 */
     char delim;        /* ',' or ' ' (runs of blanks) */
+    int blocks;        /* read a block at a time: LIBSVM storage by width */
 } reader;
 
 /* "token 3 \"5:abc\"" text for messages, cut to SHOW_MAX characters. */
@@ -745,7 +777,12 @@ static tsgs_status rows_too_big(const reader *R, size_t d, tsgs_error *err)
                       R->n, d, (double)R->n * (double)d * sizeof(float));
 }
 
-/* Builds the dataset from what was read. */
+static tsgs_status no_features(const reader *R, tsgs_error *err)
+{
+    return tsgs__fail(err, TSGS_ERR_DATA, R->path, 0,
+                      "no features: every row is empty");
+}
+
 /* The dataset's width for R's rows (R->n of them, R->dmax or R->d wide),
  * or why there is no dataset. */
 static tsgs_status final_width(const reader *R, tsgs_format fmt, size_t *dw,
@@ -759,8 +796,7 @@ static tsgs_status final_width(const reader *R, tsgs_format fmt, size_t *dw,
     if (R->opt->min_features > d)
         d = R->opt->min_features;
     if (d == 0)
-        return tsgs__fail(err, TSGS_ERR_DATA, R->path, 0,
-                          "no features: every row is empty");
+        return no_features(R, err);
     if (R->n > SIZE_MAX / sizeof(float) / d)
         return rows_too_big(R, d, err);
     *dw = d;
@@ -815,7 +851,9 @@ static tsgs_status finish(reader *R, tsgs_format fmt, tsgs_dataset **out,
     tsgs_status st;
     if (fmt == TSGS_FORMAT_LIBSVM && R->n > 0) {
         d = R->dmax > R->opt->min_features ? R->dmax : R->opt->min_features;
-        if (d > 0 && !tsgs__keep_dense(R->n, d, R->np)) {
+        const int dense = R->blocks ? tsgs__keep_dense_width(d)
+                                    : tsgs__keep_dense(R->n, d, R->np);
+        if (d > 0 && !dense) {
             const size_t row0 = 0;
             return finish_sparse(&R, 1, &row0, R->n, d, 1, out, err);
         }
@@ -1246,6 +1284,162 @@ static tsgs_status read_npy(reader *R, tsgs_dataset **out, tsgs_error *err)
     return tsgs__npy_read(R->path, R->opt, out, err);
 }
 
+/* ------------------------------------------------ the lines in order */
+
+/* A text read in progress: the reader, its format, and what the first
+ * lines settle. */
+typedef struct {
+    reader R;
+    tsgs_format fmt;
+    int npy;            /* a .npy: npy.c reads it, not the lines */
+    int header_pending; /* CSV: the header may still come */
+    /* HEPMASS writes its header as a comment ("# label,f0,...,mass"): the
+     * fields of a first line like that, to tell with header = yes whether
+     * it was the header (0: none). */
+    int hash_fields, first_line;
+} text_read;
+
+static tsgs_status check_options(const char *path,
+                                 const tsgs_read_options *opt,
+                                 tsgs_error *err)
+{
+    if (opt->format != TSGS_FORMAT_AUTO && opt->format != TSGS_FORMAT_LIBSVM &&
+        opt->format != TSGS_FORMAT_CSV)
+        return tsgs__fail(err, TSGS_ERR_PARAM, path, 0,
+                          "format: unknown value %d", (int)opt->format);
+    if (opt->label_column < TSGS_LABEL_COLUMN_AUTO || opt->skip_columns < 0 ||
+        opt->header < -1 || opt->header > 1)
+        return tsgs__fail(err, TSGS_ERR_PARAM, path, 0,
+                          "read options: label column %d, skip columns %d, "
+                          "header %d (expected >= -1, >= 0, -1 .. 1)",
+                          opt->label_column, opt->skip_columns, opt->header);
+    if (opt->min_features > MAX_INDEX)
+        return tsgs__fail(err, TSGS_ERR_PARAM, path, 0,
+                          "min features %zu is larger than %lu",
+                          opt->min_features, MAX_INDEX);
+    return TSGS_OK;
+}
+
+/* Frees what t holds (again: nothing). */
+static void text_close(text_read *t)
+{
+    reader *R = &t->R;
+    tsgs__istream_close(R->lr.in);
+    free(R->lr.buf);
+    free(R->y);
+    free(R->idx);
+    free(R->val);
+    free(R->rowend);
+    free(R->x);
+    R->lr.in = NULL;
+    R->lr.buf = NULL;
+    R->y = NULL;
+    R->idx = NULL;
+    R->val = NULL;
+    R->rowend = NULL;
+    R->x = NULL;
+}
+
+/* Opens path and reads enough of it to tell a .npy, a byte order mark and
+ * the format. text_close frees t, on failure too. */
+static tsgs_status text_open(text_read *t, const char *path,
+                             const tsgs_read_options *opt, tsgs_error *err)
+{
+    memset(t, 0, sizeof *t);
+    reader *R = &t->R;
+    R->path = path;
+    R->opt = opt;
+    R->lr.path = path;
+    R->lr.fd = -1;
+    t->first_line = 1;
+    tsgs_status st = tsgs__istream_open(path, opt->threads, &R->lr.in, err);
+    if (st != TSGS_OK)
+        return st;
+    R->lr.cap = READ_CHUNK;
+    R->lr.buf = malloc(R->lr.cap + 1);
+    if (!R->lr.buf)
+        return TSGS__NOMEM(err);
+    /* Enough bytes to tell a .npy magic or a byte order mark: a compressed
+     * stream or a pipe may hand over fewer in its first read, and the
+     * same text must read the same whichever way it comes. */
+    do
+        if ((st = fill(&R->lr, err)) != TSGS_OK)
+            return st;
+    while (R->lr.end < 8 && !R->lr.eof);
+    if (tsgs__npy_magic(R->lr.buf, R->lr.end)) {
+        t->npy = 1;
+        return TSGS_OK;
+    }
+    /* A UTF-8 byte order mark (spreadsheet exports) is not data. */
+    if (R->lr.end >= 3 && memcmp(R->lr.buf, "\xef\xbb\xbf", 3) == 0)
+        R->lr.pos = 3;
+    t->fmt = opt->format;
+    if (t->fmt == TSGS_FORMAT_AUTO)
+        while (!detect(R, &t->fmt))
+            if ((st = fill(&R->lr, err)) != TSGS_OK)
+                return st;
+    t->header_pending = t->fmt == TSGS_FORMAT_CSV && opt->header != 0;
+    return TSGS_OK;
+}
+
+/* One line: a data row added to t's reader, or a line skipped (blank, a
+ * comment, the CSV header). */
+static tsgs_status text_line(text_read *t, const char *line, size_t len,
+                             tsgs_error *err)
+{
+    reader *R = &t->R;
+    const char *p = line, *e = line + len;
+    if (skippable(p, e)) {
+        const char *h = skip_ws(p, e);
+        if (t->first_line && h < e && t->fmt == TSGS_FORMAT_CSV &&
+            memchr(h, ',', (size_t)(e - h)))
+            t->hash_fields = count_fields(h + 1, e, ',');
+        t->first_line &= h == e;
+        return TSGS_OK;
+    }
+    t->first_line = 0;
+    if (t->fmt == TSGS_FORMAT_LIBSVM)
+        return libsvm_line(R, skip_ws(p, e), e, err);
+    if (R->delim == 0)
+        R->delim = memchr(p, ',', len) ? ',' : ' ';
+    if (t->header_pending) {
+        t->header_pending = 0;
+        int header_was_comment = t->hash_fields > 0 && R->delim == ',' &&
+                                 t->hash_fields == count_fields(p, e, ',') &&
+                                 !looks_like_header(R, p, e);
+        if ((R->opt->header == 1 && !header_was_comment) ||
+            looks_like_header(R, p, e)) {
+            R->header_labcol = header_label_column(R, p, e);
+            return TSGS_OK;
+        }
+    }
+    return csv_line(R, p, e, err);
+}
+
+/* Every line of t into one dataset. After the first data row (which
+ * settles the format, the header and the columns), the rest of a large
+ * plain file is parsed in parallel. */
+static tsgs_status read_all(text_read *t, size_t min_chunk,
+                            tsgs_dataset **out, tsgs_error *err)
+{
+    split_plan sp;
+    int split = plan_split(&t->R, min_chunk, &sp);
+    for (;;) {
+        char *line;
+        size_t len;
+        tsgs_status st = next_line(&t->R.lr, &line, &len, err);
+        if (st != TSGS_OK)
+            return st;
+        if (!line)
+            break;
+        if ((st = text_line(t, line, len, err)) != TSGS_OK)
+            return st;
+        if (split && t->R.n == 1)
+            return read_rest_split(&t->R, t->fmt, &sp, out, err);
+    }
+    return finish(&t->R, t->fmt, out, err);
+}
+
 tsgs_status tsgs_dataset_read(const char *path, const tsgs_read_options *opt,
                               tsgs_dataset **out, tsgs_error *err)
 {
@@ -1263,114 +1457,154 @@ tsgs_status tsgs__dataset_read_split(const char *path,
     tsgs_read_options defaults = tsgs_read_options_default();
     if (!opt)
         opt = &defaults;
-    if (opt->format != TSGS_FORMAT_AUTO && opt->format != TSGS_FORMAT_LIBSVM &&
-        opt->format != TSGS_FORMAT_CSV)
-        return tsgs__fail(err, TSGS_ERR_PARAM, path, 0,
-                          "format: unknown value %d", (int)opt->format);
-    if (opt->label_column < TSGS_LABEL_COLUMN_AUTO || opt->skip_columns < 0 ||
-        opt->header < -1 || opt->header > 1)
-        return tsgs__fail(err, TSGS_ERR_PARAM, path, 0,
-                          "read options: label column %d, skip columns %d, "
-                          "header %d (expected >= -1, >= 0, -1 .. 1)",
-                          opt->label_column, opt->skip_columns, opt->header);
-    if (opt->min_features > MAX_INDEX)
-        return tsgs__fail(err, TSGS_ERR_PARAM, path, 0,
-                          "min features %zu is larger than %lu",
-                          opt->min_features, MAX_INDEX);
-    reader R;
-    memset(&R, 0, sizeof R);
-    R.path = path;
-    R.opt = opt;
-    R.lr.path = path;
-    R.lr.fd = -1;
-    tsgs_status st = tsgs__istream_open(path, opt->threads, &R.lr.in, err);
+    tsgs_status st = check_options(path, opt, err);
     if (st != TSGS_OK)
         return st;
-    R.lr.cap = READ_CHUNK;
-    R.lr.buf = malloc(R.lr.cap + 1);
-    if (!R.lr.buf) {
-        st = TSGS__NOMEM(err);
-        goto done;
-    }
-    /* Enough bytes to tell a .npy magic or a byte order mark: a compressed
-     * stream or a pipe may hand over fewer in its first read, and the
-     * same text must read the same whichever way it comes. */
-    do
-        if ((st = fill(&R.lr, err)) != TSGS_OK)
-            goto done;
-    while (R.lr.end < 8 && !R.lr.eof);
-    if (tsgs__npy_magic(R.lr.buf, R.lr.end)) {
-        st = read_npy(&R, out, err);
-        goto done;
-    }
-    /* A UTF-8 byte order mark (spreadsheet exports) is not data. */
-    if (R.lr.end >= 3 && memcmp(R.lr.buf, "\xef\xbb\xbf", 3) == 0)
-        R.lr.pos = 3;
-    tsgs_format fmt = opt->format;
-    if (fmt == TSGS_FORMAT_AUTO)
-        while (!detect(&R, &fmt))
-            if ((st = fill(&R.lr, err)) != TSGS_OK)
-                goto done;
-    int header_pending = fmt == TSGS_FORMAT_CSV && opt->header != 0;
-    /* HEPMASS writes its header as a comment ("# label,f0,...,mass"): the
-     * fields of a first line like that, to tell with header = yes whether
-     * it was the header (0: none). */
-    int hash_fields = 0, first_line = 1;
-    /* After the first data row (which settles the format, the header and
-     * the columns), the rest of a large plain file is parsed in parallel. */
-    split_plan sp;
-    int split = plan_split(&R, min_chunk, &sp);
-    for (;;) {
+    text_read t;
+    st = text_open(&t, path, opt, err);
+    if (st == TSGS_OK)
+        st = t.npy ? read_npy(&t.R, out, err)
+                   : read_all(&t, min_chunk, out, err);
+    text_close(&t);
+    return st;
+}
+
+/* ------------------------------------------------- reading in blocks */
+
+struct tsgs_reader {
+    text_read t;
+    tsgs_read_options opt; /* the caller's, copied: t.R.opt points here */
+    char *path;
+    tsgs_dataset *whole;   /* a .npy, mapped whole, handed out in blocks */
+    size_t next_row;       /* whole: the first row not yet handed out */
+    size_t rows;           /* rows handed out so far */
+    int any_pair;          /* LIBSVM: a row so far had an index:value */
+    int at_end;            /* the last line has been read */
+    tsgs_status failed;    /* what ended the read, or TSGS_OK */
+};
+
+/* A block's rows have gone into its dataset (which took y, and CSV's x,
+ * where it could): the counts start again, the arrays still held are kept
+ * for the next block, and so is the widest row (blocks never narrow). */
+static void rows_reset(reader *R)
+{
+    if (!R->y)
+        R->ycap = 0;
+    if (!R->x)
+        R->xcap = 0;
+    R->n = R->np = 0;
+}
+
+/* Lines up to max_rows data rows (fewer at the end of the file) into a
+ * block; *block NULL after the last row. */
+static tsgs_status text_block(tsgs_reader *r, size_t max_rows,
+                              tsgs_dataset **block, tsgs_error *err)
+{
+    reader *R = &r->t.R;
+    tsgs_status st;
+    while (!r->at_end && R->n < max_rows) {
         char *line;
         size_t len;
-        if ((st = next_line(&R.lr, &line, &len, err)) != TSGS_OK)
-            goto done;
+        if ((st = next_line(&R->lr, &line, &len, err)) != TSGS_OK)
+            return st;
         if (!line)
-            break;
-        const char *p = line, *e = line + len;
-        if (skippable(p, e)) {
-            const char *h = skip_ws(p, e);
-            if (first_line && h < e && fmt == TSGS_FORMAT_CSV &&
-                memchr(h, ',', (size_t)(e - h)))
-                hash_fields = count_fields(h + 1, e, ',');
-            first_line &= h == e;
-            continue;
-        }
-        first_line = 0;
-        if (fmt == TSGS_FORMAT_LIBSVM) {
-            st = libsvm_line(&R, skip_ws(p, e), e, err);
-        } else {
-            if (R.delim == 0)
-                R.delim = memchr(p, ',', len) ? ',' : ' ';
-            if (header_pending) {
-                header_pending = 0;
-                int header_was_comment =
-                    hash_fields > 0 && R.delim == ',' &&
-                    hash_fields == count_fields(p, e, ',') &&
-                    !looks_like_header(&R, p, e);
-                if ((opt->header == 1 && !header_was_comment) ||
-                    looks_like_header(&R, p, e)) {
-                    R.header_labcol = header_label_column(&R, p, e);
-                    continue;
-                }
-            }
-            st = csv_line(&R, p, e, err);
-        }
-        if (st != TSGS_OK)
-            goto done;
-        if (split && R.n == 1) {
-            st = read_rest_split(&R, fmt, &sp, out, err);
-            goto done;
-        }
+            r->at_end = 1;
+        else if ((st = text_line(&r->t, line, len, err)) != TSGS_OK)
+            return st;
     }
-    st = finish(&R, fmt, out, err);
-done:
-    tsgs__istream_close(R.lr.in);
-    free(R.lr.buf);
-    free(R.y);
-    free(R.idx);
-    free(R.val);
-    free(R.rowend);
-    free(R.x);
+    const int libsvm = r->t.fmt == TSGS_FORMAT_LIBSVM;
+    r->any_pair |= R->np > 0;
+    if (R->n == 0 && r->rows > 0) {
+        /* empty rows only: the whole read fails, so this one does too */
+        if (libsvm && !r->any_pair && R->opt->min_features == 0)
+            return no_features(R, err);
+        *block = NULL;
+        return TSGS_OK;
+    }
+    /* Empty LIBSVM rows so far: a block one feature wide (of zeros), as
+     * later rows may have features. */
+    if (libsvm && R->dmax == 0 && R->n > 0)
+        R->dmax = 1;
+    /* (a file without rows fails here as tsgs_dataset_read does) */
+    tsgs_dataset *b = NULL;
+    st = finish(R, r->t.fmt, &b, err);
+    rows_reset(R);
+    if (st != TSGS_OK)
+        return st;
+    r->rows += b->n;
+    *block = b;
+    return TSGS_OK;
+}
+
+/* The next rows of a .npy read whole, copied. */
+static tsgs_status npy_block(tsgs_reader *r, size_t max_rows,
+                             tsgs_dataset **block, tsgs_error *err)
+{
+    const tsgs_dataset *w = r->whole;
+    size_t n = w->n - r->next_row < max_rows ? w->n - r->next_row : max_rows;
+    if (n == 0) {
+        *block = NULL;
+        return TSGS_OK;
+    }
+    tsgs_status st = tsgs_dataset_from_dense(n, w->d,
+                                             w->x + r->next_row * w->d,
+                                             w->y + r->next_row, block, err);
+    if (st == TSGS_OK) {
+        r->next_row += n;
+        r->rows += n;
+    }
     return st;
+}
+
+tsgs_status tsgs_reader_open(const char *path, const tsgs_read_options *opt,
+                             tsgs_reader **out, tsgs_error *err)
+{
+    if (!path || !out)
+        return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
+                          "tsgs_reader_open: NULL argument");
+    tsgs_reader *r = calloc(1, sizeof *r);
+    if (!r || !(r->path = strdup(path))) {
+        free(r);
+        return TSGS__NOMEM(err);
+    }
+    r->opt = opt ? *opt : tsgs_read_options_default();
+    tsgs_status st = check_options(r->path, &r->opt, err);
+    if (st == TSGS_OK)
+        st = text_open(&r->t, r->path, &r->opt, err);
+    r->t.R.blocks = 1;
+    if (st == TSGS_OK && r->t.npy) {
+        st = read_npy(&r->t.R, &r->whole, err);
+        text_close(&r->t); /* the rows are in r->whole */
+    }
+    if (st != TSGS_OK) {
+        tsgs_reader_close(r);
+        return st;
+    }
+    *out = r;
+    return TSGS_OK;
+}
+
+tsgs_status tsgs_reader_next(tsgs_reader *r, size_t max_rows,
+                             tsgs_dataset **block, tsgs_error *err)
+{
+    if (!r || !block || max_rows == 0)
+        return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
+                          "tsgs_reader_next: NULL argument or max_rows 0");
+    if (r->failed != TSGS_OK)
+        return tsgs__fail(err, r->failed, r->path, 0,
+                          "the read stopped at an earlier error");
+    tsgs_status st = r->whole ? npy_block(r, max_rows, block, err)
+                              : text_block(r, max_rows, block, err);
+    r->failed = st;
+    return st;
+}
+
+void tsgs_reader_close(tsgs_reader *r)
+{
+    if (!r)
+        return;
+    text_close(&r->t);
+    tsgs_dataset_free(r->whole);
+    free(r->path);
+    free(r);
 }

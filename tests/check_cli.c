@@ -576,6 +576,201 @@ START_TEST(predict_bad_inputs)
 }
 END_TEST
 
+/* predict scores a file larger than its block of rows (65,536) block by
+ * block: a multi-class model, with and without -b 1, on the 60 rows of a
+ * three-class file repeated 1200 times (72,000 rows) writes the 60 rows'
+ * lines 1200 times (after one "labels" line with -b 1), the same bytes
+ * in every block, and an accuracy line of the summed counts. */
+START_TEST(predict_in_blocks_same_lines)
+{
+    const char *small = tmp("three.svm"), *big = tmp("big.svm"),
+               *model = tmp("m3.model"), *o_small = tmp("small.txt"),
+               *o_big = tmp("big.txt");
+    FILE *f = fopen(small, "w"), *g = fopen(big, "w");
+    ck_assert(f && g);
+    for (int i = 0; i < 60; i++)
+        fprintf(f, "%d 1:%g 2:%g\n", 10 * (i % 3 + 1),
+                (i % 3) * 2.0 + 0.3 * (i % 7),
+                (i % 3 == 1) * 1.5 + 0.2 * (i % 5));
+    ck_assert_int_eq(fclose(f), 0);
+    char *text = slurp(small);
+    ck_assert_ptr_nonnull(text);
+    for (int k = 0; k < 1200; k++)
+        fputs(text, g);
+    ck_assert_int_eq(fclose(g), 0);
+    free(text);
+    result r;
+    run(&r, "train", "-q", "-b", "1", "--iterations", "50", small, model,
+        NULL);
+    ck_assert_msg(r.status == 0, "train: %s", r.err);
+    result_free(&r);
+    for (int b1 = 0; b1 <= 1; b1++) {
+        const char *b = b1 ? "1" : "0";
+        size_t right, n, right_big, n_big;
+        run(&r, "predict", "-b", b, model, small, o_small, NULL);
+        ck_assert_msg(r.status == 0, "predict: %s", r.err);
+        ck_assert_int_eq(sscanf(r.out, "Accuracy = %*f%% (%zu/%zu)", &right,
+                                &n), 2);
+        result_free(&r);
+        run(&r, "predict", "-b", b, model, big, o_big, NULL);
+        ck_assert_msg(r.status == 0, "predict: %s", r.err);
+        ck_assert_int_eq(sscanf(r.out, "Accuracy = %*f%% (%zu/%zu)",
+                                &right_big, &n_big), 2);
+        result_free(&r);
+        ck_assert_uint_eq(n, 60);
+        ck_assert_uint_eq(n_big, 1200 * n);
+        ck_assert_uint_eq(right_big, 1200 * right);
+        size_t len, len_big;
+        char *a = test_read_file(o_small, &len);
+        char *c = test_read_file(o_big, &len_big);
+        ck_assert(a && c);
+        size_t head = 0; /* the "labels" line, once */
+        if (b1) {
+            head = (size_t)(strchr(a, '\n') - a) + 1;
+            ck_assert(strncmp(a, "labels 10 20 30\n", head) == 0);
+        }
+        ck_assert_uint_eq(len_big - head, 1200 * (len - head));
+        ck_assert(memcmp(c, a, head) == 0);
+        for (size_t k = 0; k < 1200; k++)
+            ck_assert_msg(memcmp(c + head + k * (len - head), a + head,
+                                 len - head) == 0,
+                          "copy %zu of the rows scored otherwise", k);
+        free(a);
+        free(c);
+    }
+    assert_no_temp();
+}
+END_TEST
+
+/* A row of 20 non-zeros among 9000 features (columns ascending), from a
+ * small LCG seeded by the caller. */
+static void put_sparse_row(FILE *f, int label, unsigned *seed)
+{
+    fprintf(f, "%d", label);
+    for (int c = 1 + (int)(*seed % 400); c <= 9000; c += 1 + (int)(*seed % 800)) {
+        *seed = *seed * 1103515245u + 12345u;
+        fprintf(f, " %d:%.4f", c, (double)(*seed >> 16 & 0x7fff) / 32768.0);
+    }
+    fputc('\n', f);
+}
+
+/* Wide sparse rows (9000 features, an iid-direction model that scores
+ * them with the sparse kernel) and, in the middle, a few rows of every
+ * feature: a block of 20 rows holding those is mostly non-zeros, the file
+ * is not. Scored 20 rows a block or whole, every row is stored and scored
+ * alike: the same bytes. */
+START_TEST(predict_wide_sparse_same_bytes_any_block)
+{
+    const char *train = tmp("wide-train.svm"), *test = tmp("wide-test.svm"),
+               *model = tmp("wide.model"), *whole = tmp("whole.txt"),
+               *blocks = tmp("blocks.txt");
+    FILE *f = fopen(train, "w"), *g = fopen(test, "w");
+    ck_assert(f && g);
+    unsigned seed = 7;
+    for (int i = 0; i < 200; i++)
+        put_sparse_row(f, i % 2 ? 1 : -1, &seed);
+    ck_assert_int_eq(fclose(f), 0);
+    for (int i = 0; i < 84; i++) {
+        if (i < 40 || i >= 44) {
+            put_sparse_row(g, i % 2 ? 1 : -1, &seed);
+            continue;
+        }
+        fputc('1', g);
+        for (int c = 1; c <= 9000; c++)
+            fprintf(g, " %d:%.3f", c, (double)(c % 97) / 97.0);
+        fputc('\n', g);
+    }
+    ck_assert_int_eq(fclose(g), 0);
+    result r;
+    run(&r, "train", "-q", "--iterations", "50", train, model, NULL);
+    ck_assert_msg(r.status == 0, "train: %s", r.err);
+    result_free(&r);
+    run(&r, "predict", "-q", model, test, whole, NULL);
+    ck_assert_msg(r.status == 0, "predict: %s", r.err);
+    result_free(&r);
+    /* (the child inherits it; this process never predicts) */
+    setenv("TSGS3VM_PREDICT_BLOCK_ROWS", "20", 1);
+    run(&r, "predict", "-q", model, test, blocks, NULL);
+    unsetenv("TSGS3VM_PREDICT_BLOCK_ROWS");
+    ck_assert_msg(r.status == 0, "predict: %s", r.err);
+    result_free(&r);
+    size_t la, lb;
+    char *a = test_read_file(whole, &la), *b = test_read_file(blocks, &lb);
+    ck_assert(a && b);
+    ck_assert_uint_eq(la, lb);
+    ck_assert_msg(memcmp(a, b, la) == 0, "scored otherwise in blocks of 20");
+    free(a);
+    free(b);
+    assert_no_temp();
+}
+END_TEST
+
+/* A predict killed while it writes leaves OUT as it was and its temporary
+ * OUT.tmp.<pid>.<n>, which the next predict of OUT removes (its process is
+ * gone); a temporary of a process still running (this one) is kept. The
+ * input is a pipe kept open, so the run is caught writing: the output is
+ * written before the input ends. */
+START_TEST(predict_killed_leaves_a_temporary_the_next_removes)
+{
+    const char *model = tmp("m.model"), *out = tmp("out.txt"),
+               *fifo = tmp("in.fifo");
+    train_small(model);
+    char live[256];
+    snprintf(live, sizeof live, "%s.tmp.%ld.0", out, (long)getpid());
+    FILE *f = fopen(live, "w");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(fclose(f), 0);
+    ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+    signal(SIGPIPE, SIG_IGN);
+    pid_t pid = start("predict", "-q", model, fifo, out, NULL);
+    int fd = open(fifo, O_WRONLY);
+    ck_assert_int_ge(fd, 0);
+    /* 6.5 MB: more than the reader's 4 MiB buffer, several blocks */
+    static const char row[] = "1 1:0.5 2:0.25 3:1 4:-1\n";
+    char buf[24 * 1024];
+    for (size_t k = 0; k + sizeof row - 1 <= sizeof buf; k += sizeof row - 1)
+        memcpy(buf + k, row, sizeof row - 1);
+    for (int k = 0; k < 270; k++)
+        ck_assert_int_eq(write(fd, buf, sizeof buf), (ssize_t)sizeof buf);
+    char prefix[64], stale[512] = "";
+    snprintf(prefix, sizeof prefix, "out.txt.tmp.%ld.", (long)pid);
+    for (int wait = 0; wait < 400 && !stale[0]; wait++) {
+        DIR *d = opendir(dir);
+        ck_assert_ptr_nonnull(d);
+        for (struct dirent *e; (e = readdir(d));)
+            if (strncmp(e->d_name, prefix, strlen(prefix)) == 0)
+                snprintf(stale, sizeof stale, "%s/%s", dir, e->d_name);
+        closedir(d);
+        if (!stale[0])
+            usleep(50000);
+    }
+    ck_assert_msg(stale[0], "no %s* while predict writes", prefix);
+    ck_assert_int_eq(kill(pid, SIGKILL), 0);
+    result r;
+    finish(pid, &r);
+    ck_assert_int_eq(r.status, 1000 + SIGKILL);
+    result_free(&r);
+    close(fd);
+    ck_assert(!file_exists(out));
+    ck_assert(file_exists(stale));
+    run(&r, "predict", "-q", model, DATA "test.svm", out, NULL);
+    ck_assert_msg(r.status == 0, "predict: %s", r.err);
+    result_free(&r);
+    ck_assert_msg(!file_exists(stale), "%s left", stale);
+    ck_assert(file_exists(live));
+    char *text = slurp(out);
+    ck_assert_ptr_nonnull(text);
+    size_t lines = 0;
+    for (char *p = text; (p = strchr(p, '\n')); p++)
+        lines++;
+    ck_assert_uint_eq(lines, 80);
+    free(text);
+    unlink(live);
+    unlink(fifo);
+    assert_no_temp();
+}
+END_TEST
+
 /* Labels other than the model's (0/1 against -1/+1) count as wrong, and the
  * tool says so. */
 START_TEST(foreign_labels_warn)
@@ -2050,6 +2245,9 @@ Suite *cli_suite(void)
     tcase_add_test(tc, memory_refused_up_front);
     tcase_add_test(tc, bad_arguments);
     tcase_add_test(tc, predict_bad_inputs);
+    tcase_add_test(tc, predict_in_blocks_same_lines);
+    tcase_add_test(tc, predict_wide_sparse_same_bytes_any_block);
+    tcase_add_test(tc, predict_killed_leaves_a_temporary_the_next_removes);
     tcase_add_test(tc, foreign_labels_warn);
     tcase_add_test(tc, thread_count_from_the_environment_capped);
     tcase_add_test(tc, label_column_by_header_and_label_like_features);

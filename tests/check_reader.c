@@ -725,6 +725,84 @@ START_TEST(long_lines_grow_the_buffer)
 }
 END_TEST
 
+/* A line longer than the reader's limit (set low through the test hook)
+ * is an error naming the file and the line, and nothing is read; a line
+ * of exactly the limit reads. */
+START_TEST(line_over_the_limit_fails)
+{
+    char text[512], path[128], want[160];
+    tsgs_dataset *ds = NULL;
+    tsgs_error err;
+    const size_t old = tsgs__read_line_max(64);
+    /* line 3: a row padded with blanks to 64 bytes; then line 4: 65 */
+    size_t k = (size_t)snprintf(text, sizeof text, "-1 1:1\n# c\n%-64s\n",
+                                "1 1:0.5");
+    ck_assert_uint_eq(k, 7 + 4 + 65);
+    make_tmp();
+    tsgs_status st = read_text(text, "limit.svm", NULL, &ds, &err, path,
+                               sizeof path);
+    ck_assert_msg(st == TSGS_OK, "%s", err.message);
+    tsgs_dataset_free(ds);
+    ds = NULL;
+    snprintf(text + k, sizeof text - k, "%-65s\n1 2:1\n", "1 1:2");
+    st = read_text(text, "limit.svm", NULL, &ds, &err, path, sizeof path);
+    remove_tmp();
+    tsgs__read_line_max(old);
+    ck_assert_int_eq(st, TSGS_ERR_PARSE);
+    ck_assert_ptr_null(ds);
+    ck_assert_int_eq(err.line, 4);
+    snprintf(want, sizeof want, "%s:4: line longer than 64 bytes", path);
+    ck_assert_msg(strstr(err.message, want), "%s", err.message);
+}
+END_TEST
+
+/* The same through a compressed stream, where the buffer grows for a long
+ * line: up to the limit (a 4.5 MiB line reads under a 5 MiB limit), not
+ * past it (a 6 MiB line fails, and no more than ~5 MiB is held for it). */
+START_TEST(long_compressed_line_stops_at_the_limit)
+{
+    const size_t mib = (size_t)1 << 20, old = tsgs__read_line_max(5 * mib);
+    char path[128];
+    make_tmp();
+    snprintf(path, sizeof path, "%s/long.csv.gz", tmp_dir);
+    for (int over = 0; over <= 1; over++) {
+        const size_t len = over ? 6 * mib : 4 * mib + mib / 2;
+        char *line = malloc(len + 1);
+        ck_assert_ptr_nonnull(line);
+        for (size_t i = 0; i < len; i += 2)
+            memcpy(line + i, "1,", 2);
+        line[len - 1] = '\n';
+        gzFile z = gzopen(path, "wb");
+        ck_assert_ptr_nonnull(z);
+        ck_assert_int_eq(gzputs(z, "1,2,3\n"), 6);
+        ck_assert_int_eq(gzwrite(z, line, (unsigned)len), (int)len);
+        ck_assert_int_eq(gzclose(z), Z_OK);
+        free(line);
+        tsgs_read_options o = tsgs_read_options_default();
+        o.header = 0;
+        tsgs_dataset *ds = NULL;
+        tsgs_error err;
+        tsgs_status st = tsgs_dataset_read(path, &o, &ds, &err);
+        if (over) {
+            ck_assert_int_eq(st, TSGS_ERR_PARSE);
+            ck_assert_int_eq(err.line, 2);
+            ck_assert_msg(strstr(err.message, "long.csv.gz:2: line longer "
+                                              "than 5242880 bytes"),
+                          "%s", err.message);
+        } else {
+            /* the long row has more columns than the first: read to its
+             * end, it fails on its columns, not on its length */
+            ck_assert_int_eq(st, TSGS_ERR_PARSE);
+            ck_assert_msg(strstr(err.message, ":2: more columns"), "%s",
+                          err.message);
+        }
+    }
+    remove(path);
+    remove_tmp();
+    tsgs__read_line_max(old);
+}
+END_TEST
+
 /* ------------------------------------------------------- real samples */
 
 static void count_labels(const tsgs_dataset *ds, double a, size_t na,
@@ -997,6 +1075,8 @@ Suite *reader_suite(void)
     tcase_add_test(tc, wide_file_reads_sparse);
     tcase_add_test(tc, bad_options_rejected);
     tcase_add_test(tc, long_tokens_quoted_short);
+    tcase_add_test(tc, line_over_the_limit_fails);
+    tcase_add_test(tc, long_compressed_line_stops_at_the_limit);
     suite_add_tcase(s, tc);
     tc = tcase_create("real");
     tcase_set_timeout(tc, 120);

@@ -271,6 +271,60 @@ START_TEST(sparse_rows_split_the_same)
 }
 END_TEST
 
+/* A line over the length limit (the test hook's 100 bytes) deep in the
+ * file fails every split as the serial read does: the file's own line
+ * number, not the chunk's. */
+START_TEST(line_over_the_limit_whatever_the_split)
+{
+    char *text = make_text(0, 120, 4);
+    const size_t len = strlen(text);
+    size_t nl = 0, at = 0;
+    for (; at < len && nl < 90; at++)
+        nl += text[at] == '\n';
+    char *t = malloc(len + 256);
+    ck_assert_ptr_nonnull(t);
+    memcpy(t, text, at);
+    size_t k = at + (size_t)sprintf(t + at, "%-101s\n", "1 1:1");
+    memcpy(t + k, text + at, len - at + 1);
+    /* the file's own long lines (300 pairs) are longer still: cut them */
+    char *w = t;
+    for (char *p = t; *p;) {
+        char *e = strchr(p, '\n');
+        size_t n = e ? (size_t)(e - p) + 1 : strlen(p);
+        if (n > 101 && p != t + at) { /* up to a blank: whole pairs */
+            size_t cut = 60;
+            while (p[cut] != ' ')
+                cut--;
+            memmove(w, p, cut);
+            w[cut] = '\n';
+            w += cut + 1;
+        } else {
+            memmove(w, p, n);
+            w += n;
+        }
+        p += n;
+    }
+    *w = '\0';
+    write_text(t);
+    const size_t old = tsgs__read_line_max(100);
+    tsgs_read_options o = tsgs_read_options_default();
+    check_splits(path, o);
+    tsgs_dataset *ds;
+    tsgs_error e;
+    ck_assert_int_eq(read_with(path, o, 4, 1, &ds, &e), TSGS_ERR_PARSE);
+    tsgs__read_line_max(old);
+    long want = 1;
+    for (const char *p = t; (p = strchr(p, '\n')) && p < strstr(t, "1 1:1   ");
+         p++)
+        want++;
+    ck_assert_int_eq(e.line, want);
+    ck_assert_msg(strstr(e.message, "line longer than 100 bytes"), "%s",
+                  e.message);
+    free(t);
+    free(text);
+}
+END_TEST
+
 Suite *reader_split_suite(void)
 {
     Suite *s = suite_create("reader_split");
@@ -282,6 +336,7 @@ Suite *reader_split_suite(void)
                         2);
     tcase_add_test(tc, real_files_split_the_same);
     tcase_add_test(tc, sparse_rows_split_the_same);
+    tcase_add_test(tc, line_over_the_limit_whatever_the_split);
     suite_add_tcase(s, tc);
     return s;
 }

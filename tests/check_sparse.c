@@ -356,6 +356,54 @@ START_TEST(sparse_tsg_same_with_and_without_caches)
 }
 END_TEST
 
+/* A loaded model keeps its sparse rows' column directions from call to
+ * call (predict's blocks), making each column when rows first use it: rows
+ * predicted in two calls, the second's columns partly new, score as the
+ * same rows predicted at once by a fresh copy, bit for bit. */
+START_TEST(kept_column_cache_scores_alike)
+{
+    tsgs_dataset *ds = sparse_set(300, 5000, 15, 60, 17, NULL);
+    tsgs_params p = tsgs_params_default();
+    p.directions = TSGS_DIRECTIONS_IID;
+    p.scale = TSGS_SCALE_MAXABS;
+    p.sigma = 0.02;
+    p.c = 10;
+    p.threads = 1;
+    p.max_features = 256;
+    tsgs_model *m = NULL, *a = NULL, *b = NULL;
+    tsgs_error err;
+    ck_assert_msg(tsgs_train(ds, &p, NULL, &m, NULL, &err) == TSGS_OK, "%s",
+                  err.message);
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/tsgs_sparse_%ld.model", (long)getpid());
+    ck_assert_int_eq(tsgs_model_save(m, path, &err), TSGS_OK);
+    ck_assert_int_eq(tsgs_model_load(path, &a, &err), TSGS_OK);
+    ck_assert_int_eq(tsgs_model_load(path, &b, &err), TSGS_OK);
+    unlink(path);
+    size_t first[40], rest[260];
+    for (size_t i = 0; i < 40; i++)
+        first[i] = i;
+    for (size_t i = 0; i < 260; i++)
+        rest[i] = 40 + i;
+    tsgs_dataset *s1 = NULL, *s2 = NULL;
+    ck_assert_int_eq(tsgs_dataset_select(ds, first, 40, &s1, &err), TSGS_OK);
+    ck_assert_int_eq(tsgs_dataset_select(ds, rest, 260, &s2, &err), TSGS_OK);
+    double whole[300], parts[300];
+    ck_assert_int_eq(tsgs_predict(a, ds, 2, whole, NULL), TSGS_OK);
+    ck_assert_int_eq(tsgs_predict(b, s1, 2, parts, NULL), TSGS_OK);
+    ck_assert_int_eq(tsgs_predict(b, s2, 2, parts + 40, NULL), TSGS_OK);
+    for (size_t i = 0; i < 300; i++)
+        ck_assert_msg(parts[i] == whole[i], "row %zu: %.17g in parts, %.17g",
+                      i, parts[i], whole[i]);
+    tsgs_dataset_free(s1);
+    tsgs_dataset_free(s2);
+    tsgs_model_free(m);
+    tsgs_model_free(a);
+    tsgs_model_free(b);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
 /* Directions made from shared draws (the grid's sigmas) are the bits the
  * column cache makes for each sigma, for both kernels. */
 START_TEST(colcache_from_draws_equals_made)
@@ -639,6 +687,7 @@ Suite *sparse_suite(void)
     tcase_add_loop_test(tc, featcache_equals_kernel, 0, 2);
     tcase_add_loop_test(tc, colcache_from_draws_equals_made, 0, 2);
     tcase_add_loop_test(tc, sparse_tsg_same_with_and_without_caches, 0, 2);
+    tcase_add_test(tc, kept_column_cache_scores_alike);
     suite_add_tcase(s, tc);
     return s;
 }

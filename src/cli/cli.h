@@ -56,6 +56,9 @@ void cli_apply_libsvm_c(cli_opts *o, const tsgs_dataset *ds);
 /* path, or for "-" standard input (output 0) / standard output (1). */
 const char *cli_path(const char *path, int output);
 
+/* The read options of o, its --threads included. */
+tsgs_read_options cli_read_options(const cli_opts *o);
+
 /* Reads a data file ("-": standard input) with the read options; prints
  * errors. */
 int cli_read(const cli_opts *o, const char *path, tsgs_dataset **out);
@@ -80,6 +83,10 @@ int cli_check_dense_size(const cli_opts *o, const char *path,
  * with a warning naming the file and the count (LIBSVM ignores feature
  * indices a model never saw). Returns nonzero on error (printed). */
 int cli_drop_unseen(const char *path, tsgs_dataset *ds, size_t d_model);
+/* Its warning: d features in the file, `dropped` nonzero values beyond
+ * the model's d_model. */
+void cli_warn_unseen(const char *path, size_t d_model, size_t d,
+                     size_t dropped);
 
 /* Counts the labeled rows of ds (*n_labeled), those whose label is none
  * of the model's classes (*n_foreign, e.g. 0/1 against -1/+1), and returns
@@ -93,6 +100,18 @@ size_t cli_count_correct(const tsgs_model *m, const tsgs_dataset *ds,
 void cli_print_accuracy(FILE *to, const char *what, const char *path,
                         const tsgs_model *m, const tsgs_dataset *ds,
                         const double *scores, int quiet);
+
+/* The counts behind an accuracy line, summed block by block: labeled
+ * rows, those the scores get right, those whose label is none of the
+ * model's. */
+typedef struct {
+    size_t labeled, right, foreign;
+} cli_tally;
+void cli_tally_add(cli_tally *t, const tsgs_model *m, const tsgs_dataset *ds,
+                   const double *scores);
+/* cli_print_accuracy's line (and warning) from counts. */
+void cli_print_tally(FILE *to, const char *what, const char *path,
+                     const tsgs_model *m, const cli_tally *t, int quiet);
 
 /* 1 if path names something that exists and is not a regular file (a
  * device, a pipe, /dev/stdout...), which must not be replaced by rename. */

@@ -54,51 +54,64 @@ size_t cli_count_correct(const tsgs_model *m, const tsgs_dataset *ds,
                          const double *scores, size_t *n_labeled,
                          size_t *n_foreign)
 {
+    cli_tally t = {0, 0, 0};
+    cli_tally_add(&t, m, ds, scores);
+    *n_labeled = t.labeled;
+    if (n_foreign)
+        *n_foreign = t.foreign;
+    return t.right;
+}
+
+void cli_tally_add(cli_tally *t, const tsgs_model *m, const tsgs_dataset *ds,
+                   const double *scores)
+{
     const size_t k = tsgs_model_score_columns(m);
     /* the model's labels, once; out of memory: none counted as foreign */
     const size_t nc = tsgs_model_classes(m, NULL);
     double *labels = malloc(sizeof(double) * nc);
     if (labels)
         tsgs_model_classes(m, labels);
-    size_t n = 0, right = 0, foreign = 0;
     for (size_t i = 0; i < tsgs_dataset_rows(ds); i++) {
         double y = tsgs_dataset_label(ds, i);
         if (tsgs_is_unlabeled(y))
             continue;
-        n++;
-        foreign += labels && !known_label(labels, nc, y);
-        right += tsgs_model_label_of(m, scores + i * k) == y;
+        t->labeled++;
+        t->foreign += labels && !known_label(labels, nc, y);
+        t->right += tsgs_model_label_of(m, scores + i * k) == y;
     }
     free(labels);
-    *n_labeled = n;
-    if (n_foreign)
-        *n_foreign = foreign;
-    return right;
 }
 
 void cli_print_accuracy(FILE *to, const char *what, const char *path,
                         const tsgs_model *m, const tsgs_dataset *ds,
                         const double *scores, int quiet)
 {
-    size_t n, foreign;
-    size_t right = cli_count_correct(m, ds, scores, &n, &foreign);
+    cli_tally t = {0, 0, 0};
+    cli_tally_add(&t, m, ds, scores);
+    cli_print_tally(to, what, path, m, &t, quiet);
+}
+
+void cli_print_tally(FILE *to, const char *what, const char *path,
+                     const tsgs_model *m, const cli_tally *t, int quiet)
+{
+    const size_t n = t->labeled;
     if (n == 0)
         return;
-    if (foreign && !quiet) {
+    if (t->foreign && !quiet) {
         if (tsgs_model_classes(m, NULL) == 2)
             fprintf(stderr, "warning: %s: %zu of %zu labeled rows have a "
                             "label other than the model's %g and %g; they "
                             "count as wrong\n",
-                    path, foreign, n, tsgs_model_label(m, -1.0),
+                    path, t->foreign, n, tsgs_model_label(m, -1.0),
                     tsgs_model_label(m, 1.0));
         else
             fprintf(stderr, "warning: %s: %zu of %zu labeled rows have a "
                             "label that is none of the model's %zu classes; "
                             "they count as wrong\n",
-                    path, foreign, n, tsgs_model_classes(m, NULL));
+                    path, t->foreign, n, tsgs_model_classes(m, NULL));
     }
     fprintf(to, "%s = %.2f%% (%zu/%zu)\n", what,
-            100.0 * (double)right / (double)n, right, n);
+            100.0 * (double)t->right / (double)n, t->right, n);
 }
 
 int cli_is_special(const char *path)
@@ -487,11 +500,17 @@ const char *cli_path(const char *path, int output)
     return output ? "/dev/stdout" : "/dev/stdin";
 }
 
+tsgs_read_options cli_read_options(const cli_opts *o)
+{
+    tsgs_read_options ro = o->read;
+    ro.threads = o->params.threads; /* --threads parses the text too */
+    return ro;
+}
+
 int cli_read(const cli_opts *o, const char *path, tsgs_dataset **out)
 {
     tsgs_error err;
-    tsgs_read_options ro = o->read;
-    ro.threads = o->params.threads; /* --threads parses the text too */
+    tsgs_read_options ro = cli_read_options(o);
     if (tsgs_dataset_read(cli_path(path, 0), &ro, out, &err) != TSGS_OK) {
         cli_error(&err);
         return 1;
@@ -509,11 +528,17 @@ int cli_drop_unseen(const char *path, tsgs_dataset *ds, size_t d_model)
         cli_error(&err);
         return 1;
     }
+    cli_warn_unseen(path, d_model, d, dropped);
+    return 0;
+}
+
+void cli_warn_unseen(const char *path, size_t d_model, size_t d,
+                     size_t dropped)
+{
     fprintf(stderr, "warning: %s: features %zu..%zu are not in the model "
                     "(trained on %zu); their %zu nonzero values are ignored, "
                     "as LIBSVM does\n",
             path, d_model + 1, d, d_model, dropped);
-    return 0;
 }
 
 void cli_print_param_help(const tsgs_params *p)

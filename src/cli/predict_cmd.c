@@ -30,7 +30,14 @@ static void usage(void)
            "                  svm-predict -b 1 (the model trained with -b 1)\n"
            "  --config FILE   read key = value options from FILE\n"
            "TEST_FILE may be - (standard input), OUTPUT_FILE - (standard "
-           "output; the\naccuracy line then goes to standard error).\n\n");
+           "output; the\naccuracy line then goes to standard error).\n"
+           "TEST_FILE is read, scored and written 65,536 rows at a time "
+           "(fewer when rows\nare wide): the memory is the model's and a "
+           "block's, whatever the file's\nlength. OUTPUT_FILE is written "
+           "to OUTPUT_FILE.tmp.<pid>.<n> and renamed once\ncomplete (a "
+           "killed run's temporary is removed by the next); to - or a "
+           "pipe,\nan error in a later row leaves the lines before it "
+           "written.\n\n");
     cli_print_read_help(1);
 }
 
@@ -40,37 +47,66 @@ static void on_warn(const char *msg, void *user)
         fprintf(stderr, "warning: %s\n", msg);
 }
 
-/* Writes "label decision" lines to a temporary file beside `path` and
- * renames it over `path` once complete, so that a failed or interrupted
- * write never leaves a partial file. Returns 0, or 1 after an error. */
-/* What predict writes: scores (n x score columns) and, with -b 1,
- * probabilities (n x classes). */
+/* Rows scored at a time: the memory is the model's and one block's,
+ * whatever the file's length. Wide rows make fewer rows a block, so that
+ * a block stays near BLOCK_BYTES: d floats a row until a block says how
+ * its rows are stored (sparse rows take their non-zeros only). */
+#define BLOCK_ROWS 65536
+#define BLOCK_BYTES ((size_t)64 << 20)
+
+/* TSGS3VM_PREDICT_BLOCK_ROWS, when set, caps a block's rows below
+ * BLOCK_ROWS: the tests' way to score a small file in several blocks. */
+static size_t block_cap(void)
+{
+    const char *v = getenv("TSGS3VM_PREDICT_BLOCK_ROWS");
+    char *end;
+    unsigned long k = v ? strtoul(v, &end, 10) : 0;
+    return v && *end == '\0' && k > 0 && k < BLOCK_ROWS ? k : BLOCK_ROWS;
+}
+
+static size_t block_rows(const tsgs_dataset *last, size_t d)
+{
+    size_t row = sizeof(float) * (d ? d : 1);
+    if (last && tsgs_dataset_is_sparse(last))
+        row = sizeof(size_t) + (sizeof(float) + sizeof(uint32_t)) *
+                                   tsgs_dataset_nonzeros(last) /
+                                   tsgs_dataset_rows(last);
+    size_t k = BLOCK_BYTES / row;
+    const size_t cap = block_cap();
+    return k < 1 ? 1 : k > cap ? cap : k;
+}
+
+/* What predict writes for a block: scores (n x score columns) and, with
+ * -b 1, probabilities (n x classes). */
 typedef struct {
     const tsgs_model *model;
     const double *scores, *proba;
     size_t n;
 } predictions;
 
+/* LIBSVM's -b 1 layout starts with a "labels ..." line. */
+static void put_labels(FILE *out, const tsgs_model *m)
+{
+    const size_t nc = tsgs_model_classes(m, NULL);
+    double *labels = malloc(sizeof(double) * nc);
+    if (!labels)
+        return;
+    tsgs_model_classes(m, labels);
+    fputs("labels", out);
+    for (size_t c = 0; c < nc; c++)
+        fprintf(out, " %.17g", labels[c]);
+    fputc('\n', out);
+    free(labels);
+}
+
 /* "label score..." per row: the label, then the decision value (binary)
- * or each class's one-vs-rest decision value; with probabilities, LIBSVM's
- * -b 1 layout: a "labels ..." line, then the label and each class's
- * probability per row. */
+ * or each class's one-vs-rest decision value; with probabilities, the
+ * label and each class's probability. */
 static void put_rows(FILE *out, const predictions *pr)
 {
     const tsgs_model *m = pr->model;
     const size_t k = tsgs_model_score_columns(m);
     const size_t nc = tsgs_model_classes(m, NULL);
-    if (pr->proba) {
-        double *labels = malloc(sizeof(double) * nc);
-        if (labels) {
-            tsgs_model_classes(m, labels);
-            fputs("labels", out);
-            for (size_t c = 0; c < nc; c++)
-                fprintf(out, " %.17g", labels[c]);
-            fputc('\n', out);
-            free(labels);
-        }
-    }
     for (size_t i = 0; i < pr->n; i++) {
         fprintf(out, "%.17g", tsgs_model_label_of(m, pr->scores + i * k));
         if (pr->proba)
@@ -83,11 +119,24 @@ static void put_rows(FILE *out, const predictions *pr)
     }
 }
 
-static int write_output(const char *path, const predictions *pr)
+/* Where the lines go: standard output, a special file written into (a
+ * pipe, a device, a link), or a temporary beside the output file renamed
+ * over it once every row is in, so that a failed or interrupted run never
+ * leaves a partial file. */
+typedef struct {
+    const char *path;
+    FILE *f;
+    char *tmp; /* the temporary, or NULL */
+} output;
+
+/* Returns 0, or 1 after an error (printed). */
+static int output_open(output *o, const char *path)
 {
+    memset(o, 0, sizeof *o);
+    o->path = path;
     if (strcmp(path, "-") == 0) {
-        put_rows(stdout, pr);
-        return 0; /* predict checks stdout once done */
+        o->f = stdout;
+        return 0;
     }
     struct stat lst;
     if (cli_is_special(path) ||
@@ -95,67 +144,199 @@ static int write_output(const char *path, const predictions *pr)
         /* A pipe, a device, or a link (/dev/stdout is one, even when it
          * leads to a file): write through it; a rename would replace the
          * link itself. */
-        FILE *out = fopen(path, "w");
-        if (!out) {
+        o->f = fopen(path, "w");
+        if (!o->f) {
             fprintf(stderr, "ERROR: %s: cannot open for writing: %s\n", path,
                     strerror(errno));
             return 1;
         }
-        put_rows(out, pr);
-        int bad = ferror(out) != 0;
-        bad |= fclose(out) != 0;
+        return 0;
+    }
+    tsgs_error err;
+    if (tsgs_temp_open(path, &o->f, &o->tmp, &err) != TSGS_OK) {
+        cli_error(&err);
+        return 1;
+    }
+    return 0;
+}
+
+/* Completes the output: the temporary renamed over the path. Standard
+ * output is checked by predict once done. Returns 0, or 1 after an error
+ * (printed; the temporary removed). */
+static int output_close(output *o)
+{
+    FILE *f = o->f;
+    o->f = NULL;
+    if (!f || f == stdout)
+        return 0;
+    if (!o->tmp) {
+        int bad = ferror(f) != 0;
+        bad |= fclose(f) != 0;
         if (bad)
-            fprintf(stderr, "ERROR: %s: write failed\n", path);
+            fprintf(stderr, "ERROR: %s: write failed\n", o->path);
         return bad;
     }
-    size_t len = strlen(path) + 16;
-    char *tmp = malloc(len);
-    if (!tmp) {
-        fprintf(stderr, "ERROR: out of memory\n");
-        return 1;
-    }
-    snprintf(tmp, len, "%s.tmp.XXXXXX", path);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        fprintf(stderr, "ERROR: %s: cannot create a temporary file: %s\n",
-                path, strerror(errno));
-        free(tmp);
-        return 1;
-    }
-    FILE *out = fdopen(fd, "w");
-    if (!out) {
-        fprintf(stderr, "ERROR: %s: cannot write: %s\n", path,
-                strerror(errno));
-        close(fd);
-        unlink(tmp);
-        free(tmp);
-        return 1;
-    }
-    put_rows(out, pr);
-    int bad = ferror(out) != 0, e = 0;
-    if (fflush(out) != 0) {
+    int bad = ferror(f) != 0, e = 0;
+    if (fflush(f) != 0) {
         bad = 1;
         e = errno;
     }
-    if (fclose(out) != 0) {
+    if (fclose(f) != 0) {
         bad = 1;
         if (!e)
             e = errno;
     }
-    if (!bad && rename(tmp, path) != 0) {
+    if (!bad && rename(o->tmp, o->path) != 0) {
         bad = 1;
         e = errno;
     }
     if (bad) {
-        fprintf(stderr, "ERROR: %s: write failed: %s\n", path,
+        fprintf(stderr, "ERROR: %s: write failed: %s\n", o->path,
                 e ? strerror(e) : "I/O error");
-        unlink(tmp);
-        free(tmp);
+        unlink(o->tmp);
+    }
+    free(o->tmp);
+    o->tmp = NULL;
+    return bad;
+}
+
+/* After an error elsewhere: the output file is left as it was. */
+static void output_abandon(output *o)
+{
+    if (o->f && o->f != stdout)
+        fclose(o->f);
+    if (o->tmp)
+        unlink(o->tmp);
+    free(o->tmp);
+    memset(o, 0, sizeof *o);
+}
+
+/* A scoring pass: the model, the buffers of a block's scores, and what
+ * the blocks add up to. */
+typedef struct {
+    const cli_opts *o;
+    const tsgs_model *model;
+    const char *in;  /* TEST_FILE as given, for warnings */
+    size_t d;        /* the model's features */
+    size_t widest;   /* the file's widest rows, before dropping */
+    size_t dropped;  /* nonzero values beyond the model's features */
+    double *scores, *proba;
+    size_t cap;      /* rows the buffers hold */
+    cli_tally tally;
+} pass;
+
+/* Features beyond the model's dropped (LIBSVM ignores them: one warning
+ * at the end, for the whole file); a narrower file was padded by the
+ * reader. Returns 0, or 1 after an error (printed). */
+static int fit_width(pass *p, tsgs_dataset *block)
+{
+    size_t d = tsgs_dataset_features(block), dropped = 0;
+    tsgs_error err;
+    if (d > p->widest)
+        p->widest = d;
+    if (d > p->d &&
+        tsgs_dataset_drop_features(block, p->d, &dropped, &err) != TSGS_OK) {
+        cli_error(&err);
         return 1;
     }
-    free(tmp);
-    cli_default_mode(path);
+    p->dropped += dropped;
+    if (tsgs_dataset_features(block) != p->d) {
+        fprintf(stderr, "ERROR: %s: %zu features per row, but the model "
+                        "was trained on %zu\n",
+                p->in, tsgs_dataset_features(block), p->d);
+        return 1;
+    }
     return 0;
+}
+
+/* Room for n rows of scores (and probabilities). */
+static int reserve(pass *p, size_t n)
+{
+    if (n <= p->cap)
+        return 0;
+    free(p->scores);
+    free(p->proba);
+    p->proba = NULL;
+    p->scores = malloc(sizeof(double) * tsgs_model_score_columns(p->model) * n);
+    if (p->o->probability_out)
+        p->proba = malloc(sizeof(double) * tsgs_model_classes(p->model, NULL) *
+                          n);
+    p->cap = p->scores && (p->proba || !p->o->probability_out) ? n : 0;
+    if (!p->cap) {
+        fprintf(stderr, "ERROR: out of memory\n");
+        return 1;
+    }
+    return 0;
+}
+
+/* Scores a block (and its probabilities with -b 1) and counts it for the
+ * accuracy line. Returns 0, or 1 after an error (printed). */
+static int score_block(pass *p, const tsgs_dataset *block)
+{
+    tsgs_error err;
+    const int threads = p->o->params.threads;
+    if (reserve(p, tsgs_dataset_rows(block)))
+        return 1;
+    if (tsgs_predict_scores(p->model, block, threads, p->scores, &err) ||
+        (p->proba &&
+         tsgs_predict_proba(p->model, block, threads, p->proba, &err))) {
+        cli_error(&err);
+        return 1;
+    }
+    cli_tally_add(&p->tally, p->model, block, p->scores);
+    return 0;
+}
+
+/* Whether writing to the output has failed so far: a full disk stops the
+ * pass at the block it happened in, not at the end of the file. */
+static int write_failed(const output *o)
+{
+    return o->f && ferror(o->f);
+}
+
+/* Reads, scores and writes rd's rows a block at a time. The output opens
+ * once the first block is scored, so that a file that does not read
+ * leaves no output. Returns 0, or 1 after an error (printed). */
+static int score_file(pass *p, tsgs_reader *rd, const char *out_path)
+{
+    output out = {NULL, NULL, NULL};
+    size_t rows = block_rows(NULL, p->d);
+    tsgs_error err;
+    for (int first = 1;; first = 0) {
+        tsgs_dataset *block = NULL;
+        if (tsgs_reader_next(rd, rows, &block, &err) != TSGS_OK) {
+            cli_error(&err);
+            goto fail;
+        }
+        if (!block)
+            break;
+        if (first)
+            tsgs_bind_threads(p->o->params.threads, p->o->params.bind,
+                              on_warn, (void *)&p->o->quiet);
+        int bad = fit_width(p, block) || score_block(p, block);
+        if (!bad && first && out_path) {
+            bad = output_open(&out, out_path);
+            if (!bad && p->proba)
+                put_labels(out.f, p->model);
+        }
+        if (!bad && out.f) {
+            const predictions pr = {p->model, p->scores, p->proba,
+                                    tsgs_dataset_rows(block)};
+            put_rows(out.f, &pr);
+        }
+        rows = block_rows(block, p->d);
+        tsgs_dataset_free(block);
+        if (bad)
+            goto fail;
+        if (write_failed(&out))
+            break; /* said by output_close, or for stdout by predict */
+    }
+    if (p->widest > p->d)
+        cli_warn_unseen(p->in, p->d, p->widest, p->dropped);
+    return output_close(&out);
+fail:
+    output_abandon(&out);
+    return 1;
 }
 
 int cmd_predict(int argc, char **argv)
@@ -164,8 +345,9 @@ int cmd_predict(int argc, char **argv)
     cli_opts_init(&o);
     tsgs_error err;
     tsgs_model *model = NULL;
-    tsgs_dataset *test = NULL;
-    double *dec = NULL, *proba = NULL;
+    tsgs_reader *rd = NULL;
+    pass p;
+    memset(&p, 0, sizeof p);
     int rc = 1;
     if (cli_parse(&o, argc, argv, predict_keys))
         goto done;
@@ -190,56 +372,30 @@ int cmd_predict(int argc, char **argv)
         goto done;
     }
     o.read.min_features = tsgs_model_features_in(model);
-    if (cli_read(&o, o.positional[1], &test))
-        goto done;
-    if (cli_drop_unseen(o.positional[1], test, tsgs_model_features_in(model)))
-        goto done;
-    if (tsgs_dataset_features(test) != tsgs_model_features_in(model)) {
-        fprintf(stderr, "ERROR: %s: %zu features per row, but the model "
-                        "was trained on %zu\n",
-                o.positional[1], tsgs_dataset_features(test),
-                tsgs_model_features_in(model));
-        goto done;
-    }
-    size_t n = tsgs_dataset_rows(test);
-    dec = malloc(sizeof(double) * tsgs_model_score_columns(model) * (n ? n : 1));
-    if (!dec) {
-        fprintf(stderr, "ERROR: out of memory\n");
-        goto done;
-    }
-    tsgs_bind_threads(o.params.threads, o.params.bind, on_warn, &o.quiet);
-    if (tsgs_predict_scores(model, test, o.params.threads, dec, &err)) {
+    const tsgs_read_options ro = cli_read_options(&o);
+    if (tsgs_reader_open(cli_path(o.positional[1], 0), &ro, &rd, &err)) {
         cli_error(&err);
         goto done;
     }
-    if (o.probability_out) {
-        proba = malloc(sizeof(double) * tsgs_model_classes(model, NULL) *
-                       (n ? n : 1));
-        if (!proba) {
-            fprintf(stderr, "ERROR: out of memory\n");
-            goto done;
-        }
-        if (tsgs_predict_proba(model, test, o.params.threads, proba, &err)) {
-            cli_error(&err);
-            goto done;
-        }
-    }
-    const predictions pr = {model, dec, proba, n};
-    const int to_stdout = o.npositional == 3 && strcmp(o.positional[2], "-") == 0;
-    if (o.npositional == 3 && write_output(o.positional[2], &pr))
+    p.o = &o;
+    p.model = model;
+    p.in = o.positional[1];
+    p.d = tsgs_model_features_in(model);
+    if (score_file(&p, rd, o.npositional == 3 ? o.positional[2] : NULL))
         goto done;
+    const int to_stdout = o.npositional == 3 && strcmp(o.positional[2], "-") == 0;
     if (!o.quiet)
-        cli_print_accuracy(to_stdout ? stderr : stdout, "Accuracy",
-                           o.positional[1], model, test, dec, 0);
-    if (fflush(stdout) != 0) {
+        cli_print_tally(to_stdout ? stderr : stdout, "Accuracy",
+                        o.positional[1], model, &p.tally, 0);
+    if (fflush(stdout) != 0 || ferror(stdout)) {
         fprintf(stderr, "ERROR: writing to stdout failed\n");
         goto done;
     }
     rc = 0;
 done:
-    free(dec);
-    free(proba);
-    tsgs_dataset_free(test);
+    free(p.scores);
+    free(p.proba);
+    tsgs_reader_close(rd);
     tsgs_model_free(model);
     cli_opts_free(&o);
     return rc;
