@@ -850,7 +850,8 @@ double tsgs__bs3vm_sqdist(const float *a, const float *b, size_t d);
  * "end". Reading continues f after the header (whose last line, number
  * *line, announced n_sv) and is strict: errors name path and line. */
 void tsgs__bs3vm_write(FILE *f, const tsgs__bs3vm *b);
-/* The largest magnitude a model file's coefficients, support-vector
+/* The largest magnitude a model file's coefficients (times its lazy
+ * scale: read_coefficients), support-vector
  * weights, bias, lazy-scale, sigma, scaler values and Platt parameters
  * may have (model_io.c, bs3vm_model.c). A trained model stays far below
  * it (a scaler's shift is a float's size, its multiplier at most 1 / the

@@ -785,11 +785,16 @@ static tsgs_status model_of_header(header_t *h, tsgs_model **out,
     return TSGS_OK;
 }
 
-/* The ncoef coefficient lines into m. */
+/* The ncoef coefficient lines into m (its lazy scale already read). */
 static tsgs_status read_coefficients(reader_t *r, tsgs_model *m, long ncoef,
                                      tsgs_error *err)
 {
     const int pair = m->fs.map == TSGS_FEATURES_PAIR;
+    /* A file stores the coefficients divided by the lazy scale, which a
+     * run stopped before it folds the scale in leaves tiny (an interrupted
+     * tsg run saved 4e114 beside its scale), so the bound is on their
+     * product with it: what the decision value sums. */
+    const double cmax = TSGS__MODEL_VALUE_MAX / m->scale;
     char *line;
     tsgs_status st;
     for (long g = 0; g < ncoef; g++) {
@@ -801,7 +806,7 @@ static tsgs_status read_coefficients(reader_t *r, tsgs_model *m, long ncoef,
                               ncoef);
         double v[2];
         if ((st = parse_doubles(r, "coefficient", line, v, pair ? 2 : 1,
-                                TSGS__MODEL_VALUE_MAX, err)) != TSGS_OK)
+                                cmax, err)) != TSGS_OK)
             return st;
         m->ac[g] = v[0];
         if (pair)
