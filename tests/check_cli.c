@@ -28,25 +28,12 @@ static char dir[64];
 
 static void setup(void)
 {
-    snprintf(dir, sizeof dir, "/tmp/tsgs-cli-XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(dir));
+    test_make_dir(dir, sizeof dir, "cli");
 }
 
 static void teardown(void)
 {
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    struct dirent *e;
-    char path[512];
-    while ((e = readdir(d))) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        unlink(path);
-    }
-    closedir(d);
-    rmdir(dir);
+    test_remove_dir(dir);
 }
 
 /* A path in the test's scratch directory (a ring of 16: a test holds a few

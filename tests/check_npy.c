@@ -151,8 +151,7 @@ static char tmp_dir[64];
 
 static void make_tmp(void)
 {
-    snprintf(tmp_dir, sizeof tmp_dir, "/tmp/tsgs_npy_XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(tmp_dir));
+    test_make_dir(tmp_dir, sizeof tmp_dir, "npy");
 }
 
 static const char *tmp_path(const char *name)

@@ -23,8 +23,7 @@ static char tmp_dir[64];
 
 static void make_tmp(void)
 {
-    snprintf(tmp_dir, sizeof tmp_dir, "/tmp/tsgs_reader_XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(tmp_dir));
+    test_make_dir(tmp_dir, sizeof tmp_dir, "reader");
 }
 
 static void remove_tmp(void)
@@ -37,10 +36,7 @@ static tsgs_status read_text(const char *text, const char *name,
                              tsgs_error *err, char *path, size_t path_size)
 {
     snprintf(path, path_size, "%s/%s", tmp_dir, name);
-    FILE *f = fopen(path, "wb");
-    ck_assert_ptr_nonnull(f);
-    fwrite(text, 1, strlen(text), f);
-    fclose(f);
+    test_write_text(path, text);
     tsgs__error_clear(err);
     tsgs_status st = tsgs_dataset_read(path, o, out, err);
     remove(path);

@@ -20,23 +20,18 @@ static char tmp_dir[64], path[128];
 
 static void setup(void)
 {
-    snprintf(tmp_dir, sizeof tmp_dir, "/tmp/tsgs_stream_XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(tmp_dir));
+    test_make_dir(tmp_dir, sizeof tmp_dir, "stream");
     snprintf(path, sizeof path, "%s/data.txt", tmp_dir);
 }
 
 static void teardown(void)
 {
-    remove(path);
-    rmdir(tmp_dir);
+    test_remove_dir(tmp_dir);
 }
 
 static void write_text(const char *text)
 {
-    FILE *f = fopen(path, "wb");
-    ck_assert_ptr_nonnull(f);
-    fwrite(text, 1, strlen(text), f);
-    fclose(f);
+    test_write_text(path, text);
 }
 
 /* Labels equal, NaN (unlabeled) included. */

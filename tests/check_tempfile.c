@@ -12,30 +12,19 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "fixtures.h"
 #include "tsgs3vm.h"
 
 static char dir[64];
 
 static void setup(void)
 {
-    snprintf(dir, sizeof dir, "/tmp/tsgs-temp-XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(dir));
+    test_make_dir(dir, sizeof dir, "temp");
 }
 
 static void teardown(void)
 {
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    struct dirent *e;
-    char p[512];
-    while ((e = readdir(d)))
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-            snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-            unlink(p);
-        }
-    closedir(d);
-    rmdir(dir);
+    test_remove_dir(dir);
 }
 
 /* A pid no process has: a child's, once it has exited and been reaped. */

@@ -2,9 +2,12 @@
 #include "fixtures.h"
 
 #include <check.h>
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -125,4 +128,36 @@ tsgs_dataset *test_read_ok(const char *path, const tsgs_read_options *o)
     ck_assert_msg(st == TSGS_OK, "%s: %s", path, err.message);
     ck_assert_ptr_nonnull(ds);
     return ds;
+}
+
+void test_make_dir(char *dir, size_t size, const char *name)
+{
+    snprintf(dir, size, "/tmp/tsgs-%s-XXXXXX", name);
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+void test_remove_dir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    char path[512];
+    while ((e = readdir(d))) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        unlink(path);
+    }
+    closedir(d);
+    rmdir(dir);
+}
+
+void test_write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "wb");
+    ck_assert_msg(f != NULL, "cannot write %s", path);
+    const size_t len = strlen(text);
+    ck_assert_uint_eq(fwrite(text, 1, len, f), len);
+    ck_assert_int_eq(fclose(f), 0);
 }

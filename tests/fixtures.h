@@ -31,6 +31,15 @@ char *test_read_file(const char *path, size_t *len);
  * fails the test with the library's message. */
 tsgs_dataset *test_read_ok(const char *path, const tsgs_read_options *o);
 
+/* A fresh scratch folder /tmp/tsgs-NAME-XXXXXX into dir (size bytes);
+ * test_remove_dir removes it with the files in it (not subfolders). */
+void test_make_dir(char *dir, size_t size, const char *name);
+void test_remove_dir(const char *dir);
+
+/* Writes text (its bytes, no terminator) to path; fails the test if it
+ * cannot. */
+void test_write_text(const char *path, const char *text);
+
 #define TEST_SKIP_LOG "skipped.log"
 
 /* Records that a test case could not run here (and why): printed at once
