@@ -298,6 +298,11 @@ typedef enum {
                                with the largest expected-line-search step */
 } tsgs_reuse;
 
+/* The most threads a run may ask for, from any source (tsgs_params.threads,
+ * and the tool's check of OMP_NUM_THREADS, whose larger values overflowed
+ * the OpenMP runtime's stack). */
+#define TSGS_MAX_THREADS 4096
+
 typedef struct {
     tsgs_solver solver;
     tsgs_kernel kernel;
@@ -331,7 +336,8 @@ typedef struct {
     double anneal;           /* fraction of T over which C* ramps up from 0 */
     tsgs_scaling scale;
     uint64_t seed;
-    int threads;             /* 0: OMP_NUM_THREADS, else one per core */
+    int threads;             /* 0: OMP_NUM_THREADS, else one per core;
+                                at most TSGS_MAX_THREADS */
     tsgs_bind bind;
     int probability;         /* fit probability outputs (Platt scaling on
                                 5-fold CV decision values) */

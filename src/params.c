@@ -174,7 +174,7 @@ static const entry_t table[] = {
      "a column zero on at least half the rows divided by its max |x|"},
     {"seed", K_U64, OFF(seed), 0, 0, NULL,
      "seed of every random choice"},
-    {"threads", K_INT, OFF(threads), 0, 4096, NULL,
+    {"threads", K_INT, OFF(threads), 0, TSGS_MAX_THREADS, NULL,
      "threads; 0: OMP_NUM_THREADS, else one per core"},
     {"bind", K_ENUM, OFF(bind), 0, 0, bind_names,
      "thread pinning: auto, compact, scatter, none"},

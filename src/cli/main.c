@@ -6,15 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The most threads any source may ask for: --threads' own cap
- * (src/params.c). The OpenMP runtime reads OMP_NUM_THREADS itself, and
- * 100,000 of them overflowed its stack (SIGSEGV), so the variable is
- * checked before the runtime starts a team. */
-#define MAX_THREADS 4096
+/* The OpenMP runtime reads OMP_NUM_THREADS itself, and 100,000 of them
+ * overflowed its stack (SIGSEGV), so the variable is checked against
+ * --threads' own cap (TSGS_MAX_THREADS) before the runtime starts a team. */
 
-/* 0 when OMP_NUM_THREADS asks for more than MAX_THREADS at any level of
- * its comma list (after printing why); other values are the runtime's
- * to take or refuse, as it does. */
+/* 0 when OMP_NUM_THREADS asks for more than TSGS_MAX_THREADS at any
+ * level of its comma list (after printing why); other values are the
+ * runtime's to take or refuse, as it does. */
 static int thread_env_ok(void)
 {
     const char *v = getenv("OMP_NUM_THREADS");
@@ -22,10 +20,10 @@ static int thread_env_ok(void)
         char *end;
         errno = 0;
         const long n = strtol(p, &end, 10);
-        if (end != p && (errno == ERANGE || n > MAX_THREADS)) {
+        if (end != p && (errno == ERANGE || n > TSGS_MAX_THREADS)) {
             fprintf(stderr, "ERROR: OMP_NUM_THREADS=%s: at most %d threads "
                             "(as --threads)\n",
-                    v, MAX_THREADS);
+                    v, TSGS_MAX_THREADS);
             return 0;
         }
         p = strchr(end, ',');
