@@ -7,6 +7,7 @@
 
 #include "dense.h"
 #include "svm_dual.h"
+#include "trace.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -452,6 +453,7 @@ tsgs_status tsgs__select_grid(const tsgs__grid_job *g, tsgs__grid_choice *out,
 #pragma omp parallel for num_threads(g->threads) schedule(dynamic, 1)
 #endif
     for (int a = 0; a < na; a++) {
+        TSGS_TRACE_START(t_gram);
         tsgs__fspec fs = *g->fs;
         fs.sigma = sigmas[a];
         float *Phi = malloc(sizeof(float) * n * g->D);
@@ -472,6 +474,7 @@ tsgs_status tsgs__select_grid(const tsgs__grid_job *g, tsgs__grid_choice *out,
         }
         free(Phi);
         tsgs__colcache_free(cc);
+        TSGS_TRACE_SPAN("grid_gram", a, t_gram);
     }
     tsgs__colcache_free(ucc);
     free(units);
@@ -510,9 +513,11 @@ tsgs_status tsgs__select_grid(const tsgs__grid_job *g, tsgs__grid_choice *out,
         const int a = task / per_a, rep = task % per_a / cg.k,
                   f = task % cg.k;
         double right[N_C] = {0};
+        TSGS_TRACE_START(t_cv);
         /* the dual solver's seed as when a task ran a whole repeat */
         int ok = cv_task(&cg, Ks + (size_t)a * n * n, rep, f,
                          (uint64_t)(a * GRID_REPEATS + rep), right);
+        TSGS_TRACE_SPAN("grid_cv", task, t_cv);
 #ifdef _OPENMP
 #pragma omp critical(select_grid)
 #endif

@@ -3,6 +3,7 @@
  * parameters (solvers/solver.h). */
 #include "solvers/solver.h"
 #include "model_select.h"
+#include "trace.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -438,6 +439,7 @@ tsgs_status tsgs__train_ex(const tsgs_dataset *ds, const tsgs_params *params,
                           "training data: %zu rows of %zu features: nothing "
                           "to train on",
                           ds->n, ds->d);
+    TSGS_TRACE_START(t_fin);
     if (!opt->rows_checked &&
         (st = check_finite(ds, tsgs__threads_resolve(params->threads),
                            err)) != TSGS_OK)
@@ -451,6 +453,8 @@ tsgs_status tsgs__train_ex(const tsgs_dataset *ds, const tsgs_params *params,
          (params->directions == TSGS_DIRECTIONS_ORTHOGONAL &&
           params->kernel == TSGS_KERNEL_RBF)))
         return train_sparse(ds, params, hooks, opt, out, stopped_early, err);
+    TSGS_TRACE_SPAN("finite", 0, t_fin);
+    TSGS_TRACE_START(t_cls);
     tsgs__train_job job;
     memset(&job, 0, sizeof job);
     job.ds = ds;
@@ -493,12 +497,17 @@ tsgs_status tsgs__train_ex(const tsgs_dataset *ds, const tsgs_params *params,
     free(classes);
     for (size_t i = 0; i < ds->n; i++)
         job.n_pos += ds->y[i] == job.label_pos;
+    TSGS_TRACE_SPAN("classes", 0, t_cls);
+    TSGS_TRACE_START(t_scaler);
     if ((st = tsgs__scaler_fit_threads(ds, params->scale, opt->zero_cols,
                                        tsgs__threads_resolve(params->threads),
                                        &job.scaler, err)))
         return st;
+    TSGS_TRACE_SPAN("scaler", 0, t_scaler);
     int stopped = 0;
+    TSGS_TRACE_START(t_solver);
     st = solver_of(params->solver)->train(&job, out, &stopped, err);
+    TSGS_TRACE_SPAN("solver", 0, t_solver);
     tsgs__scaler_clear(&job.scaler); /* a no-op once a model took it */
     if (stopped_early)
         *stopped_early = stopped;

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trace.h"
+
 /* The OpenMP runtime reads OMP_NUM_THREADS itself, and 100,000 of them
  * overflowed its stack (SIGSEGV), so the variable is checked against
  * --threads' own cap (TSGS_MAX_THREADS) before the runtime starts a team. */
@@ -48,8 +50,24 @@ static void usage(FILE *f)
             TSGS_VERSION_STRING);
 }
 
+#ifdef TSGS_TRACE
+/* A tracing build (src/trace.h) writes its spans to $TSGS3VM_TRACE. */
+static void write_trace(void)
+{
+    const char *path = getenv("TSGS3VM_TRACE");
+    FILE *f = path ? fopen(path, "w") : NULL;
+    if (f) {
+        tsgs__trace_write(f);
+        fclose(f);
+    }
+}
+#endif
+
 int main(int argc, char **argv)
 {
+#ifdef TSGS_TRACE
+    atexit(write_trace);
+#endif
     if (argc < 2) {
         usage(stderr);
         return 1;

@@ -28,6 +28,7 @@
 #include "s3vm_path.h"
 #include "safe_select.h"
 #include "svm_dual.h"
+#include "trace.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -442,6 +443,7 @@ static tsgs_status run_path_task(const path_tasks *pt, int task)
     double *cw = full ? pt->cand_w : malloc(sizeof(double) * D * (size_t)nc);
     double cb_[1 + N_TEMPS], *cb = full ? pt->cand_b : cb_;
     tsgs_error e;
+    TSGS_TRACE_START(t_task);
     tsgs__path_started(pt->team);
     tsgs_status st = cw ? fit_path(s, fl, f, pt->team, 1, cw, cb, &e)
                         : TSGS_ERR_NOMEM;
@@ -461,6 +463,7 @@ static tsgs_status run_path_task(const path_tasks *pt, int task)
     }
     if (!full)
         free(cw);
+    TSGS_TRACE_SPAN("path", task, t_task);
     return st;
 }
 
@@ -660,7 +663,10 @@ static tsgs_status paths_and_selection(const safe_arm *arms, int narms,
         tsgs__stratified_folds(s->ovr ? s->ylc : s->yl, nl, k, s->p.seed,
                                99 + (uint64_t)rep, scr,
                                fold + (size_t)rep * nl);
-    if (run_paths(with, narms, k, fold, s->threads) != TSGS_OK) {
+    TSGS_TRACE_START(t_run);
+    const tsgs_status ran = run_paths(with, narms, k, fold, s->threads);
+    TSGS_TRACE_SPAN("safe_paths", narms, t_run);
+    if (ran != TSGS_OK) {
         st = TSGS__NOMEM(err);
         goto done;
     }
@@ -1223,26 +1229,34 @@ static tsgs_status safe_train(const tsgs_dataset *ds, const tsgs_params *p,
     safe_selection sel;
     memset(&sel, 0, sizeof sel);
     tsgs_model *m = NULL;
+    TSGS_TRACE_START(t_gather);
     tsgs_status st = gather_rows(&s, err);
     if (st != TSGS_OK)
         goto done;
+    TSGS_TRACE_SPAN("safe_gather", 0, t_gather);
     s.balance_ratio = p->balance_ratio >= 0.0
                           ? p->balance_ratio
                           : (double)s.npos / (double)s.nl;
     choose_features(&s, p);
+    TSGS_TRACE_START(t_grid);
     if ((st = choose_c_sigma(&s, err)) != TSGS_OK)
         goto done;
+    TSGS_TRACE_SPAN("safe_grid", 0, t_grid);
     report(&s, 1, "model selection");
     int stopped = should_stop(&s);
 
     const int semi = s.nw > 0 && s.nl <= SEMI_LABELED_MAX && !stopped;
+    TSGS_TRACE_START(t_feat);
     if ((st = compute_features(&s, semi, err)) != TSGS_OK)
         goto done;
+    TSGS_TRACE_SPAN("safe_features", 0, t_feat);
     /* the cluster arm where the user fixed neither sigma nor C (their
      * setting is what they asked for), on two classes, few labels */
     if (semi && !ovr && p->sigma <= 0.0 && p->c <= 0.0 &&
         s.nl < FEW_LABELS) {
+        TSGS_TRACE_START(t_cl);
         st = cluster_arm(&s, &cl, err);
+        TSGS_TRACE_SPAN("safe_cluster_arm", 0, t_cl);
         narms = 2; /* cl's rows are freed at done either way */
         if (st != TSGS_OK)
             goto done;
@@ -1265,7 +1279,9 @@ static tsgs_status safe_train(const tsgs_dataset *ds, const tsgs_params *p,
         for (int a = 0; a < narms; a++)
             arms[a] = (safe_arm){a ? &cl : &s, cand_w[a], cand_b[a], NULL,
                                  oof[a]};
+        TSGS_TRACE_START(t_paths);
         st = paths_and_selection(arms, narms, &sel, err);
+        TSGS_TRACE_SPAN("safe_paths_selection", narms, t_paths);
     } else {
         st = fit_path(&s, NULL, 0, NULL, 0, cand_w[0], cand_b[0], err);
     }
@@ -1284,10 +1300,12 @@ static tsgs_status safe_train(const tsgs_dataset *ds, const tsgs_params *p,
         memset(cand_w[0], 0, sizeof(double) * s.D);
         cand_b[0][0] = major;
     }
+    TSGS_TRACE_START(t_model);
     st = make_model(arm ? &cl : &s, s.note, cand_w[arm] + (size_t)kept * s.D,
                     cand_b[arm][kept], kept > 0, neg, pos, scaler, &m, err);
     if (st != TSGS_OK)
         goto done;
+    TSGS_TRACE_SPAN("safe_model", 0, t_model);
     if (oof[arm] && p->probability && major != 0.0) {
         /* every decision value is the same: the prior alone */
         m->prob_a = 0.0;

@@ -10,6 +10,7 @@
 #include "sgd_step.h"
 
 #include "model_select.h"
+#include "trace.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -553,17 +554,23 @@ static tsgs_status sgd_train(tsgs__train_job *job, tsgs_model **out,
     long T = 0, max_blocks = 0, t_done = 0;
     int stopped = 0;
     tsgs_model *m = NULL;
+    TSGS_TRACE_START(t_set);
     tsgs_status st = gather_labeled(&r, job, err);
     if (st == TSGS_OK)
         st = resolve_settings(&r, job, &T, &max_blocks, err);
+    TSGS_TRACE_SPAN("sgd_settings_grid", 0, t_set);
     if (st != TSGS_OK) {
         run_free(&r);
         return st;
     }
+    TSGS_TRACE_START(t_model);
     if ((st = start_model(&r, job, T, max_blocks, &m, err)) != TSGS_OK)
         goto fail;
+    TSGS_TRACE_SPAN("sgd_start_model", 0, t_model);
+    TSGS_TRACE_START(t_warm);
     if (r.p.warm_start && (st = start_supervised(&r, m, max_blocks, err)))
         goto fail;
+    TSGS_TRACE_SPAN("sgd_warm_start", 0, t_warm);
     const tsgs_params *p = &r.p;
     tsgs__binding *pinned = tsgs__bind_threads(
         r.threads, p->bind, job->hooks ? job->hooks->warn : NULL,
@@ -574,7 +581,9 @@ static tsgs_status sgd_train(tsgs__train_job *job, tsgs_model **out,
     if (ds->x && (p->bind == TSGS_BIND_COMPACT || p->bind == TSGS_BIND_SCATTER))
         tsgs__place_interleaved(ds->x, ds->n * ds->d * sizeof(float),
                                 r.threads, p->bind);
+    TSGS_TRACE_START(t_steps);
     st = run_steps(&r, m, job->hooks, T, max_blocks, &t_done, &stopped, err);
+    TSGS_TRACE_SPAN("sgd_steps", T, t_steps);
     tsgs__restore_binding(pinned); /* the caller's threads as they were */
     if (st != TSGS_OK)
         goto fail;

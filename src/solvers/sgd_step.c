@@ -18,6 +18,7 @@
  * the same code runs on one thread. Every sum has a fixed order, so the
  * model has the same bits on any number of threads. */
 #include "sgd_step.h"
+#include "trace.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -1120,7 +1121,21 @@ static tsgs_status fast_serial(run_t *r, tsgs_model *m, long t)
  * step is one serial section: two barriers a step. */
 static tsgs_status step_fast(run_t *r, tsgs_model *m, long t, lane_t *me)
 {
+#ifdef TSGS_TRACE
+    /* the master's parts of each step (trace.h) */
+    const int traced = omp_get_thread_num() == 0;
+    double t_mark = tsgs__trace_now(), t_next;
+#define STEP_PART(what) \
+    if (traced) { \
+        t_next = tsgs__trace_now(); \
+        tsgs__trace_add(what, t_mark); \
+        t_mark = t_next; \
+    }
+#else
+#define STEP_PART(what)
+#endif
     tsgs_status st = begin_step(r, m, t);
+    STEP_PART("step_begin");
     if (st != TSGS_OK)
         return st;
     const int waiters = waiters_read_rows(r);
@@ -1145,11 +1160,13 @@ static tsgs_status step_fast(run_t *r, tsgs_model *m, long t, lane_t *me)
     tsgs__fview v = tsgs__model_view_blocks(m, r->view_blocks);
     tsgs__eval_tiles_team(&v, r->XU.x, r->bu, r->part, &me->ws, r->gu,
                           &r->failed, &after); /* ends with a barrier */
+    STEP_PART("step_kernel");
 #ifdef _OPENMP
     const int tid = omp_get_thread_num();
 #pragma omp master
 #endif
     r->run_st = fast_serial(r, m, t);
+    STEP_PART("step_serial");
 #ifdef _OPENMP
     /* the others, which would wait for it, read rows ahead meanwhile; the
      * master takes what is left when it is done */
@@ -1171,8 +1188,12 @@ static tsgs_status step_fast(run_t *r, tsgs_model *m, long t, lane_t *me)
 #endif
         fold_scale_if_small(r, m);
     }
+    STEP_PART("step_read_ahead_update");
     /* (a failure: end_step's barrier tells every thread) */
-    return end_step(r, m, t, r->p.balance != TSGS__BALANCE_HOLD);
+    st = end_step(r, m, t, r->p.balance != TSGS__BALANCE_HOLD);
+    STEP_PART("step_end");
+#undef STEP_PART
+    return st;
 }
 
 /* Step t by the path the run takes (team). */
