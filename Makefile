@@ -4,7 +4,8 @@
 #                   Python tests; builds the benchmark programs too
 #   make bench      build the benchmark programs (build/bench_*)
 #   make coverage   line coverage of the tests (build-cov/, tests/coverage.sh)
-#   make install    PREFIX=/usr/local DESTDIR= : header, library, tool, .pc
+#   make install    PREFIX=/usr/local DESTDIR= : header, library, tool, .pc,
+#                   man page (share/man/man1/tsgs3vm.1)
 #   make fuzz, fuzz-run, test-asan, test-tsan: tests/hardening.mk
 CC ?= cc
 CFLAGS ?= -O2 -g
@@ -153,7 +154,8 @@ FORCE:
 
 install: all $(B)/tsgs3vm.pc
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib \
-	    $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin
+	    $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin \
+	    $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 644 include/tsgs3vm.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 $(LIBA) $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(LIBSO) $(DESTDIR)$(PREFIX)/lib/
@@ -162,6 +164,7 @@ install: all $(B)/tsgs3vm.pc
 	ln -sf libtsgs3vm.so.$(SO_MAJOR) $(DESTDIR)$(PREFIX)/lib/libtsgs3vm.so
 	install -m 644 $(B)/tsgs3vm.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
 	install -m 755 $(TOOL) $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 docs/tsgs3vm.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 
 deps:
 	apt-get update -qq

@@ -1,4 +1,4 @@
-# Fuzzing and sanitizer builds (README, "Hardening"). Included by the
+# Fuzzing and sanitizer builds (docs/hardening.md). Included by the
 # Makefile; each build has its own folder, apart from build/.
 #   make fuzz                       build-fuzz/fuzz_* (clang, libFuzzer,
 #                                   ASan + UBSan) and their seed corpora
