@@ -1044,6 +1044,34 @@ static void choose_features(safe_t *s, const tsgs_params *p)
     s->D = tsgs__feature_columns(&s->fs, s->ndirs);
 }
 
+/* Columns of a task of mean_row: a row's share is then 256 bytes. */
+#define MEAN_COLS 64
+
+/* mean[j] = the mean of column j of the n x D rows P, each column summed
+ * in row order (the same bits on any number of threads), column blocks
+ * shared by the threads: on one thread, 2,000 rows of 1,024 features
+ * were a serial 2 ms of the feature stage. */
+static void mean_row(const float *P, size_t n, size_t D, int threads,
+                     double *mean)
+{
+    const long blocks = (long)((D + MEAN_COLS - 1) / MEAN_COLS);
+    (void)threads;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(static) \
+    if (threads > 1 && n * D > 65536)
+#endif
+    for (long b = 0; b < blocks; b++) {
+        const size_t j0 = (size_t)b * MEAN_COLS;
+        const size_t j1 = j0 + MEAN_COLS < D ? j0 + MEAN_COLS : D;
+        double acc[MEAN_COLS] = {0};
+        for (size_t i = 0; i < n; i++)
+            for (size_t j = j0; j < j1; j++)
+                acc[j - j0] += P[i * D + j];
+        for (size_t j = j0; j < j1; j++)
+            mean[j] = acc[j - j0] / (double)n;
+    }
+}
+
 /* The unlabeled sample's feature rows after the labeled rows' in Phi,
  * and their mean row, which the balance needs. */
 static tsgs_status unlabeled_features(safe_t *s, tsgs_error *err)
@@ -1053,11 +1081,7 @@ static tsgs_status unlabeled_features(safe_t *s, tsgs_error *err)
                                         NULL, PW, err);
     if (st != TSGS_OK)
         return st;
-    for (size_t i = 0; i < s->nw; i++)
-        for (size_t j = 0; j < s->D; j++)
-            s->mphi[j] += PW[i * s->D + j];
-    for (size_t j = 0; j < s->D; j++)
-        s->mphi[j] /= (double)s->nw;
+    mean_row(PW, s->nw, s->D, s->threads, s->mphi);
     return TSGS_OK;
 }
 
