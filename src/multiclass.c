@@ -16,16 +16,24 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-tsgs_status tsgs__class_values(const tsgs_dataset *ds, double **classes,
-                               size_t *k, tsgs_error *err)
+/* The labeled rows found by the team's split (label_split.c): on 5M
+ * rows a serial scan of the labels was 11-15 ms of a 0.3 s training on
+ * 16 threads. */
+tsgs_status tsgs__class_values(const tsgs_dataset *ds, int threads,
+                               double **classes, size_t *k, tsgs_error *err)
 {
-    double *v = malloc(sizeof(double) * (ds->n ? ds->n : 1));
-    if (!v)
+    const size_t n = tsgs__label_split(ds->y, ds->n, threads, NULL, NULL);
+    double *v = malloc(sizeof(double) * (n ? n : 1));
+    size_t *rows = malloc(sizeof(size_t) * (n ? n : 1));
+    if (!v || !rows) {
+        free(v);
+        free(rows);
         return TSGS__NOMEM(err);
-    size_t n = 0;
-    for (size_t i = 0; i < ds->n; i++)
-        if (!isnan(ds->y[i]))
-            v[n++] = ds->y[i];
+    }
+    tsgs__label_split(ds->y, ds->n, threads, rows, NULL);
+    for (size_t i = 0; i < n; i++)
+        v[i] = ds->y[rows[i]];
+    free(rows);
     qsort(v, n, sizeof *v, cmp_double);
     size_t u = 0;
     for (size_t i = 0; i < n; i++)
