@@ -456,7 +456,12 @@ tsgs_status tsgs__train_ex(const tsgs_dataset *ds, const tsgs_params *params,
                           "to train on",
                           ds->n, ds->d);
     TSGS_TRACE_START(t_fin);
-    if (!opt->rows_checked &&
+    /* Dense rows that the scaler will fit are checked by its first pass,
+     * with the same message for the same (first) value: a pass of their
+     * own cost 6-10 ms of a 0.3 s training on 5M rows and 16 threads. */
+    const int scaler_checks =
+        !tsgs__sparse(ds) && params->scale != TSGS_SCALE_NONE;
+    if (!opt->rows_checked && !scaler_checks &&
         (st = check_finite(ds, tsgs__threads_resolve(params->threads),
                            err)) != TSGS_OK)
         return st;
