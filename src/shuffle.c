@@ -12,9 +12,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 /* j_i for the shuffle key k */
 static size_t draw(const tsgs__shuffle_key *k, size_t i)
@@ -109,103 +106,41 @@ void tsgs__seeded_shuffle(size_t *idx, size_t n, uint64_t seed, uint64_t tag,
     }
 }
 
-/* Whether place j is in bit set s (read while another thread may add
- * to it: atomic). */
-static int has_place(const uint64_t *s, size_t j)
-{
-    uint64_t w;
-#ifdef _OPENMP
-#pragma omp atomic read
-#endif
-    w = s[j >> 6];
-    return (int)(w >> (j & 63) & 1u);
-}
-
 /* The sample's steps i = hi - len + 1 .. hi, in that order (J[q] is the
  * draw of step hi - q): a step whose draw is in the set swaps that place
- * for place i - 1. With marks (maybe not NULL), only the marked steps
- * are tested (draw_marks), and each place added goes into `ever` too. */
-static void sample_chunk(uint64_t *in, size_t hi, size_t len, const size_t *J,
-                         const unsigned char *maybe, uint64_t *ever)
+ * for place i - 1. */
+static void sample_chunk(uint64_t *in, size_t hi, size_t len, const size_t *J)
 {
     for (size_t q = len; q-- > 0;) {
-        if (maybe && !maybe[q])
-            continue;
         const size_t i = hi - q, j = J[q];
         if (in[j >> 6] >> (j & 63) & 1u) {
             in[j >> 6] &= ~((uint64_t)1 << (j & 63));
             in[(i - 1) >> 6] |= (uint64_t)1 << ((i - 1) & 63);
-            if (ever) {
-#ifdef _OPENMP
-#pragma omp atomic update
-#endif
-                ever[(i - 1) >> 6] |= (uint64_t)1 << ((i - 1) & 63);
-            }
         }
     }
 }
 
-/* draw_chunk, each draw then marked when its step may hit the set: when
- * its place was ever in it (`ever`, which only grows), or is one that a
- * step from `from` on may add (i - 1 >= from - 1; `from` the first step
- * of the chunk being applied meanwhile, or of this one). Any other draw
- * misses, whatever the steps before it did, so the thread that applies
- * the chunk tests only the marked ones: a hit has odds k / i, and on 5M
- * rows the serial test of every step was 10 ms of a 0.3 s training on
- * 16 threads. (Team, no barrier.) */
-static void draw_marks(const tsgs__shuffle_key *k, size_t hi, size_t len,
-                       size_t from, const uint64_t *ever, size_t *J,
-                       unsigned char *maybe)
-{
-    const long parts = (long)((len + DRAW_PART - 1) / DRAW_PART);
-#ifdef _OPENMP
-#pragma omp for schedule(dynamic, 1) nowait
-#endif
-    for (long b = 0; b < parts; b++) {
-        const size_t q0 = (size_t)b * DRAW_PART;
-        const size_t m = len - q0 < DRAW_PART ? len - q0 : DRAW_PART;
-        tsgs__below_run(k->seed, k->stream, k->key, hi - q0, m, J + q0);
-        for (size_t q = q0; q < q0 + m; q++)
-            maybe[q] = J[q] + 1 >= from || has_place(ever, J[q]);
-    }
-}
-
 /* Steps k + 1 .. n of the sample (team; ends with a barrier): the team
- * draws the next chunk while one thread applies this one; with a team of
- * more than one and the scratch for it (ever: the set's bits; maybe: two
- * chunks' bytes), draw_marks's marks spare it most of the tests. */
+ * draws the next chunk while one thread applies this one. */
 static void sample_team(uint64_t *in, size_t n, size_t k,
-                        const tsgs__shuffle_key *key, size_t *draws,
-                        uint64_t *ever, unsigned char *maybe)
+                        const tsgs__shuffle_key *key, size_t *draws)
 {
-#ifdef _OPENMP
-    if (omp_get_num_threads() < 2)
-        ever = NULL; /* one thread: the marks would be a second pass */
-#endif
     size_t *J[2] = {draws, draws + TSGS__SHUFFLE_CHUNK};
-    unsigned char *M[2] = {maybe, maybe ? maybe + TSGS__SHUFFLE_CHUNK : NULL};
     size_t lo = k + 1;
     size_t len = n + 1 - lo < TSGS__SHUFFLE_CHUNK ? n + 1 - lo
                                                   : TSGS__SHUFFLE_CHUNK;
-    if (ever)
-        draw_marks(key, lo + len - 1, len, lo, ever, J[0], M[0]);
-    else
-        draw_chunk(key, lo + len - 1, len, J[0]);
+    draw_chunk(key, lo + len - 1, len, J[0]);
     for (int c = 0; len > 0; c ^= 1) {
-        const size_t applying = lo;
 #ifdef _OPENMP
 #pragma omp barrier
 #pragma omp single nowait
 #endif
-        sample_chunk(in, lo + len - 1, len, J[c], ever ? M[c] : NULL, ever);
+        sample_chunk(in, lo + len - 1, len, J[c]);
         lo += len;
         len = lo > n                             ? 0
               : n + 1 - lo < TSGS__SHUFFLE_CHUNK ? n + 1 - lo
                                                  : TSGS__SHUFFLE_CHUNK;
-        if (len > 0 && ever)
-            draw_marks(key, lo + len - 1, len, applying, ever, J[c ^ 1],
-                       M[c ^ 1]);
-        else if (len > 0)
+        if (len > 0)
             draw_chunk(key, lo + len - 1, len, J[c ^ 1]);
     }
 #ifdef _OPENMP
@@ -240,25 +175,16 @@ int tsgs__seeded_sample(size_t n, size_t k, uint64_t seed, uint64_t tag,
         in[p >> 6] |= (uint64_t)1 << (p & 63);
     size_t *draws = team_draws(n - k);
     if (draws) {
-        /* the marks' scratch (without it: every step tested, the same
-         * set) */
-        uint64_t *ever = threads > 1 ? malloc(sizeof(uint64_t) * words)
-                                     : NULL;
-        unsigned char *maybe = ever ? malloc(2 * TSGS__SHUFFLE_CHUNK) : NULL;
-        if (ever && maybe)
-            memcpy(ever, in, sizeof(uint64_t) * words);
 #ifdef _OPENMP
 #pragma omp parallel num_threads(threads) if (threads > 1)
 #endif
-        sample_team(in, n, k, &key, draws, maybe ? ever : NULL, maybe);
-        free(ever);
-        free(maybe);
+        sample_team(in, n, k, &key, draws);
         free(draws);
     } else { /* (few steps, or no memory for the draws: the same set) */
         (void)threads;
         for (size_t i = k + 1; i <= n; i++) {
             const size_t j = draw(&key, i);
-            sample_chunk(in, i, 1, &j, NULL, NULL);
+            sample_chunk(in, i, 1, &j);
         }
     }
     size_t m = 0;
