@@ -394,8 +394,8 @@ typedef struct {
  * labeled fit). The safe solver takes twice as many on rows of more than
  * TSGS__WIDE_DIMENSIONS features: there distances concentrate, the kernel
  * values that tell the classes apart differ by little, and the estimate's
- * noise (about 1 / sqrt(features)) hides more of them (README, "The
- * default": with balanced classes w8a and COIL-20 gained 1.1 and 1.3
+ * noise (about 1 / sqrt(features)) hides more of them
+ * (docs/default-solver.md, "The default": with balanced classes w8a and COIL-20 gained 1.1 and 1.3
  * points at 2048 features, nothing more at 4096). The stochastic solvers
  * keep 1024 there: on COIL-20 TSG took three times as long at 2048 and was
  * no more accurate. */

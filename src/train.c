@@ -488,8 +488,8 @@ tsgs_status tsgs__train_ex(const tsgs_dataset *ds, const tsgs_params *params,
     if ((st = find_classes(ds, threads, &classes, &k, err)) != TSGS_OK)
         return st;
     /* scale auto: the class stretch for the safe solver on two classes (it
-     * undoes the z-score's shrink of an informative feature: README
-     * "Accuracy with default settings"), z-score for the other solvers
+     * undoes the z-score's shrink of an informative feature:
+     * docs/results.md, "Accuracy with default settings"), z-score for the other solvers
      * (not measured with it) and for one-vs-rest (measured with z-score;
      * a stretch per class would give the classes' models, which share one
      * sigma, different distances) */

@@ -453,7 +453,8 @@ START_TEST(given_c_and_sigma_are_used)
 }
 END_TEST
 
-/* What README claims on the shipped cod-rna data, 200 labels, seeds 1-3,
+/* What docs/results.md claims on the shipped cod-rna data, 200 labels,
+ * seeds 1-3,
  * default settings: the default is at least level with the supervised SVM
  * on the same labels (mean over seeds, within 0.5 point) and within one
  * point of LIBSVM on the labels (94.26%, bench/results/peers/cod-rna.tsv).

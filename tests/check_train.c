@@ -453,9 +453,9 @@ static tsgs_status set_param(const char *key, const char *value, void *user,
 
 /* The papers' protocol on a real dataset shipped in the repository:
  * cod-rna, 200 labeled rows, the other 59,335 unlabeled, the settings of
- * configs/cod-rna.conf, seed 1. What README claims: TSG at least 94% and
- * ahead of DSG on the same 200 labels for as many steps (the unlabeled
- * rows lift it; README "Figures measured"). */
+ * configs/cod-rna.conf, seed 1. What docs/stochastic-solvers.md claims:
+ * TSG at least 94% and ahead of DSG on the same 200 labels for as many steps (the unlabeled
+ * rows lift it; its "Figures measured"). */
 START_TEST(codrna_200_labels_accuracy)
 {
     tsgs_read_options ro = tsgs_read_options_default();

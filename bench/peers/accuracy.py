@@ -233,7 +233,7 @@ def main():
     ap.add_argument("--only-summary", action="store_true",
                     help="rewrite accuracy.tsv from the existing run files")
     ap.add_argument("--markdown", action="store_true",
-                    help="print accuracy.tsv as README's table (datasets x methods)")
+                    help="print accuracy.tsv as the table in docs/stochastic-solvers.md (datasets x methods)")
     a = ap.parse_args()
     if a.markdown:
         return print_markdown(os.path.join(a.results, "accuracy.tsv"))

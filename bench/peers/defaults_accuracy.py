@@ -60,7 +60,7 @@ and a verdict per case.
   /usr/bin/python3 bench/peers/defaults_accuracy.py --cases 'cod-rna*,moons-SYNTHETIC' \\
       --seeds 1,2 --jobs 2 --tool /tmp/tsgs3vm-bench --append
   /usr/bin/python3 bench/peers/defaults_accuracy.py --summary-only
-  /usr/bin/python3 bench/peers/defaults_accuracy.py --markdown      # README table
+  /usr/bin/python3 bench/peers/defaults_accuracy.py --markdown      # the table in docs/results.md
   /usr/bin/python3 bench/peers/defaults_accuracy.py --list          # the cases
 """
 import argparse

@@ -411,7 +411,7 @@ def main():
     p = sub.add_parser("report")
     p.add_argument("results", nargs="+")
     p.add_argument("--markdown", action="store_true",
-                   help="a Markdown table (README's is made so)")
+                   help="a Markdown table (docs/results.md's are made so)")
     args = ap.parse_args()
     {"make": cmd_make, "run": cmd_run, "report": cmd_report}[args.cmd](args)
 

@@ -54,7 +54,7 @@ bench/results/multiclass.
 
   /usr/bin/python3 bench/peers/multiclass_accuracy.py --tool /tmp/tsgs3vm-mc
   /usr/bin/python3 bench/peers/multiclass_accuracy.py --cases 'coil20@*' --seeds 1-3 --append
-  /usr/bin/python3 bench/peers/multiclass_accuracy.py --markdown    # README table
+  /usr/bin/python3 bench/peers/multiclass_accuracy.py --markdown    # the table in docs/results.md
 """
 import argparse
 import fnmatch

@@ -330,8 +330,8 @@ static tsgs_status resolve_settings(run_t *r, const tsgs__train_job *job,
     /* auto: centred unlabeled weights, the bias learned. The quantile
      * rule, tuned C and sigma given, cost 10-15 points on ijcnn1 (9.5%
      * positive) and susy; with no rule at all tsg put every row in one
-     * class on the 50-d Gaussians (README, "The stochastic solvers'
-     * defaults"). */
+     * class on the 50-d Gaussians (docs/stochastic-solvers.md, "The
+     * stochastic solvers' defaults"). */
     if (r->nu == 0)
         p->balance = 0;
     else if (p->balance < 0)
