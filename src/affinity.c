@@ -654,6 +654,11 @@ static int leading_count(const char *s)
     return (int)v;
 }
 
+int tsgs__env_threads(void)
+{
+    return leading_count(getenv("OMP_NUM_THREADS"));
+}
+
 int tsgs__threads_resolve(int requested)
 {
     if (requested > 0)
@@ -661,6 +666,9 @@ int tsgs__threads_resolve(int requested)
     int env = leading_count(getenv("OMP_NUM_THREADS"));
     if (env > 0)
         return env;
+    const int team = tsgs__auto_team();
+    if (team > 0)
+        return team;
     const tsgs_topology *t = this_machine();
     if (t && t->cores > 0)
         return t->cores;

@@ -285,8 +285,30 @@ double tsgs__rows_sqdist(const tsgs__rows *A, size_t a, const tsgs__rows *B,
 /* --------------------------------------------------------- affinity.c */
 
 /* Number of threads to run: `requested` if > 0, else OMP_NUM_THREADS if it
- * is set, else one per core of the machine. */
+ * is set, else one per core of the machine (during a large training with
+ * the count left to the library: one per free core, tsgs__set_auto_team). */
 int tsgs__threads_resolve(int requested);
+/* OMP_NUM_THREADS's count (its first level), or 0 where it sets none. */
+int tsgs__env_threads(void);
+/* Cores busy with other processes (cpu_load.c). Per-CPU busy and total
+ * ticks of a /proc/stat text into busy[c], total[c] for c < n; the CPU
+ * lines read, or -1 for a malformed one. */
+int tsgs__cpu_ticks_parse(const char *text, unsigned long long *busy,
+                          unsigned long long *total, int n);
+/* CPUs (of the n first, those allowed[c] where allowed is not NULL) that
+ * other work kept at least half busy between two /proc/stat texts; -1
+ * where either cannot be read. */
+int tsgs__busy_cpus_between(const char *before, const char *after, int n,
+                            const unsigned char *allowed);
+/* The same over the next 50 ms, on the CPUs this process may use. */
+int tsgs__busy_cpus(void);
+/* The team for `cores` cores of which `busy` are busy: the free ones, at
+ * least 1. */
+int tsgs__free_team(int cores, int busy);
+/* What tsgs__threads_resolve(0) gives without OMP_NUM_THREADS while a
+ * training that measured the load runs (0: one per core). */
+void tsgs__set_auto_team(int team);
+int tsgs__auto_team(void);
 
 /* Whether AUTO pins `threads` threads on a machine with `cores` usable
  * cores: only a run that fills them all (one thread on one core of many

@@ -175,7 +175,8 @@ static const entry_t table[] = {
     {"seed", K_U64, OFF(seed), 0, 0, NULL,
      "seed of every random choice"},
     {"threads", K_INT, OFF(threads), 0, TSGS_MAX_THREADS, NULL,
-     "threads; 0: OMP_NUM_THREADS, else one per core"},
+     "threads; 0: OMP_NUM_THREADS, else one per core (for a training of "
+     "over 4M values, one per core that other processes leave free)"},
     {"bind", K_ENUM, OFF(bind), 0, 0, bind_names,
      "thread pinning: auto, compact, scatter, none"},
     {"probability", K_INT, OFF(probability), 0, 1, NULL,

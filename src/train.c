@@ -6,6 +6,7 @@
 #include "trace.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -431,12 +432,52 @@ long tsgs_train_steps(const tsgs_dataset *ds, const tsgs_params *p)
     return solver_of(p->solver)->steps(ds, p);
 }
 
+/* Cells of rows (non-zeros of sparse ones) from which a training whose
+ * thread count is left to the library measures the cores' load first (a
+ * 50 ms wait): smaller trainings end before it would pay. */
+#define LOAD_MIN_CELLS 4194304.0
+
+/* Where the thread count is left to the library (0, no OMP_NUM_THREADS)
+ * and the rows are many, the team of the cores other processes leave
+ * free (cpu_load.c), said through hooks->warn when it is smaller than one
+ * per core; 1 when it set one, to clear after the training. */
+static int fit_team_to_load(const tsgs_dataset *ds, const tsgs_params *p,
+                            const tsgs_train_hooks *hooks)
+{
+    if (!ds || !p || p->threads != 0 || tsgs__env_threads() > 0)
+        return 0;
+    const double cells = tsgs__sparse(ds) ? (double)tsgs__dataset_nnz(ds)
+                                          : (double)ds->n * (double)ds->d;
+    if (cells < LOAD_MIN_CELLS)
+        return 0;
+    const int cores = tsgs__threads_resolve(0);
+    const int busy = tsgs__busy_cpus();
+    const int team = tsgs__free_team(cores, busy);
+    if (team >= cores)
+        return 0;
+    tsgs__set_auto_team(team);
+    if (hooks && hooks->warn) {
+        char msg[256];
+        snprintf(msg, sizeof msg,
+                 "%d of %d cores busy with other processes: training on "
+                 "%d thread%s (--threads N to choose)",
+                 cores - team, cores, team, team == 1 ? "" : "s");
+        hooks->warn(msg, hooks->user);
+    }
+    return 1;
+}
+
 tsgs_status tsgs_train(const tsgs_dataset *ds, const tsgs_params *params,
                        const tsgs_train_hooks *hooks, tsgs_model **out,
                        int *stopped_early, tsgs_error *err)
 {
     tsgs__train_opts opt = {0, SCALE_FLOOR, -1, NULL, 0, 0, 0};
-    return tsgs__train_ex(ds, params, hooks, &opt, out, stopped_early, err);
+    const int fitted = fit_team_to_load(ds, params, hooks);
+    tsgs_status st =
+        tsgs__train_ex(ds, params, hooks, &opt, out, stopped_early, err);
+    if (fitted)
+        tsgs__set_auto_team(0);
+    return st;
 }
 
 tsgs_status tsgs__train_ex(const tsgs_dataset *ds, const tsgs_params *params,

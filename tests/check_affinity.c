@@ -3,6 +3,7 @@
  *
  * OpenMP runs only inside test bodies (the forked children): the runner's
  * parent process must never start libgomp's threads. */
+#define _GNU_SOURCE /* sched_setaffinity for the busy child */
 #include "fixtures.h"
 #include "internal.h"
 
@@ -10,10 +11,14 @@
 #include <hwloc.h>
 
 #include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifdef _OPENMP
@@ -527,6 +532,90 @@ START_TEST(test_threads_resolve)
         ck_assert_int_eq(tsgs__threads_resolve(0), cores);
     }
     unsetenv("OMP_NUM_THREADS");
+}
+END_TEST
+
+/* The load: per-CPU ticks of /proc/stat texts, the busy CPUs between two
+ * readings (only the allowed ones), the team of the free cores, and the
+ * count that tsgs__threads_resolve(0) gives while a training fitted it. */
+START_TEST(test_busy_cpus_between)
+{
+    const char *before = "cpu  10 0 10 180 0 0 0 0 0 0\n"
+                         "cpu0 0 0 0 100 0 0 0 0 0 0\n"
+                         "cpu1 10 0 10 80 0 0 0 0 0 0\n"
+                         "cpu2 0 0 0 100 0 0 0 0 0 0\n"
+                         "intr 1 2 3\n";
+    /* over 100 ticks each: cpu0 80 user + 10 steal (90%), cpu1 30 (30%),
+     * cpu2 45 system + 5 irq (50%, busy at the threshold) */
+    const char *after = "cpu  100 0 60 300 0 5 0 10 0 0\n"
+                        "cpu0 80 0 0 110 0 0 0 10 0 0\n"
+                        "cpu1 30 0 20 150 0 0 0 0 0 0\n"
+                        "cpu2 0 0 45 150 0 5 0 0 0 0\n";
+    unsigned long long busy[3], total[3];
+    ck_assert_int_eq(tsgs__cpu_ticks_parse(after, busy, total, 3), 3);
+    ck_assert_uint_eq(busy[0], 90);
+    ck_assert_uint_eq(total[0], 200);
+    ck_assert_uint_eq(busy[2], 50);
+    ck_assert_int_eq(tsgs__busy_cpus_between(before, after, 3, NULL), 2);
+    const unsigned char not0[3] = {0, 1, 1};
+    ck_assert_int_eq(tsgs__busy_cpus_between(before, after, 3, not0), 1);
+    /* CPUs past n are left out; a CPU with no ticks in the window is not
+     * busy; a malformed line or no CPU line at all reads as unknown */
+    ck_assert_int_eq(tsgs__busy_cpus_between(before, after, 1, NULL), 1);
+    ck_assert_int_eq(tsgs__busy_cpus_between(before, before, 3, NULL), 0);
+    ck_assert_int_eq(tsgs__busy_cpus_between(before, "cpu0 1 2\n", 3, NULL),
+                     -1);
+    ck_assert_int_eq(tsgs__busy_cpus_between(before, "intr 5\n", 3, NULL),
+                     -1);
+    ck_assert_int_eq(tsgs__free_team(16, 1), 15);
+    ck_assert_int_eq(tsgs__free_team(16, 0), 16);
+    ck_assert_int_eq(tsgs__free_team(16, -1), 16); /* unknown: every core */
+    ck_assert_int_eq(tsgs__free_team(2, 5), 1);
+    ck_assert_int_eq(tsgs__free_team(0, 0), 1);
+}
+END_TEST
+
+/* A process spinning on CPU 0 over the window is counted busy; the
+ * fitted team is what tsgs__threads_resolve(0) gives until cleared, and
+ * OMP_NUM_THREADS or an explicit count still win. */
+START_TEST(test_busy_cpus_live)
+{
+    unsetenv("OMP_NUM_THREADS");
+    const int cores = tsgs__threads_resolve(0);
+    const int idle = tsgs__busy_cpus();
+    ck_assert_int_ge(idle, 0); /* Linux: /proc/stat is there */
+    int fd[2];
+    ck_assert_int_eq(pipe(fd), 0);
+    const pid_t child = fork();
+    ck_assert_int_ge(child, 0);
+    if (child == 0) { /* spin on CPU 0 until the parent closes the pipe */
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(0, &one);
+        sched_setaffinity(0, sizeof one, &one);
+        close(fd[1]);
+        fcntl(fd[0], F_SETFL, O_NONBLOCK);
+        char c;
+        for (volatile unsigned long k = 0;; k++)
+            if (k % 1048576 == 0 && read(fd[0], &c, 1) == 0)
+                _exit(0);
+    }
+    close(fd[0]);
+    struct timespec settle = {0, 20000000};
+    nanosleep(&settle, NULL);
+    const int busy = tsgs__busy_cpus();
+    close(fd[1]);
+    waitpid(child, NULL, 0);
+    ck_assert_int_ge(busy, 1);
+
+    tsgs__set_auto_team(cores > 1 ? cores - 1 : 1);
+    ck_assert_int_eq(tsgs__threads_resolve(0), cores > 1 ? cores - 1 : 1);
+    ck_assert_int_eq(tsgs__threads_resolve(5), 5);
+    setenv("OMP_NUM_THREADS", "3", 1);
+    ck_assert_int_eq(tsgs__threads_resolve(0), 3);
+    unsetenv("OMP_NUM_THREADS");
+    tsgs__set_auto_team(0);
+    ck_assert_int_eq(tsgs__threads_resolve(0), cores);
 }
 END_TEST
 
@@ -1114,6 +1203,8 @@ Suite *affinity_suite(void)
     tcase_add_test(tc, test_place_interleaved_this_machine);
     tcase_add_test(tc, test_alloc_local);
     tcase_add_test(tc, test_xml_as_this_machine);
+    tcase_add_test(tc, test_busy_cpus_between);
+    tcase_add_test(tc, test_busy_cpus_live);
     suite_add_tcase(s, tc);
     return s;
 }
