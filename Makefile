@@ -23,7 +23,8 @@ CHECK_CFLAGS := $(shell $(PKG_CONFIG) --cflags check)
 CHECK_LIBS := $(shell $(PKG_CONFIG) --libs check)
 
 B := build
-LIB_SRC := $(wildcard src/*.c src/solvers/*.c)
+# The library: src/ and its folders (src/README.md), the tool's src/cli/ aside.
+LIB_SRC := $(filter-out src/cli/%,$(wildcard src/*.c src/*/*.c src/*/*/*.c))
 CLI_SRC := $(wildcard src/cli/*.c)
 TEST_SRC := $(wildcard tests/check_*.c)
 BENCH_SRC := $(wildcard bench/*.c)
@@ -60,12 +61,12 @@ $(B)/%.o: %.c
 	$(CC) $(REQ_CFLAGS) $(CFLAGS) $(HOT_FLAGS) -c $< -o $@
 
 # The prediction kernel is the hot loop: let the compiler unroll it.
-$(B)/src/kernel.o: HOT_FLAGS := -O3 -ffp-contract=fast -Wno-psabi
-$(B)/src/dense.o: HOT_FLAGS := -O3 -ffp-contract=fast -Wno-psabi
-$(B)/src/kernel_sparse.o: HOT_FLAGS := -O3 -ffp-contract=fast
+$(B)/src/kernel/kernel.o: HOT_FLAGS := -O3 -ffp-contract=fast -Wno-psabi
+$(B)/src/kernel/dense.o: HOT_FLAGS := -O3 -ffp-contract=fast -Wno-psabi
+$(B)/src/kernel/kernel_sparse.o: HOT_FLAGS := -O3 -ffp-contract=fast
 # The loss derivatives over a batch: their selects vectorise only when
 # both sides may be evaluated (nothing here reads the FP exception flags).
-$(B)/src/loss.o $(B)/pic/src/loss.o: HOT_FLAGS := -fno-trapping-math
+$(B)/src/solvers/loss.o $(B)/pic/src/solvers/loss.o: HOT_FLAGS := -fno-trapping-math
 
 $(LIBA): $(LIB_OBJ)
 	@rm -f $@
@@ -74,9 +75,9 @@ $(LIBA): $(LIB_OBJ)
 $(B)/pic/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(REQ_CFLAGS) $(CFLAGS) $(HOT_FLAGS) -fPIC -c $< -o $@
-$(B)/pic/src/kernel.o: HOT_FLAGS := -O3 -ffp-contract=fast -Wno-psabi
-$(B)/pic/src/dense.o: HOT_FLAGS := -O3 -ffp-contract=fast -Wno-psabi
-$(B)/pic/src/kernel_sparse.o: HOT_FLAGS := -O3 -ffp-contract=fast
+$(B)/pic/src/kernel/kernel.o: HOT_FLAGS := -O3 -ffp-contract=fast -Wno-psabi
+$(B)/pic/src/kernel/dense.o: HOT_FLAGS := -O3 -ffp-contract=fast -Wno-psabi
+$(B)/pic/src/kernel/kernel_sparse.o: HOT_FLAGS := -O3 -ffp-contract=fast
 
 $(LIBSO): $(PIC_OBJ) src/libtsgs3vm.map
 	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,libtsgs3vm.so.$(SO_MAJOR) \

@@ -11,7 +11,7 @@
  * ratio. */
 #include "bench_clock.h"
 #include "internal.h"
-#include "model_select.h"
+#include "select/model_select.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -5,7 +5,7 @@
 #ifndef TSGS_INTERNAL_H
 #define TSGS_INTERNAL_H
 
-#include "isa.h"
+#include "kernel/isa.h"
 #include "tsgs3vm.h"
 
 #include <stdarg.h>

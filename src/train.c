@@ -2,8 +2,8 @@
  * classes), fit the scaler, and hand the job to the solver named by the
  * parameters (solvers/solver.h). */
 #include "solvers/solver.h"
-#include "model_select.h"
-#include "trace.h"
+#include "select/model_select.h"
+#include "common/trace.h"
 
 #include <math.h>
 #include <stdio.h>

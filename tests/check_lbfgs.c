@@ -3,7 +3,7 @@
 #include <check.h>
 #include <math.h>
 
-#include "lbfgs.h"
+#include "solvers/safe/lbfgs.h"
 
 /* f = 1/2 sum_i k_i (x_i - i)^2, condition number 1000 */
 static double quadratic(const double *x, double *g, void *user)

@@ -12,7 +12,7 @@
 
 #include "fixtures.h"
 #include "internal.h"
-#include "model_select.h"
+#include "select/model_select.h"
 #include "solvers/solver.h"
 
 /* K Gaussian clusters (sd 1) in d dimensions, centres 4 apart on the axes

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "internal.h"
-#include "model_select.h"
+#include "select/model_select.h"
 
 static int cmp(const void *a, const void *b)
 {

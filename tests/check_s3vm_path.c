@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "internal.h"
-#include "s3vm_path.h"
+#include "solvers/safe/s3vm_path.h"
 
 START_TEST(smooth_hinge_and_softmin_derivatives)
 {

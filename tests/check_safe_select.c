@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "safe_select.h"
+#include "solvers/safe/safe_select.h"
 
 #define NL 20
 #define REPS 2

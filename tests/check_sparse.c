@@ -2,7 +2,7 @@
  * equals the dense one on the same rows, MAXABS keeps zeros, and wide
  * sparse files train in memory that follows the non-zeros. */
 #include "internal.h"
-#include "model_select.h"
+#include "select/model_select.h"
 
 #include "fixtures.h"
 

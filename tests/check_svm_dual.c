@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dense.h"
+#include "kernel/dense.h"
 #include "fixtures.h"
 #include "internal.h"
-#include "svm_dual.h"
+#include "select/svm_dual.h"
 
 /* n rows of D features, labels by a noisy linear rule. */
 static void make_rows(size_t n, size_t D, unsigned seed, float *Phi, double *y)

@@ -11,8 +11,8 @@
 
 #include "fixtures.h"
 #include "internal.h"
-#include "model_select.h"
-#include "svm_dual.h"
+#include "select/model_select.h"
+#include "select/svm_dual.h"
 
 /* The stochastic solvers' settings: the library's defaults run the safe
  * solver (check_safe.c), which chooses C itself. */

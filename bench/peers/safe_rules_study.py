@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Offline study of the safe solver's selection rules (issue #7).
 
-The safe solver (src/solvers/safe.c) keeps one of its candidates -- the
+The safe solver (src/solvers/safe/safe.c) keeps one of its candidates -- the
 supervised SVM, the annealed path's solutions at T = 10, 3, 1, 0.3, 0.1, or
 the majority class -- from their records on the held-out rows of a 2 x
 5-fold CV on the labels. This script replays selection rules on such

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Where a run's time goes at 1..16 threads (issue #33): a tracing build
-# (src/trace.h, -DTSGS_TRACE) of the tool, carried to the lent machine
+# (src/common/trace.h, -DTSGS_TRACE) of the tool, carried to the lent machine
 # with its shared libraries as in device_sweep.sh, writes the spans of
 # each run (the default's stages, its grid and path tasks per thread, tsg's
 # phases and the master's parts of each step) to one TSV per run;

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trace.h"
+#include "common/trace.h"
 
 /* The OpenMP runtime reads OMP_NUM_THREADS itself, and 100,000 of them
  * overflowed its stack (SIGSEGV), so the variable is checked against
@@ -51,7 +51,7 @@ static void usage(FILE *f)
 }
 
 #ifdef TSGS_TRACE
-/* A tracing build (src/trace.h) writes its spans to $TSGS3VM_TRACE. */
+/* A tracing build (src/common/trace.h) writes its spans to $TSGS3VM_TRACE. */
 static void write_trace(void)
 {
     const char *path = getenv("TSGS3VM_TRACE");

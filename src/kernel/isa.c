@@ -1,5 +1,5 @@
 /* The x86-64 level hot loops run (isa.h). */
-#include "isa.h"
+#include "kernel/isa.h"
 
 /* -1: the widest supported path; else the one a test forced. */
 static int isa_forced = -1;

@@ -17,8 +17,8 @@
  * one thread decides for all is kept in run_t. Outside a parallel region
  * the same code runs on one thread. Every sum has a fixed order, so the
  * model has the same bits on any number of threads. */
-#include "sgd_step.h"
-#include "trace.h"
+#include "solvers/sgd/sgd_step.h"
+#include "common/trace.h"
 
 #include <math.h>
 #include <stdlib.h>

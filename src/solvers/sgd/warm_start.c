@@ -8,8 +8,8 @@
  * TSG's annealed unlabeled term moves away from it (issue #7: "start from
  * the supervised solution"). */
 #include "internal.h"
-#include "model_select.h"
-#include "svm_dual.h"
+#include "select/model_select.h"
+#include "select/svm_dual.h"
 
 #include <stdlib.h>
 

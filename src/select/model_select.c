@@ -3,11 +3,11 @@
  * the random-feature rows, and the grid of (sigma, C) scored by repeated
  * stratified cross-validation of the exact hinge SVM on the features' own
  * Gram matrix (svm_dual.c), smoothed over the grid. */
-#include "model_select.h"
+#include "select/model_select.h"
 
-#include "dense.h"
-#include "svm_dual.h"
-#include "trace.h"
+#include "kernel/dense.h"
+#include "select/svm_dual.h"
+#include "common/trace.h"
 
 #include <math.h>
 #include <stdint.h>

@@ -21,14 +21,14 @@
  *    the model predicts the labeled majority class where the kept
  *    candidate predicted it on every held-out row or was clearly worse
  *    than it (as LIBSVM's grid ends at its small C). */
-#include "solver.h"
+#include "solvers/solver.h"
 
-#include "dense.h"
-#include "model_select.h"
-#include "s3vm_path.h"
-#include "safe_select.h"
-#include "svm_dual.h"
-#include "trace.h"
+#include "kernel/dense.h"
+#include "select/model_select.h"
+#include "solvers/safe/s3vm_path.h"
+#include "solvers/safe/safe_select.h"
+#include "select/svm_dual.h"
+#include "common/trace.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -10,9 +10,9 @@
  * it) and on explicit feature rows (many labeled rows: an epoch is
  * O(n D)). Both visit coordinates in a seeded order, so the result is a
  * pure function of the input. */
-#include "svm_dual.h"
+#include "select/svm_dual.h"
 
-#include "dense.h"
+#include "kernel/dense.h"
 
 #include <math.h>
 #include <stdlib.h>

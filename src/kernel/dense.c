@@ -3,9 +3,9 @@
  * reassociating anything (each of the 16 lanes keeps its own sum). Each
  * is compiled once per x86-64 level (isa.h) and the call runs the path
  * tsgs__isa_now() names, so tests can run every path the CPU has. */
-#include "dense.h"
+#include "kernel/dense.h"
 
-#include "isa.h"
+#include "kernel/isa.h"
 
 #define LANES 16
 #define ALWAYS_INLINE static inline __attribute__((always_inline))

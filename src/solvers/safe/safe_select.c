@@ -1,7 +1,7 @@
 /* The safe solver's selection rules (safe_select.h). Their margins are the
- * solver's to choose (src/solvers/safe.c says why and what they cost);
+ * solver's to choose (src/solvers/safe/safe.c says why and what they cost);
  * here is only the counting. */
-#include "safe_select.h"
+#include "solvers/safe/safe_select.h"
 
 #include <math.h>
 

@@ -4,7 +4,7 @@
 #ifndef TSGS_SGD_STEP_H
 #define TSGS_SGD_STEP_H
 
-#include "solver.h"
+#include "solvers/solver.h"
 
 #include <time.h>
 

@@ -46,7 +46,7 @@
  * the (t-1)/t decay of every coefficient is then free, and removal of the
  * smallest |delta_j| = |a_j| / t is the smallest |a_j|. At the end
  * alpha_j = a_j / T. */
-#include "solver.h"
+#include "solvers/solver.h"
 
 #include <errno.h>
 #include <math.h>

@@ -2,7 +2,7 @@
  * buffer filled without locks (one atomic counter), so recording costs
  * little beside the work it times; spans past its end are dropped and
  * counted. */
-#include "trace.h"
+#include "common/trace.h"
 
 #ifdef TSGS_TRACE
 #include <string.h>

@@ -12,10 +12,10 @@
  * mean unlabeled output at 2p - 1 by eliminating the bias:
  * b = target - w . mean_U phi, so no step can move every unlabeled row to
  * one class. */
-#include "s3vm_path.h"
+#include "solvers/safe/s3vm_path.h"
 
-#include "dense.h"
-#include "lbfgs.h"
+#include "kernel/dense.h"
+#include "solvers/safe/lbfgs.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -49,17 +49,17 @@
  * vectors than the unit through memory: AVX2 ran slower than SSE2). */
 #define KW 16
 #define KN(name) name##_16
-#include "kernel_lanes.h"
+#include "kernel/kernel_lanes.h"
 #undef KW
 #undef KN
 #define KW 8
 #define KN(name) name##_8
-#include "kernel_lanes.h"
+#include "kernel/kernel_lanes.h"
 #undef KW
 #undef KN
 #define KW 4
 #define KN(name) name##_4
-#include "kernel_lanes.h"
+#include "kernel/kernel_lanes.h"
 #undef KW
 #undef KN
 /* The width each path uses. */

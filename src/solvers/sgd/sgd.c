@@ -7,10 +7,10 @@
  * This file sets a run up (its settings, C and sigma where not given, the
  * model, the supervised start, the buffers), runs the steps (sgd_step.c)
  * in stretches, one parallel region each, and finishes the model. */
-#include "sgd_step.h"
+#include "solvers/sgd/sgd_step.h"
 
-#include "model_select.h"
-#include "trace.h"
+#include "select/model_select.h"
+#include "common/trace.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -2,7 +2,7 @@
  * last `memory` steps and gradient changes, a backtracking line search
  * that keeps the Armijo condition, and pairs with no positive curvature
  * skipped so the implied Hessian stays positive definite. */
-#include "lbfgs.h"
+#include "solvers/safe/lbfgs.h"
 
 #include <math.h>
 #include <stdlib.h>
