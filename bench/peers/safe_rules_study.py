@@ -10,7 +10,7 @@ without training again, and says what each rule's choice scores on the test
 rows.
 
 The records come from a throwaway instrumentation of the tool
-(bench/results/safe-default/oracle/instrumentation.patch, applied to the
+(bench/studies/safe-oracle/instrumentation.patch, applied to the
 commit it names): it writes each run's held-out decision values and one model
 file per candidate; oracle.sh predicts the test rows with each. `pack` turns
 a folder of those into one table (one line per unit: the test accuracy of

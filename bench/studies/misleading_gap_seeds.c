@@ -2,7 +2,7 @@
  * the safe default with and without the unlabeled rows, the property
  * safe >= supervised - 2 points per seed. Build from the repository root:
  *   cc -std=c11 -D_POSIX_C_SOURCE=200809L -fopenmp -O2 -Iinclude -Isrc -o /tmp/mg \
- *      bench/results/safe-default/misleading_gap_seeds.c build/libtsgs3vm.a \
+ *      bench/studies/misleading_gap_seeds.c build/libtsgs3vm.a \
  *      -lhwloc -lz -llzma -lzstd -lbz2 -lm
  *   OMP_NUM_THREADS=1 /tmp/mg FIRST LAST SCALE   (SCALE 1 zscore, 3 class) */
 #include <stdio.h>
