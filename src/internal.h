@@ -47,6 +47,8 @@ struct tsgs_dataset {
     size_t *ptr;   /* n + 1 */
     uint32_t *col;
     float *val;
+    /* How the reader read it (reader.c, npy.c); zero: built in memory. */
+    tsgs_data_layout layout;
 };
 
 /* Whether ds's rows are stored sparse (CSR). */
