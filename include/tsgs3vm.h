@@ -438,8 +438,10 @@ typedef struct {
 } tsgs_train_hooks;
 
 /* Trains on every row of `train`: labeled rows enter the hinge loss,
- * unlabeled ones the unlabeled loss. `hooks` may be NULL. On an early stop
- * the partial model is returned and *stopped_early (if not NULL) is set.
+ * unlabeled ones the unlabeled loss. The model records train's layout
+ * (tsgs_dataset_layout), which tsgs_model_save writes. `hooks` may be NULL.
+ * On an early stop the partial model is returned and *stopped_early (if not
+ * NULL) is set.
  * Unless p->bind is TSGS_BIND_NONE, the calling thread's OpenMP team is
  * pinned to cores (and stays pinned), and the pages of train's rows are
  * interleaved over the NUMA nodes the threads use: pass TSGS_BIND_NONE
@@ -504,6 +506,9 @@ int tsgs_model_has_probability(const tsgs_model *m);
 tsgs_status tsgs_predict_proba(const tsgs_model *m, const tsgs_dataset *ds,
                                int threads, double *proba, tsgs_error *err);
 size_t tsgs_model_features_in(const tsgs_model *m);  /* input dimension */
+/* The layout of the file the model was trained on (known = 0: none was
+ * recorded). */
+void tsgs_model_layout(const tsgs_model *m, tsgs_data_layout *out);
 long tsgs_model_feature_count(const tsgs_model *m);  /* random features */
 const tsgs_params *tsgs_model_params(const tsgs_model *m);
 /* What training chose, in words (safe: the kernel parameter and C picked,
@@ -512,7 +517,10 @@ const tsgs_params *tsgs_model_params(const tsgs_model *m);
 const char *tsgs_model_note(const tsgs_model *m);
 
 /* Text model files: a versioned key-value header, then the coefficients at
- * full precision. Saving writes a temporary file and renames it. */
+ * full precision. Saving writes a temporary file and renames it. The header
+ * names the library version that wrote it ("written-by tsgs3vm 0.1.0") and
+ * the training data's layout (data-* lines, when known); files without
+ * these lines load as before, with no layout. */
 tsgs_status tsgs_model_save(const tsgs_model *m, const char *path,
                             tsgs_error *err);
 tsgs_status tsgs_model_load(const char *path, tsgs_model **out,

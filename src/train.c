@@ -436,7 +436,11 @@ tsgs_status tsgs_train(const tsgs_dataset *ds, const tsgs_params *params,
                        int *stopped_early, tsgs_error *err)
 {
     tsgs__train_opts opt = {0, SCALE_FLOOR, -1, NULL, 0, 0, 0};
-    return tsgs__train_ex(ds, params, hooks, &opt, out, stopped_early, err);
+    tsgs_status st = tsgs__train_ex(ds, params, hooks, &opt, out,
+                                    stopped_early, err);
+    if (st == TSGS_OK) /* (*out exists: ds was checked not NULL) */
+        (*out)->layout = ds->layout;
+    return st;
 }
 
 tsgs_status tsgs__train_ex(const tsgs_dataset *ds, const tsgs_params *params,
