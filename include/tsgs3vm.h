@@ -72,7 +72,10 @@ typedef struct tsgs_dataset tsgs_dataset;
 typedef enum {
     TSGS_FORMAT_AUTO = 0, /* LIBSVM if the first data line has "i:v" tokens */
     TSGS_FORMAT_LIBSVM,
-    TSGS_FORMAT_CSV
+    TSGS_FORMAT_CSV,
+    TSGS_FORMAT_NPY       /* a NumPy .npy: told by its magic bytes whatever
+                             the format asked (as a read option, AUTO); what
+                             tsgs_dataset_layout reports for one */
 } tsgs_format;
 
 #define TSGS_LABEL_COLUMN_AUTO (-2)
@@ -190,6 +193,31 @@ tsgs_status tsgs_dataset_classes(const tsgs_dataset *ds, double **labels,
 
 #define TSGS_UNLABELED (__builtin_nan(""))
 int tsgs_is_unlabeled(double label);
+
+/* How a file's rows were read, as the reader resolved its options: what a
+ * model records of its training file (tsgs_model_layout, the model file's
+ * data-* lines), so that test files can be read the same way. */
+typedef struct {
+    int known;          /* 0: rows not read from a file (built in memory),
+                           or a model file written before layouts; the
+                           fields below are then 0 */
+    tsgs_format format; /* LIBSVM, CSV or NPY as read (never AUTO) */
+    /* CSV, .npy: the label's 1-based column as resolved (an AUTO option
+     * becomes the column found); -1: the last column (the option said
+     * so); 0: none (a .npy's labels from its companion file too) */
+    int label_column;
+    int skip_columns;   /* CSV, .npy: leading columns dropped */
+    int header;         /* CSV: 1 when a header line was read, else 0 */
+    size_t columns;     /* CSV, .npy: columns of a row (label and skipped
+                           ones included); LIBSVM: 0 */
+    /* The label read as unlabeled (the read option), when has_ is set. */
+    int has_unlabeled_label;
+    double unlabeled_label;
+} tsgs_data_layout;
+
+/* The layout ds was read with (tsgs_dataset_read, a block of
+ * tsgs_reader_next); known = 0 for rows built in memory. */
+void tsgs_dataset_layout(const tsgs_dataset *ds, tsgs_data_layout *out);
 
 /* Appends the rows of `src` to `dst` as unlabeled rows (--unlabeled FILE).
  * The narrower of the two is padded with zeros. */
@@ -410,8 +438,10 @@ typedef struct {
 } tsgs_train_hooks;
 
 /* Trains on every row of `train`: labeled rows enter the hinge loss,
- * unlabeled ones the unlabeled loss. `hooks` may be NULL. On an early stop
- * the partial model is returned and *stopped_early (if not NULL) is set.
+ * unlabeled ones the unlabeled loss. The model records train's layout
+ * (tsgs_dataset_layout), which tsgs_model_save writes. `hooks` may be NULL.
+ * On an early stop the partial model is returned and *stopped_early (if not
+ * NULL) is set.
  * Unless p->bind is TSGS_BIND_NONE, the calling thread's OpenMP team is
  * pinned to cores (and stays pinned), and the pages of train's rows are
  * interleaved over the NUMA nodes the threads use: pass TSGS_BIND_NONE
@@ -476,6 +506,9 @@ int tsgs_model_has_probability(const tsgs_model *m);
 tsgs_status tsgs_predict_proba(const tsgs_model *m, const tsgs_dataset *ds,
                                int threads, double *proba, tsgs_error *err);
 size_t tsgs_model_features_in(const tsgs_model *m);  /* input dimension */
+/* The layout of the file the model was trained on (known = 0: none was
+ * recorded). */
+void tsgs_model_layout(const tsgs_model *m, tsgs_data_layout *out);
 long tsgs_model_feature_count(const tsgs_model *m);  /* random features */
 const tsgs_params *tsgs_model_params(const tsgs_model *m);
 /* What training chose, in words (safe: the kernel parameter and C picked,
@@ -484,7 +517,10 @@ const tsgs_params *tsgs_model_params(const tsgs_model *m);
 const char *tsgs_model_note(const tsgs_model *m);
 
 /* Text model files: a versioned key-value header, then the coefficients at
- * full precision. Saving writes a temporary file and renames it. */
+ * full precision. Saving writes a temporary file and renames it. The header
+ * names the library version that wrote it ("written-by tsgs3vm 0.1.0") and
+ * the training data's layout (data-* lines, when known); files without
+ * these lines load as before, with no layout. */
 tsgs_status tsgs_model_save(const tsgs_model *m, const char *path,
                             tsgs_error *err);
 tsgs_status tsgs_model_load(const char *path, tsgs_model **out,

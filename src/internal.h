@@ -47,6 +47,8 @@ struct tsgs_dataset {
     size_t *ptr;   /* n + 1 */
     uint32_t *col;
     float *val;
+    /* How the reader read it (reader.c, npy.c); zero: built in memory. */
+    tsgs_data_layout layout;
 };
 
 /* Whether ds's rows are stored sparse (CSR). */
@@ -733,6 +735,9 @@ struct tsgs_model {
     int pcc_tried;
     struct tsgs__bs3vm *bs3vm; /* bs3vm: its support vectors, else NULL */
     char note[320];     /* what training chose, in words (not saved) */
+    /* The training file's layout (tsgs_train copies the dataset's; saved
+     * as the data-* lines); a one-vs-rest model's is the top model's. */
+    tsgs_data_layout layout;
     /* Platt scaling (probability.c): P(+1 | f) = 1 / (1 + exp(A f + B)) */
     int has_prob;
     double prob_a, prob_b;

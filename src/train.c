@@ -477,6 +477,8 @@ tsgs_status tsgs_train(const tsgs_dataset *ds, const tsgs_params *params,
         tsgs__train_ex(ds, params, hooks, &opt, out, stopped_early, err);
     if (fitted)
         tsgs__set_auto_team(0);
+    if (st == TSGS_OK) /* (*out exists: ds was checked not NULL) */
+        (*out)->layout = ds->layout;
     return st;
 }
 

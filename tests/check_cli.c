@@ -1635,8 +1635,25 @@ START_TEST(cv_ties_use_neighbourhood)
 }
 END_TEST
 
+/* text without its "data-" lines (a model's training layout), in place. */
+static void drop_data_lines(char *text)
+{
+    char *w = text;
+    for (const char *l = text; *l;) {
+        const char *eol = strchr(l, '\n');
+        size_t n = eol ? (size_t)(eol - l) + 1 : strlen(l);
+        if (strncmp(l, "data-", 5) != 0) {
+            memmove(w, l, n);
+            w += n;
+        }
+        l += n;
+    }
+    *w = '\0';
+}
+
 /* convert reads once; train, predict and cv on the .npy pair give what
- * they give on the text. */
+ * they give on the text (the models differ only in the layout they
+ * record). */
 START_TEST(convert_then_train_predict_cv)
 {
     const char *tr = tmp("train.npy"), *te = tmp("test.npy");
@@ -1661,6 +1678,13 @@ START_TEST(convert_then_train_predict_cv)
     char *a = slurp(m_text), *b = slurp(m_npy);
     ck_assert_ptr_nonnull(a);
     ck_assert_ptr_nonnull(b);
+    /* the same model; each records the file it was trained on */
+    ck_assert_ptr_nonnull(strstr(a, "\ndata-format libsvm\n"));
+    ck_assert_ptr_nonnull(strstr(b, "\ndata-format npy\ndata-label-column "
+                                    "none\ndata-skip-columns 0\n"
+                                    "data-columns 4\n"));
+    drop_data_lines(a);
+    drop_data_lines(b);
     ck_assert_msg(strcmp(a, b) == 0, "the models differ");
     free(a);
     free(b);
@@ -1789,14 +1813,22 @@ END_TEST
 
 /* ---------------------------------------------------------- data options */
 
-/* train.svm as CSV: a row index first, the label last, a header line. */
-static const char *train_as_csv(void)
+/* A LIBSVM file of 4 features a row (train.svm, test.svm) as the CSV
+ * `csv`: a row index, `features` features (the file's first ones; past 4,
+ * columns of 0.25), the label last when `label`; a header line naming the
+ * columns when `header`. Returns its rows. */
+static int svm_as_csv(const char *svm, const char *csv, int features,
+                      int label, int header)
 {
-    const char *csv = tmp("train.csv");
-    FILE *in = fopen(DATA "train.svm", "r"), *out = fopen(csv, "w");
+    FILE *in = fopen(svm, "r"), *out = fopen(csv, "w");
     ck_assert_ptr_nonnull(in);
     ck_assert_ptr_nonnull(out);
-    fputs("id,f1,f2,f3,f4,label\n", out);
+    if (header) {
+        fputs("id", out);
+        for (int k = 0; k < features; k++)
+            fprintf(out, ",f%d", k + 1);
+        fputs(label ? ",label\n" : "\n", out);
+    }
     char line[512];
     int row = 0;
     while (fgets(line, sizeof line, in)) {
@@ -1804,12 +1836,23 @@ static const char *train_as_csv(void)
         ck_assert_int_eq(sscanf(line, "%lf 1:%lf 2:%lf 3:%lf 4:%lf", &y,
                                 &x[0], &x[1], &x[2], &x[3]),
                          5);
-        fprintf(out, "%d,%.17g,%.17g,%.17g,%.17g,%g\n", row++, x[0], x[1],
-                x[2], x[3], y);
+        fprintf(out, "%d", row++);
+        for (int k = 0; k < features; k++)
+            fprintf(out, ",%.17g", k < 4 ? x[k] : 0.25);
+        if (label)
+            fprintf(out, ",%g", y);
+        fputc('\n', out);
     }
     fclose(in);
     ck_assert_int_eq(fclose(out), 0);
-    ck_assert_int_eq(row, 160);
+    return row;
+}
+
+/* train.svm as CSV: a row index first, the label last, a header line. */
+static const char *train_as_csv(void)
+{
+    const char *csv = tmp("train.csv");
+    ck_assert_int_eq(svm_as_csv(DATA "train.svm", csv, 4, 1, 1), 160);
     return csv;
 }
 
@@ -1894,6 +1937,283 @@ START_TEST(data_options_on_csv)
                  NULL);
     result_free(&r);
     ck_assert(!file_exists(tmp("x.model")));
+}
+END_TEST
+
+/* ------------------------------------------------ the model's layout */
+
+/* Trains `model` on train.svm as CSV (a row index, the label last, a
+ * header), said with --label-column last --skip-columns 1. */
+static void train_label_last(const char *model)
+{
+    result r;
+    run(&r, "train", "-q", "--iterations", "20", "--seed", "3",
+        "--label-column", "last", "--skip-columns", "1", train_as_csv(),
+        model, NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    result_free(&r);
+}
+
+/* predict with stdout and the output file checked: status 0; *lines gets
+ * the output file (malloc'd), the accuracy line is returned (malloc'd,
+ * "" when none). */
+static char *predict_ok(const char *model, const char *file, char **lines,
+                        const char *flag, const char *value)
+{
+    const char *out = tmp("pred.out");
+    result r;
+    if (flag)
+        run(&r, "predict", flag, value, model, file, out, NULL);
+    else
+        run(&r, "predict", model, file, out, NULL);
+    ck_assert_msg(r.status == 0, "predict %s: %s", file, r.err);
+    ck_assert_msg(!strstr(r.err, "ERROR"), "%s", r.err);
+    char *acc = strdup(r.out);
+    result_free(&r);
+    *lines = slurp(out);
+    ck_assert_ptr_nonnull(*lines);
+    remove(out);
+    return acc;
+}
+
+/* A model trained with --label-column last --skip-columns 1 records the
+ * layout (and the version that wrote it); predict reads a CSV of that
+ * layout with no option as if they were given (it gave 0.00% before), and
+ * a LIBSVM file as before. The model without its data-* and written-by
+ * lines (a file written before them) loads and predicts the same lines,
+ * given the options. */
+START_TEST(predict_reads_as_the_model_was_trained)
+{
+    char model[256], csv[256]; /* kept past tmp()'s ring of 16 */
+    snprintf(model, sizeof model, "%s", tmp("last.model"));
+    snprintf(csv, sizeof csv, "%s", tmp("test.csv"));
+    train_label_last(model);
+    char *text = slurp(model);
+    ck_assert_ptr_nonnull(text);
+    ck_assert_msg(strstr(text, "\nwritten-by tsgs3vm " TSGS_VERSION_STRING
+                               "\n") &&
+                      strstr(text, "\ndata-format csv\n"
+                                   "data-label-column last\n"
+                                   "data-skip-columns 1\ndata-header yes\n"
+                                   "data-columns 6\n"),
+                  "%s", text);
+    ck_assert_int_eq(svm_as_csv(DATA "test.svm", csv, 4, 1, 0), 80);
+
+    char *lines, *want_lines;
+    char *acc = predict_ok(model, csv, &lines, NULL, NULL);
+    ck_assert_msg(strncmp(acc, "Accuracy = ", 11) == 0 &&
+                      strstr(acc, "/80)") && atof(acc + 11) > 80.0,
+                  "%s", acc);
+    char *given = predict_ok(model, csv, &want_lines, "--label-column",
+                             "last");
+    ck_assert_str_eq(given, acc);
+    ck_assert_str_eq(want_lines, lines);
+    free(given);
+    free(want_lines);
+    /* a LIBSVM file of the same rows, and their .npy (its own columns:
+     * the CSV's are not carried over): the same lines */
+    const char *npy = tmp("test.npy");
+    result r;
+    run(&r, "convert", "-q", DATA "test.svm", npy, NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    result_free(&r);
+    const char *same[] = {DATA "test.svm", npy};
+    for (int k = 0; k < 2; k++) {
+        given = predict_ok(model, same[k], &want_lines, NULL, NULL);
+        ck_assert_str_eq(given, acc);
+        ck_assert_str_eq(want_lines, lines);
+        free(given);
+        free(want_lines);
+    }
+
+    /* written before layouts: the same model, the options said */
+    const char *old = tmp("old.model");
+    FILE *f = fopen(old, "w");
+    ck_assert_ptr_nonnull(f);
+    for (char *l = text; *l;) {
+        char *eol = strchr(l, '\n');
+        ck_assert_ptr_nonnull(eol);
+        if (strncmp(l, "data-", 5) != 0 && strncmp(l, "written-by ", 11) != 0)
+            fwrite(l, 1, (size_t)(eol - l) + 1, f);
+        l = eol + 1;
+    }
+    ck_assert_int_eq(fclose(f), 0);
+    run(&r, "predict", "--label-column", "last", "--skip-columns", "1", old,
+        csv, tmp("old.out"), NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_str_eq(r.out, acc);
+    result_free(&r);
+    char *old_lines = slurp(tmp("old.out"));
+    ck_assert_str_eq(old_lines, lines);
+    free(old_lines);
+    given = predict_ok(old, DATA "test.svm", &want_lines, NULL, NULL);
+    ck_assert_str_eq(given, acc);
+    ck_assert_str_eq(want_lines, lines);
+    free(given);
+    free(want_lines);
+    free(acc);
+    free(lines);
+    free(text);
+}
+END_TEST
+
+/* A CSV or .npy narrower than the model (fewer features a row: it was
+ * padded with zeros) is refused, by predict and by train --test, naming
+ * the file, both widths and the options to check; a CSV without the label
+ * column reads once --label-column 0 says so (the user's option wins over
+ * the model's); a wider CSV has its extra features dropped with a warning
+ * (as LIBSVM does), the rest predicted as before; a LIBSVM file whose
+ * largest index is below the model's is sparse, and reads. */
+START_TEST(predict_refuses_a_narrower_file)
+{
+    char model[256], out[256]; /* kept past tmp()'s ring of 16 */
+    snprintf(model, sizeof model, "%s", tmp("last.model"));
+    snprintf(out, sizeof out, "%s", tmp("out.txt"));
+    train_label_last(model);
+    const char *narrow = tmp("narrow.csv");
+    svm_as_csv(DATA "test.svm", narrow, 3, 1, 0);
+    result r;
+    run(&r, "predict", model, narrow, out, NULL);
+    assert_error(&r, "narrow.csv: 3 features a row", "the model has 4",
+                 "csv, 6 columns, label last, 1 skipped",
+                 "--label-column (0: none) / --skip-columns", NULL);
+    result_free(&r);
+    ck_assert(!file_exists(out));
+    run(&r, "train", "-q", "--iterations", "5", "--label-column", "last",
+        "--skip-columns", "1", "--test", narrow, train_as_csv(),
+        tmp("t.model"), NULL);
+    assert_error(&r, "narrow.csv: 3 features a row", NULL);
+    result_free(&r);
+    ck_assert(!file_exists(tmp("t.model")));
+    /* the same rows as .npy (labels in the companion) */
+    const char *npy = tmp("narrow.npy");
+    run(&r, "convert", "-q", "--label-column", "last", "--skip-columns", "1",
+        narrow, npy, NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    result_free(&r);
+    run(&r, "predict", model, npy, out, NULL);
+    assert_error(&r, "narrow.npy: 3 features a row (npy, 3 columns, no "
+                     "label column, 0 skipped)", NULL);
+    result_free(&r);
+
+    /* no label column: the model's "last" takes a feature, and the rest
+     * is too narrow; --label-column 0 reads it */
+    const char *nolabel = tmp("nolabel.csv");
+    svm_as_csv(DATA "test.svm", nolabel, 4, 0, 0);
+    run(&r, "predict", model, nolabel, out, NULL);
+    assert_error(&r, "nolabel.csv: 3 features a row", NULL);
+    result_free(&r);
+    char *lines;
+    char *acc = predict_ok(model, nolabel, &lines, "--label-column", "0");
+    ck_assert_str_eq(acc, ""); /* no labels, no accuracy */
+    size_t n = 0;
+    for (const char *c = lines; *c; c++)
+        n += *c == '\n';
+    ck_assert_uint_eq(n, 80);
+    free(acc);
+    free(lines);
+
+    /* wider: the extra column dropped with a warning, the same lines */
+    char *want;
+    svm_as_csv(DATA "test.svm", tmp("test.csv"), 4, 1, 0);
+    char *want_acc = predict_ok(model, tmp("test.csv"), &want, NULL, NULL);
+    const char *wide = tmp("wide.csv");
+    svm_as_csv(DATA "test.svm", wide, 5, 1, 0);
+    run(&r, "predict", model, wide, out, NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_msg(strstr(r.err, "warning: ") &&
+                      strstr(r.err, "features 5..5 are not in the model "
+                                    "(trained on 4); their 80 nonzero"),
+                  "%s", r.err);
+    ck_assert_str_eq(r.out, want_acc);
+    result_free(&r);
+    lines = slurp(out);
+    ck_assert_str_eq(lines, want);
+    free(lines);
+    free(want);
+    free(want_acc);
+
+    /* a file the model's options cannot read: the error, then which
+     * options came from the model */
+    const char *one = tmp("one.csv");
+    test_write_text(one, "1.5\n-2\n");
+    run(&r, "predict", model, one, out, NULL);
+    assert_error(&r, "one.csv", "label column 1 is among the 1 skipped "
+                                "columns", NULL);
+    ck_assert_msg(strstr(r.err, "\nnote: ") &&
+                      strstr(r.err, "one.csv was read as the model's "
+                                    "training file was (--label-column "
+                                    "last --skip-columns 1)"),
+                  "%s", r.err);
+    result_free(&r);
+
+    /* LIBSVM rows up to index 2 of the model's 4: sparse, read */
+    const char *short_svm = tmp("short.svm");
+    test_write_text(short_svm, "+1 1:1.1 2:-0.6\n-1 1:-1.2 2:0.9\n-1 2:1\n");
+    acc = predict_ok(model, short_svm, &lines, NULL, NULL);
+    ck_assert_msg(strstr(acc, "Accuracy = ") && strstr(acc, "/3)"), "%s",
+                  acc);
+    free(acc);
+    free(lines);
+}
+END_TEST
+
+/* SVMlight's -1 / 0 / +1 without --unlabeled-label is named before any
+ * training. The unlabeled label a model was trained with (SVMlight's 0) is
+ * recorded and applies to predict too: those rows are scored, not counted;
+ * a value given on the command line wins. */
+START_TEST(predict_takes_the_model_unlabeled_label)
+{
+    const char *svm = tmp("t.svm"), *model = tmp("u.model");
+    test_write_text(svm, "-1 1:1\n0 1:2\n1 1:3\n-1 1:1.5\n1 1:3.2\n0 1:0.5\n"
+                         "-1 1:1.2\n1 1:2.9\n0 1:2.5\n");
+    result r;
+    /* without the flag: -1, 0 and +1 named before the training starts */
+    run(&r, "train", "--iterations", "5", svm, model, NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    const char *named = strstr(r.err, "warning: "),
+               *trained = strstr(r.err, "\ntrained: ");
+    ck_assert_msg(named && trained && named < trained &&
+                      strstr(named, "labels -1, 0 and +1 are read as three "
+                                    "classes") &&
+                      strstr(named, "say --unlabeled-label 0"),
+                  "%s", r.err);
+    result_free(&r);
+    run(&r, "train", "-q", "--unlabeled-label", "0", svm, model, NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    result_free(&r);
+    char *text = slurp(model);
+    ck_assert_ptr_nonnull(text);
+    ck_assert_msg(strstr(text, "\ndata-format libsvm\n"
+                               "data-unlabeled-label 0\n"),
+                  "%s", text);
+    free(text);
+    run(&r, "predict", model, svm, tmp("o.txt"), NULL);
+    ck_assert_msg(r.status == 0 && strstr(r.out, "/6)") &&
+                      !strstr(r.err, "warning"),
+                  "%s%s", r.out, r.err);
+    result_free(&r);
+    /* a test file that does not read: the note names the option taken
+     * from the model; a file that does not open: no note */
+    const char *bad = tmp("bad.npy");
+    test_write_text(bad, "\x93NUMPY junk\n");
+    run(&r, "predict", model, bad, tmp("o.txt"), NULL);
+    assert_error(&r, "bad.npy", NULL);
+    ck_assert_msg(strstr(r.err, "note: ") &&
+                      strstr(r.err, "(--unlabeled-label 0)"),
+                  "%s", r.err);
+    result_free(&r);
+    run(&r, "predict", model, tmp("missing.svm"), tmp("o.txt"), NULL);
+    assert_error(&r, "missing.svm", NULL);
+    ck_assert_msg(!strstr(r.err, "note: "), "%s", r.err);
+    result_free(&r);
+    run(&r, "predict", "--unlabeled-label", "7", model, svm, tmp("o.txt"),
+        NULL);
+    ck_assert_msg(r.status == 0 && strstr(r.out, "/9)") &&
+                      strstr(r.err, "3 of 9 labeled rows have a label other "
+                                    "than the model's"),
+                  "%s%s", r.out, r.err);
+    result_free(&r);
 }
 END_TEST
 
@@ -2263,6 +2583,9 @@ Suite *cli_suite(void)
     tcase_add_test(tc, topology_this_machine);
     tcase_add_test(tc, topology_synthetic_scatter);
     tcase_add_test(tc, data_options_on_csv);
+    tcase_add_test(tc, predict_reads_as_the_model_was_trained);
+    tcase_add_test(tc, predict_refuses_a_narrower_file);
+    tcase_add_test(tc, predict_takes_the_model_unlabeled_label);
     tcase_add_test(tc, command_line_shape);
     tcase_add_test(tc, convert_help_and_memory_sizes);
     tcase_add_test(tc, synth_libsvm_file_and_stdout);

@@ -1241,6 +1241,347 @@ START_TEST(predict_refuses_other_width)
 }
 END_TEST
 
+/* ------------------------------------------------------- data layout */
+
+/* A CSV of 60 rows: a row index, two features, the label (+1 / -1) in a
+ * column named "target", a third feature: "id,f1,f2,target,f3". */
+static void write_layout_csv(const char *path)
+{
+    char text[8192];
+    size_t k = (size_t)snprintf(text, sizeof text, "id,f1,f2,target,f3\n");
+    for (int i = 0; i < 60; i++) {
+        const int pos = i % 2;
+        k += (size_t)snprintf(text + k, sizeof text - k,
+                              "%d,%.3f,%.3f,%d,%.3f\n", i,
+                              (pos ? 1.2 : -1.2) + 0.01 * (i % 7),
+                              0.1 * (i % 5), pos ? 1 : -1,
+                              (pos ? -0.8 : 0.8) + 0.02 * (i % 3));
+    }
+    ck_assert_uint_lt(k, sizeof text);
+    test_write_text(path, text);
+}
+
+/* small_model's settings on the rows of a file. */
+static tsgs_model *model_of_file(const tsgs_dataset *ds)
+{
+    tsgs_params p = tsgs_params_default();
+    p.solver = TSGS_SOLVER_TSG;
+    p.sigma = 0.5;
+    p.c = 10;
+    p.iterations = 40;
+    p.max_features = 32;
+    p.threads = 1;
+    tsgs_model *m = NULL;
+    tsgs_error err;
+    ck_assert_msg(tsgs_train(ds, &p, NULL, &m, NULL, &err) == TSGS_OK, "%s",
+                  err.message);
+    return m;
+}
+
+static void assert_same_layout(const tsgs_data_layout *a,
+                               const tsgs_data_layout *b)
+{
+    ck_assert_int_eq(a->known, b->known);
+    ck_assert_int_eq(a->format, b->format);
+    ck_assert_int_eq(a->label_column, b->label_column);
+    ck_assert_int_eq(a->skip_columns, b->skip_columns);
+    ck_assert_int_eq(a->header, b->header);
+    ck_assert_uint_eq(a->columns, b->columns);
+    ck_assert_int_eq(a->has_unlabeled_label, b->has_unlabeled_label);
+    ck_assert(a->unlabeled_label == b->unlabeled_label);
+}
+
+/* Trains on `path` read with o, saves "layout.model" and returns its
+ * text; the model's layout is the dataset's, and the loaded model's too
+ * (saving it again gives the same bytes). */
+static char *layout_round_trip(const char *path, const tsgs_read_options *o)
+{
+    tsgs_dataset *ds = test_read_ok(path, o);
+    tsgs_data_layout want, got;
+    tsgs_dataset_layout(ds, &want);
+    tsgs_model *m = model_of_file(ds), *back = NULL;
+    tsgs_model_layout(m, &got);
+    assert_same_layout(&got, &want);
+    tsgs_error err;
+    ck_assert_int_eq(tsgs_model_save(m, "layout.model", &err), TSGS_OK);
+    ck_assert_msg(tsgs_model_load("layout.model", &back, &err) == TSGS_OK,
+                  "%s", err.message);
+    tsgs_model_layout(back, &got);
+    assert_same_layout(&got, &want);
+    ck_assert_int_eq(tsgs_model_save(back, "layout2.model", &err), TSGS_OK);
+    size_t l1, l2;
+    char *t1 = slurp("layout.model", &l1), *t2 = slurp("layout2.model", &l2);
+    ck_assert_uint_eq(l1, l2);
+    ck_assert_int_eq(memcmp(t1, t2, l1), 0);
+    free(t2);
+    tsgs_model_free(back);
+    tsgs_model_free(m);
+    tsgs_dataset_free(ds);
+    remove("layout2.model");
+    return t1;
+}
+
+/* The model records the layout its training file was read with, as
+ * resolved (the label column found by the header's name), and the
+ * version that wrote it; the layout survives save and load, for CSV
+ * (label found, or "last", with an unlabeled label) and LIBSVM; rows
+ * built in memory record none, and the file says so by having no data-*
+ * line. */
+START_TEST(layout_round_trips)
+{
+    write_layout_csv("layout.csv");
+    tsgs_read_options o = tsgs_read_options_default();
+    o.skip_columns = 1;
+    char *t = layout_round_trip("layout.csv", &o);
+    ck_assert_msg(strstr(t, "\nwritten-by tsgs3vm " TSGS_VERSION_STRING "\n"),
+                  "%s", t);
+    ck_assert_msg(strstr(t, "\ndata-format csv\ndata-label-column 4\n"
+                            "data-skip-columns 1\ndata-header yes\n"
+                            "data-columns 5\n"),
+                  "%s", t);
+    ck_assert_ptr_null(strstr(t, "data-unlabeled-label"));
+    free(t);
+
+    /* the label last, said so; 0 marks unlabeled rows (none here) */
+    test_write_text("layout.csv", "1,2,1\n2,1,-1\n1.5,2.5,1\n2.2,0.9,-1\n"
+                                  "1.1,2.1,1\n2.1,1.2,-1\n");
+    o = tsgs_read_options_default();
+    o.label_column = -1;
+    o.has_unlabeled_label = 1;
+    o.unlabeled_label = 0.0;
+    t = layout_round_trip("layout.csv", &o);
+    ck_assert_msg(strstr(t, "\ndata-format csv\ndata-label-column last\n"
+                            "data-skip-columns 0\ndata-header no\n"
+                            "data-columns 3\ndata-unlabeled-label 0\n"),
+                  "%s", t);
+    free(t);
+
+    /* LIBSVM: the format only */
+    test_write_text("layout.svm", "1 1:1 2:2\n-1 1:2 2:1\n1 1:1.5 2:2.5\n"
+                                  "-1 1:2.2 2:0.9\n1 2:2.1\n-1 1:2.1\n");
+    t = layout_round_trip("layout.svm", NULL);
+    ck_assert_msg(strstr(t, "\ndata-format libsvm\nblocks "), "%s", t);
+    ck_assert_ptr_null(strstr(t, "data-columns"));
+    free(t);
+
+    /* rows from memory: no layout, the version all the same */
+    tsgs_model *m = small_model(3, TSGS_SCALE_ZSCORE, NULL), *back = NULL;
+    tsgs_data_layout L;
+    tsgs_model_layout(m, &L);
+    ck_assert_int_eq(L.known, 0);
+    ck_assert_int_eq(tsgs_model_save(m, "layout.model", NULL), TSGS_OK);
+    t = slurp("layout.model", NULL);
+    ck_assert_ptr_null(strstr(t, "\ndata-"));
+    ck_assert_ptr_nonnull(strstr(t, "\nwritten-by tsgs3vm "));
+    ck_assert_int_eq(tsgs_model_load("layout.model", &back, NULL), TSGS_OK);
+    tsgs_model_layout(back, &L);
+    ck_assert_int_eq(L.known, 0);
+    tsgs_model_layout(NULL, &L); /* no model: none */
+    ck_assert_int_eq(L.known, 0);
+    free(t);
+    tsgs_model_free(back);
+    tsgs_model_free(m);
+    remove("layout.csv");
+    remove("layout.svm");
+    remove("layout.model");
+}
+END_TEST
+
+/* text without every line that starts with `start` (after a newline). */
+static char *drop_lines(const char *text, const char *start, size_t *len)
+{
+    char *out = malloc(strlen(text) + 1);
+    size_t k = 0;
+    for (const char *l = text; *l;) {
+        const char *eol = strchr(l, '\n');
+        size_t n = eol ? (size_t)(eol - l) + 1 : strlen(l);
+        if (strncmp(l, start, strlen(start)) != 0) {
+            memcpy(out + k, l, n);
+            k += n;
+        }
+        l += n;
+    }
+    out[k] = '\0';
+    *len = k;
+    return out;
+}
+
+/* A model file written before the layout lines (the same file without
+ * its written-by and data-* lines) loads, with no layout, and predicts
+ * the same bits as the file with them. */
+START_TEST(file_without_layout_predicts_the_same)
+{
+    write_layout_csv("layout.csv");
+    tsgs_read_options o = tsgs_read_options_default();
+    o.skip_columns = 1;
+    char *t = layout_round_trip("layout.csv", &o);
+    size_t l1, l2;
+    char *a = drop_lines(t, "written-by ", &l1);
+    char *old = drop_lines(a, "data-", &l2);
+    ck_assert_uint_lt(l2, strlen(t));
+    ck_assert_ptr_null(strstr(old, "data-"));
+    spit("old.model", old, l2);
+    tsgs_model *m = NULL, *back = NULL;
+    tsgs_error err;
+    ck_assert_int_eq(tsgs_model_load("layout.model", &m, &err), TSGS_OK);
+    ck_assert_msg(tsgs_model_load("old.model", &back, &err) == TSGS_OK, "%s",
+                  err.message);
+    tsgs_data_layout L;
+    tsgs_model_layout(back, &L);
+    ck_assert_int_eq(L.known, 0);
+    tsgs_dataset *ds = test_read_ok("layout.csv", &o);
+    const size_t n = tsgs_dataset_rows(ds);
+    double *x = malloc(sizeof(double) * n), *y = malloc(sizeof(double) * n);
+    ck_assert_int_eq(tsgs_predict(m, ds, 1, x, NULL), TSGS_OK);
+    ck_assert_int_eq(tsgs_predict(back, ds, 1, y, NULL), TSGS_OK);
+    ck_assert_int_eq(memcmp(x, y, sizeof(double) * n), 0);
+    free(x);
+    free(y);
+    free(a);
+    free(old);
+    free(t);
+    tsgs_dataset_free(ds);
+    tsgs_model_free(m);
+    tsgs_model_free(back);
+    remove("layout.csv");
+    remove("layout.model");
+    remove("old.model");
+}
+END_TEST
+
+/* Each malformed written-by or data-* line, and each layout that does not
+ * hold together or with features-in, is refused with the file, the line
+ * and the field. */
+START_TEST(layout_errors_refused)
+{
+    write_layout_csv("layout.csv");
+    tsgs_read_options o = tsgs_read_options_default();
+    o.skip_columns = 1;
+    char *good = layout_round_trip("layout.csv", &o);
+    static const struct {
+        const char *old, *new, *says;
+    } cases[] = {
+        {"\nwritten-by tsgs3vm " TSGS_VERSION_STRING "\n",
+         "\nwritten-by someone\n",
+         "written-by: \"someone\": expected \"tsgs3vm VERSION\""},
+        {"\nwritten-by tsgs3vm " TSGS_VERSION_STRING "\n",
+         "\nwritten-by tsgs3vm \n", "written-by: \"tsgs3vm \""},
+        {"\nwritten-by tsgs3vm " TSGS_VERSION_STRING "\n",
+         "\nwritten-by tsgs3vm 1.0 beta\n", "written-by: \"tsgs3vm 1.0 beta\""},
+        {"\ndata-format csv\n", "\ndata-format xml\n",
+         "data-format: \"xml\": expected libsvm, csv or npy"},
+        {"\ndata-format csv\n", "\ndata-format csv\ndata-format csv\n",
+         "data-format given twice"},
+        {"\ndata-label-column 4\n", "\ndata-label-column first\n",
+         "data-label-column: \"first\": expected last, none or a column"},
+        {"\ndata-label-column 4\n", "\ndata-label-column 0\n",
+         "data-label-column: \"0\""},
+        {"\ndata-skip-columns 1\n", "\ndata-skip-columns -1\n",
+         "data-skip-columns: \"-1\" is not a count"},
+        {"\ndata-header yes\n", "\ndata-header maybe\n",
+         "data-header: \"maybe\": expected yes or no"},
+        {"\ndata-columns 5\n", "\ndata-columns 5x\n",
+         "data-columns: \"5x\" is not a count"},
+        {"\ndata-columns 5\n", "\ndata-columns 5\ndata-unlabeled-label z\n",
+         "data-unlabeled-label: value 1 of 1 is missing"},
+        {"\ndata-columns 5\n", "\ndata-columns 5\ndata-rows 60\n",
+         "unknown parameter \"data-rows\""},
+        {"\ndata-format csv\n", "\n", "data-* lines without a data-format"},
+        {"\ndata-format csv\n", "\ndata-format libsvm\n",
+         "a LIBSVM file has no columns"},
+        {"\ndata-columns 5\n", "\n",
+         "needs the data-label-column, data-skip-columns and data-columns"},
+        {"\ndata-skip-columns 1\n", "\n", "needs the data-label-column"},
+        {"\ndata-format csv\n", "\ndata-format npy\n",
+         "a .npy has no header line"},
+        {"\ndata-label-column 4\n", "\ndata-label-column 6\n",
+         "data-label-column 6: beyond the 5 data-columns"},
+        {"\ndata-label-column 4\n", "\ndata-label-column 1\n",
+         "data-label-column 1 is among the 1 data-skip-columns"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        expect_patch_refused(good, cases[i].old, cases[i].new, 0,
+                             cases[i].says);
+    char wider[128]; /* features-in's line, wherever the options end */
+    snprintf(wider, sizeof wider,
+             "data-columns 9: 7 features a row, more than features-in (line "
+             "%ld), 3",
+             line_of(good, "\nfeatures-in "));
+    expect_patch_refused(good, "\ndata-columns 5\n", "\ndata-columns 9\n", 0,
+                         wider);
+    /* columns that leave no feature: the label last of 2, 1 skipped */
+    size_t len;
+    char *a = patch(good, "\ndata-label-column 4\n",
+                    "\ndata-label-column last\n", 24, &len);
+    char *b = patch(a, "\ndata-columns 5\n", "\ndata-columns 2\n", 16, &len);
+    expect_refused_on(b, len, 0, line_of(b, "\ncoefficients "),
+                      "data-columns 2: no feature left after 1 skipped "
+                      "columns and the label column");
+    free(a);
+    free(b);
+    free(good);
+    remove("layout.csv");
+    remove("layout.model");
+    remove("bad.model");
+}
+END_TEST
+
+/* A one-vs-rest file records its layout in each class's model: loaded,
+ * the model's layout is theirs, and saved again, every class has it;
+ * classes whose lines differ are refused. */
+START_TEST(ovr_layout)
+{
+    tsgs_model *m = small_model(5, TSGS_SCALE_ZSCORE, NULL);
+    ck_assert_int_eq(tsgs_model_save(m, "b5.model", NULL), TSGS_OK);
+    tsgs_model_free(m);
+    size_t l5, lx;
+    char *t5 = slurp("b5.model", &l5);
+    char *tx = patch(t5, "\nblocks ", "\ndata-format libsvm\nblocks ",
+                     strlen("\ndata-format libsvm\nblocks "), &lx);
+    const char *head = "tsgs3vm-ovr 1\nclasses 3\nlabels 1 2 3\n";
+    char *buf = malloc(strlen(head) + 3 * lx + 1);
+    for (int mixed = 0; mixed < 2; mixed++) {
+        size_t len = strlen(head);
+        memcpy(buf, head, len);
+        for (int c = 0; c < 3; c++) {
+            const char *t = mixed && c == 2 ? t5 : tx;
+            size_t l = mixed && c == 2 ? l5 : lx;
+            memcpy(buf + len, t, l);
+            len += l;
+        }
+        if (mixed) {
+            expect_refused(buf, len, TSGS_ERR_FORMAT,
+                           "class 3's model has other data-* lines than "
+                           "class 1's");
+            continue;
+        }
+        spit("ovr.model", buf, len);
+        tsgs_model *ovr = NULL;
+        tsgs_error err;
+        ck_assert_msg(tsgs_model_load("ovr.model", &ovr, &err) == TSGS_OK,
+                      "%s", err.message);
+        tsgs_data_layout L;
+        tsgs_model_layout(ovr, &L);
+        ck_assert_int_eq(L.known, 1);
+        ck_assert_int_eq(L.format, TSGS_FORMAT_LIBSVM);
+        ck_assert_int_eq(tsgs_model_save(ovr, "ovr2.model", &err), TSGS_OK);
+        size_t l2;
+        char *t2 = slurp("ovr2.model", &l2);
+        ck_assert_uint_eq(l2, len);
+        ck_assert_int_eq(memcmp(t2, buf, len), 0);
+        free(t2);
+        tsgs_model_free(ovr);
+    }
+    free(buf);
+    free(tx);
+    free(t5);
+    remove("b5.model");
+    remove("ovr.model");
+    remove("ovr2.model");
+    remove("bad.model");
+}
+END_TEST
+
 Suite *model_suite(void)
 {
     Suite *s = suite_create("model");
@@ -1265,6 +1606,10 @@ Suite *model_suite(void)
     tcase_add_test(tc, ovr_counts_refused_on_their_line);
     tcase_add_test(tc, model_from_pipe);
     tcase_add_test(tc, every_kind_round_trips);
+    tcase_add_test(tc, layout_round_trips);
+    tcase_add_test(tc, file_without_layout_predicts_the_same);
+    tcase_add_test(tc, layout_errors_refused);
+    tcase_add_test(tc, ovr_layout);
     suite_add_tcase(s, tc);
     return s;
 }

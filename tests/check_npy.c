@@ -96,11 +96,32 @@ START_TEST(options_apply_and_convert)
     ck_assert_uint_eq(tsgs_dataset_features(ds), 5);
     ck_assert_uint_eq(tsgs_dataset_labeled_count(ds), 0);
     ck_assert_float_eq(tsgs_dataset_row(ds, 2)[0], 2.0f);
+    tsgs_data_layout L;
+    tsgs_dataset_layout(ds, &L);
+    ck_assert_int_eq(L.label_column, 0);
     tsgs_dataset_free(ds);
     o.label_column = -1;
     ds = test_read_ok(NPY "table_be.npy", &o);
     ck_assert_uint_eq(tsgs_dataset_features(ds), 4);
     check_y(ds, (const double[]){1e-3f, 7, 1e3});
+    /* the layout as read: the label last, 5 columns */
+    tsgs_dataset_layout(ds, &L);
+    ck_assert_int_eq(L.known, 1);
+    ck_assert_int_eq(L.format, TSGS_FORMAT_NPY);
+    ck_assert_int_eq(L.label_column, -1);
+    ck_assert_int_eq(L.skip_columns, 0);
+    ck_assert_int_eq(L.header, 0);
+    ck_assert_uint_eq(L.columns, 5);
+    tsgs_dataset_free(ds);
+    /* labels from the companion: no label column */
+    o = tsgs_read_options_default();
+    o.skip_columns = 1;
+    ds = test_read_ok(NPY "f4.npy", &o);
+    tsgs_dataset_layout(ds, &L);
+    ck_assert_int_eq(L.format, TSGS_FORMAT_NPY);
+    ck_assert_int_eq(L.label_column, 0);
+    ck_assert_int_eq(L.skip_columns, 1);
+    ck_assert_uint_eq(L.columns, 4);
     tsgs_dataset_free(ds);
 
     /* Any thread count gives the same dataset. */

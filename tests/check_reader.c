@@ -559,6 +559,103 @@ START_TEST(csv_header_columns_and_separators)
 }
 END_TEST
 
+/* What tsgs_dataset_layout reports: the options as the reader resolved
+ * them (the label column the header named, "last" as said, none), the
+ * header seen or not, the columns; LIBSVM the format alone; the unlabeled
+ * label as given; the blocks of a tsgs_reader the same; rows built in
+ * memory none. TSGS_FORMAT_NPY asked of a text file reads it as AUTO. */
+START_TEST(layout_as_resolved)
+{
+    static const char *const csv = "id,f1,target,f2\n0,1.5,1,2\n1,2.5,-1,3\n";
+    tsgs_read_options o = tsgs_read_options_default();
+    o.skip_columns = 1;
+    tsgs_dataset *ds = text_ok(csv, &o);
+    tsgs_data_layout L;
+    tsgs_dataset_layout(ds, &L);
+    ck_assert_int_eq(L.known, 1);
+    ck_assert_int_eq(L.format, TSGS_FORMAT_CSV);
+    ck_assert_int_eq(L.label_column, 3);
+    ck_assert_int_eq(L.skip_columns, 1);
+    ck_assert_int_eq(L.header, 1);
+    ck_assert_uint_eq(L.columns, 4);
+    ck_assert_int_eq(L.has_unlabeled_label, 0);
+    ck_assert_double_eq(tsgs_dataset_label(ds, 1), -1.0);
+    tsgs_dataset_free(ds);
+
+    /* no header, the label last (said so), 0 unlabeled */
+    o = tsgs_read_options_default();
+    o.label_column = -1;
+    o.has_unlabeled_label = 1;
+    o.unlabeled_label = 0.0;
+    ds = text_ok("1,2,1\n3,4,0\n", &o);
+    tsgs_dataset_layout(ds, &L);
+    ck_assert_int_eq(L.label_column, -1);
+    ck_assert_int_eq(L.header, 0);
+    ck_assert_uint_eq(L.columns, 3);
+    ck_assert_int_eq(L.has_unlabeled_label, 1);
+    ck_assert_double_eq(L.unlabeled_label, 0.0);
+    ck_assert_uint_eq(tsgs_dataset_labeled_count(ds), 1);
+    tsgs_dataset_free(ds);
+
+    /* no label column; an auto label column without a header: the first */
+    o = tsgs_read_options_default();
+    o.label_column = 0;
+    ds = text_ok("1,2,1\n3,4,0\n", &o);
+    tsgs_dataset_layout(ds, &L);
+    ck_assert_int_eq(L.label_column, 0);
+    tsgs_dataset_free(ds);
+    ds = text_ok("1,2,1\n3,4,0\n", NULL);
+    tsgs_dataset_layout(ds, &L);
+    ck_assert_int_eq(L.label_column, 1);
+    tsgs_dataset_free(ds);
+
+    /* LIBSVM: the format; NPY asked of it: read as AUTO */
+    o = tsgs_read_options_default();
+    o.format = TSGS_FORMAT_NPY;
+    ds = text_ok("1 1:2 3:4\n-1 2:1\n", &o);
+    ck_assert_uint_eq(tsgs_dataset_features(ds), 3);
+    tsgs_dataset_layout(ds, &L);
+    ck_assert_int_eq(L.known, 1);
+    ck_assert_int_eq(L.format, TSGS_FORMAT_LIBSVM);
+    ck_assert_int_eq(L.label_column, 0);
+    ck_assert_uint_eq(L.columns, 0);
+    tsgs_dataset_free(ds);
+
+    /* a block of a tsgs_reader: the same as the whole read */
+    char path[128];
+    make_tmp();
+    snprintf(path, sizeof path, "%s/blocks.csv", tmp_dir);
+    test_write_text(path, csv);
+    o = tsgs_read_options_default();
+    o.skip_columns = 1;
+    tsgs_reader *r = NULL;
+    ck_assert_int_eq(tsgs_reader_open(path, &o, &r, NULL), TSGS_OK);
+    for (int k = 0; k < 2; k++) {
+        ck_assert_int_eq(tsgs_reader_next(r, 1, &ds, NULL), TSGS_OK);
+        tsgs_dataset_layout(ds, &L);
+        ck_assert_int_eq(L.format, TSGS_FORMAT_CSV);
+        ck_assert_int_eq(L.label_column, 3);
+        ck_assert_int_eq(L.header, 1);
+        ck_assert_uint_eq(L.columns, 4);
+        tsgs_dataset_free(ds);
+    }
+    tsgs_reader_close(r);
+    remove(path);
+    remove_tmp();
+
+    /* rows from memory, or no dataset: none */
+    const float x[2] = {1, 2};
+    ck_assert_int_eq(tsgs_dataset_from_dense(1, 2, x, NULL, &ds, NULL),
+                     TSGS_OK);
+    tsgs_dataset_layout(ds, &L);
+    ck_assert_int_eq(L.known, 0);
+    tsgs_dataset_free(ds);
+    tsgs_dataset_layout(NULL, &L);
+    ck_assert_int_eq(L.known, 0);
+    tsgs_dataset_layout(NULL, NULL); /* nothing to write: nothing done */
+}
+END_TEST
+
 START_TEST(format_detection)
 {
     tsgs_read_options o = tsgs_read_options_default();
@@ -1055,6 +1152,7 @@ Suite *reader_suite(void)
     suite_add_tcase(s, tc);
     tc = tcase_create("csv");
     tcase_add_test(tc, csv_header_columns_and_separators);
+    tcase_add_test(tc, layout_as_resolved);
     suite_add_tcase(s, tc);
     tc = tcase_create("compressed");
     tcase_add_loop_test(tc, compressed_same_as_plain, 0, 3);

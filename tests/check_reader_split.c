@@ -61,6 +61,12 @@ static void assert_same(const tsgs_dataset *a, const tsgs_dataset *b,
     }
     ck_assert_msg(memcmp(a->y, b->y, sizeof(double) * a->n) == 0,
                   "%s: labels differ", what);
+    /* the layout the first row settled, whoever read the rest */
+    ck_assert_msg(a->layout.known && a->layout.format == b->layout.format &&
+                      a->layout.label_column == b->layout.label_column &&
+                      a->layout.header == b->layout.header &&
+                      a->layout.columns == b->layout.columns,
+                  "%s: layouts differ", what);
 }
 
 /* Serial against every split: same dataset, or the same error. */

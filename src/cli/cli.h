@@ -22,11 +22,21 @@ typedef struct {
     int scale_given;            /* --scale (or the config's scale) given */
     int probability_out;        /* predict -b 1: write probabilities */
     double max_memory;          /* --max-memory bytes; -1 auto; 0 none */
+    unsigned read_given;        /* CLI_GAVE_ bits: data options the user
+                                   gave (command line or config file) */
     int quiet;
     int help;
     const char *positional[4];
     int npositional;
 } cli_opts;
+
+/* Data options a model's layout may fill, as bits of cli_opts.read_given
+ * when the user gave them. */
+enum {
+    CLI_GAVE_LABEL_COLUMN = 1,
+    CLI_GAVE_SKIP_COLUMNS = 2,
+    CLI_GAVE_UNLABELED_LABEL = 4
+};
 
 void cli_opts_init(cli_opts *o);
 /* Frees the strings the options own (file names from argv or --config). */
@@ -79,6 +89,22 @@ int cli_check_memory(const cli_opts *o, const char *path,
  * (auto: the machine's available memory). */
 int cli_check_dense_size(const cli_opts *o, const char *path,
                          const tsgs_dataset *ds);
+/* The model's recorded layout (its training file's: tsgs_model_layout)
+ * in o's read options the user did not give, for reading path: the label
+ * and skipped columns when path is of the training file's kind (a CSV,
+ * or a .npy: a converted file has other columns), the unlabeled label.
+ * The format and the header stay detected, as they were. `what` gets the
+ * options taken in words, for a note after a read error ("" when none
+ * was). */
+void cli_apply_layout(cli_opts *o, const tsgs_data_layout *model,
+                      const char *path, char *what, size_t size);
+/* A CSV or .npy file (ds: a block of it) whose rows hold fewer features
+ * than the model's d_model (they would be padded with zeros): prints an
+ * error naming the file, both widths and the options to check, and
+ * returns 1; 0 otherwise (LIBSVM rows may stop short: they are sparse).
+ * model: the model's layout, for the message. */
+int cli_check_narrow(const char *path, const tsgs_dataset *ds,
+                     size_t d_model, const tsgs_data_layout *model);
 /* A test file with more features than the model: drops the extra ones
  * with a warning naming the file and the count (LIBSVM ignores feature
  * indices a model never saw). Returns nonzero on error (printed). */

@@ -6,6 +6,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -160,11 +161,13 @@ static tsgs_status set_key(const char *key, const char *value, void *user,
         else if (strcmp(value, "csv") == 0) o->read.format = TSGS_FORMAT_CSV;
         else why = "one of auto, libsvm, csv";
     } else if (strcmp(key, "label-column") == 0) {
+        o->read_given |= CLI_GAVE_LABEL_COLUMN;
         if (strcmp(value, "last") == 0) o->read.label_column = -1;
         else if (strcmp(value, "auto") == 0) o->read.label_column = TSGS_LABEL_COLUMN_AUTO;
         else if (parse_long(value, 0, &v) == 0 && v < 1000000) o->read.label_column = (int)v;
         else why = "a column number (1 = first), 0 for none, last or auto";
     } else if (strcmp(key, "skip-columns") == 0) {
+        o->read_given |= CLI_GAVE_SKIP_COLUMNS;
         if (parse_long(value, 0, &v) == 0 && v < 1000000) o->read.skip_columns = (int)v;
         else why = "a number of leading columns >= 0";
     } else if (strcmp(key, "header") == 0) {
@@ -173,6 +176,7 @@ static tsgs_status set_key(const char *key, const char *value, void *user,
         else if (strcmp(value, "no") == 0) o->read.header = 0;
         else why = "one of auto, yes, no";
     } else if (strcmp(key, "unlabeled-label") == 0) {
+        o->read_given |= CLI_GAVE_UNLABELED_LABEL;
         char *end;
         double x = strtod(value, &end);
         if (end == value || *end != '\0') why = "a number";
@@ -516,6 +520,119 @@ int cli_read(const cli_opts *o, const char *path, tsgs_dataset **out)
         return 1;
     }
     return 0;
+}
+
+/* "csv, 6 columns, label in column 6, 1 skipped" and the like. */
+static void describe_layout(const tsgs_data_layout *L, char *buf,
+                            size_t size)
+{
+    if (!L->known) {
+        snprintf(buf, size, "layout not recorded");
+        return;
+    }
+    if (L->format == TSGS_FORMAT_LIBSVM) {
+        snprintf(buf, size, "libsvm");
+        return;
+    }
+    char label[32];
+    if (L->label_column < 0)
+        snprintf(label, sizeof label, "label last");
+    else if (L->label_column == 0)
+        snprintf(label, sizeof label, "no label column");
+    else
+        snprintf(label, sizeof label, "label in column %d", L->label_column);
+    snprintf(buf, size, "%s, %zu columns, %s, %d skipped",
+             L->format == TSGS_FORMAT_NPY ? "npy" : "csv", L->columns, label,
+             L->skip_columns);
+}
+
+/* Appends an option in words to what (" " between options). */
+static void taken(char *what, size_t size, const char *fmt, ...)
+{
+    size_t k = strlen(what);
+    if (k > 0 && k + 1 < size)
+        what[k++] = ' ';
+    if (k + 1 >= size)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what + k, size - k, fmt, ap);
+    va_end(ap);
+}
+
+/* Whether path is a regular file that starts with a .npy's magic bytes
+ * (the reader maps a .npy: never compressed, never a pipe, whose bytes a
+ * look here would take from the reader). */
+static int is_npy(const char *path)
+{
+    unsigned char magic[6];
+    struct stat sb;
+    FILE *f = strcmp(path, "-") != 0 && stat(path, &sb) == 0 &&
+                      S_ISREG(sb.st_mode)
+                  ? fopen(path, "rb")
+                  : NULL;
+    if (!f)
+        return 0;
+    const int yes = fread(magic, 1, 6, f) == 6 &&
+                    memcmp(magic, "\x93NUMPY", 6) == 0;
+    fclose(f);
+    return yes;
+}
+
+void cli_apply_layout(cli_opts *o, const tsgs_data_layout *model,
+                      const char *path, char *what, size_t size)
+{
+    what[0] = '\0';
+    if (!model->known)
+        return;
+    const unsigned gave = o->read_given;
+    /* The columns of a CSV are not those of a .npy (convert drops the
+     * skipped and label columns): they carry over between files of one
+     * kind only. The format and header stay detected. */
+    const int npy = is_npy(path);
+    const int columns = model->format == TSGS_FORMAT_CSV   ? !npy
+                        : model->format == TSGS_FORMAT_NPY ? npy
+                                                           : 0;
+    if (columns && !(gave & CLI_GAVE_LABEL_COLUMN)) {
+        o->read.label_column = model->label_column;
+        if (model->label_column < 0)
+            taken(what, size, "--label-column last");
+        else
+            taken(what, size, "--label-column %d", model->label_column);
+    }
+    if (columns && !(gave & CLI_GAVE_SKIP_COLUMNS)) {
+        o->read.skip_columns = model->skip_columns;
+        taken(what, size, "--skip-columns %d", model->skip_columns);
+    }
+    if (!(gave & CLI_GAVE_UNLABELED_LABEL) && model->has_unlabeled_label) {
+        o->read.has_unlabeled_label = 1;
+        o->read.unlabeled_label = model->unlabeled_label;
+        taken(what, size, "--unlabeled-label %.17g", model->unlabeled_label);
+    }
+}
+
+int cli_check_narrow(const char *path, const tsgs_dataset *ds,
+                     size_t d_model, const tsgs_data_layout *model)
+{
+    tsgs_data_layout L;
+    tsgs_dataset_layout(ds, &L);
+    if (!L.known || L.format == TSGS_FORMAT_LIBSVM)
+        return 0;
+    const size_t other = (size_t)L.skip_columns + (L.label_column != 0);
+    const size_t width = L.columns > other ? L.columns - other : 0;
+    if (width >= d_model)
+        return 0;
+    char file[96], trained[96];
+    describe_layout(&L, file, sizeof file);
+    describe_layout(model, trained, sizeof trained);
+    fprintf(stderr,
+            "ERROR: %s: %zu features a row (%s), but the model has %zu "
+            "(its training file: %s): the rows would be padded with zeros "
+            "and their predictions wrong. Give a file with the training "
+            "file's columns, or the --label-column (0: none) / "
+            "--skip-columns that read it as the model's %zu features\n",
+            path, width, file, d_model, trained, d_model);
+    return 1;
 }
 
 int cli_drop_unseen(const char *path, tsgs_dataset *ds, size_t d_model)

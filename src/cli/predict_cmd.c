@@ -37,7 +37,12 @@ static void usage(void)
            "to OUTPUT_FILE.tmp.<pid>.<n> and renamed once\ncomplete (a "
            "killed run's temporary is removed by the next); to - or a "
            "pipe,\nan error in a later row leaves the lines before it "
-           "written.\n\n");
+           "written.\n"
+           "The data options not given are the model's: TEST_FILE is read "
+           "as its training\nfile was (the label and skipped columns, when "
+           "both are CSV or both .npy; the\nunlabeled label; the format and "
+           "header are detected). A CSV or .npy narrower\nthan the model is "
+           "refused.\n\n");
     cli_print_read_help(1);
 }
 
@@ -223,15 +228,33 @@ typedef struct {
     double *scores, *proba;
     size_t cap;      /* rows the buffers hold */
     cli_tally tally;
+    const tsgs_data_layout *layout; /* the model's training file's */
+    const char *taken; /* the read options taken from it, in words */
 } pass;
 
+/* After an error reading the test file (err: not one of opening it or
+ * of memory): which of its read options came from the model, so that a
+ * file of another layout can say its own. */
+static void layout_note(const char *path, const char *taken,
+                        const tsgs_error *err)
+{
+    if (taken[0] && err->code != TSGS_ERR_IO && err->code != TSGS_ERR_NOMEM)
+        fprintf(stderr, "note: %s was read as the model's training file "
+                        "was (%s); give those options to read it "
+                        "otherwise\n",
+                path, taken);
+}
+
 /* Features beyond the model's dropped (LIBSVM ignores them: one warning
- * at the end, for the whole file); a narrower file was padded by the
- * reader. Returns 0, or 1 after an error (printed). */
+ * at the end, for the whole file); narrower LIBSVM rows were padded by the
+ * reader (they are sparse), a narrower CSV or .npy is refused. Returns 0,
+ * or 1 after an error (printed). */
 static int fit_width(pass *p, tsgs_dataset *block)
 {
     size_t d = tsgs_dataset_features(block), dropped = 0;
     tsgs_error err;
+    if (cli_check_narrow(p->in, block, p->d, p->layout))
+        return 1;
     if (d > p->widest)
         p->widest = d;
     if (d > p->d &&
@@ -306,6 +329,7 @@ static int score_file(pass *p, tsgs_reader *rd, const char *out_path)
         tsgs_dataset *block = NULL;
         if (tsgs_reader_next(rd, rows, &block, &err) != TSGS_OK) {
             cli_error(&err);
+            layout_note(p->in, p->taken, &err);
             goto fail;
         }
         if (!block)
@@ -371,12 +395,21 @@ int cmd_predict(int argc, char **argv)
                 o.positional[0]);
         goto done;
     }
+    /* the test file is read as the training file was, where the user
+     * says nothing else */
+    tsgs_data_layout layout;
+    char taken[256];
+    tsgs_model_layout(model, &layout);
+    cli_apply_layout(&o, &layout, o.positional[1], taken, sizeof taken);
     o.read.min_features = tsgs_model_features_in(model);
     const tsgs_read_options ro = cli_read_options(&o);
     if (tsgs_reader_open(cli_path(o.positional[1], 0), &ro, &rd, &err)) {
         cli_error(&err);
+        layout_note(o.positional[1], taken, &err);
         goto done;
     }
+    p.layout = &layout;
+    p.taken = taken;
     p.o = &o;
     p.model = model;
     p.in = o.positional[1];

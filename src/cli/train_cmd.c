@@ -318,7 +318,11 @@ int cmd_train(int argc, char **argv)
             cli_error(&err);
             goto done;
         }
-        if (cli_drop_unseen(o.test_file, test, tsgs_dataset_features(train)))
+        tsgs_data_layout layout;
+        tsgs_dataset_layout(train, &layout);
+        if (cli_check_narrow(o.test_file, test, tsgs_dataset_features(train),
+                             &layout) ||
+            cli_drop_unseen(o.test_file, test, tsgs_dataset_features(train)))
             goto done;
         if (tsgs_dataset_features(test) != tsgs_dataset_features(train)) {
             fprintf(stderr, "ERROR: %s: %zu features per row, but %s has "

@@ -135,6 +135,16 @@ size_t tsgs_dataset_features(const tsgs_dataset *ds)
     return ds ? ds->d : 0;
 }
 
+void tsgs_dataset_layout(const tsgs_dataset *ds, tsgs_data_layout *out)
+{
+    if (!out)
+        return;
+    if (ds)
+        *out = ds->layout;
+    else
+        memset(out, 0, sizeof *out);
+}
+
 const float *tsgs_dataset_row(const tsgs_dataset *ds, size_t i)
 {
     if (!ds || i >= ds->n || tsgs__sparse(ds))

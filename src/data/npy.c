@@ -738,6 +738,15 @@ tsgs_status tsgs__npy_read(const char *path, const tsgs_read_options *opt,
         (st = read_companion(lpath, L.n, opt, ds->y, err)) != TSGS_OK)
         goto fail;
     free(lpath);
+    ds->layout.known = 1;
+    ds->layout.format = TSGS_FORMAT_NPY;
+    ds->layout.label_column =
+        L.labcol > 0 && opt->label_column == -1 ? -1 : L.labcol;
+    ds->layout.skip_columns = L.skip;
+    ds->layout.columns = (size_t)L.ncols;
+    ds->layout.has_unlabeled_label = opt->has_unlabeled_label != 0;
+    if (opt->has_unlabeled_label)
+        ds->layout.unlabeled_label = opt->unlabeled_label;
     *out = ds;
     return TSGS_OK;
 fail:

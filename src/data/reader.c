@@ -377,6 +377,7 @@ typedef struct {
     size_t d;
     int ncols, labcol; /* file columns, 1-based label column or 0 */
     int header_labcol; /* the header's label column by name, or 0 */
+    int header_seen;   /* a header line was read */
     char delim;        /* ',' or ' ' (runs of blanks) */
     int blocks;        /* read a block at a time: LIBSVM storage by width */
 } reader;
@@ -1304,7 +1305,7 @@ static tsgs_status check_options(const char *path,
                                  tsgs_error *err)
 {
     if (opt->format != TSGS_FORMAT_AUTO && opt->format != TSGS_FORMAT_LIBSVM &&
-        opt->format != TSGS_FORMAT_CSV)
+        opt->format != TSGS_FORMAT_CSV && opt->format != TSGS_FORMAT_NPY)
         return tsgs__fail(err, TSGS_ERR_PARAM, path, 0,
                           "format: unknown value %d", (int)opt->format);
     if (opt->label_column < TSGS_LABEL_COLUMN_AUTO || opt->skip_columns < 0 ||
@@ -1373,7 +1374,8 @@ static tsgs_status text_open(text_read *t, const char *path,
     /* A UTF-8 byte order mark (spreadsheet exports) is not data. */
     if (R->lr.end >= 3 && memcmp(R->lr.buf, "\xef\xbb\xbf", 3) == 0)
         R->lr.pos = 3;
-    t->fmt = opt->format;
+    /* NPY asked of a text file: as AUTO (a .npy is told by its magic) */
+    t->fmt = opt->format == TSGS_FORMAT_NPY ? TSGS_FORMAT_AUTO : opt->format;
     if (t->fmt == TSGS_FORMAT_AUTO)
         while (!detect(R, &t->fmt))
             if ((st = fill(&R->lr, err)) != TSGS_OK)
@@ -1410,10 +1412,31 @@ static tsgs_status text_line(text_read *t, const char *line, size_t len,
         if ((R->opt->header == 1 && !header_was_comment) ||
             looks_like_header(R, p, e)) {
             R->header_labcol = header_label_column(R, p, e);
+            R->header_seen = 1;
             return TSGS_OK;
         }
     }
     return csv_line(R, p, e, err);
+}
+
+/* The layout t's options resolved to (its first data row settled it). */
+static tsgs_data_layout text_layout(const text_read *t)
+{
+    const reader *R = &t->R;
+    tsgs_data_layout L;
+    memset(&L, 0, sizeof L);
+    L.known = 1;
+    L.format = t->fmt;
+    if (t->fmt == TSGS_FORMAT_CSV) {
+        L.label_column = R->opt->label_column == -1 ? -1 : R->labcol;
+        L.skip_columns = R->opt->skip_columns;
+        L.header = R->header_seen;
+        L.columns = (size_t)R->ncols;
+    }
+    L.has_unlabeled_label = R->opt->has_unlabeled_label != 0;
+    if (L.has_unlabeled_label)
+        L.unlabeled_label = R->opt->unlabeled_label;
+    return L;
 }
 
 /* Every line of t into one dataset. After the first data row (which
@@ -1465,6 +1488,8 @@ tsgs_status tsgs__dataset_read_split(const char *path,
     if (st == TSGS_OK)
         st = t.npy ? read_npy(&t.R, out, err)
                    : read_all(&t, min_chunk, out, err);
+    if (st == TSGS_OK && !t.npy) /* npy.c gives a .npy's its layout */
+        (*out)->layout = text_layout(&t);
     text_close(&t);
     return st;
 }
@@ -1532,6 +1557,7 @@ static tsgs_status text_block(tsgs_reader *r, size_t max_rows,
     if (st != TSGS_OK)
         return st;
     r->rows += b->n;
+    b->layout = text_layout(&r->t);
     *block = b;
     return TSGS_OK;
 }
@@ -1550,6 +1576,7 @@ static tsgs_status npy_block(tsgs_reader *r, size_t max_rows,
                                              w->x + r->next_row * w->d,
                                              w->y + r->next_row, block, err);
     if (st == TSGS_OK) {
+        (*block)->layout = w->layout;
         r->next_row += n;
         r->rows += n;
     }

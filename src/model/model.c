@@ -371,6 +371,16 @@ double tsgs_model_label(const tsgs_model *m, double decision)
 
 size_t tsgs_model_features_in(const tsgs_model *m) { return m->d; }
 
+void tsgs_model_layout(const tsgs_model *m, tsgs_data_layout *out)
+{
+    if (!out)
+        return;
+    if (m)
+        *out = m->layout;
+    else
+        memset(out, 0, sizeof *out);
+}
+
 long tsgs_model_feature_count(const tsgs_model *m)
 {
     if (m->nclass > 2) {

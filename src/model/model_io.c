@@ -5,6 +5,7 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,7 +27,42 @@ static const char *scaling_name(tsgs_scaling s)
                                     : "none";
 }
 
-static void write_model(FILE *f, const tsgs_model *m)
+/* ------------------------------------------------- the data's layout */
+
+/* The training data's layout and the version of the writer: optional
+ * lines (files written before them load without a layout). */
+static const char *const format_names[] = {"auto", "libsvm", "csv", "npy"};
+
+static void write_layout(FILE *f, const tsgs_data_layout *L)
+{
+    fprintf(f, "written-by tsgs3vm %s\n", TSGS_VERSION_STRING);
+    if (!L->known || L->format < TSGS_FORMAT_LIBSVM ||
+        L->format > TSGS_FORMAT_NPY)
+        return;
+    fprintf(f, "data-format %s\n", format_names[L->format]);
+    if (L->format != TSGS_FORMAT_LIBSVM) {
+        if (L->label_column < 0)
+            fputs("data-label-column last\n", f);
+        else if (L->label_column == 0)
+            fputs("data-label-column none\n", f);
+        else
+            fprintf(f, "data-label-column %d\n", L->label_column);
+        fprintf(f, "data-skip-columns %d\n", L->skip_columns);
+        if (L->format == TSGS_FORMAT_CSV)
+            fprintf(f, "data-header %s\n", L->header ? "yes" : "no");
+        fprintf(f, "data-columns %zu\n", L->columns);
+    }
+    if (L->has_unlabeled_label && isfinite(L->unlabeled_label)) {
+        fputs("data-unlabeled-label ", f);
+        put_double(f, L->unlabeled_label);
+        fputc('\n', f);
+    }
+}
+
+/* A binary model; lay: the layout to record (a one-vs-rest file's
+ * classes record the top model's). */
+static void write_model(FILE *f, const tsgs_model *m,
+                        const tsgs_data_layout *lay)
 {
     fprintf(f, "%s %d\n", MAGIC, FORMAT_VERSION);
     /* Directions written as used, not "auto": the file says what it has. */
@@ -40,6 +76,7 @@ static void write_model(FILE *f, const tsgs_model *m)
          i++)
         fprintf(f, "%s %s\n", key, value);
     fprintf(f, "features-in %zu\n", m->d);
+    write_layout(f, lay);
     fprintf(f, "blocks %ld\n", m->nblocks);
     fputs("lazy-scale ", f);
     put_double(f, m->scale);
@@ -158,7 +195,7 @@ static void write_ovr(FILE *f, const tsgs_model *m)
     }
     fputc('\n', f);
     for (int k = 0; k < m->nclass; k++)
-        write_model(f, m->ovr[k]);
+        write_model(f, m->ovr[k], &m->layout);
 }
 
 tsgs_status tsgs_model_save(const tsgs_model *m, const char *path,
@@ -181,7 +218,7 @@ tsgs_status tsgs_model_save(const tsgs_model *m, const char *path,
     if (m->nclass > 2)
         write_ovr(f, m);
     else
-        write_model(f, m);
+        write_model(f, m, &m->layout);
     int bad = ferror(f) != 0;
     bad |= fflush(f) != 0;
     bad |= fsync(fileno(f)) != 0;
@@ -462,6 +499,8 @@ typedef struct {
     size_t nsc;
     char **seen; /* the keys read: each is given once */
     size_t nseen;
+    tsgs_data_layout layout; /* the data-* lines (known: data-format) */
+    unsigned layout_keys;    /* which of the other data-* lines (LK_) */
 } header_t;
 
 static void header_init(header_t *h)
@@ -586,6 +625,96 @@ static tsgs_status parse_announced(reader_t *r, header_t *h, const char *key,
                             2.0 * ((double)h->d + 1.0), why, err);
 }
 
+/* The data-* lines besides data-format, as bits of header_t.layout_keys. */
+enum { LK_LABEL = 1, LK_SKIP = 2, LK_HEADER = 4, LK_COLUMNS = 8,
+       LK_UNLABELED = 16 };
+#define COLUMN_MAX 999999 /* the tool's --label-column / --skip-columns */
+#define VERSION_CHARS "0123456789abcdefghijklmnopqrstuvwxyz" \
+                      "ABCDEFGHIJKLMNOPQRSTUVWXYZ.+-~_"
+
+/* "written-by tsgs3vm VERSION": checked, not kept. */
+static tsgs_status parse_written_by(reader_t *r, const char *val,
+                                    tsgs_error *err)
+{
+    const char *v = val + 8;
+    if (strncmp(val, "tsgs3vm ", 8) != 0 || !*v || strlen(v) > 32 ||
+        v[strspn(v, VERSION_CHARS)] != '\0')
+        return tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
+                          "written-by: \"%.40s\": expected \"tsgs3vm "
+                          "VERSION\" (as \"tsgs3vm %s\")",
+                          val, TSGS_VERSION_STRING);
+    return TSGS_OK;
+}
+
+/* A data-* line (write_layout's) into h->layout; 1 in *mine when key is
+ * one (else the line is not for this function). */
+static tsgs_status parse_layout(reader_t *r, header_t *h, const char *key,
+                                const char *val, int *mine, tsgs_error *err)
+{
+    tsgs_data_layout *L = &h->layout;
+    long v = 0;
+    tsgs_error ignored;
+    *mine = 1;
+    if (strcmp(key, "data-format") == 0) {
+        for (int f = TSGS_FORMAT_LIBSVM; f <= TSGS_FORMAT_NPY; f++)
+            if (strcmp(val, format_names[f]) == 0) {
+                L->known = 1;
+                L->format = (tsgs_format)f;
+                return TSGS_OK;
+            }
+        return tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
+                          "data-format: \"%.40s\": expected libsvm, csv or "
+                          "npy",
+                          val);
+    }
+    if (strcmp(key, "data-label-column") == 0) {
+        h->layout_keys |= LK_LABEL;
+        if (strcmp(val, "last") == 0)
+            L->label_column = -1;
+        else if (strcmp(val, "none") == 0)
+            L->label_column = 0;
+        else if (parse_count(r, key, val, COLUMN_MAX, &v, &ignored) ==
+                     TSGS_OK &&
+                 v >= 1)
+            L->label_column = (int)v;
+        else
+            return tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
+                              "data-label-column: \"%.40s\": expected last, "
+                              "none or a column number in [1, %d]",
+                              val, COLUMN_MAX);
+        return TSGS_OK;
+    }
+    if (strcmp(key, "data-skip-columns") == 0) {
+        h->layout_keys |= LK_SKIP;
+        tsgs_status st = parse_count(r, key, val, COLUMN_MAX, &v, err);
+        L->skip_columns = (int)v;
+        return st;
+    }
+    if (strcmp(key, "data-header") == 0) {
+        h->layout_keys |= LK_HEADER;
+        if (strcmp(val, "yes") != 0 && strcmp(val, "no") != 0)
+            return tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
+                              "data-header: \"%.40s\": expected yes or no",
+                              val);
+        L->header = val[0] == 'y';
+        return TSGS_OK;
+    }
+    if (strcmp(key, "data-columns") == 0) {
+        h->layout_keys |= LK_COLUMNS;
+        tsgs_status st = parse_count(r, key, val, INT_MAX, &v, err);
+        L->columns = (size_t)v;
+        return st;
+    }
+    if (strcmp(key, "data-unlabeled-label") == 0) {
+        h->layout_keys |= LK_UNLABELED;
+        L->has_unlabeled_label = 1;
+        return parse_doubles(r, key, val, &L->unlabeled_label, 1, INFINITY,
+                             err);
+    }
+    *mine = 0;
+    return TSGS_OK;
+}
+
 /* One "key value" line of the header into h; *done after the line that
  * ends the header. */
 static tsgs_status parse_header_line(reader_t *r, header_t *h, char *line,
@@ -634,6 +763,12 @@ static tsgs_status parse_header_line(reader_t *r, header_t *h, char *line,
         return parse_maxabs(r, val, h->d, &h->nsc, &h->scol, &h->smul, err);
     if (strcmp(key, "scaler-shift") == 0 || strcmp(key, "scaler-mul") == 0)
         return parse_scaler_row(r, h, key, val, err);
+    if (strcmp(key, "written-by") == 0)
+        return parse_written_by(r, val, err);
+    int layout = 0;
+    tsgs_status st = parse_layout(r, h, key, val, &layout, err);
+    if (layout)
+        return st;
     return parse_param(r, &h->p, key, val, err);
 }
 
@@ -707,6 +842,64 @@ static tsgs_status check_header(const reader_t *r, const header_t *h,
                           p->sigma <= 0.0 ? "no sigma line (sigma must be "
                                             "positive)"
                                           : perr.message);
+    return TSGS_OK;
+}
+
+/* The data-* lines against each other and features-in: what a layout
+ * of the data's format has, its columns holding its features. */
+static tsgs_status check_layout(const reader_t *r, const header_t *h,
+                                tsgs_error *err)
+{
+    const tsgs_data_layout *L = &h->layout;
+    const unsigned need = LK_LABEL | LK_SKIP | LK_COLUMNS;
+    if (!L->known)
+        return h->layout_keys
+                   ? tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
+                                "header: data-* lines without a data-format "
+                                "line")
+                   : TSGS_OK;
+    const char *fmt = format_names[L->format];
+    if (L->format == TSGS_FORMAT_LIBSVM)
+        return h->layout_keys & (need | LK_HEADER)
+                   ? tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
+                                "data-format libsvm: a LIBSVM file has no "
+                                "columns (no data-label-column, "
+                                "data-skip-columns, data-header or "
+                                "data-columns line)")
+                   : TSGS_OK;
+    if ((h->layout_keys & need) != need)
+        return tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
+                          "data-format %s: needs the data-label-column, "
+                          "data-skip-columns and data-columns lines",
+                          fmt);
+    if (L->format == TSGS_FORMAT_NPY && (h->layout_keys & LK_HEADER))
+        return tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
+                          "data-format npy: a .npy has no header line (no "
+                          "data-header line)");
+    const size_t label = L->label_column < 0 ? L->columns
+                                             : (size_t)L->label_column;
+    const size_t skip = (size_t)L->skip_columns;
+    if (label > L->columns)
+        return tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
+                          "data-label-column %zu: beyond the %zu "
+                          "data-columns",
+                          label, L->columns);
+    if (label > 0 && label <= skip)
+        return tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
+                          "data-label-column %zu is among the %zu "
+                          "data-skip-columns",
+                          label, skip);
+    const size_t taken = skip + (label > 0);
+    if (L->columns <= taken)
+        return tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
+                          "data-columns %zu: no feature left after %zu "
+                          "skipped columns and %s label column",
+                          L->columns, skip, label > 0 ? "the" : "no");
+    if (L->columns - taken > (size_t)h->d)
+        return tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
+                          "data-columns %zu: %zu features a row, more than "
+                          "features-in (line %ld), %ld",
+                          L->columns, L->columns - taken, h->d_line, h->d);
     return TSGS_OK;
 }
 
@@ -867,9 +1060,13 @@ static tsgs_status load_binary(reader_t *r, int last, tsgs_model **out,
     if (st == TSGS_OK)
         st = check_header(r, &h, err);
     if (st == TSGS_OK)
+        st = check_layout(r, &h, err);
+    if (st == TSGS_OK)
         st = check_counts(r, &h, err);
     if (st == TSGS_OK)
         st = model_of_header(&h, &m, err);
+    if (st == TSGS_OK)
+        m->layout = h.layout;
     if (st == TSGS_OK)
         st = read_body(r, &h, last, m, err);
     header_free(&h);
@@ -898,6 +1095,16 @@ static tsgs_status read_class_count(reader_t *r, long *k, tsgs_error *err)
                             "a class takes a label and a model, whose "
                             "first line alone is 16 bytes",
                             err);
+}
+
+static int same_layout(const tsgs_data_layout *a, const tsgs_data_layout *b)
+{
+    return a->known == b->known && a->format == b->format &&
+           a->label_column == b->label_column &&
+           a->skip_columns == b->skip_columns && a->header == b->header &&
+           a->columns == b->columns &&
+           a->has_unlabeled_label == b->has_unlabeled_label &&
+           a->unlabeled_label == b->unlabeled_label;
 }
 
 /* A one-vs-rest file: the header after its first line (`first`), then
@@ -951,6 +1158,11 @@ static tsgs_status load_ovr(reader_t *r, const char *first, tsgs_model **out,
                             "class %ld's model has %zu features-in, class "
                             "1's %zu",
                             c + 1, subs[c]->d, subs[0]->d);
+        else if (!same_layout(&subs[c]->layout, &subs[0]->layout))
+            st = tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
+                            "class %ld's model has other data-* lines than "
+                            "class 1's (one file trained them all)",
+                            c + 1);
     if (st == TSGS_OK)
         st = tsgs__model_ovr(subs, classes, (size_t)k, out, err);
 done:

@@ -106,6 +106,7 @@ tsgs_status tsgs__model_ovr(tsgs_model **subs, const double *classes,
     m->classes = cl;
     m->d = subs[0]->d;
     m->params = subs[0]->params;
+    m->layout = subs[0]->layout; /* a loaded file's (each class's alike) */
     m->label_neg = cl[0];
     m->label_pos = cl[k - 1];
     snprintf(m->note, sizeof m->note, "one-vs-rest over %zu classes; class "
