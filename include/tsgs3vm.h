@@ -312,10 +312,16 @@ typedef struct {
                                 1 / (2 total variance) */
     tsgs_feature_map feature_map;
     tsgs_directions directions;
-    double c;                /* weight of the labeled hinge loss (mean over
-                                the labeled rows); 0: safe chooses it by CV,
-                                the other solvers use 1000 */
-    double c_star;           /* unlabeled weight; < 0: C * n_l / n_u */
+    double c;                /* C: the weight of each labeled row's hinge
+                                loss (LIBSVM's C, svm-train's -c; key
+                                "cost", alias "c"); 0: safe and the
+                                stochastic solvers choose it by CV, bs3vm
+                                uses a total of 1000 (1000 / n_l per row).
+                                Model files before format 2 and config
+                                files' "c" hold C x n_l instead: c_total */
+    double c_star;           /* weight of the MEAN unlabeled loss (a total:
+                                C* / n_u per unlabeled row); < 0: the
+                                solver's default (see "c-star") */
     tsgs_uloss uloss;
     double ramp_s;           /* s of the ramp loss, s < 1 */
     tsgs_step step;
@@ -359,6 +365,13 @@ typedef struct {
     double edge_width;       /* edge weights exp(-|xu-xv|^2 / (2 w^2));
                                 0: 1 / (2 w^2) = sigma, as the paper */
     long edges_per_step;     /* graph edges sampled per step (mean) */
+    /* Added with model format 2 (at the end: the fields above keep their
+     * places). */
+    double c_total;          /* > 0: the labeled loss's total weight C x
+                                n_l (the unit of "c" in config files and
+                                model files before format 2), used as C =
+                                c_total / n_l on the n_l labeled rows
+                                trained on; 0: unset. Not with c > 0. */
 } tsgs_params;
 
 tsgs_params tsgs_params_default(void);
@@ -368,8 +381,10 @@ tsgs_params *tsgs_params_new(void);
 void tsgs_params_free(tsgs_params *p);
 tsgs_status tsgs_params_check(const tsgs_params *p, tsgs_error *err);
 
-/* Sets one parameter by its option / config key ("c", "max-features",
- * "uloss", ...). Values are parsed strictly; errors name the key. */
+/* Sets one parameter by its option / config key ("cost", "max-features",
+ * "uloss", ...; "c" is "cost" and "gamma" is "sigma"). Values are parsed
+ * strictly; errors name the key. A positive cost clears c-total and a
+ * positive c-total clears cost: the later one given wins. */
 tsgs_status tsgs_params_set(tsgs_params *p, const char *key,
                             const char *value, tsgs_error *err);
 

@@ -362,6 +362,12 @@ static inline uint64_t tsgs__mod_fast(uint64_t z, uint64_t i, uint64_t m)
     return r >= i ? r - i : r;
 }
 
+/* ----------------------------------------------------------- params.c */
+
+/* The key a parameter's other name stands for ("c": "cost", "gamma":
+ * "sigma"); any other key as it is. */
+const char *tsgs__param_alias(const char *key);
+
 /* tsgs_params.balance: -1 auto, 0 off, and: */
 #define TSGS__BALANCE_HOLD 1    /* hold the unlabeled class ratio (safe: the
                                    mean output; stochastic: a quantile) */
@@ -805,7 +811,20 @@ typedef struct {
                            rest's classes: the rows tsgs_train checked) */
 } tsgs__train_opts;
 
-/* tsgs_train with the stochastic solvers' test switches. */
+/* ------------------------------------------------------------ cost.c */
+
+/* The user's C (per labeled row, or c-total) as the solvers take it: the
+ * weight of the mean hinge loss over the nl labeled rows (C x nl), in
+ * q->c; q->c_total cleared. */
+void tsgs__cost_to_solver(tsgs_params *q, size_t nl);
+/* A model trained on nl labeled rows from the solver's params back to the
+ * user's unit (per-row C; `given`: the params tsgs_train was called
+ * with), its one-vs-rest classes too. m NULL: nothing. */
+void tsgs__cost_to_user(tsgs_model *m, const tsgs_params *given, size_t nl);
+
+/* tsgs_train with the stochastic solvers' test switches; params in the
+ * solvers' unit (c: the weight of the mean hinge loss, C x n_l), as
+ * tsgs__cost_to_solver makes them. */
 tsgs_status tsgs__train_ex(const tsgs_dataset *ds, const tsgs_params *params,
                            const tsgs_train_hooks *hooks,
                            const tsgs__train_opts *opt, tsgs_model **out,

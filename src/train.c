@@ -431,12 +431,27 @@ long tsgs_train_steps(const tsgs_dataset *ds, const tsgs_params *p)
     return solver_of(p->solver)->steps(ds, p);
 }
 
+/* The user's C per labeled row becomes the solvers' weight of the mean
+ * hinge loss (cost.c), and the model's C per row again at the end. */
 tsgs_status tsgs_train(const tsgs_dataset *ds, const tsgs_params *params,
                        const tsgs_train_hooks *hooks, tsgs_model **out,
                        int *stopped_early, tsgs_error *err)
 {
+    if (!ds || !params || !out)
+        return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
+                          "tsgs_train: NULL argument");
+    tsgs_status st = tsgs_params_check(params, err);
+    if (st != TSGS_OK)
+        return st;
+    const size_t nl = tsgs__label_split(
+        ds->y, ds->n, tsgs__threads_resolve(params->threads), NULL, NULL);
+    tsgs_params q = *params;
+    tsgs__cost_to_solver(&q, nl);
     tsgs__train_opts opt = {0, SCALE_FLOOR, -1, NULL, 0, 0, 0};
-    return tsgs__train_ex(ds, params, hooks, &opt, out, stopped_early, err);
+    st = tsgs__train_ex(ds, &q, hooks, &opt, out, stopped_early, err);
+    if (st == TSGS_OK)
+        tsgs__cost_to_user(*out, params, nl);
+    return st;
 }
 
 tsgs_status tsgs__train_ex(const tsgs_dataset *ds, const tsgs_params *params,

@@ -21,12 +21,22 @@ static tsgs_params tsg_defaults(void)
     tsgs_params p = tsgs_params_default();
     p.solver = TSGS_SOLVER_TSG;
     /* the stochastic solvers' former fixed defaults, which these tests of
-     * their mechanics were written against (auto settings: auto_* tests) */
-    p.c = 1000.0;
+     * their mechanics were written against (auto settings: auto_* tests),
+     * in the solvers' unit: the weight of the mean hinge loss */
+    p.c_total = 1000.0;
     p.eta = 200.0;
     p.passes = 1.0;
     p.balance = 1;
     p.warm_start = 0; /* from zero, as the papers: the steps' mechanics */
+    return p;
+}
+
+/* tsg_defaults for tsgs__train_ex, which takes the solvers' unit. */
+static tsgs_params tsg_defaults_ex(void)
+{
+    tsgs_params p = tsg_defaults();
+    p.c = p.c_total;
+    p.c_total = 0.0;
     return p;
 }
 
@@ -81,7 +91,7 @@ END_TEST
 START_TEST(lazy_scale_equals_explicit_decay)
 {
     tsgs_dataset *ds = fixture_moons(2000, 40, 0.1, 3, NULL);
-    tsgs_params p = tsg_defaults();
+    tsgs_params p = tsg_defaults_ex();
     p.eta = 20;
     p.iterations = 300;
     p.max_features = 200;
@@ -143,7 +153,7 @@ static double positive_share(int balance, double *acc)
     const size_t n = 4000, nl = 20;
     tsgs_dataset *ds = fixture_blobs(n, 4, 1.6, 0.5, nl, 4, 11, &truth);
     tsgs_params p = tsg_defaults();
-    p.c_star = 5.0 * p.c;
+    p.c_star = 5.0 * p.c_total;
     p.passes = 3;
     p.balance = balance;
     p.balance_ratio = 0.5;
@@ -219,7 +229,11 @@ START_TEST(auto_settings_match_the_exact_svm)
     const tsgs_params *r = &m->params;
     ck_assert_double_gt(r->c, 0.0);
     ck_assert_double_gt(r->sigma, 0.0);
-    ck_assert_double_eq(r->eta, r->c > 2.0 ? r->c : 2.0);
+    /* eta = C x n_l, the mean hinge loss's weight; the model's C is per
+     * labeled row */
+    const double total = r->c * (double)nl;
+    ck_assert_double_eq_tol(r->eta, total > 2.0 ? total : 2.0,
+                            1e-12 * r->eta);
     ck_assert_int_eq(r->max_features, 1024);
     ck_assert_int_eq(r->balance, 0);
     ck_assert_int_eq(r->iterations, 3000);
@@ -323,7 +337,7 @@ START_TEST(learned_bias_first_step)
     tsgs_dataset *ds = fixture_blobs(400, 3, 2.0, 0.5, 40, 10, 3, NULL);
     tsgs_params p = tsgs_params_default();
     p.solver = TSGS_SOLVER_TSG;
-    p.c = 500.0;
+    p.c_total = 500.0;
     p.sigma = 0.5;
     p.iterations = 1;
     p.threads = 1;
@@ -645,14 +659,14 @@ START_TEST(frs_first_step_is_projected_gradient)
             double y = tsgs_dataset_label(ds, i);
             double ph = (double)b + (double)w[0] * x[0] + (double)w[1] * x[1] +
                         (double)w[2] * x[2];
-            double wi = p.c / 300.0 * tsgs__hinge_grad(0.0, y);
+            double wi = p.c_total / 300.0 * tsgs__hinge_grad(0.0, y);
             sc += wi * cos(ph);
             ss += wi * sin(ph);
         }
         double want_c = -gamma / (double)D * phi2 * sc;
         double want_s = -gamma / (double)D * ss;
         /* float features: each term within ~1e-6 of the double one */
-        double tol = 4e-6 * gamma / (double)D * p.c;
+        double tol = 4e-6 * gamma / (double)D * p.c_total;
         ck_assert_double_eq_tol(m->scale * m->norm * m->ac[g], want_c, tol);
         if (!cosmap)
             ck_assert_double_eq_tol(m->scale * m->as[g], want_s, tol);
@@ -692,7 +706,7 @@ END_TEST
 START_TEST(labeled_cache_or_not_same_model)
 {
     tsgs_dataset *ds = fixture_blobs(3000, 5, 1.5, 0.5, 3000, 1500, 8, NULL);
-    tsgs_params p = tsg_defaults();
+    tsgs_params p = tsg_defaults_ex();
     p.solver = TSGS_SOLVER_DSG;
     p.iterations = 200;
     p.max_features = 128;

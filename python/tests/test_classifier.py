@@ -271,15 +271,20 @@ def test_example_script_writes_its_plot(root, tmp_path):
 
 
 def test_C_and_gamma_are_the_library_c_and_sigma(tool, tmp_path):
-    """C=8, gamma=0.5 is c = 8 x the labeled rows, sigma=0.5 with no
-    scaling, bit for bit, and the tool's `-c 8 -g 0.5` on the same rows."""
+    """C=8, gamma=0.5 is c = 8 (per labeled row), sigma=0.5 with no
+    scaling, bit for bit, and the tool's `-c 8 -g 0.5` on the same rows;
+    c-total = 8 x the labeled rows is the same model."""
     X, _, y = semi_supervised_moons()
     n_labeled = int(np.count_nonzero(y != -1))
     libsvm = TSGS3VMClassifier(C=8, gamma=0.5, random_state=3).fit(X, y)
-    ours = TSGS3VMClassifier(c=8.0 * n_labeled, sigma=0.5, scale="none",
+    ours = TSGS3VMClassifier(c=8.0, sigma=0.5, scale="none",
                              random_state=3).fit(X, y)
     np.testing.assert_array_equal(libsvm.decision_function(X),
                                   ours.decision_function(X))
+    total = TSGS3VMClassifier(sigma=0.5, scale="none", random_state=3,
+                              extra_params={"c-total": 8.0 * n_labeled})
+    np.testing.assert_array_equal(total.fit(X, y).decision_function(X),
+                                  libsvm.decision_function(X))
     # an explicit scale stays: gamma then acts on the scaled features
     zscored = TSGS3VMClassifier(C=8, gamma=0.5, scale="zscore",
                                 random_state=3).fit(X, y)
@@ -297,19 +302,22 @@ def test_C_and_gamma_are_the_library_c_and_sigma(tool, tmp_path):
         libsvm.decision_function(X))
 
 
-def test_C_scales_with_the_labeled_rows():
-    """C is per labeled row: the same C on fewer labeled rows is a smaller
-    library c (what LIBSVM's C means in a grid search's folds)."""
+def test_C_is_per_labeled_row():
+    """C goes to the library as it is, its per-row cost (what LIBSVM's C
+    means in a grid search's folds), and the fitted model records it so;
+    gamma sets scale none unless a scale is given."""
     X, _, y = semi_supervised_moons(300)
     clf = TSGS3VMClassifier(C=2.5)
-    assert ("c", repr(2.5 * 20)) in clf._settings(20)
-    assert ("c", repr(2.5 * 7)) in clf._settings(7)
-    assert ("scale", "none") not in clf._settings(20)
-    assert ("scale", "none") in TSGS3VMClassifier(gamma=1)._settings(5)
+    assert ("cost", repr(2.5)) in clf._settings()
+    assert ("scale", "none") not in clf._settings()
+    assert ("scale", "none") in TSGS3VMClassifier(gamma=1)._settings()
     assert ("scale", "minmax") in \
-        TSGS3VMClassifier(gamma=1, scale="minmax")._settings(5)
+        TSGS3VMClassifier(gamma=1, scale="minmax")._settings()
     assert ("scale", "none") not in \
-        TSGS3VMClassifier(gamma=1, scale="minmax")._settings(5)
+        TSGS3VMClassifier(gamma=1, scale="minmax")._settings()
+    fitted = TSGS3VMClassifier(C=2.5, gamma=1, solver="dsg", iterations=50,
+                               random_state=0).fit(X, y)
+    assert b"\ncost 2.5\n" in fitted._model_text()
 
 
 def test_C_with_c_or_gamma_with_sigma_is_an_error():

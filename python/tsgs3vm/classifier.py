@@ -146,22 +146,22 @@ class TSGS3VMClassifier(ClassifierMixin, BaseEstimator):
 
     scikit-learn's (and LIBSVM's) names, as the tool's -c and -g:
 
-    C : float > 0, the weight of each labeled row's hinge loss (SVC's C);
-        fit passes the library c = C x the labeled rows it is given, so
-        that C means the same whatever the number of labeled rows (a grid
-        search's folds included). Not together with c.
+    C : float > 0, the weight of each labeled row's hinge loss (SVC's C,
+        the tool's -c and --cost): it means the same whatever the number
+        of labeled rows (a grid search's folds included). Not together
+        with c, its other name.
     gamma : float > 0, the RBF kernel exp(-gamma |x - x'|^2) on X as given:
         it also sets scale="none" unless scale is given (as the tool's -g,
         so the kernel is SVC's on the same features). Not together with
         sigma. TSGS3VMClassifier(C=8, gamma=0.5) is `tsgs3vm train -c 8
-        -g 0.5`, and the same model as c=8 * n_labeled, sigma=0.5,
-        scale="none".
+        -g 0.5`, and the same model as c=8, sigma=0.5, scale="none".
 
     Parameters named as the tool's options (see `tsgs3vm train --help` for
     each meaning and default); None keeps the library's default:
     solver, kernel, sigma (the kernel's gamma, on the features after
-    `scale`), c (the labeled loss weight, C times the labeled rows), c_star,
-    uloss, ramp_s,
+    `scale`), c (C per labeled row, as C; before model format 2 it was C
+    times the labeled rows: that total is extra_params={"c-total": ...}),
+    c_star, uloss, ramp_s,
     feature_map, directions, step, eta, theta, t0, batch_labeled,
     batch_unlabeled, iterations, passes, block_size, max_features, balance,
     balance_ratio, anneal, scale, warm_start, unlabeled_sample, bind.
@@ -261,22 +261,21 @@ class TSGS3VMClassifier(ClassifierMixin, BaseEstimator):
         rng = check_random_state(self.random_state)
         return int(rng.randint(0, 2**31 - 1))
 
-    def _libsvm_names(self, n_labeled):
+    def _libsvm_names(self):
         """C and gamma as the library's (tool key, text) pairs, as the
         tool maps its -c and -g (src/cli/options.c)."""
         pairs = []
         if self.C is not None:
             if self.c is not None:
                 raise ValueError(
-                    "C=%r and c=%r are both given: C is the weight per "
-                    "labeled row (SVC's C, the tool's -c), c the library's "
-                    "total weight (C x the labeled rows); give one"
+                    "C=%r and c=%r are both given: both are the weight per "
+                    "labeled row (SVC's C, the tool's -c); give one"
                     % (self.C, self.c))
             C = float(self.C)
             if not (0.0 < C < np.inf):
                 raise ValueError("C must be a positive finite number, got %r"
                                  % (self.C,))
-            pairs.append(("c", _text(C * float(n_labeled))))
+            pairs.append(("cost", _text(C)))
         if self.gamma is not None:
             if self.sigma is not None:
                 raise ValueError(
@@ -289,10 +288,9 @@ class TSGS3VMClassifier(ClassifierMixin, BaseEstimator):
                 pairs.append(("scale", "none"))
         return pairs
 
-    def _settings(self, n_labeled):
-        """(tool key, text) pairs for every parameter that is set;
-        n_labeled: the labeled rows fit trains on (C's total weight)."""
-        pairs = self._libsvm_names(n_labeled)
+    def _settings(self):
+        """(tool key, text) pairs for every parameter that is set."""
+        pairs = self._libsvm_names()
         for name in TOOL_PARAMS:
             value = getattr(self, name)
             if value is not None:
@@ -304,13 +302,13 @@ class TSGS3VMClassifier(ClassifierMixin, BaseEstimator):
             pairs.append((str(key).replace("_", "-"), _text(value)))
         return pairs
 
-    def _params(self, n_labeled):
+    def _params(self):
         p = _native.lib.tsgs_params_new()
         if not p:
             raise MemoryError("tsgs_params_new: out of memory")
         handle = _Handle(p, _native.lib.tsgs_params_free)
         err = _native.Error()
-        for key, text in self._settings(n_labeled):
+        for key, text in self._settings():
             check(_native.lib.tsgs_params_set(p, key.encode(), text.encode(),
                                               ctypes.byref(err)), err)
         check(_native.lib.tsgs_params_check(p, ctypes.byref(err)), err)
@@ -360,7 +358,7 @@ class TSGS3VMClassifier(ClassifierMixin, BaseEstimator):
                                    accept_sparse="csr")
         unlabeled = self._unlabeled_mask(y)
         codes, classes = self._encode(y, unlabeled)
-        params = self._params(int(np.count_nonzero(~unlabeled)))
+        params = self._params()
         data = _rows(X, codes)
         model = self._train(data, params)
         self._model = _Handle(model, _native.lib.tsgs_model_free)

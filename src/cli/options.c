@@ -218,6 +218,8 @@ static int allowed_key(const char *key, const char *const *allowed)
 {
     if (strcmp(key, "gamma") == 0) /* tsgs_params_set's name for sigma */
         key = "sigma";
+    if (strcmp(key, "c") == 0) /* and for cost (svm-train's -c) */
+        key = "cost";
     tsgs_params dummy = tsgs_params_default();
     for (size_t i = 0; allowed[i]; i++) {
         if (strcmp(allowed[i], "@params") == 0) {
@@ -235,6 +237,7 @@ static int allowed_key(const char *key, const char *const *allowed)
 typedef struct {
     cli_opts *o;
     const char *const *allowed;
+    const char *path;
 } config_ctx;
 
 static tsgs_status set_config_key(const char *key, const char *value,
@@ -245,8 +248,28 @@ static tsgs_status set_config_key(const char *key, const char *value,
         snprintf(err->message, sizeof err->message, "unknown key \"%s\"", key);
         return TSGS_ERR_PARAM;
     }
+    /* A config file's "c" keeps the meaning it always had there, C x the
+     * labeled rows (c-total), so that files written before C became
+     * per-row train as they did; the note after the options says so. */
+    if (strcmp(key, "c") == 0) {
+        c->o->legacy_c_file = c->path;
+        key = "c-total";
+    }
     /* set_key copies the strings it keeps. */
     return set_key(key, value, c->o, err);
+}
+
+/* The note on a config file's "c" (set_config_key), when its value is the
+ * C used (no -c or --cost after it). */
+static void note_legacy_c(const cli_opts *o)
+{
+    if (!o->legacy_c_file || o->quiet || !(o->params.c_total > 0.0))
+        return;
+    fprintf(stderr, "note: %s: c = %g is read as c-total, C x the labeled "
+                    "rows, as config files have always meant it; write "
+                    "cost = C per labeled row (svm-train's -c), or "
+                    "c-total = %g to keep this meaning without this note\n",
+            o->legacy_c_file, o->params.c_total, o->params.c_total);
 }
 
 static int is_config_flag(const char *a)
@@ -275,14 +298,14 @@ static int short_option(cli_opts *o, const char *flag, const char *value,
     tsgs_error err;
     memset(&err, 0, sizeof err);
     if (strcmp(flag, "-c") == 0 && train) {
-        if (parse_number(value, &x) != 0 || !(x > 0.0)) {
+        if (parse_number(value, &x) != 0 || !(x > 0.0) ||
+            set_key("cost", value, o, &err) != TSGS_OK) {
             fprintf(stderr, "ERROR: -c \"%s\": -c is the cost C, a positive "
                             "number, as in svm-train; a config file is read "
                             "with --config %s\n",
                     value, value);
             return 1;
         }
-        o->libsvm_c = x;
         return 0;
     }
     if (strcmp(flag, "-g") == 0 && train) {
@@ -393,7 +416,7 @@ int cli_parse(cli_opts *o, int argc, char **argv, const char *const *allowed)
             fprintf(stderr, "ERROR: --config needs a file name\n");
             return 1;
         }
-        config_ctx c = {o, allowed};
+        config_ctx c = {o, allowed, path};
         if (tsgs_config_read(path, set_config_key, &c, &err)) {
             cli_error(&err);
             return 1;
@@ -469,6 +492,7 @@ int cli_parse(cli_opts *o, int argc, char **argv, const char *const *allowed)
      * --scale (or the config) says so */
     if (o->libsvm_gamma && !o->scale_given)
         o->params.scale = TSGS_SCALE_NONE;
+    note_legacy_c(o);
     return 0;
 }
 
@@ -485,12 +509,6 @@ int cli_parse_folds(const char *flag, const char *value, int *folds)
     }
     *folds = (int)f;
     return 0;
-}
-
-void cli_apply_libsvm_c(cli_opts *o, const tsgs_dataset *ds)
-{
-    if (o->libsvm_c > 0.0)
-        o->params.c = o->libsvm_c * (double)tsgs_dataset_labeled_count(ds);
 }
 
 const char *cli_path(const char *path, int output)
