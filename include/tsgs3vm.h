@@ -303,6 +303,18 @@ typedef enum {
  * the OpenMP runtime's stack). */
 #define TSGS_MAX_THREADS 4096
 
+/* Per-class weights (svm-train's -wi): the labeled rows of class `label`
+ * weigh C x `weight` in the hinge loss; a class not listed weighs 1. */
+#define TSGS_MAX_CLASS_WEIGHTS 64
+typedef struct {
+    double label;  /* the class's label value, as the data writes it */
+    double weight; /* > 0 and finite */
+} tsgs_class_weight;
+
+/* Room a parameter's value as text may take (tsgs_params_key): a list
+ * of TSGS_MAX_CLASS_WEIGHTS class weights at full precision. */
+#define TSGS_PARAM_VALUE_MAX 4096
+
 typedef struct {
     tsgs_solver solver;
     tsgs_kernel kernel;
@@ -372,6 +384,13 @@ typedef struct {
                                 model files before format 2), used as C =
                                 c_total / n_l on the n_l labeled rows
                                 trained on; 0: unset. Not with c > 0. */
+    /* Class weights (key "class-weight", "LABEL:W,..." or "none"): every
+     * solver multiplies the C of each labeled row by its class's weight,
+     * a one-vs-rest class's problem included (its rows and the others'
+     * each with their own class's weight). A label no row has is
+     * ignored. The model records them. */
+    int n_class_weights;     /* entries of class_weights in use */
+    tsgs_class_weight class_weights[TSGS_MAX_CLASS_WEIGHTS];
 } tsgs_params;
 
 tsgs_params tsgs_params_default(void);
@@ -388,9 +407,16 @@ tsgs_status tsgs_params_check(const tsgs_params *p, tsgs_error *err);
 tsgs_status tsgs_params_set(tsgs_params *p, const char *key,
                             const char *value, tsgs_error *err);
 
+/* Sets the weight of one class (svm-train's -wLABEL WEIGHT): replaces
+ * that label's weight, or adds it. TSGS_ERR_PARAM for a label that is not
+ * a finite number, a weight that is not positive and finite, or a list
+ * already TSGS_MAX_CLASS_WEIGHTS long. */
+tsgs_status tsgs_params_set_class_weight(tsgs_params *p, double label,
+                                         double weight, tsgs_error *err);
+
 /* One line per key, for --help: "key\tdefault\tdescription". Iterate with
  * index 0, 1, ... until it returns NULL. `value` gets the current value of
- * the key in `p` formatted as text. */
+ * the key in `p` formatted as text (TSGS_PARAM_VALUE_MAX bytes hold any). */
 const char *tsgs_params_key(size_t index, const tsgs_params *p, char *value,
                             size_t value_size, const char **help);
 

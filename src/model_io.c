@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #define MAGIC "tsgs3vm-model"
-/* 2: "cost" is C per labeled row (LIBSVM's), and "c-total"; 1: "c" was
- * the total C x n_l (read as c-total). */
+/* 2: "cost" is C per labeled row (LIBSVM's), with "c-total" and
+ * "class-weight"; 1: "c" was the total C x n_l (read as c-total). */
 #define FORMAT_VERSION 2
 
 static void put_double(FILE *f, double v) { fprintf(f, "%.17g", v); }
@@ -35,7 +35,7 @@ static void write_model(FILE *f, const tsgs_model *m)
     tsgs_params saved = m->params;
     saved.directions = m->fs.orthogonal ? TSGS_DIRECTIONS_ORTHOGONAL
                                         : TSGS_DIRECTIONS_IID;
-    char value[64];
+    char value[TSGS_PARAM_VALUE_MAX];
     const char *key;
     for (size_t i = 0; (key = tsgs_params_key(i, &saved, value,
                                               sizeof value, NULL));

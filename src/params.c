@@ -62,7 +62,7 @@ tsgs_params *tsgs_params_new(void)
 
 void tsgs_params_free(tsgs_params *p) { free(p); }
 
-typedef enum { K_DOUBLE, K_LONG, K_INT, K_U64, K_ENUM } kind_t;
+typedef enum { K_DOUBLE, K_LONG, K_INT, K_U64, K_ENUM, K_WEIGHTS } kind_t;
 
 typedef struct {
     const char *key;
@@ -120,6 +120,10 @@ static const entry_t table[] = {
      "C x n_l, the labeled rows' total weight, given instead of cost: "
      "what `c` meant in config files (still) and in model files before "
      "format 2; 0: unset"},
+    {"class-weight", K_WEIGHTS, OFF(n_class_weights), 0, 0, NULL,
+     "LABEL:W,...: the C of the labeled rows of class LABEL times W > 0 "
+     "(svm-train's -wLABEL W; one-vs-rest: each row its own class's W); "
+     "none: every class 1"},
     {"c-star", K_DOUBLE, OFF(c_star), -1, BIG, NULL,
      "weight C* of the mean unlabeled loss (a total, C* / n_u per "
      "unlabeled row); -1: safe C per unlabeled row, the stochastic "
@@ -248,6 +252,7 @@ static void format_value(const entry_t *e, const tsgs_params *p, char *buf,
         snprintf(buf, size, "%llu",
                  (unsigned long long)*(const uint64_t *)base);
         break;
+    case K_WEIGHTS: tsgs__class_weights_format(p, buf, size); break;
     case K_ENUM: {
         int v = *(const int *)base;
         int n = 0;
@@ -349,6 +354,8 @@ tsgs_status tsgs_params_set(tsgs_params *p, const char *key,
         *(uint64_t *)base = (uint64_t)v;
         return TSGS_OK;
     }
+    case K_WEIGHTS:
+        return tsgs__class_weights_parse(p, value, err);
     case K_ENUM:
         for (int i = 0; e->names[i]; i++)
             if (strcmp(e->names[i], value) == 0) {
@@ -422,6 +429,9 @@ tsgs_status tsgs_params_check(const tsgs_params *p, tsgs_error *err)
                           "1 (the decay factor is 1 - 1/eta); give eta > 1, "
                           "or 0 to derive it from C",
                           p->eta);
+    tsgs_status st = tsgs__class_weights_check(p, err);
+    if (st != TSGS_OK)
+        return st;
     if (p->c > 0.0 && p->c_total > 0.0)
         return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
                           "cost = %g and c-total = %g: both give C (per "

@@ -432,7 +432,8 @@ long tsgs_train_steps(const tsgs_dataset *ds, const tsgs_params *p)
 }
 
 /* The user's C per labeled row becomes the solvers' weight of the mean
- * hinge loss (cost.c), and the model's C per row again at the end. */
+ * hinge loss, class weights a weight per row (cost.c), and the model's C
+ * per row again at the end. */
 tsgs_status tsgs_train(const tsgs_dataset *ds, const tsgs_params *params,
                        const tsgs_train_hooks *hooks, tsgs_model **out,
                        int *stopped_early, tsgs_error *err)
@@ -447,8 +448,13 @@ tsgs_status tsgs_train(const tsgs_dataset *ds, const tsgs_params *params,
         ds->y, ds->n, tsgs__threads_resolve(params->threads), NULL, NULL);
     tsgs_params q = *params;
     tsgs__cost_to_solver(&q, nl);
-    tsgs__train_opts opt = {0, SCALE_FLOOR, -1, NULL, 0, 0, 0};
+    tsgs__train_opts opt = {0, SCALE_FLOOR, -1, NULL, 0, 0, 0, NULL};
+    double *row_w = NULL;
+    if ((st = tsgs__cost_row_weights(ds, params, &row_w, err)) != TSGS_OK)
+        return st;
+    opt.row_w = row_w;
     st = tsgs__train_ex(ds, &q, hooks, &opt, out, stopped_early, err);
+    free(row_w);
     if (st == TSGS_OK)
         tsgs__cost_to_user(*out, params, nl);
     return st;

@@ -285,6 +285,7 @@ START_TEST(format_1_files_load)
     const tsgs_params *p = tsgs_model_params(m);
     ck_assert_double_eq(p->c, 0.0);
     ck_assert_double_eq(p->c_total, 320.0);
+    ck_assert_int_eq(p->n_class_weights, 0);
     tsgs_dataset *ds = NULL;
     ck_assert_int_eq(tsgs_dataset_read("data/cli/test.svm", NULL, &ds, &err),
                      TSGS_OK);
@@ -298,7 +299,8 @@ START_TEST(format_1_files_load)
     ck_assert_int_eq(tsgs_model_save(m, "tmp_v2.model", &err), TSGS_OK);
     char *text = slurp("tmp_v2.model", NULL);
     ck_assert_int_eq(strncmp(text, "tsgs3vm-model 2\n", 16), 0);
-    ck_assert_ptr_nonnull(strstr(text, "\ncost 0\nc-total 3.2e+02\n"));
+    ck_assert_ptr_nonnull(strstr(text, "\ncost 0\nc-total 3.2e+02\n"
+                                       "class-weight none\n"));
     free(text);
     ck_assert_int_eq(tsgs_model_load("tmp_v2.model", &back, &err), TSGS_OK);
     ck_assert_double_eq(tsgs_model_params(back)->c_total, 320.0);
@@ -425,7 +427,7 @@ START_TEST(every_header_error_refused)
         {"\nfeatures-in ", "\nscaler-mul 1\nfeatures-in ",
          "scaler-mul before features-in"},
         {"\nscaler-shift ", "\nscaler-shift 1 2\nscaler-shift ",
-         "scaler-shift: 2 values, but features-in (line 42) is 5"},
+         "scaler-shift: 2 values, but features-in (line 43) is 5"},
         {"\ncoefficients ", "\nsupport-vectors 3\ncoefficients ",
          "support-vectors: the bs3vm solver's models (only)"},
         {"\nprobability 0\n", "\nprobability 1\n",
@@ -434,6 +436,10 @@ START_TEST(every_header_error_refused)
          "probability 0 but a \"probability-ab\" line"},
         {"\nkernel rbf", "\nkernel rbf\nbogus-key 1", "bogus-key"},
         {"\nseed ", "\nseed -5\nseed ", "seed"},
+        {"\nclass-weight none", "\nclass-weight 1:0",
+         "class-weight = \"1:0\": entry 1: the weight must be a positive"},
+        {"\nclass-weight none", "\nclass-weight 1:2,1:3",
+         "the label is given twice"},
         {"\ncost ", "\nc 5\ncost ", "cost given twice"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

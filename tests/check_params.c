@@ -37,7 +37,10 @@ START_TEST(every_key_round_trips)
     q.c = 123.5;
     q.kernel = TSGS_KERNEL_LAPLACIAN;
     q.seed = UINT64_C(18446744073709551615);
-    char value[64];
+    ck_assert_int_eq(tsgs_params_set_class_weight(&q, 1, 5, NULL), TSGS_OK);
+    ck_assert_int_eq(tsgs_params_set_class_weight(&q, -1, 0.1, NULL),
+                     TSGS_OK);
+    char value[TSGS_PARAM_VALUE_MAX];
     const char *key, *help;
     size_t n = 0;
     for (size_t i = 0; (key = tsgs_params_key(i, &q, value, sizeof value, &help)); i++) {
@@ -52,6 +55,7 @@ START_TEST(every_key_round_trips)
     ck_assert_str_eq(a, b);
     ck_assert_ptr_nonnull(strstr(a, "seed=18446744073709551615\n"));
     ck_assert_ptr_nonnull(strstr(a, "\ncost=123.5\nc-total=0\n"));
+    ck_assert_ptr_nonnull(strstr(a, "\nclass-weight=1:5,-1:0.1\n"));
 }
 END_TEST
 

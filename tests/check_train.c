@@ -95,9 +95,9 @@ START_TEST(lazy_scale_equals_explicit_decay)
     p.eta = 20;
     p.iterations = 300;
     p.max_features = 200;
-    tsgs__train_opts lazy = {0, 1e-150, -1, NULL, 0, 0, 0},
-                     often = {0, 0.9, -1, NULL, 0, 0, 0},
-                     explicit = {1, 0, -1, NULL, 0, 0, 0};
+    tsgs__train_opts lazy = {0, 1e-150, -1, NULL, 0, 0, 0, NULL},
+                     often = {0, 0.9, -1, NULL, 0, 0, 0, NULL},
+                     explicit = {1, 0, -1, NULL, 0, 0, 0, NULL};
     tsgs_model *ml, *mo, *me;
     ck_assert_int_eq(tsgs__train_ex(ds, &p, NULL, &lazy, &ml, NULL, NULL), TSGS_OK);
     ck_assert_int_eq(tsgs__train_ex(ds, &p, NULL, &often, &mo, NULL, NULL), TSGS_OK);
@@ -285,7 +285,7 @@ START_TEST(warm_start_is_the_exact_svm)
             y[i] = ds->y[i] > 0 ? 1.0 : -1.0;
         const long blocks = 16;
         const tsgs__rows XL = tsgs__rows_dense(ds->x, nl, d);
-        ck_assert_int_eq(tsgs__warm_start(m, blocks, &XL, y, nl, 50.0, 3, 1,
+        ck_assert_int_eq(tsgs__warm_start(m, blocks, &XL, y, NULL, nl, 50.0, 3, 1,
                                           NULL),
                          TSGS_OK);
         ck_assert_int_eq(m->nblocks, blocks);
@@ -296,7 +296,7 @@ START_TEST(warm_start_is_the_exact_svm)
         ck_assert_int_eq(tsgs__feature_rows(&m->fs, ndirs, &XL, 1, NULL,
                                             phi, NULL),
                          TSGS_OK);
-        tsgs__dual_opts o = {1000, TSGS__DUAL_TOL, 3, NULL};
+        tsgs__dual_opts o = {1000, TSGS__DUAL_TOL, 3, NULL, NULL};
         ck_assert_int_eq(tsgs__svm_dual_features(phi, D, y, nl, 50.0, &o, w,
                                                  &b, NULL),
                          TSGS_OK);
@@ -710,7 +710,7 @@ START_TEST(labeled_cache_or_not_same_model)
     p.solver = TSGS_SOLVER_DSG;
     p.iterations = 200;
     p.max_features = 128;
-    tsgs__train_opts on = {0, 1e-150, 1, NULL, 0, 0, 0}, off = {0, 1e-150, 0, NULL, 0, 0, 0};
+    tsgs__train_opts on = {0, 1e-150, 1, NULL, 0, 0, 0, NULL}, off = {0, 1e-150, 0, NULL, 0, 0, 0, NULL};
     tsgs_model *m1, *m0;
     ck_assert_int_eq(tsgs__train_ex(ds, &p, NULL, &on, &m1, NULL, NULL), TSGS_OK);
     ck_assert_int_eq(tsgs__train_ex(ds, &p, NULL, &off, &m0, NULL, NULL), TSGS_OK);
@@ -749,7 +749,7 @@ static void watch_progress(const tsgs_progress *pr, void *user)
 static tsgs_model *train_on(const tsgs_dataset *ds, tsgs_params p,
                             int threads, int variant, watch_t *w)
 {
-    tsgs__train_opts opt = {0, 1e-150, -1, NULL, 0, 0, 0};
+    tsgs__train_opts opt = {0, 1e-150, -1, NULL, 0, 0, 0, NULL};
     tsgs_train_hooks h;
     memset(&h, 0, sizeof h);
     if (variant == 4)

@@ -366,7 +366,7 @@ int cmd_cv(int argc, char **argv)
         fprintf(f, "# written by tsgs3vm cv on %s: best of %zu grid points, "
                    "%d-fold accuracy %.4f (sd %.4f)\n",
                 o.positional[0], npoints, folds, mean[best], sd[best]);
-        char value[64];
+        char value[TSGS_PARAM_VALUE_MAX];
         const char *key;
         for (size_t k = 0; (key = tsgs_params_key(k, &points[best], value,
                                                   sizeof value, NULL)); k++)

@@ -561,7 +561,7 @@ void cli_warn_unseen(const char *path, size_t d_model, size_t d,
 
 void cli_print_param_help(const tsgs_params *p)
 {
-    char value[64];
+    char value[TSGS_PARAM_VALUE_MAX];
     const char *help, *key;
     for (size_t i = 0; (key = tsgs_params_key(i, p, value, sizeof value, &help)); i++)
         printf("  --%-17s %-10s %s\n", key, value, help);
