@@ -990,7 +990,7 @@ START_TEST(svm_train_short_options)
         {"-v", "1", "the number of folds"},
         {"-b", "2", "0 or 1"},
         {"-e", "0.01", "--passes"},
-        {"-w1", "2", "--balance"},
+        {"-w1", "-2", "positive finite number"},
         {"-c", "-3", "positive number"},
     };
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
@@ -1469,7 +1469,7 @@ START_TEST(cv_write_config_round_trip)
                   "%s", text);
     ck_assert_ptr_nonnull(strstr(text, "\nsigma = 0.1\n"));
     ck_assert_ptr_nonnull(strstr(text, best ? "\ncost = 10\n" : "\ncost = 1\n"));
-    ck_assert_ptr_nonnull(strstr(text, "\nc-total = 0\n"));
+    ck_assert_ptr_nonnull(strstr(text, "\nc-total = 0\nclass-weight = none\n"));
     free(text);
 
     /* the config alone, one point: the same accuracy */
@@ -2220,7 +2220,7 @@ START_TEST(synth_errors)
 }
 END_TEST
 
-/* ------------------------------------------------------- C per row */
+/* ------------------------------------------------ C per row, -wi weights */
 
 /* Whether two files hold the same bytes. */
 static int same_file(const char *a, const char *b)
@@ -2322,6 +2322,110 @@ START_TEST(format_1_models_predict_as_before)
 }
 END_TEST
 
+/* Labels of a prediction file's lines equal to `label`. */
+static size_t count_predicted(const char *path, double label)
+{
+    double y[200];
+    size_t n = read_labels(path, y, 200), k = 0;
+    for (size_t i = 0; i < n; i++)
+        k += y[i] == label;
+    return k;
+}
+
+/* -wLABEL WEIGHT: recorded in the model as --class-weight writes it;
+ * a weight on class 1 predicts more rows as 1, on -1 fewer. */
+START_TEST(class_weights_on_the_command_line)
+{
+    const char *m = tmp("w.model"), *m2 = tmp("w2.model"),
+               *out = tmp("w.out");
+    size_t counts[3];
+    static const char *const weights[][4] = {
+        {"-w1", "1", "-w-1", "1"}, {"-w+1", "10", "-w-1", "1"},
+        {"-w-1", "10", "-w1", "1"}};
+    for (int k = 0; k < 3; k++) {
+        result r;
+        run(&r, "train", "-q", "-c", "1", "-g", "0.5", weights[k][0],
+            weights[k][1], weights[k][2], weights[k][3], DATA "train.svm", m,
+            NULL);
+        ck_assert_msg(r.status == 0, "%s", r.err);
+        result_free(&r);
+        run(&r, "predict", "-q", m, DATA "test.svm", out, NULL);
+        ck_assert_msg(r.status == 0, "%s", r.err);
+        result_free(&r);
+        counts[k] = count_predicted(out, 1);
+    }
+    ck_assert_msg(counts[1] > counts[0] && counts[2] < counts[0],
+                  "rows predicted 1: %zu with weights 1, %zu with -w1 10, "
+                  "%zu with -w-1 10",
+                  counts[0], counts[1], counts[2]);
+    assert_model_line(m, "class-weight -1:1e+01,1:1");
+    result r;
+    run(&r, "train", "-q", "-c", "1", "-g", "0.5", "--class-weight",
+        "-1:10,1:1", DATA "train.svm", m2, NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    result_free(&r);
+    ck_assert(same_file(m, m2));
+    /* a config file's key; cv takes them too */
+    const char *conf = tmp("w.conf");
+    FILE *f = fopen(conf, "w");
+    fputs("class-weight = -1:10,1:1\n", f);
+    fclose(f);
+    run(&r, "train", "-q", "-c", "1", "-g", "0.5", "--config", conf,
+        DATA "train.svm", m2, NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    result_free(&r);
+    ck_assert(same_file(m, m2));
+    run(&r, "cv", "-q", "-w1", "3", "--grid", "c=1", "--folds", "3",
+        DATA "train.svm", NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    result_free(&r);
+}
+END_TEST
+
+/* Bad -w values are refused before any work, each naming the flag; a
+ * label no row has is a warning (as svm-train's), and training goes on. */
+START_TEST(class_weight_errors)
+{
+    const char *m = tmp("w.model");
+    static const char *const bad[][3] = {
+        {"-wx", "1", "\"x\" is not a class label"},
+        {"-w1x", "1", "\"1x\" is not a class label"},
+        {"-wnan", "1", "is not a class label"},
+        {"-w1", "0", "positive finite number"},
+        {"-w1", "-2", "positive finite number"},
+        {"-w1", "nan", "positive finite number"},
+        {"-w1", "inf", "positive finite number"},
+        {"-w1", "abc", "positive finite number"},
+        {"--class-weight", "1:0", "class-weight"},
+        {"--class-weight", "1:2,1:3", "given twice"},
+    };
+    result r;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        run(&r, "train", bad[i][0], bad[i][1], DATA "train.svm", m, NULL);
+        assert_error(&r, bad[i][0], bad[i][2], NULL);
+        result_free(&r);
+    }
+    run(&r, "train", "-w", "3", DATA "train.svm", m, NULL);
+    assert_error(&r, "-w needs the class label", "-wLABEL WEIGHT", NULL);
+    result_free(&r);
+    run(&r, "train", DATA "train.svm", m, "-w1", NULL);
+    assert_error(&r, "-w1", "needs a value", NULL);
+    result_free(&r);
+    ck_assert(!file_exists(m));
+    run(&r, "train", "-c", "1", "-g", "0.5", "-w7", "2", DATA "train.svm", m,
+        NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_msg(strstr(r.err, "warning: " DATA "train.svm: no labeled row "
+                                "has label 7: its class weight (-w7 2) is "
+                                "unused"),
+                  "%s", r.err);
+    result_free(&r);
+    run(&r, "predict", "-w1", "2", m, DATA "test.svm", tmp("o"), NULL);
+    assert_error(&r, "-w1", "when training", NULL);
+    result_free(&r);
+}
+END_TEST
+
 /* cv's C is per labeled row on every axis spelling and with -c: the same
  * figures for --grid c=, --grid cost= and -c alone. */
 START_TEST(cv_c_is_per_labeled_row)
@@ -2400,6 +2504,8 @@ Suite *cli_suite(void)
     tcase_add_test(tc, c_is_per_labeled_row_on_the_command_line);
     tcase_add_test(tc, config_c_keeps_its_old_meaning);
     tcase_add_test(tc, format_1_models_predict_as_before);
+    tcase_add_test(tc, class_weights_on_the_command_line);
+    tcase_add_test(tc, class_weight_errors);
     tcase_add_test(tc, cv_c_is_per_labeled_row);
     suite_add_tcase(s, tc);
     return s;

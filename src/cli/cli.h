@@ -41,7 +41,8 @@ int cli_parse(cli_opts *o, int argc, char **argv, const char *const *allowed);
 /* The training file's labels before any work (label_check.c): a label
  * column holding a feature (more distinct values than classes could be)
  * is refused with the fix in the message; -1 / 0 / +1 without
- * --unlabeled-label gets a warning naming SVMlight's convention. Returns
+ * --unlabeled-label gets a warning naming SVMlight's convention, and a
+ * class weight (-wi) for a label no labeled row has a warning. Returns
  * 0, or 1 after printing "ERROR: ...". */
 int cli_check_labels(const cli_opts *o, const char *path,
                      const tsgs_dataset *ds);

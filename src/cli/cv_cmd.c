@@ -96,7 +96,8 @@ static void usage(const cli_opts *o)
            "  --write-config FILE      write the best point as a config "
            "file\n"
            "  --labeled N, --unlabeled FILE, --unlabeled-label V, --config "
-           "FILE, -c C, -g GAMMA, -q,\n"
+           "FILE, -c C, -g GAMMA,\n"
+           "  -wLABEL W, -q,\n"
            "  --max-memory SIZE        (checked for every grid point)\n"
            "                           as for train\n\n",
            MAX_AXES);

@@ -6,6 +6,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -288,6 +289,37 @@ static int parse_number(const char *v, double *out)
     return 0;
 }
 
+/* svm-train's -wLABEL WEIGHT (flag "-wLABEL"): the class weight of LABEL
+ * (a number as the data writes it: -w1, -w-1, -w+1, -w2.5). 0 when
+ * taken; 1 after printing why not. */
+static int class_weight_option(cli_opts *o, const char *flag,
+                               const char *value)
+{
+    const char *text = flag + 2;
+    double label, weight;
+    tsgs_error err;
+    if (parse_number(text, &label) != 0 || !isfinite(label)) {
+        fprintf(stderr, "ERROR: %s: \"%s\" is not a class label: -wLABEL "
+                        "WEIGHT takes the label as the data writes it "
+                        "(-w1 5, -w-1 0.5, -w+1 2)\n",
+                flag, text);
+        return 1;
+    }
+    if (parse_number(value, &weight) != 0 || !isfinite(weight) ||
+        !(weight > 0.0)) {
+        fprintf(stderr, "ERROR: %s \"%s\": the weight must be a positive "
+                        "finite number (it multiplies C for the rows "
+                        "labeled %g, as svm-train's -wi)\n",
+                flag, value, label);
+        return 1;
+    }
+    if (tsgs_params_set_class_weight(&o->params, label, weight, &err)) {
+        fprintf(stderr, "ERROR: %s: %s\n", flag, err.message);
+        return 1;
+    }
+    return 0;
+}
+
 /* svm-train's / svm-predict's short option `flag` with its value. 0 when
  * taken; 1 after printing why not. */
 static int short_option(cli_opts *o, const char *flag, const char *value,
@@ -370,9 +402,11 @@ static int short_option(cli_opts *o, const char *flag, const char *value,
                     flag, flag, others[i][1]);
             return 1;
         }
+    if (strncmp(flag, "-w", 2) == 0 && train)
+        return class_weight_option(o, flag, value);
     if (strncmp(flag, "-w", 2) == 0) {
-        fprintf(stderr, "ERROR: %s: per-class weights are not available; "
-                        "--balance holds the class ratio of unlabeled rows\n",
+        fprintf(stderr, "ERROR: %s: class weights are set when training "
+                        "(train, cv), not here\n",
                 flag);
         return 1;
     }
@@ -467,6 +501,11 @@ int cli_parse(cli_opts *o, int argc, char **argv, const char *const *allowed)
                 fprintf(stderr, "ERROR: --%s\n", err.message);
                 return 1;
             }
+        } else if (!only_positional && strcmp(a, "-w") == 0) {
+            fprintf(stderr, "ERROR: -w needs the class label in the flag: "
+                            "-wLABEL WEIGHT, e.g. -w1 5 -w-1 0.5 (svm-train's "
+                            "-wi)\n");
+            return 1;
         } else if (!only_positional && a[0] == '-' && a[1] != '\0') {
             if (!takes_value(a)) {
                 fprintf(stderr, "ERROR: unknown option \"%s\" (see --help)\n",
