@@ -320,6 +320,77 @@ def test_C_is_per_labeled_row():
     assert b"\ncost 2.5\n" in fitted._model_text()
 
 
+def _unbalanced(seed=0):
+    """SYNTHETIC overlapping classes 0 (80%) and 1 (20%), every row
+    labeled."""
+    X, y = make_blobs([240, 60], centers=[[0, 0], [1.2, 0]], cluster_std=1.0,
+                      random_state=seed)
+    return X.astype(np.float32), y
+
+
+def test_class_weight_moves_predictions_to_the_class():
+    """A dict weight on the small class predicts more rows as it;
+    "balanced" weighs n / (k * count) as SVC's; weights of 1 are no
+    weights (the same decision values); the model file records them."""
+    X, y = _unbalanced()
+    common = dict(C=1, gamma=0.5, random_state=0, unlabeled_label=None)
+    plain = TSGS3VMClassifier(**common).fit(X, y)
+    up = TSGS3VMClassifier(class_weight={1: 5}, **common).fit(X, y)
+    balanced = TSGS3VMClassifier(class_weight="balanced", **common).fit(X, y)
+    ones = TSGS3VMClassifier(class_weight={0: 1, 1: 1}, **common).fit(X, y)
+    n_plain = int(np.sum(plain.predict(X) == 1))
+    assert int(np.sum(up.predict(X) == 1)) > n_plain + 10
+    assert int(np.sum(balanced.predict(X) == 1)) > n_plain + 10
+    np.testing.assert_array_equal(ones.decision_function(X),
+                                  plain.decision_function(X))
+    assert b"\nclass-weight 1:5\n" in up._model_text()
+    # balanced: 300 / (2 * 240) and 300 / (2 * 60)
+    assert b"\nclass-weight 0:0.625,1:2.5\n" in balanced._model_text()
+    assert b"\nclass-weight none\n" in plain._model_text()
+
+
+def test_class_weight_keys_are_the_classes_of_y():
+    """String classes: the dict's keys are y's own values; a weight for a
+    class y lacks is unused with a warning; bad weights and kinds are
+    refused."""
+    X, y = _unbalanced()
+    names = np.array(["cat", "dog"])[y]
+    common = dict(C=1, gamma=0.5, random_state=0, unlabeled_label=None)
+    by_name = TSGS3VMClassifier(class_weight={"dog": 5}, **common)
+    by_code = TSGS3VMClassifier(class_weight={1: 5}, **common)
+    np.testing.assert_array_equal(
+        by_name.fit(X, names).decision_function(X),
+        by_code.fit(X, y).decision_function(X))
+    with pytest.warns(UserWarning, match="'bird' is no labeled row's class"):
+        TSGS3VMClassifier(class_weight={"bird": 2}, **common).fit(X, names)
+    for bad in (0, -1, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match=r"class_weight\['dog'\]"):
+            TSGS3VMClassifier(class_weight={"dog": bad},
+                              **common).fit(X, names)
+    with pytest.raises(ValueError, match="class_weight must be"):
+        TSGS3VMClassifier(class_weight="heavy", **common).fit(X, y)
+
+
+def test_class_weight_with_unlabeled_rows_and_one_vs_rest():
+    """Only labeled rows count for "balanced"; three classes train one
+    model per class, each with the weights."""
+    X, y = make_blobs(300, centers=3, cluster_std=2.0, random_state=1)
+    X = X.astype(np.float32)
+    y_semi = y.copy()
+    y_semi[::3] = -1
+    clf = TSGS3VMClassifier(class_weight="balanced", C=1, gamma=0.5,
+                            random_state=0).fit(X, y_semi)
+    text = clf._model_text()
+    counts = np.bincount(y_semi[y_semi >= 0])
+    want = ",".join("%r:%r" % (float(c), float(200 / (3 * counts[c])))
+                    for c in range(3))
+    line = [l for l in text.split(b"\n") if l.startswith(b"class-weight")]
+    assert len(line) == 3  # one per class's model
+    np.testing.assert_allclose(
+        [float(e.split(b":")[1]) for e in line[0].split(b" ")[1].split(b",")],
+        [float(e.split(":")[1]) for e in want.split(",")], rtol=1e-15)
+
+
 def test_C_with_c_or_gamma_with_sigma_is_an_error():
     X, _, y = semi_supervised_moons(200)
     with pytest.raises(ValueError, match=r"C=1.* c=100.*both"):

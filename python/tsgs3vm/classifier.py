@@ -166,6 +166,13 @@ class TSGS3VMClassifier(ClassifierMixin, BaseEstimator):
     batch_unlabeled, iterations, passes, block_size, max_features, balance,
     balance_ratio, anneal, scale, warm_start, unlabeled_sample, bind.
 
+    class_weight : None, dict or "balanced" (SVC's): a dict maps a class
+        (as in y) to a weight > 0 that multiplies C for its labeled rows
+        (the tool's -wLABEL WEIGHT; classes not listed weigh 1, a key that
+        is no labeled row's class is unused, with a warning); "balanced"
+        weighs each class n_labeled / (n_classes * its labeled rows).
+        One-vs-rest: each row its own class's weight in every class's
+        problem.
     probability : bool, fit Platt probability outputs (predict_proba).
     unlabeled_label : the target value that marks unlabeled rows; None:
         every row is labeled.
@@ -188,6 +195,7 @@ class TSGS3VMClassifier(ClassifierMixin, BaseEstimator):
                  passes=None, block_size=None, max_features=None,
                  balance=None, balance_ratio=None, anneal=None, scale=None,
                  warm_start=None, unlabeled_sample=None, bind="none",
+                 class_weight=None,
                  probability=False, unlabeled_label=-1, random_state=None,
                  n_jobs=None, extra_params=None, verbose=0):
         self.C = C
@@ -218,6 +226,7 @@ class TSGS3VMClassifier(ClassifierMixin, BaseEstimator):
         self.warm_start = warm_start
         self.unlabeled_sample = unlabeled_sample
         self.bind = bind
+        self.class_weight = class_weight
         self.probability = probability
         self.unlabeled_label = unlabeled_label
         self.random_state = random_state
@@ -302,13 +311,47 @@ class TSGS3VMClassifier(ClassifierMixin, BaseEstimator):
             pairs.append((str(key).replace("_", "-"), _text(value)))
         return pairs
 
-    def _params(self):
+    def _class_weights(self, codes, classes):
+        """class_weight as the library's "class-weight" text over the
+        labels fit hands it (codes: NaN for unlabeled rows), or None."""
+        cw = self.class_weight
+        if cw is None:
+            return None
+        labeled = codes[~np.isnan(codes)]
+        values, counts = np.unique(labeled, return_counts=True)
+        if isinstance(cw, str) and cw == "balanced":
+            weights = labeled.shape[0] / (values.shape[0] * counts)
+            pairs = zip(values, weights)
+        elif isinstance(cw, dict):
+            pairs = []
+            for key, weight in cw.items():
+                found = [i for i, c in enumerate(classes) if c == key]
+                if not found:
+                    warnings.warn("class_weight: %r is no labeled row's "
+                                  "class; its weight is unused" % (key,),
+                                  UserWarning)
+                    continue
+                weight = float(weight)
+                if not (0.0 < weight < np.inf):
+                    raise ValueError("class_weight[%r] must be a positive "
+                                     "finite number, got %r" % (key, weight))
+                pairs.append((values[found[0]], weight))
+        else:
+            raise ValueError("class_weight must be None, a dict or "
+                             "\"balanced\", got %r" % (cw,))
+        text = ",".join("%r:%r" % (float(v), float(w)) for v, w in pairs)
+        return text or None
+
+    def _params(self, class_weights=None):
         p = _native.lib.tsgs_params_new()
         if not p:
             raise MemoryError("tsgs_params_new: out of memory")
         handle = _Handle(p, _native.lib.tsgs_params_free)
         err = _native.Error()
-        for key, text in self._settings():
+        settings = self._settings()
+        if class_weights is not None:
+            settings.append(("class-weight", class_weights))
+        for key, text in settings:
             check(_native.lib.tsgs_params_set(p, key.encode(), text.encode(),
                                               ctypes.byref(err)), err)
         check(_native.lib.tsgs_params_check(p, ctypes.byref(err)), err)
@@ -358,7 +401,7 @@ class TSGS3VMClassifier(ClassifierMixin, BaseEstimator):
                                    accept_sparse="csr")
         unlabeled = self._unlabeled_mask(y)
         codes, classes = self._encode(y, unlabeled)
-        params = self._params()
+        params = self._params(self._class_weights(codes, classes))
         data = _rows(X, codes)
         model = self._train(data, params)
         self._model = _Handle(model, _native.lib.tsgs_model_free)
