@@ -2300,6 +2300,20 @@ START_TEST(config_c_keeps_its_old_meaning)
     ck_assert_ptr_null(strstr(r.err, "note: "));
     result_free(&r);
     assert_model_line(m_cl, "cost 4");
+    /* nor when a later C replaces it: the command line's total, or a
+     * second config file's cost */
+    run(&r, "train", "-g", "0.5", "--config", old, "--c-total", "160",
+        DATA "train.svm", m_cl, NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_ptr_null(strstr(r.err, "note: "));
+    result_free(&r);
+    assert_model_line(m_cl, "cost 1");
+    run(&r, "train", "-g", "0.5", "--config", old, "--config", new,
+        DATA "train.svm", m_cl, NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_ptr_null(strstr(r.err, "note: "));
+    result_free(&r);
+    ck_assert(same_file(m_cl, m_new));
 }
 END_TEST
 

@@ -241,6 +241,13 @@ typedef struct {
     const char *path;
 } config_ctx;
 
+/* Whether key sets C (per labeled row or in total). */
+static int is_c_key(const char *key)
+{
+    return strcmp(key, "c") == 0 || strcmp(key, "cost") == 0 ||
+           strcmp(key, "c-total") == 0;
+}
+
 static tsgs_status set_config_key(const char *key, const char *value,
                                   void *user, tsgs_error *err)
 {
@@ -252,6 +259,8 @@ static tsgs_status set_config_key(const char *key, const char *value,
     /* A config file's "c" keeps the meaning it always had there, C x the
      * labeled rows (c-total), so that files written before C became
      * per-row train as they did; the note after the options says so. */
+    if (is_c_key(key))
+        c->o->legacy_c_file = NULL; /* a later C replaces it */
     if (strcmp(key, "c") == 0) {
         c->o->legacy_c_file = c->path;
         key = "c-total";
@@ -261,7 +270,7 @@ static tsgs_status set_config_key(const char *key, const char *value,
 }
 
 /* The note on a config file's "c" (set_config_key), when its value is the
- * C used (no -c or --cost after it). */
+ * C used (no C given after it, in a config file or on the command line). */
 static void note_legacy_c(const cli_opts *o)
 {
     if (!o->legacy_c_file || o->quiet || !(o->params.c_total > 0.0))
@@ -330,6 +339,7 @@ static int short_option(cli_opts *o, const char *flag, const char *value,
     tsgs_error err;
     memset(&err, 0, sizeof err);
     if (strcmp(flag, "-c") == 0 && train) {
+        o->legacy_c_file = NULL;
         if (parse_number(value, &x) != 0 || !(x > 0.0) ||
             set_key("cost", value, o, &err) != TSGS_OK) {
             fprintf(stderr, "ERROR: -c \"%s\": -c is the cost C, a positive "
@@ -497,6 +507,8 @@ int cli_parse(cli_opts *o, int argc, char **argv, const char *const *allowed)
                 fprintf(stderr, "ERROR: option --%s needs a value\n", key);
                 return 1;
             }
+            if (is_c_key(key))
+                o->legacy_c_file = NULL;
             if (set_key(key, value, o, &err) != TSGS_OK) {
                 fprintf(stderr, "ERROR: --%s\n", err.message);
                 return 1;
