@@ -331,6 +331,18 @@ typedef enum {
  * the OpenMP runtime's stack). */
 #define TSGS_MAX_THREADS 4096
 
+/* Per-class weights (svm-train's -wi): the labeled rows of class `label`
+ * weigh C x `weight` in the hinge loss; a class not listed weighs 1. */
+#define TSGS_MAX_CLASS_WEIGHTS 64
+typedef struct {
+    double label;  /* the class's label value, as the data writes it */
+    double weight; /* > 0 and finite */
+} tsgs_class_weight;
+
+/* Room a parameter's value as text may take (tsgs_params_key): a list
+ * of TSGS_MAX_CLASS_WEIGHTS class weights at full precision. */
+#define TSGS_PARAM_VALUE_MAX 4096
+
 typedef struct {
     tsgs_solver solver;
     tsgs_kernel kernel;
@@ -340,10 +352,16 @@ typedef struct {
                                 1 / (2 total variance) */
     tsgs_feature_map feature_map;
     tsgs_directions directions;
-    double c;                /* weight of the labeled hinge loss (mean over
-                                the labeled rows); 0: safe chooses it by CV,
-                                the other solvers use 1000 */
-    double c_star;           /* unlabeled weight; < 0: C * n_l / n_u */
+    double c;                /* C: the weight of each labeled row's hinge
+                                loss (LIBSVM's C, svm-train's -c; key
+                                "cost", alias "c"); 0: safe and the
+                                stochastic solvers choose it by CV, bs3vm
+                                uses a total of 1000 (1000 / n_l per row).
+                                Model files before format 2 and config
+                                files' "c" hold C x n_l instead: c_total */
+    double c_star;           /* weight of the MEAN unlabeled loss (a total:
+                                C* / n_u per unlabeled row); < 0: the
+                                solver's default (see "c-star") */
     tsgs_uloss uloss;
     double ramp_s;           /* s of the ramp loss, s < 1 */
     tsgs_step step;
@@ -387,6 +405,20 @@ typedef struct {
     double edge_width;       /* edge weights exp(-|xu-xv|^2 / (2 w^2));
                                 0: 1 / (2 w^2) = sigma, as the paper */
     long edges_per_step;     /* graph edges sampled per step (mean) */
+    /* Added with model format 2 (at the end: the fields above keep their
+     * places). */
+    double c_total;          /* > 0: the labeled loss's total weight C x
+                                n_l (the unit of "c" in config files and
+                                model files before format 2), used as C =
+                                c_total / n_l on the n_l labeled rows
+                                trained on; 0: unset. Not with c > 0. */
+    /* Class weights (key "class-weight", "LABEL:W,..." or "none"): every
+     * solver multiplies the C of each labeled row by its class's weight,
+     * a one-vs-rest class's problem included (its rows and the others'
+     * each with their own class's weight). A label no row has is
+     * ignored. The model records them. */
+    int n_class_weights;     /* entries of class_weights in use */
+    tsgs_class_weight class_weights[TSGS_MAX_CLASS_WEIGHTS];
 } tsgs_params;
 
 tsgs_params tsgs_params_default(void);
@@ -396,14 +428,23 @@ tsgs_params *tsgs_params_new(void);
 void tsgs_params_free(tsgs_params *p);
 tsgs_status tsgs_params_check(const tsgs_params *p, tsgs_error *err);
 
-/* Sets one parameter by its option / config key ("c", "max-features",
- * "uloss", ...). Values are parsed strictly; errors name the key. */
+/* Sets one parameter by its option / config key ("cost", "max-features",
+ * "uloss", ...; "c" is "cost" and "gamma" is "sigma"). Values are parsed
+ * strictly; errors name the key. A positive cost clears c-total and a
+ * positive c-total clears cost: the later one given wins. */
 tsgs_status tsgs_params_set(tsgs_params *p, const char *key,
                             const char *value, tsgs_error *err);
 
+/* Sets the weight of one class (svm-train's -wLABEL WEIGHT): replaces
+ * that label's weight, or adds it. TSGS_ERR_PARAM for a label that is not
+ * a finite number, a weight that is not positive and finite, or a list
+ * already TSGS_MAX_CLASS_WEIGHTS long. */
+tsgs_status tsgs_params_set_class_weight(tsgs_params *p, double label,
+                                         double weight, tsgs_error *err);
+
 /* One line per key, for --help: "key\tdefault\tdescription". Iterate with
  * index 0, 1, ... until it returns NULL. `value` gets the current value of
- * the key in `p` formatted as text. */
+ * the key in `p` formatted as text (TSGS_PARAM_VALUE_MAX bytes hold any). */
 const char *tsgs_params_key(size_t index, const tsgs_params *p, char *value,
                             size_t value_size, const char **help);
 

@@ -386,6 +386,25 @@ static inline uint64_t tsgs__mod_fast(uint64_t z, uint64_t i, uint64_t m)
     return r >= i ? r - i : r;
 }
 
+/* ----------------------------------------------------------- params.c */
+
+/* The key a parameter's other name stands for ("c": "cost", "gamma":
+ * "sigma"); any other key as it is. */
+const char *tsgs__param_alias(const char *key);
+
+/* ----------------------------------------------------- class_weight.c */
+
+/* The "class-weight" key's text: "LABEL:W,..." or "none" into p (nothing
+ * changed on error, which names the entry). */
+tsgs_status tsgs__class_weights_parse(tsgs_params *p, const char *text,
+                                      tsgs_error *err);
+/* p's class weights as that text (shortest numbers that read back). */
+void tsgs__class_weights_format(const tsgs_params *p, char *buf, size_t size);
+/* Their count, labels and weights checked (tsgs_params_check). */
+tsgs_status tsgs__class_weights_check(const tsgs_params *p, tsgs_error *err);
+/* The weight of class `label` in p: 1 when it is not listed. */
+double tsgs__class_weight_of(const tsgs_params *p, double label);
+
 /* tsgs_params.balance: -1 auto, 0 off, and: */
 #define TSGS__BALANCE_HOLD 1    /* hold the unlabeled class ratio (safe: the
                                    mean output; stochastic: a quantile) */
@@ -830,9 +849,31 @@ typedef struct {
                            what the others share) */
     int rows_checked;   /* the caller checked these rows finite (one-vs-
                            rest's classes: the rows tsgs_train checked) */
+    const double *row_w; /* each row's class weight, multiplying C (rows
+                            of the data tsgs_train was given, which every
+                            view keeps; tsgs__cost_row_weights); NULL: 1 */
 } tsgs__train_opts;
 
-/* tsgs_train with the stochastic solvers' test switches. */
+/* ------------------------------------------------------------ cost.c */
+
+/* The user's C (per labeled row, or c-total) as the solvers take it: the
+ * weight of the mean hinge loss over the nl labeled rows (C x nl), in
+ * q->c; q->c_total cleared. */
+void tsgs__cost_to_solver(tsgs_params *q, size_t nl);
+/* A model trained on nl labeled rows from the solver's params back to the
+ * user's unit (per-row C; `given`: the params tsgs_train was called
+ * with), its one-vs-rest classes too. m NULL: nothing. */
+void tsgs__cost_to_user(tsgs_model *m, const tsgs_params *given, size_t nl);
+/* Each row's class weight (p's class_weights; 1 for unlabeled rows and
+ * unlisted classes) into *out (n, malloc'd), or *out = NULL when every
+ * labeled row's is 1. */
+tsgs_status tsgs__cost_row_weights(const tsgs_dataset *ds,
+                                   const tsgs_params *p, double **out,
+                                   tsgs_error *err);
+
+/* tsgs_train with the stochastic solvers' test switches; params in the
+ * solvers' unit (c: the weight of the mean hinge loss, C x n_l), as
+ * tsgs__cost_to_solver makes them. */
 tsgs_status tsgs__train_ex(const tsgs_dataset *ds, const tsgs_params *params,
                            const tsgs_train_hooks *hooks,
                            const tsgs__train_opts *opt, tsgs_model **out,
@@ -936,13 +977,14 @@ double tsgs__platt_prob(double a, double b, double f);
 
 /* --------------------------------------------------- core: warm_start.c */
 
-/* The exact SVM (per-row hinge weight c_lib, LIBSVM's C) on the labeled
- * rows XL (nl x d, scaled) with classes yl, over the first `blocks` blocks
+/* The exact SVM (per-row hinge weight c_lib, LIBSVM's C; times wl[i],
+ * the class weights, unless NULL) on the labeled rows XL (nl x d, scaled)
+ * with classes yl, over the first `blocks` blocks
  * of m's random features: m gets those blocks, their coefficients (scale
  * folded to 1) and the bias. */
 tsgs_status tsgs__warm_start(tsgs_model *m, long blocks,
                              const tsgs__rows *XL, const double *yl,
-                             size_t nl, double c_lib,
+                             const double *wl, size_t nl, double c_lib,
                              uint64_t seed, int threads, tsgs_error *err);
 
 /* ---------------------------------------------------- solvers/bs3vm.c */

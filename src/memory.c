@@ -60,7 +60,7 @@ static double sparse_memory(const tsgs_dataset *ds, const tsgs_params *p,
     total += 8.0 * nnz;
     /* the grid's draws of its rows' columns and a column cache for a sigma
      * on each of two threads (model_select.c), when C or sigma is chosen */
-    if (p->c <= 0.0 || p->sigma <= 0.0)
+    if ((p->c <= 0.0 && p->c_total <= 0.0) || p->sigma <= 0.0)
         total += fmin(4.0 * TSGS__SPARSE_ROWS_CACHE,
                       fmin(nl, 1000.0) * per_row * dirs * 16.0);
     return total;

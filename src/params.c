@@ -62,7 +62,7 @@ tsgs_params *tsgs_params_new(void)
 
 void tsgs_params_free(tsgs_params *p) { free(p); }
 
-typedef enum { K_DOUBLE, K_LONG, K_INT, K_U64, K_ENUM } kind_t;
+typedef enum { K_DOUBLE, K_LONG, K_INT, K_U64, K_ENUM, K_WEIGHTS } kind_t;
 
 typedef struct {
     const char *key;
@@ -112,11 +112,22 @@ static const entry_t table[] = {
      "random directions: iid Gaussian, or orthogonal in groups of up to "
      "min(d, 128) (a better kernel estimate per feature; rbf only); auto: "
      "orthogonal for rbf, iid for laplacian"},
-    {"c", K_DOUBLE, OFF(c), 0, BIG, NULL,
-     "weight C of the labeled hinge loss (mean over the labeled rows, so "
-     "LIBSVM's C times n_l); 0: picked by CV on the labeled rows (bs3vm: 1000)"},
+    {"cost", K_DOUBLE, OFF(c), 0, BIG, NULL,
+     "C: the weight of each labeled row's hinge loss, as svm-train's -c "
+     "(-c, --c and --cost are the same); 0: picked by CV on the labeled "
+     "rows (bs3vm: 1000 / n_l)"},
+    {"c-total", K_DOUBLE, OFF(c_total), 0, BIG, NULL,
+     "C x n_l, the labeled rows' total weight, given instead of cost: "
+     "what `c` meant in config files (still) and in model files before "
+     "format 2; 0: unset"},
+    {"class-weight", K_WEIGHTS, OFF(n_class_weights), 0, 0, NULL,
+     "LABEL:W,...: the C of the labeled rows of class LABEL times W > 0 "
+     "(svm-train's -wLABEL W; one-vs-rest: each row its own class's W); "
+     "none: every class 1"},
     {"c-star", K_DOUBLE, OFF(c_star), -1, BIG, NULL,
-     "weight C* of the unlabeled loss; -1: C * n_l / n_u"},
+     "weight C* of the mean unlabeled loss (a total, C* / n_u per "
+     "unlabeled row); -1: safe C per unlabeled row, the stochastic "
+     "solvers C x n_l x n_l / n_u"},
     {"uloss", K_ENUM, OFF(uloss), 0, 0, uloss_names,
      "unlabeled loss: shg, sshg, ramp or da"},
     {"ramp-s", K_DOUBLE, OFF(ramp_s), -BIG, 0.999999, NULL,
@@ -125,8 +136,8 @@ static const entry_t table[] = {
      "step size: constant 1/eta, theory theta*T^-3/4, "
      "decaying theta/(1+t/t0)"},
     {"eta", K_DOUBLE, OFF(eta), 0, BIG, NULL,
-     "constant step size gamma = 1/eta (eta > 1); 0: eta = C, so that a "
-     "step moves f by about one mean hinge gradient"},
+     "constant step size gamma = 1/eta (eta > 1); 0: eta = C x n_l, so "
+     "that a step moves f by about one mean hinge gradient"},
     {"theta", K_DOUBLE, OFF(theta), 1e-300, BIG, NULL,
      "scale of the theory and decaying step sizes"},
     {"t0", K_DOUBLE, OFF(t0), 1e-300, BIG, NULL,
@@ -201,7 +212,8 @@ static const entry_t table[] = {
     {"neighbours", K_LONG, OFF(neighbours), 1, 1e4, NULL,
      "bs3vm: support vectors k that nnp / rnp project onto"},
     {"c-prime", K_DOUBLE, OFF(c_prime), -1, BIG, NULL,
-     "bs3vm: weight C' of the graph term mu |f(xu) - f(xv)|; -1: C"},
+     "bs3vm: weight C' of the mean graph term mu |f(xu) - f(xv)|; -1: "
+     "C x n_l"},
     {"edge-width", K_DOUBLE, OFF(edge_width), 0, BIG, NULL,
      "bs3vm: w of the edge weights exp(-|xu-xv|^2 / (2 w^2)); 0: "
      "1 / (2 w^2) = sigma"},
@@ -211,10 +223,18 @@ static const entry_t table[] = {
 
 #define NENTRIES (sizeof table / sizeof table[0])
 
-static const entry_t *find(const char *key)
+const char *tsgs__param_alias(const char *key)
 {
     if (strcmp(key, "gamma") == 0) /* LIBSVM's name for it */
-        key = "sigma";
+        return "sigma";
+    if (strcmp(key, "c") == 0) /* svm-train's -c */
+        return "cost";
+    return key;
+}
+
+static const entry_t *find(const char *key)
+{
+    key = tsgs__param_alias(key);
     for (size_t i = 0; i < NENTRIES; i++)
         if (strcmp(table[i].key, key) == 0)
             return &table[i];
@@ -233,6 +253,7 @@ static void format_value(const entry_t *e, const tsgs_params *p, char *buf,
         snprintf(buf, size, "%llu",
                  (unsigned long long)*(const uint64_t *)base);
         break;
+    case K_WEIGHTS: tsgs__class_weights_format(p, buf, size); break;
     case K_ENUM: {
         int v = *(const int *)base;
         int n = 0;
@@ -305,6 +326,11 @@ tsgs_status tsgs_params_set(tsgs_params *p, const char *key,
                        "expected 0 (derived from C) or a number above 1 "
                        "(the step 1/eta must be below 1)");
         *(double *)base = v;
+        /* C per row and C x n_l are one setting: the later one wins */
+        if (e->offset == OFF(c) && v > 0.0)
+            p->c_total = 0.0;
+        if (e->offset == OFF(c_total) && v > 0.0)
+            p->c = 0.0;
         return TSGS_OK;
     }
     case K_LONG:
@@ -329,6 +355,8 @@ tsgs_status tsgs_params_set(tsgs_params *p, const char *key,
         *(uint64_t *)base = (uint64_t)v;
         return TSGS_OK;
     }
+    case K_WEIGHTS:
+        return tsgs__class_weights_parse(p, value, err);
     case K_ENUM:
         for (int i = 0; e->names[i]; i++)
             if (strcmp(e->names[i], value) == 0) {
@@ -402,6 +430,15 @@ tsgs_status tsgs_params_check(const tsgs_params *p, tsgs_error *err)
                           "1 (the decay factor is 1 - 1/eta); give eta > 1, "
                           "or 0 to derive it from C",
                           p->eta);
+    tsgs_status st = tsgs__class_weights_check(p, err);
+    if (st != TSGS_OK)
+        return st;
+    if (p->c > 0.0 && p->c_total > 0.0)
+        return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
+                          "cost = %g and c-total = %g: both give C (per "
+                          "labeled row, and times the labeled rows); set "
+                          "one and leave the other 0",
+                          p->c, p->c_total);
     if (p->balance_ratio >= 0.0 && p->balance_ratio <= 0.0)
         return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
                           "balance-ratio = 0: give a positive fraction in "

@@ -467,18 +467,38 @@ static int fit_team_to_load(const tsgs_dataset *ds, const tsgs_params *p,
     return 1;
 }
 
+/* The user's C per labeled row becomes the solvers' weight of the mean
+ * hinge loss, class weights a weight per row (cost.c), and the model's C
+ * per row again at the end. */
 tsgs_status tsgs_train(const tsgs_dataset *ds, const tsgs_params *params,
                        const tsgs_train_hooks *hooks, tsgs_model **out,
                        int *stopped_early, tsgs_error *err)
 {
-    tsgs__train_opts opt = {0, SCALE_FLOOR, -1, NULL, 0, 0, 0};
+    if (!ds || !params || !out)
+        return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
+                          "tsgs_train: NULL argument");
+    tsgs_status st = tsgs_params_check(params, err);
+    if (st != TSGS_OK)
+        return st;
     const int fitted = fit_team_to_load(ds, params, hooks);
-    tsgs_status st =
-        tsgs__train_ex(ds, params, hooks, &opt, out, stopped_early, err);
+    const size_t nl = tsgs__label_split(
+        ds->y, ds->n, tsgs__threads_resolve(params->threads), NULL, NULL);
+    tsgs_params q = *params;
+    tsgs__cost_to_solver(&q, nl);
+    tsgs__train_opts opt = {0, SCALE_FLOOR, -1, NULL, 0, 0, 0, NULL};
+    double *row_w = NULL;
+    st = tsgs__cost_row_weights(ds, params, &row_w, err);
+    if (st == TSGS_OK) {
+        opt.row_w = row_w;
+        st = tsgs__train_ex(ds, &q, hooks, &opt, out, stopped_early, err);
+    }
+    free(row_w);
     if (fitted)
         tsgs__set_auto_team(0);
-    if (st == TSGS_OK) /* (*out exists: ds was checked not NULL) */
+    if (st == TSGS_OK) {
+        tsgs__cost_to_user(*out, params, nl);
         (*out)->layout = ds->layout;
+    }
     return st;
 }
 

@@ -766,7 +766,7 @@ START_TEST(test_binding_restored)
     ck_assert_int_eq(tsgs_dataset_from_dense(20, 2, x, y, &ds, NULL), TSGS_OK);
     tsgs_params p = tsgs_params_default();
     p.solver = TSGS_SOLVER_TSG;
-    p.c = 10;
+    p.c_total = 10;
     p.sigma = 0.5;
     p.iterations = 50;
     p.threads = 2;

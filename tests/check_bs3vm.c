@@ -16,7 +16,7 @@ static tsgs_params bs_params(void)
 {
     tsgs_params p = tsgs_params_default();
     p.solver = TSGS_SOLVER_BS3VM;
-    p.c = 100.0;
+    p.c_total = 100.0;
     p.budget_labeled = 15;
     p.budget_unlabeled = 40;
     p.iterations = 1500;
@@ -468,8 +468,8 @@ START_TEST(blobs_accuracy_and_graph_term)
 }
 END_TEST
 
-/* Defaults resolved into the model: B_u = ceil(0.2 n_u), C' = C, T from
- * passes * n. */
+/* Defaults resolved into the model: B_u = ceil(0.2 n_u), C = 1000 / n_l
+ * per labeled row (a total of 1000), C' = that total, T from passes * n. */
 START_TEST(defaults_resolved)
 {
     tsgs_dataset *ds = fixture_blobs(300, 2, 2.0, 0.5, 20, 10, 2, NULL);
@@ -482,7 +482,9 @@ START_TEST(defaults_resolved)
     ck_assert_int_eq(tsgs_train(ds, &p, NULL, &m, NULL, NULL), TSGS_OK);
     const tsgs_params *q = tsgs_model_params(m);
     ck_assert_int_eq(q->budget_unlabeled, 56); /* ceil(0.2 * 280) */
-    ck_assert(q->c_prime == q->c);
+    ck_assert_double_eq(q->c, 1000.0 / 20.0);
+    ck_assert_double_eq(q->c_total, 0.0);
+    ck_assert(q->c_prime == 1000.0);
     ck_assert_int_eq(q->iterations, 300);
     ck_assert_uint_le(m->bs3vm->n_sv, 20 + 56);
     tsgs_model_free(m);

@@ -231,7 +231,7 @@ START_TEST(train_then_predict)
     result_free(&r);
     char *text = slurp(model);
     ck_assert_ptr_nonnull(text);
-    ck_assert_msg(strncmp(text, "tsgs3vm-model 1\n", 16) == 0,
+    ck_assert_msg(strncmp(text, "tsgs3vm-model 2\n", 16) == 0,
                   "model starts with: %.40s", text);
     free(text);
 
@@ -393,7 +393,7 @@ START_TEST(bad_options)
     assert_error(&r, "--c", "needs a value", NULL);
     result_free(&r);
     run(&r, "train", "--c", "abc", DATA "train.svm", model, NULL);
-    assert_error(&r, "c = \"abc\"", NULL);
+    assert_error(&r, "cost = \"abc\"", NULL);
     result_free(&r);
     run(&r, "train", "--threads", "-1", DATA "train.svm", model, NULL);
     assert_error(&r, "threads", "-1", NULL);
@@ -969,7 +969,8 @@ START_TEST(svm_train_short_options)
         DATA "train.svm", model, NULL);
     ck_assert_msg(r.status == 0, "train: %s", r.err);
     result_free(&r);
-    assert_model_line(model, "c 2e+02"); /* 10 x 20 labeled rows */
+    assert_model_line(model, "cost 1e+01"); /* per labeled row, as given */
+    assert_model_line(model, "c-total 0");
     assert_model_line(model, "sigma 0.5");
     /* -g is gamma on the file's own features: no scaling of ours under
      * it, unless --scale says so (before or after it) */
@@ -989,7 +990,7 @@ START_TEST(svm_train_short_options)
         {"-v", "1", "the number of folds"},
         {"-b", "2", "0 or 1"},
         {"-e", "0.01", "--passes"},
-        {"-w1", "2", "--balance"},
+        {"-w1", "-2", "positive finite number"},
         {"-c", "-3", "positive number"},
     };
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
@@ -1467,7 +1468,8 @@ START_TEST(cv_write_config_round_trip)
                           60) == 0,
                   "%s", text);
     ck_assert_ptr_nonnull(strstr(text, "\nsigma = 0.1\n"));
-    ck_assert_ptr_nonnull(strstr(text, best ? "\nc = 1e+01\n" : "\nc = 1\n"));
+    ck_assert_ptr_nonnull(strstr(text, best ? "\ncost = 10\n" : "\ncost = 1\n"));
+    ck_assert_ptr_nonnull(strstr(text, "\nc-total = 0\nclass-weight = none\n"));
     free(text);
 
     /* the config alone, one point: the same accuracy */
@@ -1479,8 +1481,8 @@ START_TEST(cv_write_config_round_trip)
     ck_assert_double_eq(again, acc[best]);
     result_free(&r);
 
-    /* -c 0.00625 is C = 0.00625 x 160 labeled rows = 1: the c=1 point */
-    run(&r, "cv", "-q", "-c", "0.00625", "--sigma", "0.1", "--folds", "3",
+    /* -c 1 is the grid's c=1 point: C per labeled row in both */
+    run(&r, "cv", "-q", "-c", "1", "--sigma", "0.1", "--folds", "3",
         "--grid", "seed=1", DATA "train.svm", NULL);
     ck_assert_msg(r.status == 0, "cv -c: %s", r.err);
     ck_assert_int_eq(cv_table(r.out, 1, &again, 1), 1);
@@ -2538,6 +2540,252 @@ START_TEST(synth_errors)
 }
 END_TEST
 
+/* ------------------------------------------------ C per row, -wi weights */
+
+/* Whether two files hold the same bytes. */
+static int same_file(const char *a, const char *b)
+{
+    size_t la, lb;
+    char *ta = test_read_file(a, &la), *tb = test_read_file(b, &lb);
+    ck_assert_ptr_nonnull(ta);
+    ck_assert_ptr_nonnull(tb);
+    int same = la == lb && memcmp(ta, tb, la) == 0;
+    free(ta);
+    free(tb);
+    return same;
+}
+
+/* -c C, --c C, --cost C and --c-total C x n_l (160 labeled rows) are one
+ * model, which records "cost C". */
+START_TEST(c_is_per_labeled_row_on_the_command_line)
+{
+    static const char *const ways[][2] = {
+        {"-c", "2"}, {"--c", "2"}, {"--cost", "2"}, {"--c-total", "320"}};
+    char first[256];
+    snprintf(first, sizeof first, "%s", tmp("c0.model"));
+    for (size_t i = 0; i < 4; i++) {
+        const char *model = i ? tmp("ci.model") : first;
+        result r;
+        run(&r, "train", "-q", "-g", "0.5", ways[i][0], ways[i][1],
+            DATA "train.svm", model, NULL);
+        ck_assert_msg(r.status == 0, "%s: %s", ways[i][0], r.err);
+        ck_assert_str_eq(r.err, "");
+        result_free(&r);
+        assert_model_line(model, "cost 2");
+        assert_model_line(model, "c-total 0");
+        ck_assert_msg(same_file(first, model), "%s %s", ways[i][0],
+                      ways[i][1]);
+    }
+}
+END_TEST
+
+/* A config file's "c" keeps the meaning it had, C x the labeled rows
+ * (c-total), with a note that names the file and the per-row key; its
+ * "cost" is per row, without a note; the command line's -c wins (no
+ * note); -q silences the note. */
+START_TEST(config_c_keeps_its_old_meaning)
+{
+    const char *old = tmp("old.conf"), *new = tmp("new.conf");
+    FILE *f = fopen(old, "w");
+    fputs("# written before C was per row\nc = 320\n", f);
+    fclose(f);
+    f = fopen(new, "w");
+    fputs("cost = 2\n", f);
+    fclose(f);
+    const char *m_old = tmp("old.model"), *m_new = tmp("new.model"),
+               *m_cl = tmp("cl.model");
+    result r;
+    run(&r, "train", "-g", "0.5", "--config", old, DATA "train.svm", m_old,
+        NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_msg(strstr(r.err, "note: ") && strstr(r.err, old) &&
+                      strstr(r.err, "c = 320 is read as c-total") &&
+                      strstr(r.err, "cost = C per labeled row"),
+                  "%s", r.err);
+    result_free(&r);
+    run(&r, "train", "-g", "0.5", "--config", new, DATA "train.svm", m_new,
+        NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_ptr_null(strstr(r.err, "note: "));
+    result_free(&r);
+    ck_assert(same_file(m_old, m_new)); /* 320 / 160 rows = 2 per row */
+    assert_model_line(m_old, "cost 2");
+    run(&r, "train", "-q", "-g", "0.5", "--config", old, DATA "train.svm",
+        m_old, NULL);
+    ck_assert_str_eq(r.err, "");
+    result_free(&r);
+    run(&r, "train", "-g", "0.5", "--config", old, "-c", "4",
+        DATA "train.svm", m_cl, NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_ptr_null(strstr(r.err, "note: "));
+    result_free(&r);
+    assert_model_line(m_cl, "cost 4");
+    /* nor when a later C replaces it: the command line's total, or a
+     * second config file's cost */
+    run(&r, "train", "-g", "0.5", "--config", old, "--c-total", "160",
+        DATA "train.svm", m_cl, NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_ptr_null(strstr(r.err, "note: "));
+    result_free(&r);
+    assert_model_line(m_cl, "cost 1");
+    run(&r, "train", "-g", "0.5", "--config", old, "--config", new,
+        DATA "train.svm", m_cl, NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_ptr_null(strstr(r.err, "note: "));
+    result_free(&r);
+    ck_assert(same_file(m_cl, m_new));
+}
+END_TEST
+
+/* Model files written before C was per row (format 1, by the tool at
+ * b115dc7) predict as they did: the same bytes as that tool wrote. */
+START_TEST(format_1_models_predict_as_before)
+{
+    static const char *const models[] = {"v1_default", "v1_ovr"};
+    for (int i = 0; i < 2; i++) {
+        char model[64], want[64];
+        snprintf(model, sizeof model, DATA "%s.model", models[i]);
+        snprintf(want, sizeof want, DATA "%s.pred", models[i]);
+        const char *out = tmp("v1.pred");
+        result r;
+        run(&r, "predict", "-q", model, DATA "test.svm", out, NULL);
+        ck_assert_msg(r.status == 0, "%s: %s", model, r.err);
+        result_free(&r);
+        ck_assert_msg(same_file(out, want), "%s", model);
+    }
+}
+END_TEST
+
+/* Labels of a prediction file's lines equal to `label`. */
+static size_t count_predicted(const char *path, double label)
+{
+    double y[200];
+    size_t n = read_labels(path, y, 200), k = 0;
+    for (size_t i = 0; i < n; i++)
+        k += y[i] == label;
+    return k;
+}
+
+/* -wLABEL WEIGHT: recorded in the model as --class-weight writes it;
+ * a weight on class 1 predicts more rows as 1, on -1 fewer. */
+START_TEST(class_weights_on_the_command_line)
+{
+    const char *m = tmp("w.model"), *m2 = tmp("w2.model"),
+               *out = tmp("w.out");
+    size_t counts[3];
+    static const char *const weights[][4] = {
+        {"-w1", "1", "-w-1", "1"}, {"-w+1", "10", "-w-1", "1"},
+        {"-w-1", "10", "-w1", "1"}};
+    for (int k = 0; k < 3; k++) {
+        result r;
+        run(&r, "train", "-q", "-c", "1", "-g", "0.5", weights[k][0],
+            weights[k][1], weights[k][2], weights[k][3], DATA "train.svm", m,
+            NULL);
+        ck_assert_msg(r.status == 0, "%s", r.err);
+        result_free(&r);
+        run(&r, "predict", "-q", m, DATA "test.svm", out, NULL);
+        ck_assert_msg(r.status == 0, "%s", r.err);
+        result_free(&r);
+        counts[k] = count_predicted(out, 1);
+    }
+    ck_assert_msg(counts[1] > counts[0] && counts[2] < counts[0],
+                  "rows predicted 1: %zu with weights 1, %zu with -w1 10, "
+                  "%zu with -w-1 10",
+                  counts[0], counts[1], counts[2]);
+    assert_model_line(m, "class-weight -1:1e+01,1:1");
+    result r;
+    run(&r, "train", "-q", "-c", "1", "-g", "0.5", "--class-weight",
+        "-1:10,1:1", DATA "train.svm", m2, NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    result_free(&r);
+    ck_assert(same_file(m, m2));
+    /* a config file's key; cv takes them too */
+    const char *conf = tmp("w.conf");
+    FILE *f = fopen(conf, "w");
+    fputs("class-weight = -1:10,1:1\n", f);
+    fclose(f);
+    run(&r, "train", "-q", "-c", "1", "-g", "0.5", "--config", conf,
+        DATA "train.svm", m2, NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    result_free(&r);
+    ck_assert(same_file(m, m2));
+    run(&r, "cv", "-q", "-w1", "3", "--grid", "c=1", "--folds", "3",
+        DATA "train.svm", NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    result_free(&r);
+}
+END_TEST
+
+/* Bad -w values are refused before any work, each naming the flag; a
+ * label no row has is a warning (as svm-train's), and training goes on. */
+START_TEST(class_weight_errors)
+{
+    const char *m = tmp("w.model");
+    static const char *const bad[][3] = {
+        {"-wx", "1", "\"x\" is not a class label"},
+        {"-w1x", "1", "\"1x\" is not a class label"},
+        {"-wnan", "1", "is not a class label"},
+        {"-w1", "0", "positive finite number"},
+        {"-w1", "-2", "positive finite number"},
+        {"-w1", "nan", "positive finite number"},
+        {"-w1", "inf", "positive finite number"},
+        {"-w1", "abc", "positive finite number"},
+        {"--class-weight", "1:0", "class-weight"},
+        {"--class-weight", "1:2,1:3", "given twice"},
+    };
+    result r;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        run(&r, "train", bad[i][0], bad[i][1], DATA "train.svm", m, NULL);
+        assert_error(&r, bad[i][0], bad[i][2], NULL);
+        result_free(&r);
+    }
+    run(&r, "train", "-w", "3", DATA "train.svm", m, NULL);
+    assert_error(&r, "-w needs the class label", "-wLABEL WEIGHT", NULL);
+    result_free(&r);
+    run(&r, "train", DATA "train.svm", m, "-w1", NULL);
+    assert_error(&r, "-w1", "needs a value", NULL);
+    result_free(&r);
+    ck_assert(!file_exists(m));
+    run(&r, "train", "-c", "1", "-g", "0.5", "-w7", "2", DATA "train.svm", m,
+        NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_msg(strstr(r.err, "warning: " DATA "train.svm: no labeled row "
+                                "has label 7: its class weight (-w7 2) is "
+                                "unused"),
+                  "%s", r.err);
+    result_free(&r);
+    run(&r, "predict", "-w1", "2", m, DATA "test.svm", tmp("o"), NULL);
+    assert_error(&r, "-w1", "when training", NULL);
+    result_free(&r);
+}
+END_TEST
+
+/* cv's C is per labeled row on every axis spelling and with -c: the same
+ * figures for --grid c=, --grid cost= and -c alone. */
+START_TEST(cv_c_is_per_labeled_row)
+{
+    double by_c[2], by_cost[2], alone;
+    result r;
+    run(&r, "cv", "-q", "-g", "0.5", "--grid", "c=1,100", "--folds", "3",
+        DATA "train.svm", NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_int_eq(cv_table(r.out, 1, by_c, 2), 2);
+    result_free(&r);
+    run(&r, "cv", "-q", "-g", "0.5", "--grid", "cost=1,100", "--folds", "3",
+        DATA "train.svm", NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_int_eq(cv_table(r.out, 1, by_cost, 2), 2);
+    result_free(&r);
+    ck_assert(by_c[0] == by_cost[0] && by_c[1] == by_cost[1]);
+    run(&r, "cv", "-q", "-g", "0.5", "-c", "100", "--folds", "3",
+        "--grid", "seed=1", DATA "train.svm", NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_int_eq(cv_table(r.out, 1, &alone, 1), 1);
+    result_free(&r);
+    ck_assert_double_eq(alone, by_c[1]);
+}
+END_TEST
+
 Suite *cli_suite(void)
 {
     Suite *s = suite_create("cli");
@@ -2590,6 +2838,12 @@ Suite *cli_suite(void)
     tcase_add_test(tc, convert_help_and_memory_sizes);
     tcase_add_test(tc, synth_libsvm_file_and_stdout);
     tcase_add_test(tc, synth_errors);
+    tcase_add_test(tc, c_is_per_labeled_row_on_the_command_line);
+    tcase_add_test(tc, config_c_keeps_its_old_meaning);
+    tcase_add_test(tc, format_1_models_predict_as_before);
+    tcase_add_test(tc, class_weights_on_the_command_line);
+    tcase_add_test(tc, class_weight_errors);
+    tcase_add_test(tc, cv_c_is_per_labeled_row);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -135,7 +135,7 @@ static tsgs_params small_params(tsgs_solver solver)
     p.iterations = 30;
     p.max_features = 32;
     p.sigma = 0.5;
-    p.c = 10;
+    p.c_total = 10;
     return p;
 }
 
@@ -248,7 +248,7 @@ static tsgs_status op_cv(void *ctx, void **out, tsgs_error *err)
 {
     train_ctx *c = ctx;
     tsgs_params points[2] = {c->p, c->p};
-    points[1].c = 100;
+    points[1].c_total = 100;
     double mean[2], sd[2];
     (void)out;
     return tsgs_cv(c->ds, points, 2, 3, 1, 2, TSGS_CV_PARALLEL_GRID, mean,

@@ -277,7 +277,7 @@ START_TEST(model_files_record_the_directions)
     tsgs_dataset *ds = fixture_blobs(400, 4, 2.0, 0.5, 40, 20, 5, NULL);
     tsgs_params p = tsgs_params_default();
     p.solver = TSGS_SOLVER_DSG;
-    p.c = 100;
+    p.c_total = 100;
     p.sigma = 0.3;
     p.max_features = 64;
     tsgs_model *m = NULL, *back = NULL;

@@ -115,7 +115,12 @@ START_TEST(corrupt_files_refused)
     expect_refused("", 0, TSGS_ERR_FORMAT, "not a tsgs3vm model");
     char *v2 = strdup(good);
     v2[strlen("tsgs3vm-model ")] = '7';
-    expect_refused(v2, len, TSGS_ERR_FORMAT, "version 7");
+    expect_refused(v2, len, TSGS_ERR_FORMAT, "version 7; this build reads "
+                                             "versions 1 to 2");
+    v2[strlen("tsgs3vm-model ")] = '3';
+    expect_refused(v2, len, TSGS_ERR_FORMAT, "version 3");
+    v2[strlen("tsgs3vm-model ")] = '0';
+    expect_refused(v2, len, TSGS_ERR_FORMAT, "version 0");
     free(v2);
     /* the version as the writer writes it: "01" is not "1" */
     char *v01 = malloc(len + 2);
@@ -214,11 +219,11 @@ START_TEST(strict_header_refused)
     ck_assert_int_eq(tsgs_model_save(m, "good.model", NULL), TSGS_OK);
     size_t len;
     char *good = slurp("good.model", &len);
-    expect_patch_refused(good, "tsgs3vm-model 1\n", "tsgs3vm-model1\n", 0,
+    expect_patch_refused(good, "tsgs3vm-model 2\n", "tsgs3vm-model1\n", 0,
                          "not a tsgs3vm model");
-    expect_patch_refused(good, "tsgs3vm-model 1\n", "tsgs3vm-model 1.0\n", 0,
+    expect_patch_refused(good, "tsgs3vm-model 2\n", "tsgs3vm-model 1.0\n", 0,
                          "not a tsgs3vm model");
-    expect_patch_refused(good, "tsgs3vm-model 1\n", "tsgs3vm-model 1 x\n", 0,
+    expect_patch_refused(good, "tsgs3vm-model 2\n", "tsgs3vm-model 1 x\n", 0,
                          "not a tsgs3vm model");
     expect_patch_refused(good, "\nlabels -1 1\n", "\nlabels 1 1\n", 0,
                          "labels must differ");
@@ -249,6 +254,74 @@ START_TEST(strict_header_refused)
     remove("good.model");
     remove("bad.model");
     remove("blank.model");
+}
+END_TEST
+
+/* The decision values of a prediction file written by the tool at b115dc7
+ * ("label decision" per row) into v (n rows). */
+static void read_decisions(const char *path, double *v, size_t n)
+{
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    for (size_t i = 0; i < n; i++) {
+        double label;
+        ck_assert_int_eq(fscanf(f, "%lf %lf", &label, &v[i]), 2);
+    }
+    fclose(f);
+}
+
+/* A model file of format 1 (written by the tool at b115dc7, before C was
+ * per labeled row: its "c 3.2e+02" was C x n_l) loads with that value as
+ * c-total and cost 0, predicts the decision values that tool wrote, bit
+ * for bit, and saves as format 2 keeping c-total; that file reads back
+ * the same. */
+START_TEST(format_1_files_load)
+{
+    tsgs_model *m = NULL, *back = NULL;
+    tsgs_error err;
+    ck_assert_msg(tsgs_model_load("data/cli/v1_default.model", &m, &err) ==
+                      TSGS_OK,
+                  "%s", err.message);
+    const tsgs_params *p = tsgs_model_params(m);
+    ck_assert_double_eq(p->c, 0.0);
+    ck_assert_double_eq(p->c_total, 320.0);
+    ck_assert_int_eq(p->n_class_weights, 0);
+    tsgs_dataset *ds = NULL;
+    ck_assert_int_eq(tsgs_dataset_read("data/cli/test.svm", NULL, &ds, &err),
+                     TSGS_OK);
+    const size_t n = tsgs_dataset_rows(ds);
+    double *want = malloc(sizeof(double) * n), *got = malloc(sizeof(double) * n);
+    read_decisions("data/cli/v1_default.pred", want, n);
+    ck_assert_int_eq(tsgs_predict(m, ds, 1, got, NULL), TSGS_OK);
+    for (size_t i = 0; i < n; i++)
+        ck_assert_msg(got[i] == want[i], "row %zu: %.17g, format 1 tool %.17g",
+                      i + 1, got[i], want[i]);
+    ck_assert_int_eq(tsgs_model_save(m, "tmp_v2.model", &err), TSGS_OK);
+    char *text = slurp("tmp_v2.model", NULL);
+    ck_assert_int_eq(strncmp(text, "tsgs3vm-model 2\n", 16), 0);
+    ck_assert_ptr_nonnull(strstr(text, "\ncost 0\nc-total 3.2e+02\n"
+                                       "class-weight none\n"));
+    free(text);
+    ck_assert_int_eq(tsgs_model_load("tmp_v2.model", &back, &err), TSGS_OK);
+    ck_assert_double_eq(tsgs_model_params(back)->c_total, 320.0);
+    ck_assert_int_eq(tsgs_predict(back, ds, 2, got, NULL), TSGS_OK);
+    ck_assert_int_eq(memcmp(got, want, sizeof(double) * n), 0);
+    /* a one-vs-rest file of format 1: every class's c */
+    tsgs_model *ovr = NULL;
+    ck_assert_int_eq(tsgs_model_load("data/cli/v1_ovr.model", &ovr, &err),
+                     TSGS_OK);
+    ck_assert_int_eq((int)tsgs_model_classes(ovr, NULL), 3);
+    for (int k = 0; k < 3; k++) {
+        ck_assert_double_eq(ovr->ovr[k]->params.c_total, 50.0);
+        ck_assert_double_eq(ovr->ovr[k]->params.c, 0.0);
+    }
+    free(want);
+    free(got);
+    tsgs_model_free(m);
+    tsgs_model_free(back);
+    tsgs_model_free(ovr);
+    tsgs_dataset_free(ds);
+    remove("tmp_v2.model");
 }
 END_TEST
 
@@ -354,7 +427,7 @@ START_TEST(every_header_error_refused)
         {"\nfeatures-in ", "\nscaler-mul 1\nfeatures-in ",
          "scaler-mul before features-in"},
         {"\nscaler-shift ", "\nscaler-shift 1 2\nscaler-shift ",
-         "scaler-shift: 2 values, but features-in (line 41) is 5"},
+         "scaler-shift: 2 values, but features-in (line 43) is 5"},
         {"\ncoefficients ", "\nsupport-vectors 3\ncoefficients ",
          "support-vectors: the bs3vm solver's models (only)"},
         {"\nprobability 0\n", "\nprobability 1\n",
@@ -363,6 +436,11 @@ START_TEST(every_header_error_refused)
          "probability 0 but a \"probability-ab\" line"},
         {"\nkernel rbf", "\nkernel rbf\nbogus-key 1", "bogus-key"},
         {"\nseed ", "\nseed -5\nseed ", "seed"},
+        {"\nclass-weight none", "\nclass-weight 1:0",
+         "class-weight = \"1:0\": entry 1: the weight must be a positive"},
+        {"\nclass-weight none", "\nclass-weight 1:2,1:3",
+         "the label is given twice"},
+        {"\ncost ", "\nc 5\ncost ", "cost given twice"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         expect_patch_refused(good, cases[i].old, cases[i].new, 0,
@@ -411,7 +489,7 @@ static tsgs_model *small_model(size_t d, tsgs_scaling scale,
     p.solver = TSGS_SOLVER_TSG;
     p.scale = scale;
     p.sigma = 0.5;
-    p.c = 10;
+    p.c_total = 10;
     p.iterations = 40;
     p.max_features = 32;
     p.threads = 1;
@@ -840,7 +918,7 @@ static char *bs3vm_text(size_t *len)
     tsgs_dataset *ds = fixture_blobs(200, 3, 2.0, 0.5, 20, 10, 8, NULL);
     tsgs_params p = tsgs_params_default();
     p.solver = TSGS_SOLVER_BS3VM;
-    p.c = 100.0;
+    p.c_total = 100.0;
     p.budget_labeled = 8;
     p.budget_unlabeled = 8;
     p.iterations = 200;
@@ -1191,7 +1269,7 @@ START_TEST(every_kind_round_trips)
     size_t lens[3];
     for (int k = 0; k < 2; k++) {
         kinds[k].sigma = 0.5;
-        kinds[k].c = 10;
+        kinds[k].c_total = 10;
         kinds[k].iterations = 40;
         kinds[k].max_features = 32;
         kinds[k].threads = 1;
@@ -1591,6 +1669,7 @@ Suite *model_suite(void)
     tcase_add_test(tc, corrupt_files_refused);
     tcase_add_test(tc, strict_header_refused);
     tcase_add_test(tc, every_header_error_refused);
+    tcase_add_test(tc, format_1_files_load);
     tcase_add_test(tc, stale_temporaries_removed);
     tcase_add_test(tc, check_path_before_training);
     tcase_add_test(tc, save_failure_leaves_old_file);

@@ -37,7 +37,10 @@ START_TEST(every_key_round_trips)
     q.c = 123.5;
     q.kernel = TSGS_KERNEL_LAPLACIAN;
     q.seed = UINT64_C(18446744073709551615);
-    char value[64];
+    ck_assert_int_eq(tsgs_params_set_class_weight(&q, 1, 5, NULL), TSGS_OK);
+    ck_assert_int_eq(tsgs_params_set_class_weight(&q, -1, 0.1, NULL),
+                     TSGS_OK);
+    char value[TSGS_PARAM_VALUE_MAX];
     const char *key, *help;
     size_t n = 0;
     for (size_t i = 0; (key = tsgs_params_key(i, &q, value, sizeof value, &help)); i++) {
@@ -51,6 +54,42 @@ START_TEST(every_key_round_trips)
     dump(&q, b, sizeof b);
     ck_assert_str_eq(a, b);
     ck_assert_ptr_nonnull(strstr(a, "seed=18446744073709551615\n"));
+    ck_assert_ptr_nonnull(strstr(a, "\ncost=123.5\nc-total=0\n"));
+    ck_assert_ptr_nonnull(strstr(a, "\nclass-weight=1:5,-1:0.1\n"));
+}
+END_TEST
+
+/* C per labeled row is "cost", "c" its other name (svm-train's -c);
+ * "c-total" the older unit, C x n_l. One setting: a positive value of one
+ * clears the other, 0 clears nothing, and both set is refused. */
+START_TEST(cost_c_and_c_total)
+{
+    tsgs_params p = tsgs_params_default();
+    tsgs_error err;
+    ck_assert_int_eq(tsgs_params_set(&p, "c", "2.5", &err), TSGS_OK);
+    ck_assert(p.c == 2.5 && p.c_total == 0.0);
+    ck_assert_int_eq(tsgs_params_set(&p, "cost", "4", &err), TSGS_OK);
+    ck_assert(p.c == 4.0);
+    ck_assert_int_eq(tsgs_params_set(&p, "c-total", "0", &err), TSGS_OK);
+    ck_assert(p.c == 4.0 && p.c_total == 0.0);
+    ck_assert_int_eq(tsgs_params_set(&p, "c-total", "320", &err), TSGS_OK);
+    ck_assert(p.c == 0.0 && p.c_total == 320.0);
+    ck_assert_int_eq(tsgs_params_set(&p, "cost", "0", &err), TSGS_OK);
+    ck_assert(p.c == 0.0 && p.c_total == 320.0);
+    ck_assert_int_eq(tsgs_params_check(&p, &err), TSGS_OK);
+    ck_assert_int_eq(tsgs_params_set(&p, "c", "8", &err), TSGS_OK);
+    ck_assert(p.c == 8.0 && p.c_total == 0.0);
+    p.c_total = 100.0; /* both in the struct: refused, naming both */
+    ck_assert_int_eq(tsgs_params_check(&p, &err), TSGS_ERR_PARAM);
+    ck_assert_ptr_nonnull(strstr(err.message, "cost = 8 and c-total = 100"));
+    ck_assert_int_eq(tsgs_params_set(&p, "c-total", "-1", &err),
+                     TSGS_ERR_PARAM);
+    ck_assert_ptr_nonnull(strstr(err.message, "c-total"));
+    /* the help names the unit */
+    const char *help, *key;
+    for (size_t i = 0; (key = tsgs_params_key(i, &p, NULL, 0, &help)); i++)
+        if (strcmp(key, "cost") == 0)
+            ck_assert_ptr_nonnull(strstr(help, "each labeled row"));
 }
 END_TEST
 
@@ -213,6 +252,7 @@ Suite *params_suite(void)
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, defaults_are_valid);
     tcase_add_test(tc, every_key_round_trips);
+    tcase_add_test(tc, cost_c_and_c_total);
     tcase_add_test(tc, bad_values_name_the_key);
     tcase_add_test(tc, check_catches_inconsistent_values);
     tcase_add_test(tc, config_file_sets_params);

@@ -47,7 +47,7 @@ START_TEST(gram_solution_meets_kkt)
     double y[60], alpha[60] = {0};
     make_rows(n, D, 3, Phi, y);
     gram_q(Phi, y, n, D, Q);
-    tsgs__dual_opts o = {10000, 1e-6, 1, NULL};
+    tsgs__dual_opts o = {10000, 1e-6, 1, NULL, NULL};
     ck_assert_int_eq(tsgs__svm_dual_gram(Q, n, C, &o, alpha, NULL), TSGS_OK);
     int free_sv = 0;
     for (size_t i = 0; i < n; i++) {
@@ -69,6 +69,77 @@ START_TEST(gram_solution_meets_kkt)
 }
 END_TEST
 
+/* Class weights: row i's bound is C x cw[i]. Weights of 1 are no
+ * weights (the same bits), weights of 2 are C x 2 (the same bits: a power
+ * of 2), and uneven weights give a solution within each row's own bound
+ * that meets the KKT conditions there; both forms. */
+START_TEST(per_row_bounds)
+{
+    const size_t n = 60, D = 5;
+    const double C = 0.5;
+    float Phi[60 * 5], Q[60 * 60];
+    double y[60], ones[60], twos[60], cw[60];
+    make_rows(n, D, 4, Phi, y);
+    gram_q(Phi, y, n, D, Q);
+    for (size_t i = 0; i < n; i++) {
+        ones[i] = 1.0;
+        twos[i] = 2.0;
+        cw[i] = y[i] > 0 ? 4.0 : 0.25;
+    }
+    double a0[60] = {0}, a1[60] = {0}, a2[60] = {0}, a3[60] = {0},
+           aw[60] = {0};
+    tsgs__dual_opts plain = {10000, 1e-6, 1, NULL, NULL};
+    tsgs__dual_opts w1 = plain, w2 = plain, w = plain;
+    w1.cw = ones;
+    w2.cw = twos;
+    w.cw = cw;
+    ck_assert_int_eq(tsgs__svm_dual_gram(Q, n, C, &plain, a0, NULL), TSGS_OK);
+    ck_assert_int_eq(tsgs__svm_dual_gram(Q, n, C, &w1, a1, NULL), TSGS_OK);
+    ck_assert_int_eq(tsgs__svm_dual_gram(Q, n, 2 * C, &plain, a2, NULL),
+                     TSGS_OK);
+    ck_assert_int_eq(tsgs__svm_dual_gram(Q, n, C, &w2, a3, NULL), TSGS_OK);
+    ck_assert_int_eq(memcmp(a0, a1, sizeof a0), 0);
+    ck_assert_int_eq(memcmp(a2, a3, sizeof a2), 0);
+    ck_assert_int_eq(tsgs__svm_dual_gram(Q, n, C, &w, aw, NULL), TSGS_OK);
+    int at_bound = 0;
+    for (size_t i = 0; i < n; i++) {
+        const double Ci = C * cw[i];
+        double m = 0.0;
+        for (size_t j = 0; j < n; j++)
+            m += Q[i * n + j] * aw[j];
+        ck_assert(aw[i] >= 0.0 && aw[i] <= Ci);
+        if (aw[i] == 0.0)
+            ck_assert_msg(m >= 1.0 - 1e-4, "row %zu: margin %g at 0", i, m);
+        else if (aw[i] == Ci) {
+            ck_assert_msg(m <= 1.0 + 1e-4, "row %zu: margin %g at C_i", i, m);
+            at_bound++;
+        } else
+            ck_assert_double_eq_tol(m, 1.0, 1e-4);
+    }
+    ck_assert_int_gt(at_bound, 0);
+    /* the feature-row form: the same bits for weights 1, and the same
+     * decision function as the Gram form for uneven ones */
+    double wa[5], wb[5], ba, bb;
+    ck_assert_int_eq(tsgs__svm_dual_features(Phi, D, y, n, C, &plain, wa, &ba,
+                                             NULL),
+                     TSGS_OK);
+    ck_assert_int_eq(tsgs__svm_dual_features(Phi, D, y, n, C, &w1, wb, &bb,
+                                             NULL),
+                     TSGS_OK);
+    ck_assert_int_eq(memcmp(wa, wb, sizeof wa), 0);
+    ck_assert(ba == bb);
+    ck_assert_int_eq(tsgs__svm_dual_features(Phi, D, y, n, C, &w, wa, &ba,
+                                             NULL),
+                     TSGS_OK);
+    for (size_t i = 0; i < n; i++) {
+        double f = ba + tsgs__dot_fd(Phi + i * D, wa, D), g = 0.0;
+        for (size_t j = 0; j < n; j++)
+            g += aw[j] * y[j] * (tsgs__dot_f(Phi + i * D, Phi + j * D, D) + 1.0);
+        ck_assert_double_eq_tol(f, g, 2e-3);
+    }
+}
+END_TEST
+
 /* A warm start from another C's solution reaches the same optimum. */
 START_TEST(warm_start_same_optimum)
 {
@@ -77,7 +148,7 @@ START_TEST(warm_start_same_optimum)
     double y[50], a1[50] = {0}, a2[50] = {0};
     make_rows(n, D, 5, Phi, y);
     gram_q(Phi, y, n, D, Q);
-    tsgs__dual_opts o = {20000, 1e-7, 2, NULL};
+    tsgs__dual_opts o = {20000, 1e-7, 2, NULL, NULL};
     ck_assert_int_eq(tsgs__svm_dual_gram(Q, n, 0.1, &o, a2, NULL), TSGS_OK);
     ck_assert_int_eq(tsgs__svm_dual_gram(Q, n, 4.0, &o, a2, NULL), TSGS_OK);
     ck_assert_int_eq(tsgs__svm_dual_gram(Q, n, 4.0, &o, a1, NULL), TSGS_OK);
@@ -114,8 +185,8 @@ START_TEST(path_orders_same_bits)
         ck_assert_ptr_nonnull(orders);
         double a[60] = {0}, b[60] = {0};
         for (size_t k = 0; k < sizeof cs / sizeof cs[0]; k++) {
-            tsgs__dual_opts own = {200, 1e-3, 11, NULL};
-            tsgs__dual_opts made = {200, 1e-3, 11, orders};
+            tsgs__dual_opts own = {200, 1e-3, 11, NULL, NULL};
+            tsgs__dual_opts made = {200, 1e-3, 11, orders, NULL};
             ck_assert_int_eq(tsgs__svm_dual_gram(Q, n, cs[k], &own, a, NULL),
                              TSGS_OK);
             ck_assert_int_eq(tsgs__svm_dual_gram(Q, n, cs[k], &made, b, NULL),
@@ -138,7 +209,7 @@ START_TEST(feature_form_matches_gram_form)
     double y[80], alpha[80] = {0}, w[6], b;
     make_rows(n, D, 11, Phi, y);
     gram_q(Phi, y, n, D, Q);
-    tsgs__dual_opts o = {20000, 1e-7, 4, NULL};
+    tsgs__dual_opts o = {20000, 1e-7, 4, NULL, NULL};
     ck_assert_int_eq(tsgs__svm_dual_gram(Q, n, C, &o, alpha, NULL), TSGS_OK);
     ck_assert_int_eq(tsgs__svm_dual_features(Phi, D, y, n, C, &o, w, &b, NULL),
                      TSGS_OK);
@@ -218,6 +289,7 @@ Suite *svm_dual_suite(void)
     Suite *s = suite_create("svm_dual");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, gram_solution_meets_kkt);
+    tcase_add_test(tc, per_row_bounds);
     tcase_add_test(tc, warm_start_same_optimum);
     tcase_add_test(tc, path_orders_same_bits);
     tcase_add_test(tc, feature_form_matches_gram_form);

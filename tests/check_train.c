@@ -21,12 +21,22 @@ static tsgs_params tsg_defaults(void)
     tsgs_params p = tsgs_params_default();
     p.solver = TSGS_SOLVER_TSG;
     /* the stochastic solvers' former fixed defaults, which these tests of
-     * their mechanics were written against (auto settings: auto_* tests) */
-    p.c = 1000.0;
+     * their mechanics were written against (auto settings: auto_* tests),
+     * in the solvers' unit: the weight of the mean hinge loss */
+    p.c_total = 1000.0;
     p.eta = 200.0;
     p.passes = 1.0;
     p.balance = 1;
     p.warm_start = 0; /* from zero, as the papers: the steps' mechanics */
+    return p;
+}
+
+/* tsg_defaults for tsgs__train_ex, which takes the solvers' unit. */
+static tsgs_params tsg_defaults_ex(void)
+{
+    tsgs_params p = tsg_defaults();
+    p.c = p.c_total;
+    p.c_total = 0.0;
     return p;
 }
 
@@ -81,13 +91,13 @@ END_TEST
 START_TEST(lazy_scale_equals_explicit_decay)
 {
     tsgs_dataset *ds = fixture_moons(2000, 40, 0.1, 3, NULL);
-    tsgs_params p = tsg_defaults();
+    tsgs_params p = tsg_defaults_ex();
     p.eta = 20;
     p.iterations = 300;
     p.max_features = 200;
-    tsgs__train_opts lazy = {0, 1e-150, -1, NULL, 0, 0, 0},
-                     often = {0, 0.9, -1, NULL, 0, 0, 0},
-                     explicit = {1, 0, -1, NULL, 0, 0, 0};
+    tsgs__train_opts lazy = {0, 1e-150, -1, NULL, 0, 0, 0, NULL},
+                     often = {0, 0.9, -1, NULL, 0, 0, 0, NULL},
+                     explicit = {1, 0, -1, NULL, 0, 0, 0, NULL};
     tsgs_model *ml, *mo, *me;
     ck_assert_int_eq(tsgs__train_ex(ds, &p, NULL, &lazy, &ml, NULL, NULL), TSGS_OK);
     ck_assert_int_eq(tsgs__train_ex(ds, &p, NULL, &often, &mo, NULL, NULL), TSGS_OK);
@@ -143,7 +153,7 @@ static double positive_share(int balance, double *acc)
     const size_t n = 4000, nl = 20;
     tsgs_dataset *ds = fixture_blobs(n, 4, 1.6, 0.5, nl, 4, 11, &truth);
     tsgs_params p = tsg_defaults();
-    p.c_star = 5.0 * p.c;
+    p.c_star = 5.0 * p.c_total;
     p.passes = 3;
     p.balance = balance;
     p.balance_ratio = 0.5;
@@ -219,7 +229,11 @@ START_TEST(auto_settings_match_the_exact_svm)
     const tsgs_params *r = &m->params;
     ck_assert_double_gt(r->c, 0.0);
     ck_assert_double_gt(r->sigma, 0.0);
-    ck_assert_double_eq(r->eta, r->c > 2.0 ? r->c : 2.0);
+    /* eta = C x n_l, the mean hinge loss's weight; the model's C is per
+     * labeled row */
+    const double total = r->c * (double)nl;
+    ck_assert_double_eq_tol(r->eta, total > 2.0 ? total : 2.0,
+                            1e-12 * r->eta);
     ck_assert_int_eq(r->max_features, 1024);
     ck_assert_int_eq(r->balance, 0);
     ck_assert_int_eq(r->iterations, 3000);
@@ -271,7 +285,7 @@ START_TEST(warm_start_is_the_exact_svm)
             y[i] = ds->y[i] > 0 ? 1.0 : -1.0;
         const long blocks = 16;
         const tsgs__rows XL = tsgs__rows_dense(ds->x, nl, d);
-        ck_assert_int_eq(tsgs__warm_start(m, blocks, &XL, y, nl, 50.0, 3, 1,
+        ck_assert_int_eq(tsgs__warm_start(m, blocks, &XL, y, NULL, nl, 50.0, 3, 1,
                                           NULL),
                          TSGS_OK);
         ck_assert_int_eq(m->nblocks, blocks);
@@ -282,7 +296,7 @@ START_TEST(warm_start_is_the_exact_svm)
         ck_assert_int_eq(tsgs__feature_rows(&m->fs, ndirs, &XL, 1, NULL,
                                             phi, NULL),
                          TSGS_OK);
-        tsgs__dual_opts o = {1000, TSGS__DUAL_TOL, 3, NULL};
+        tsgs__dual_opts o = {1000, TSGS__DUAL_TOL, 3, NULL, NULL};
         ck_assert_int_eq(tsgs__svm_dual_features(phi, D, y, nl, 50.0, &o, w,
                                                  &b, NULL),
                          TSGS_OK);
@@ -323,7 +337,7 @@ START_TEST(learned_bias_first_step)
     tsgs_dataset *ds = fixture_blobs(400, 3, 2.0, 0.5, 40, 10, 3, NULL);
     tsgs_params p = tsgs_params_default();
     p.solver = TSGS_SOLVER_TSG;
-    p.c = 500.0;
+    p.c_total = 500.0;
     p.sigma = 0.5;
     p.iterations = 1;
     p.threads = 1;
@@ -645,14 +659,14 @@ START_TEST(frs_first_step_is_projected_gradient)
             double y = tsgs_dataset_label(ds, i);
             double ph = (double)b + (double)w[0] * x[0] + (double)w[1] * x[1] +
                         (double)w[2] * x[2];
-            double wi = p.c / 300.0 * tsgs__hinge_grad(0.0, y);
+            double wi = p.c_total / 300.0 * tsgs__hinge_grad(0.0, y);
             sc += wi * cos(ph);
             ss += wi * sin(ph);
         }
         double want_c = -gamma / (double)D * phi2 * sc;
         double want_s = -gamma / (double)D * ss;
         /* float features: each term within ~1e-6 of the double one */
-        double tol = 4e-6 * gamma / (double)D * p.c;
+        double tol = 4e-6 * gamma / (double)D * p.c_total;
         ck_assert_double_eq_tol(m->scale * m->norm * m->ac[g], want_c, tol);
         if (!cosmap)
             ck_assert_double_eq_tol(m->scale * m->as[g], want_s, tol);
@@ -692,11 +706,11 @@ END_TEST
 START_TEST(labeled_cache_or_not_same_model)
 {
     tsgs_dataset *ds = fixture_blobs(3000, 5, 1.5, 0.5, 3000, 1500, 8, NULL);
-    tsgs_params p = tsg_defaults();
+    tsgs_params p = tsg_defaults_ex();
     p.solver = TSGS_SOLVER_DSG;
     p.iterations = 200;
     p.max_features = 128;
-    tsgs__train_opts on = {0, 1e-150, 1, NULL, 0, 0, 0}, off = {0, 1e-150, 0, NULL, 0, 0, 0};
+    tsgs__train_opts on = {0, 1e-150, 1, NULL, 0, 0, 0, NULL}, off = {0, 1e-150, 0, NULL, 0, 0, 0, NULL};
     tsgs_model *m1, *m0;
     ck_assert_int_eq(tsgs__train_ex(ds, &p, NULL, &on, &m1, NULL, NULL), TSGS_OK);
     ck_assert_int_eq(tsgs__train_ex(ds, &p, NULL, &off, &m0, NULL, NULL), TSGS_OK);
@@ -735,7 +749,7 @@ static void watch_progress(const tsgs_progress *pr, void *user)
 static tsgs_model *train_on(const tsgs_dataset *ds, tsgs_params p,
                             int threads, int variant, watch_t *w)
 {
-    tsgs__train_opts opt = {0, 1e-150, -1, NULL, 0, 0, 0};
+    tsgs__train_opts opt = {0, 1e-150, -1, NULL, 0, 0, 0, NULL};
     tsgs_train_hooks h;
     memset(&h, 0, sizeof h);
     if (variant == 4)

@@ -11,8 +11,9 @@ method reads them, through run_peers.py.
 Hyper-parameters by 5-fold cross-validation on the seed-1 labeled rows, over
 log10 C and log10 sigma in [-3, 3] (7 x 7), then the step size:
 - C is on LIBSVM's scale (the weight of the SUM of hinge losses). tsgs3vm's
-  --c weights the MEAN over the labeled rows (DESIGN.md section 1), so it runs
-  with --c = n_l * C. The step size follows C (eta = max(2, c / 5), the ratio
+  solvers weigh the MEAN over the labeled rows (DESIGN.md section 1), so it
+  runs with --c-total = n_l * C (its --c is LIBSVM's C since model format 2;
+  c below is that total). The step size follows c (eta = max(2, c / 5), the ratio
   the config searches found) in the 7 x 7 grid; then eta in c x {1/50, 1/5, 2}
   and, for the semi-supervised solvers, c-star in {C * n_l / n_u, c}.
 - tsg and dsg get their own search; cdsg takes dsg's values and frs tsg's C
@@ -164,25 +165,26 @@ def search_ours(a, masked, conf, solver, n_l, fixed=None):
         for c_lib in GRID:
             c = n_l * c_lib
             eta = max(2.0, c / 5)
-            out = run(base + ["--c", fmt(c), "--eta", fmt(eta), "--c-star", "-1",
+            out = run(base + ["--c-total", fmt(c), "--eta", fmt(eta), "--c-star", "-1",
                               "--grid", "sigma=log:-3:3", masked])
-            rows += [(dict(p, c=fmt(c), eta=fmt(eta)), acc) for p, acc in cv_rows(out)]
+            rows += [(dict(p, **{"c-total": fmt(c)}, eta=fmt(eta)), acc)
+                     for p, acc in cv_rows(out)]
         point, _ = best(rows)
-        c, sigma = float(point["c"]), float(point["sigma"])
+        c, sigma = float(point["c-total"]), float(point["sigma"])
     else:
         c, sigma = fixed
     if solver == "bs3vm":
         grid = ["--grid", "c-prime=" + ",".join(fmt(c * f) for f in (0.1, 1, 10))]
-        out = run(base + ["--c", fmt(c), "--sigma", fmt(sigma)] + grid + [masked])
+        out = run(base + ["--c-total", fmt(c), "--sigma", fmt(sigma)] + grid + [masked])
         point, acc = best(cv_rows(out))
-        return {"c": fmt(c), "sigma": fmt(sigma), "c-prime": point["c-prime"]}, acc
+        return {"c-total": fmt(c), "sigma": fmt(sigma), "c-prime": point["c-prime"]}, acc
     etas = sorted({fmt(max(2.0, c * f)) for f in (1 / 50, 1 / 5, 2)}, key=float)
     grid = ["--grid", "eta=" + ",".join(etas)]
     if solver not in ("dsg", "cdsg"):
         grid += ["--grid", "c-star=-1," + fmt(c)]
-    out = run(base + ["--c", fmt(c), "--sigma", fmt(sigma)] + grid + [masked])
+    out = run(base + ["--c-total", fmt(c), "--sigma", fmt(sigma)] + grid + [masked])
     point, acc = best(cv_rows(out))
-    opts = {"c": fmt(c), "sigma": fmt(sigma), "eta": point["eta"],
+    opts = {"c-total": fmt(c), "sigma": fmt(sigma), "eta": point["eta"],
             "c-star": point.get("c-star", "-1")}
     return opts, acc
 
@@ -266,11 +268,11 @@ def main():
             if s == "cdsg":
                 o = chosen.get("dsg") or search_ours(a, masked, conf, "dsg", n_l)
                 chosen[s] = search_ours(a, masked, conf, "cdsg", n_l,
-                                        (float(o[0]["c"]), float(o[0]["sigma"])))
+                                        (float(o[0]["c-total"]), float(o[0]["sigma"])))
             elif s == "frs":
                 o = chosen.get("tsg") or search_ours(a, masked, conf, "tsg", n_l)
                 chosen[s] = search_ours(a, masked, conf, "frs", n_l,
-                                        (float(o[0]["c"]), float(o[0]["sigma"])))
+                                        (float(o[0]["c-total"]), float(o[0]["sigma"])))
         gamma, c_lib, acc_lib = search_libsvm(os.path.join(s1, "train_labeled.svm"))
         print(f"{name}: CV chose {json.dumps({k: v[0] for k, v in chosen.items()})}; "
               f"peers gamma={fmt(gamma)} (LIBSVM CV {acc_lib}% at C={fmt(c_lib)})", flush=True)

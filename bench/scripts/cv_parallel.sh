@@ -14,7 +14,7 @@ for r in $(seq 1 "$runs"); do
     for mode in grid fit; do
         start=$(date +%s.%N)
         best=$(./build/tsgs3vm cv -q --labeled 200 --cv-parallel "$mode" \
-            --grid c=log:0:3 --grid sigma=log:-3:0 \
+            --grid c-total=log:0:3 --grid sigma=log:-3:0 \
             tests/data/real/cod-rna.txt.xz | tail -1)
         end=$(date +%s.%N)
         printf '%s\t%d\t%.2f\t%s\n' "$mode" "$r" \

@@ -16,9 +16,12 @@ repeats=${REPEATS:-5}
 machine_header
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 xz -dc "$root/tests/data/real/cod-rna.txt.xz" >"$work/train.svm"
+# C = 2000 x the 200 labeled rows, through a config file's c (C x n_l in
+# every version of the tool: --c is C per labeled row since model format 2)
+printf 'c = 2000\n' >"$work/c.conf"
 train() { # tool, model
-    "$1" train -q --solver tsg --c 2000 --sigma 0.05 --passes 20 --threads 1 \
-        --labeled 200 "$work/train.svm" "$2"
+    "$1" train -q --solver tsg --config "$work/c.conf" --sigma 0.05 \
+        --passes 20 --threads 1 --labeled 200 "$work/train.svm" "$2"
 }
 now() { date +%s.%N; }
 printf 'tool\tround\tkind\tseconds\n'

@@ -120,7 +120,7 @@ ROWS=$WORK/rows.tsv
 best=-1 bs="" bc="" bm="" bp=""
 for p in 3 10; do for m in 1000 3000; do for s in 0.01 0.03 0.1; do for c in 1e4 1e5 1e6; do
     eta=$(awk -v c="$c" 'BEGIN { printf "%g", c / 20 }')
-    timed "$TOOL" train -q --solver dsg --scale none --sigma "$s" --c "$c" --eta "$eta" \
+    timed "$TOOL" train -q --solver dsg --scale none --sigma "$s" --c-total "$c" --eta "$eta" \
         --max-features "$m" --block-size 128 --passes "$p" --threads 2 \
         "$WORK/fit.svm" "$WORK/dsg.model"
     tw=$T_WALL
@@ -130,7 +130,7 @@ for p in 3 10; do for m in 1000 3000; do for s in 0.01 0.03 0.1; do for c in 1e4
     if [ -n "$a" ] && better "$a" "$best"; then best=$a bs=$s bc=$c bm=$m bp=$p; fi
 done; done; done; done
 beta=$(awk -v c="$bc" 'BEGIN { printf "%g", c / 20 }')
-DSG_OPTS="--solver dsg --scale none --sigma $bs --c $bc --eta $beta --max-features $bm --block-size 128 --passes $bp"
+DSG_OPTS="--solver dsg --scale none --sigma $bs --c-total $bc --eta $beta --max-features $bm --block-size 128 --passes $bp"
 echo "dsg-best $DSG_OPTS val_acc=$best" | tee -a "$LOG"
 for th in 2 1; do
     timed_reps "$TOOL" train -q $DSG_OPTS --threads "$th" "$WORK/train_all.svm" "$WORK/dsg.model"

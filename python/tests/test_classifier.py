@@ -271,15 +271,20 @@ def test_example_script_writes_its_plot(root, tmp_path):
 
 
 def test_C_and_gamma_are_the_library_c_and_sigma(tool, tmp_path):
-    """C=8, gamma=0.5 is c = 8 x the labeled rows, sigma=0.5 with no
-    scaling, bit for bit, and the tool's `-c 8 -g 0.5` on the same rows."""
+    """C=8, gamma=0.5 is c = 8 (per labeled row), sigma=0.5 with no
+    scaling, bit for bit, and the tool's `-c 8 -g 0.5` on the same rows;
+    c-total = 8 x the labeled rows is the same model."""
     X, _, y = semi_supervised_moons()
     n_labeled = int(np.count_nonzero(y != -1))
     libsvm = TSGS3VMClassifier(C=8, gamma=0.5, random_state=3).fit(X, y)
-    ours = TSGS3VMClassifier(c=8.0 * n_labeled, sigma=0.5, scale="none",
+    ours = TSGS3VMClassifier(c=8.0, sigma=0.5, scale="none",
                              random_state=3).fit(X, y)
     np.testing.assert_array_equal(libsvm.decision_function(X),
                                   ours.decision_function(X))
+    total = TSGS3VMClassifier(sigma=0.5, scale="none", random_state=3,
+                              extra_params={"c-total": 8.0 * n_labeled})
+    np.testing.assert_array_equal(total.fit(X, y).decision_function(X),
+                                  libsvm.decision_function(X))
     # an explicit scale stays: gamma then acts on the scaled features
     zscored = TSGS3VMClassifier(C=8, gamma=0.5, scale="zscore",
                                 random_state=3).fit(X, y)
@@ -297,19 +302,93 @@ def test_C_and_gamma_are_the_library_c_and_sigma(tool, tmp_path):
         libsvm.decision_function(X))
 
 
-def test_C_scales_with_the_labeled_rows():
-    """C is per labeled row: the same C on fewer labeled rows is a smaller
-    library c (what LIBSVM's C means in a grid search's folds)."""
+def test_C_is_per_labeled_row():
+    """C goes to the library as it is, its per-row cost (what LIBSVM's C
+    means in a grid search's folds), and the fitted model records it so;
+    gamma sets scale none unless a scale is given."""
     X, _, y = semi_supervised_moons(300)
     clf = TSGS3VMClassifier(C=2.5)
-    assert ("c", repr(2.5 * 20)) in clf._settings(20)
-    assert ("c", repr(2.5 * 7)) in clf._settings(7)
-    assert ("scale", "none") not in clf._settings(20)
-    assert ("scale", "none") in TSGS3VMClassifier(gamma=1)._settings(5)
+    assert ("cost", repr(2.5)) in clf._settings()
+    assert ("scale", "none") not in clf._settings()
+    assert ("scale", "none") in TSGS3VMClassifier(gamma=1)._settings()
     assert ("scale", "minmax") in \
-        TSGS3VMClassifier(gamma=1, scale="minmax")._settings(5)
+        TSGS3VMClassifier(gamma=1, scale="minmax")._settings()
     assert ("scale", "none") not in \
-        TSGS3VMClassifier(gamma=1, scale="minmax")._settings(5)
+        TSGS3VMClassifier(gamma=1, scale="minmax")._settings()
+    fitted = TSGS3VMClassifier(C=2.5, gamma=1, solver="dsg", iterations=50,
+                               random_state=0).fit(X, y)
+    assert b"\ncost 2.5\n" in fitted._model_text()
+
+
+def _unbalanced(seed=0):
+    """SYNTHETIC overlapping classes 0 (80%) and 1 (20%), every row
+    labeled."""
+    X, y = make_blobs([240, 60], centers=[[0, 0], [1.2, 0]], cluster_std=1.0,
+                      random_state=seed)
+    return X.astype(np.float32), y
+
+
+def test_class_weight_moves_predictions_to_the_class():
+    """A dict weight on the small class predicts more rows as it;
+    "balanced" weighs n / (k * count) as SVC's; weights of 1 are no
+    weights (the same decision values); the model file records them."""
+    X, y = _unbalanced()
+    common = dict(C=1, gamma=0.5, random_state=0, unlabeled_label=None)
+    plain = TSGS3VMClassifier(**common).fit(X, y)
+    up = TSGS3VMClassifier(class_weight={1: 5}, **common).fit(X, y)
+    balanced = TSGS3VMClassifier(class_weight="balanced", **common).fit(X, y)
+    ones = TSGS3VMClassifier(class_weight={0: 1, 1: 1}, **common).fit(X, y)
+    n_plain = int(np.sum(plain.predict(X) == 1))
+    assert int(np.sum(up.predict(X) == 1)) > n_plain + 10
+    assert int(np.sum(balanced.predict(X) == 1)) > n_plain + 10
+    np.testing.assert_array_equal(ones.decision_function(X),
+                                  plain.decision_function(X))
+    assert b"\nclass-weight 1:5\n" in up._model_text()
+    # balanced: 300 / (2 * 240) and 300 / (2 * 60)
+    assert b"\nclass-weight 0:0.625,1:2.5\n" in balanced._model_text()
+    assert b"\nclass-weight none\n" in plain._model_text()
+
+
+def test_class_weight_keys_are_the_classes_of_y():
+    """String classes: the dict's keys are y's own values; a weight for a
+    class y lacks is unused with a warning; bad weights and kinds are
+    refused."""
+    X, y = _unbalanced()
+    names = np.array(["cat", "dog"])[y]
+    common = dict(C=1, gamma=0.5, random_state=0, unlabeled_label=None)
+    by_name = TSGS3VMClassifier(class_weight={"dog": 5}, **common)
+    by_code = TSGS3VMClassifier(class_weight={1: 5}, **common)
+    np.testing.assert_array_equal(
+        by_name.fit(X, names).decision_function(X),
+        by_code.fit(X, y).decision_function(X))
+    with pytest.warns(UserWarning, match="'bird' is no labeled row's class"):
+        TSGS3VMClassifier(class_weight={"bird": 2}, **common).fit(X, names)
+    for bad in (0, -1, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match=r"class_weight\['dog'\]"):
+            TSGS3VMClassifier(class_weight={"dog": bad},
+                              **common).fit(X, names)
+    with pytest.raises(ValueError, match="class_weight must be"):
+        TSGS3VMClassifier(class_weight="heavy", **common).fit(X, y)
+
+
+def test_class_weight_with_unlabeled_rows_and_one_vs_rest():
+    """Only labeled rows count for "balanced"; three classes train one
+    model per class, each with the weights."""
+    X, y = make_blobs(300, centers=3, cluster_std=2.0, random_state=1)
+    X = X.astype(np.float32)
+    y_semi = y.copy()
+    y_semi[::3] = -1
+    clf = TSGS3VMClassifier(class_weight="balanced", C=1, gamma=0.5,
+                            random_state=0).fit(X, y_semi)
+    text = clf._model_text()
+    counts = np.bincount(y_semi[y_semi >= 0])
+    want = ",".join("%r:%r" % (float(c), float(200 / (3 * counts[c])))
+                    for c in range(3))
+    line = [l for l in text.split(b"\n") if l.startswith(b"class-weight")]
+    assert len(line) == 3  # one per class's model
+    np.testing.assert_allclose(
+        [float(e.split(b":")[1]) for e in line[0].split(b" ")[1].split(b",")],
+        [float(e.split(":")[1]) for e in want.split(",")], rtol=1e-15)
 
 
 def test_C_with_c_or_gamma_with_sigma_is_an_error():

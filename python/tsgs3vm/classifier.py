@@ -146,26 +146,33 @@ class TSGS3VMClassifier(ClassifierMixin, BaseEstimator):
 
     scikit-learn's (and LIBSVM's) names, as the tool's -c and -g:
 
-    C : float > 0, the weight of each labeled row's hinge loss (SVC's C);
-        fit passes the library c = C x the labeled rows it is given, so
-        that C means the same whatever the number of labeled rows (a grid
-        search's folds included). Not together with c.
+    C : float > 0, the weight of each labeled row's hinge loss (SVC's C,
+        the tool's -c and --cost): it means the same whatever the number
+        of labeled rows (a grid search's folds included). Not together
+        with c, its other name.
     gamma : float > 0, the RBF kernel exp(-gamma |x - x'|^2) on X as given:
         it also sets scale="none" unless scale is given (as the tool's -g,
         so the kernel is SVC's on the same features). Not together with
         sigma. TSGS3VMClassifier(C=8, gamma=0.5) is `tsgs3vm train -c 8
-        -g 0.5`, and the same model as c=8 * n_labeled, sigma=0.5,
-        scale="none".
+        -g 0.5`, and the same model as c=8, sigma=0.5, scale="none".
 
     Parameters named as the tool's options (see `tsgs3vm train --help` for
     each meaning and default); None keeps the library's default:
     solver, kernel, sigma (the kernel's gamma, on the features after
-    `scale`), c (the labeled loss weight, C times the labeled rows), c_star,
-    uloss, ramp_s,
+    `scale`), c (C per labeled row, as C; before model format 2 it was C
+    times the labeled rows: that total is extra_params={"c-total": ...}),
+    c_star, uloss, ramp_s,
     feature_map, directions, step, eta, theta, t0, batch_labeled,
     batch_unlabeled, iterations, passes, block_size, max_features, balance,
     balance_ratio, anneal, scale, warm_start, unlabeled_sample, bind.
 
+    class_weight : None, dict or "balanced" (SVC's): a dict maps a class
+        (as in y) to a weight > 0 that multiplies C for its labeled rows
+        (the tool's -wLABEL WEIGHT; classes not listed weigh 1, a key that
+        is no labeled row's class is unused, with a warning); "balanced"
+        weighs each class n_labeled / (n_classes * its labeled rows).
+        One-vs-rest: each row its own class's weight in every class's
+        problem.
     probability : bool, fit Platt probability outputs (predict_proba).
     unlabeled_label : the target value that marks unlabeled rows; None:
         every row is labeled.
@@ -188,6 +195,7 @@ class TSGS3VMClassifier(ClassifierMixin, BaseEstimator):
                  passes=None, block_size=None, max_features=None,
                  balance=None, balance_ratio=None, anneal=None, scale=None,
                  warm_start=None, unlabeled_sample=None, bind="none",
+                 class_weight=None,
                  probability=False, unlabeled_label=-1, random_state=None,
                  n_jobs=None, extra_params=None, verbose=0):
         self.C = C
@@ -218,6 +226,7 @@ class TSGS3VMClassifier(ClassifierMixin, BaseEstimator):
         self.warm_start = warm_start
         self.unlabeled_sample = unlabeled_sample
         self.bind = bind
+        self.class_weight = class_weight
         self.probability = probability
         self.unlabeled_label = unlabeled_label
         self.random_state = random_state
@@ -261,22 +270,21 @@ class TSGS3VMClassifier(ClassifierMixin, BaseEstimator):
         rng = check_random_state(self.random_state)
         return int(rng.randint(0, 2**31 - 1))
 
-    def _libsvm_names(self, n_labeled):
+    def _libsvm_names(self):
         """C and gamma as the library's (tool key, text) pairs, as the
         tool maps its -c and -g (src/cli/options.c)."""
         pairs = []
         if self.C is not None:
             if self.c is not None:
                 raise ValueError(
-                    "C=%r and c=%r are both given: C is the weight per "
-                    "labeled row (SVC's C, the tool's -c), c the library's "
-                    "total weight (C x the labeled rows); give one"
+                    "C=%r and c=%r are both given: both are the weight per "
+                    "labeled row (SVC's C, the tool's -c); give one"
                     % (self.C, self.c))
             C = float(self.C)
             if not (0.0 < C < np.inf):
                 raise ValueError("C must be a positive finite number, got %r"
                                  % (self.C,))
-            pairs.append(("c", _text(C * float(n_labeled))))
+            pairs.append(("cost", _text(C)))
         if self.gamma is not None:
             if self.sigma is not None:
                 raise ValueError(
@@ -289,10 +297,9 @@ class TSGS3VMClassifier(ClassifierMixin, BaseEstimator):
                 pairs.append(("scale", "none"))
         return pairs
 
-    def _settings(self, n_labeled):
-        """(tool key, text) pairs for every parameter that is set;
-        n_labeled: the labeled rows fit trains on (C's total weight)."""
-        pairs = self._libsvm_names(n_labeled)
+    def _settings(self):
+        """(tool key, text) pairs for every parameter that is set."""
+        pairs = self._libsvm_names()
         for name in TOOL_PARAMS:
             value = getattr(self, name)
             if value is not None:
@@ -304,13 +311,47 @@ class TSGS3VMClassifier(ClassifierMixin, BaseEstimator):
             pairs.append((str(key).replace("_", "-"), _text(value)))
         return pairs
 
-    def _params(self, n_labeled):
+    def _class_weights(self, codes, classes):
+        """class_weight as the library's "class-weight" text over the
+        labels fit hands it (codes: NaN for unlabeled rows), or None."""
+        cw = self.class_weight
+        if cw is None:
+            return None
+        labeled = codes[~np.isnan(codes)]
+        values, counts = np.unique(labeled, return_counts=True)
+        if isinstance(cw, str) and cw == "balanced":
+            weights = labeled.shape[0] / (values.shape[0] * counts)
+            pairs = zip(values, weights)
+        elif isinstance(cw, dict):
+            pairs = []
+            for key, weight in cw.items():
+                found = [i for i, c in enumerate(classes) if c == key]
+                if not found:
+                    warnings.warn("class_weight: %r is no labeled row's "
+                                  "class; its weight is unused" % (key,),
+                                  UserWarning)
+                    continue
+                weight = float(weight)
+                if not (0.0 < weight < np.inf):
+                    raise ValueError("class_weight[%r] must be a positive "
+                                     "finite number, got %r" % (key, weight))
+                pairs.append((values[found[0]], weight))
+        else:
+            raise ValueError("class_weight must be None, a dict or "
+                             "\"balanced\", got %r" % (cw,))
+        text = ",".join("%r:%r" % (float(v), float(w)) for v, w in pairs)
+        return text or None
+
+    def _params(self, class_weights=None):
         p = _native.lib.tsgs_params_new()
         if not p:
             raise MemoryError("tsgs_params_new: out of memory")
         handle = _Handle(p, _native.lib.tsgs_params_free)
         err = _native.Error()
-        for key, text in self._settings(n_labeled):
+        settings = self._settings()
+        if class_weights is not None:
+            settings.append(("class-weight", class_weights))
+        for key, text in settings:
             check(_native.lib.tsgs_params_set(p, key.encode(), text.encode(),
                                               ctypes.byref(err)), err)
         check(_native.lib.tsgs_params_check(p, ctypes.byref(err)), err)
@@ -360,7 +401,7 @@ class TSGS3VMClassifier(ClassifierMixin, BaseEstimator):
                                    accept_sparse="csr")
         unlabeled = self._unlabeled_mask(y)
         codes, classes = self._encode(y, unlabeled)
-        params = self._params(int(np.count_nonzero(~unlabeled)))
+        params = self._params(self._class_weights(codes, classes))
         data = _rows(X, codes)
         model = self._train(data, params)
         self._model = _Handle(model, _native.lib.tsgs_model_free)

@@ -16,7 +16,8 @@ typedef struct {
     long test_every;            /* iterations between test accuracies */
     char *topology_xml;         /* topology --xml FILE (owned) */
     char *topology_synthetic;   /* topology --synthetic DESCRIPTION (owned) */
-    double libsvm_c;            /* -c C: svm-train's per-row cost; 0: none */
+    const char *legacy_c_file;  /* a config file whose "c" (C x labeled
+                                   rows: c-total) was read; argv's */
     int cv_folds;               /* train -v K: svm-train's CV; 0: none */
     int libsvm_gamma;           /* -g given: gamma on the user's features */
     int scale_given;            /* --scale (or the config's scale) given */
@@ -50,7 +51,8 @@ int cli_parse(cli_opts *o, int argc, char **argv, const char *const *allowed);
 /* The training file's labels before any work (label_check.c): a label
  * column holding a feature (more distinct values than classes could be)
  * is refused with the fix in the message; -1 / 0 / +1 without
- * --unlabeled-label gets a warning naming SVMlight's convention. Returns
+ * --unlabeled-label gets a warning naming SVMlight's convention, and a
+ * class weight (-wi) for a label no labeled row has a warning. Returns
  * 0, or 1 after printing "ERROR: ...". */
 int cli_check_labels(const cli_opts *o, const char *path,
                      const tsgs_dataset *ds);
@@ -58,10 +60,6 @@ int cli_check_labels(const cli_opts *o, const char *path,
 /* The number of folds of --folds K or -v K (flag names it in the error):
  * 2..1000. Returns 0, or 1 after printing "ERROR: ...". */
 int cli_parse_folds(const char *flag, const char *value, int *folds);
-
-/* -c C (svm-train's cost per labeled row) as this library's C, the
- * weight of the mean hinge loss: C x the labeled rows of ds. */
-void cli_apply_libsvm_c(cli_opts *o, const tsgs_dataset *ds);
 
 /* path, or for "-" standard input (output 0) / standard output (1). */
 const char *cli_path(const char *path, int output);

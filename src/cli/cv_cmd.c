@@ -83,7 +83,9 @@ static void usage(const cli_opts *o)
            "the unlabeled ones) and is\nscored on that fold. Prints one "
            "tab-separated line per grid point, then the best.\n\n"
            "  --grid KEY=V1,V2,...     values of one option (repeatable, at "
-           "most %d axes)\n"
+           "most %d axes);\n"
+           "                           c=... is C per labeled row, as -c "
+           "and svm-grid's C\n"
            "  --grid KEY=log:LO:HI[:S] 10^LO .. 10^HI in steps of S "
            "(default 1)\n"
            "  --folds K, -v K          folds (default 5)\n"
@@ -94,7 +96,8 @@ static void usage(const cli_opts *o)
            "  --write-config FILE      write the best point as a config "
            "file\n"
            "  --labeled N, --unlabeled FILE, --unlabeled-label V, --config "
-           "FILE, -c C, -g GAMMA, -q,\n"
+           "FILE, -c C, -g GAMMA,\n"
+           "  -wLABEL W, -q,\n"
            "  --max-memory SIZE        (checked for every grid point)\n"
            "                           as for train\n\n",
            MAX_AXES);
@@ -150,6 +153,13 @@ static double neighbourhood(const axis_t *axes, int naxes, const double *mean,
     return s / n;
 }
 
+/* Whether an axis is C's: per labeled row (c, cost) or in total. */
+static int is_c_axis(const char *key)
+{
+    return strcmp(key, "c") == 0 || strcmp(key, "cost") == 0 ||
+           strcmp(key, "c-total") == 0;
+}
+
 /* The best point: the highest accuracy; among ties (common on few labels:
  * many settings reach 100%), the best neighbourhood, then the largest C
  * when C is an axis (a small C ties by predicting one class), then the
@@ -159,7 +169,7 @@ static size_t best_point(const axis_t *axes, int naxes, const double *mean,
 {
     int c_axis = -1;
     for (int a = 0; a < naxes; a++)
-        if (strcmp(axes[a].key, "c") == 0)
+        if (is_c_axis(axes[a].key))
             c_axis = a;
     size_t best = 0;
     for (size_t i = 1; i < npoints; i++) {
@@ -310,14 +320,6 @@ int cmd_cv(int argc, char **argv)
         cli_error(&err);
         goto done;
     }
-    if (o.libsvm_c > 0.0) { /* -c C: every point's C, unless an axis */
-        int c_axis = 0;
-        for (int a = 0; a < naxes; a++)
-            c_axis |= strcmp(axes[a].key, "c") == 0;
-        cli_apply_libsvm_c(&o, train);
-        for (size_t i = 0; i < npoints && !c_axis; i++)
-            points[i].c = o.params.c;
-    }
     for (size_t i = 0; i < npoints; i++)
         if (cli_check_memory(&o, o.positional[0], train, &points[i]))
             goto done;
@@ -365,7 +367,7 @@ int cmd_cv(int argc, char **argv)
         fprintf(f, "# written by tsgs3vm cv on %s: best of %zu grid points, "
                    "%d-fold accuracy %.4f (sd %.4f)\n",
                 o.positional[0], npoints, folds, mean[best], sd[best]);
-        char value[64];
+        char value[TSGS_PARAM_VALUE_MAX];
         const char *key;
         for (size_t k = 0; (key = tsgs_params_key(k, &points[best], value,
                                                   sizeof value, NULL)); k++)

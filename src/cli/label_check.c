@@ -21,6 +21,25 @@ static const char *column_hint(const tsgs_read_options *r)
                  "the header or --label-column)";
 }
 
+/* A class weight whose label no labeled row has is unused: said, as
+ * svm-train says it, and training goes on (a rare class may be missing
+ * from a sample of the rows). */
+static void warn_unused_weights(const cli_opts *o, const char *path,
+                                const double *v, size_t k)
+{
+    const tsgs_params *p = &o->params;
+    for (int i = 0; i < p->n_class_weights; i++) {
+        const tsgs_class_weight *w = &p->class_weights[i];
+        size_t c = 0;
+        while (c < k && v[c] != w->label)
+            c++;
+        if (c == k)
+            fprintf(stderr, "warning: %s: no labeled row has label %g: its "
+                            "class weight (-w%g %g) is unused\n",
+                    path, w->label, w->label, w->weight);
+    }
+}
+
 int cli_check_labels(const cli_opts *o, const char *path,
                      const tsgs_dataset *ds)
 {
@@ -45,6 +64,7 @@ int cli_check_labels(const cli_opts *o, const char *path,
         free(v);
         return 1;
     }
+    warn_unused_weights(o, path, v, k);
     /* exactly -1, 0 and +1 without --unlabeled-label: SVMlight's files
      * mark their unlabeled rows with 0 */
     if (k == 3 && v[0] == -1.0 && v[1] == 0.0 && v[2] == 1.0 &&

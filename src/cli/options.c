@@ -6,6 +6,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -222,6 +223,8 @@ static int allowed_key(const char *key, const char *const *allowed)
 {
     if (strcmp(key, "gamma") == 0) /* tsgs_params_set's name for sigma */
         key = "sigma";
+    if (strcmp(key, "c") == 0) /* and for cost (svm-train's -c) */
+        key = "cost";
     tsgs_params dummy = tsgs_params_default();
     for (size_t i = 0; allowed[i]; i++) {
         if (strcmp(allowed[i], "@params") == 0) {
@@ -239,7 +242,15 @@ static int allowed_key(const char *key, const char *const *allowed)
 typedef struct {
     cli_opts *o;
     const char *const *allowed;
+    const char *path;
 } config_ctx;
+
+/* Whether key sets C (per labeled row or in total). */
+static int is_c_key(const char *key)
+{
+    return strcmp(key, "c") == 0 || strcmp(key, "cost") == 0 ||
+           strcmp(key, "c-total") == 0;
+}
 
 static tsgs_status set_config_key(const char *key, const char *value,
                                   void *user, tsgs_error *err)
@@ -249,8 +260,30 @@ static tsgs_status set_config_key(const char *key, const char *value,
         snprintf(err->message, sizeof err->message, "unknown key \"%s\"", key);
         return TSGS_ERR_PARAM;
     }
+    /* A config file's "c" keeps the meaning it always had there, C x the
+     * labeled rows (c-total), so that files written before C became
+     * per-row train as they did; the note after the options says so. */
+    if (is_c_key(key))
+        c->o->legacy_c_file = NULL; /* a later C replaces it */
+    if (strcmp(key, "c") == 0) {
+        c->o->legacy_c_file = c->path;
+        key = "c-total";
+    }
     /* set_key copies the strings it keeps. */
     return set_key(key, value, c->o, err);
+}
+
+/* The note on a config file's "c" (set_config_key), when its value is the
+ * C used (no C given after it, in a config file or on the command line). */
+static void note_legacy_c(const cli_opts *o)
+{
+    if (!o->legacy_c_file || o->quiet || !(o->params.c_total > 0.0))
+        return;
+    fprintf(stderr, "note: %s: c = %g is read as c-total, C x the labeled "
+                    "rows, as config files have always meant it; write "
+                    "cost = C per labeled row (svm-train's -c), or "
+                    "c-total = %g to keep this meaning without this note\n",
+            o->legacy_c_file, o->params.c_total, o->params.c_total);
 }
 
 static int is_config_flag(const char *a)
@@ -269,6 +302,37 @@ static int parse_number(const char *v, double *out)
     return 0;
 }
 
+/* svm-train's -wLABEL WEIGHT (flag "-wLABEL"): the class weight of LABEL
+ * (a number as the data writes it: -w1, -w-1, -w+1, -w2.5). 0 when
+ * taken; 1 after printing why not. */
+static int class_weight_option(cli_opts *o, const char *flag,
+                               const char *value)
+{
+    const char *text = flag + 2;
+    double label, weight;
+    tsgs_error err;
+    if (parse_number(text, &label) != 0 || !isfinite(label)) {
+        fprintf(stderr, "ERROR: %s: \"%s\" is not a class label: -wLABEL "
+                        "WEIGHT takes the label as the data writes it "
+                        "(-w1 5, -w-1 0.5, -w+1 2)\n",
+                flag, text);
+        return 1;
+    }
+    if (parse_number(value, &weight) != 0 || !isfinite(weight) ||
+        !(weight > 0.0)) {
+        fprintf(stderr, "ERROR: %s \"%s\": the weight must be a positive "
+                        "finite number (it multiplies C for the rows "
+                        "labeled %g, as svm-train's -wi)\n",
+                flag, value, label);
+        return 1;
+    }
+    if (tsgs_params_set_class_weight(&o->params, label, weight, &err)) {
+        fprintf(stderr, "ERROR: %s: %s\n", flag, err.message);
+        return 1;
+    }
+    return 0;
+}
+
 /* svm-train's / svm-predict's short option `flag` with its value. 0 when
  * taken; 1 after printing why not. */
 static int short_option(cli_opts *o, const char *flag, const char *value,
@@ -279,14 +343,15 @@ static int short_option(cli_opts *o, const char *flag, const char *value,
     tsgs_error err;
     memset(&err, 0, sizeof err);
     if (strcmp(flag, "-c") == 0 && train) {
-        if (parse_number(value, &x) != 0 || !(x > 0.0)) {
+        o->legacy_c_file = NULL;
+        if (parse_number(value, &x) != 0 || !(x > 0.0) ||
+            set_key("cost", value, o, &err) != TSGS_OK) {
             fprintf(stderr, "ERROR: -c \"%s\": -c is the cost C, a positive "
                             "number, as in svm-train; a config file is read "
                             "with --config %s\n",
                     value, value);
             return 1;
         }
-        o->libsvm_c = x;
         return 0;
     }
     if (strcmp(flag, "-g") == 0 && train) {
@@ -351,9 +416,11 @@ static int short_option(cli_opts *o, const char *flag, const char *value,
                     flag, flag, others[i][1]);
             return 1;
         }
+    if (strncmp(flag, "-w", 2) == 0 && train)
+        return class_weight_option(o, flag, value);
     if (strncmp(flag, "-w", 2) == 0) {
-        fprintf(stderr, "ERROR: %s: per-class weights are not available; "
-                        "--balance holds the class ratio of unlabeled rows\n",
+        fprintf(stderr, "ERROR: %s: class weights are set when training "
+                        "(train, cv), not here\n",
                 flag);
         return 1;
     }
@@ -397,7 +464,7 @@ int cli_parse(cli_opts *o, int argc, char **argv, const char *const *allowed)
             fprintf(stderr, "ERROR: --config needs a file name\n");
             return 1;
         }
-        config_ctx c = {o, allowed};
+        config_ctx c = {o, allowed, path};
         if (tsgs_config_read(path, set_config_key, &c, &err)) {
             cli_error(&err);
             return 1;
@@ -444,10 +511,17 @@ int cli_parse(cli_opts *o, int argc, char **argv, const char *const *allowed)
                 fprintf(stderr, "ERROR: option --%s needs a value\n", key);
                 return 1;
             }
+            if (is_c_key(key))
+                o->legacy_c_file = NULL;
             if (set_key(key, value, o, &err) != TSGS_OK) {
                 fprintf(stderr, "ERROR: --%s\n", err.message);
                 return 1;
             }
+        } else if (!only_positional && strcmp(a, "-w") == 0) {
+            fprintf(stderr, "ERROR: -w needs the class label in the flag: "
+                            "-wLABEL WEIGHT, e.g. -w1 5 -w-1 0.5 (svm-train's "
+                            "-wi)\n");
+            return 1;
         } else if (!only_positional && a[0] == '-' && a[1] != '\0') {
             if (!takes_value(a)) {
                 fprintf(stderr, "ERROR: unknown option \"%s\" (see --help)\n",
@@ -473,6 +547,7 @@ int cli_parse(cli_opts *o, int argc, char **argv, const char *const *allowed)
      * --scale (or the config) says so */
     if (o->libsvm_gamma && !o->scale_given)
         o->params.scale = TSGS_SCALE_NONE;
+    note_legacy_c(o);
     return 0;
 }
 
@@ -489,12 +564,6 @@ int cli_parse_folds(const char *flag, const char *value, int *folds)
     }
     *folds = (int)f;
     return 0;
-}
-
-void cli_apply_libsvm_c(cli_opts *o, const tsgs_dataset *ds)
-{
-    if (o->libsvm_c > 0.0)
-        o->params.c = o->libsvm_c * (double)tsgs_dataset_labeled_count(ds);
 }
 
 const char *cli_path(const char *path, int output)
@@ -660,7 +729,7 @@ void cli_warn_unseen(const char *path, size_t d_model, size_t d,
 
 void cli_print_param_help(const tsgs_params *p)
 {
-    char value[64];
+    char value[TSGS_PARAM_VALUE_MAX];
     const char *help, *key;
     for (size_t i = 0; (key = tsgs_params_key(i, p, value, sizeof value, &help)); i++)
         printf("  --%-17s %-10s %s\n", key, value, help);

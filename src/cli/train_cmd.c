@@ -214,11 +214,15 @@ static void usage(const cli_opts *o)
            "                           memory, the default), 0 (no limit), "
            "8G, 512M, ...\n"
            "  --config FILE            read key = value options from FILE "
-           "(command line wins)\n"
+           "(command line wins;\n"
+           "                           a file's c is C x the labeled rows, "
+           "its cost per row)\n"
            "TRAIN_FILE, --unlabeled and --test may be - (standard input).\n\n"
            "svm-train's options that mean the same here:\n"
-           "  -c C                     cost C per labeled row (sets --c to "
-           "C x the labeled rows)\n"
+           "  -c C                     cost C per labeled row (--cost, --c)\n"
+           "  -wLABEL W                C x W for the rows of class LABEL "
+           "(-w1 5 -w-1 0.5;\n"
+           "                           --class-weight 1:5,-1:0.5)\n"
            "  -g GAMMA                 kernel gamma (--sigma)\n"
            "  -b 0|1                   1: fit probability outputs "
            "(--probability)\n"
@@ -340,7 +344,6 @@ int cmd_train(int argc, char **argv)
         if (test_sample(test, TEST_SAMPLE_MAX, o.params.seed, &sample))
             goto done;
     }
-    cli_apply_libsvm_c(&o, train);
     size_t n = tsgs_dataset_rows(train), nl = tsgs_dataset_labeled_count(train);
     if (!o.quiet)
         fprintf(stderr, "read %zu rows x %zu features (%zu labeled, %zu "

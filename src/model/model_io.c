@@ -14,7 +14,9 @@
 #include <unistd.h>
 
 #define MAGIC "tsgs3vm-model"
-#define FORMAT_VERSION 1
+/* 2: "cost" is C per labeled row (LIBSVM's), with "c-total" and
+ * "class-weight"; 1: "c" was the total C x n_l (read as c-total). */
+#define FORMAT_VERSION 2
 
 static void put_double(FILE *f, double v) { fprintf(f, "%.17g", v); }
 
@@ -69,7 +71,7 @@ static void write_model(FILE *f, const tsgs_model *m,
     tsgs_params saved = m->params;
     saved.directions = m->fs.orthogonal ? TSGS_DIRECTIONS_ORTHOGONAL
                                         : TSGS_DIRECTIONS_IID;
-    char value[64];
+    char value[TSGS_PARAM_VALUE_MAX];
     const char *key;
     for (size_t i = 0; (key = tsgs_params_key(i, &saved, value,
                                               sizeof value, NULL));
@@ -728,9 +730,8 @@ static tsgs_status parse_header_line(reader_t *r, header_t *h, char *line,
     *sp = '\0';
     const char *key = line, *val = sp + 1;
     int nomem = 0;
-    /* gamma is sigma's other name: one of them, once */
-    if (seen_before(&h->seen, &h->nseen,
-                    strcmp(key, "gamma") == 0 ? "sigma" : key, &nomem))
+    /* gamma is sigma's other name, c cost's: one of them, once */
+    if (seen_before(&h->seen, &h->nseen, tsgs__param_alias(key), &nomem))
         return tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
                           "%.40s given twice", key);
     if (nomem)
@@ -772,7 +773,17 @@ static tsgs_status parse_header_line(reader_t *r, header_t *h, char *line,
     return parse_param(r, &h->p, key, val, err);
 }
 
-/* The first line, "tsgs3vm-model 1", and the header after it up to and
+/* A version-1 header's parameters in version 2's units: its "c" (read
+ * as cost) was the total weight C x n_l, which the file cannot turn into
+ * a per-row C (n_l is not in it): it becomes c-total, cost 0. Only the
+ * recorded settings change; the predictions are the coefficients'. */
+static void upgrade_v1(tsgs_params *p)
+{
+    p->c_total = p->c;
+    p->c = 0.0;
+}
+
+/* The first line, "tsgs3vm-model 2" (or 1), and the header after it up to and
  * including its "coefficients" or "support-vectors" line. */
 static tsgs_status read_header(reader_t *r, header_t *h, tsgs_error *err)
 {
@@ -787,10 +798,10 @@ static tsgs_status read_header(reader_t *r, header_t *h, tsgs_error *err)
                           "not a tsgs3vm model file (the first line should "
                           "be \"%s %d\")",
                           MAGIC, FORMAT_VERSION);
-    if (version != FORMAT_VERSION)
+    if (version < 1 || version > FORMAT_VERSION)
         return tsgs__fail(err, TSGS_ERR_FORMAT, r->path, first,
                           "model format version %ld; this build reads "
-                          "version %d",
+                          "versions 1 to %d",
                           version, FORMAT_VERSION);
     for (int done = 0; !done;) {
         if ((st = next_line(r, &line, err)) != TSGS_OK)
@@ -802,6 +813,8 @@ static tsgs_status read_header(reader_t *r, header_t *h, tsgs_error *err)
         if ((st = parse_header_line(r, h, line, &done, err)) != TSGS_OK)
             return st;
     }
+    if (version == 1) /* its "c" was C x n_l, and n_l is not in the file */
+        upgrade_v1(&h->p);
     return TSGS_OK;
 }
 

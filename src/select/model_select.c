@@ -306,6 +306,7 @@ typedef struct {
     int k;             /* folds */
     uint64_t seed;
     const int *folds;  /* each repeat's stratified folds, n per repeat */
+    const double *w;   /* each row's class weight (C x w); NULL: 1 */
 } cv_grid;
 
 /* The ranks 0..K-1 of n labels among their distinct values (ascending)
@@ -338,6 +339,7 @@ static int cv_task(const cv_grid *cg, const float *K, int rep, int f,
     double *yp = malloc(sizeof(double) * n);
     double *alpha = malloc(sizeof(double) * n);
     size_t *tr = malloc(sizeof(size_t) * n);
+    double *cwtr = cg->w ? malloc(sizeof(double) * n) : NULL;
     const int *fold = cg->folds + (size_t)rep * n;
     /* multi-class: decision value of row i for problem c at C b */
     double *dec = multi ? malloc(sizeof(double) * (size_t)nb *
@@ -345,12 +347,14 @@ static int cv_task(const cv_grid *cg, const float *K, int rep, int f,
                         : NULL;
     tsgs_error e;
     tsgs__dual_orders *orders = NULL;
-    int ok = Q && yp && alpha && tr && (dec || !multi);
+    int ok = Q && yp && alpha && tr && (dec || !multi) && (cwtr || !cg->w);
     if (ok) {
         size_t ntr = 0;
         for (size_t i = 0; i < n; i++)
             if (fold[i] != f)
                 tr[ntr++] = i;
+        for (size_t i = 0; cwtr && i < ntr; i++)
+            cwtr[i] = cg->w[tr[i]];
         /* every fit of the task (each problem's C path) visits the same
          * orders */
         orders = tsgs__dual_orders_new(ntr, cg->seed + salt,
@@ -365,7 +369,7 @@ static int cv_task(const cv_grid *cg, const float *K, int rep, int f,
             memset(alpha, 0, sizeof(double) * n);
             for (int b = 0; ok && b < nb; b++) {
                 tsgs__dual_opts o = {TSGS__GRID_EPOCHS, TSGS__DUAL_TOL,
-                                     cg->seed + salt, orders};
+                                     cg->seed + salt, orders, cwtr};
                 ok = tsgs__svm_dual_gram(Q, ntr, cg->cs[b], &o, alpha, &e) ==
                      TSGS_OK;
                 for (size_t i = 0; ok && i < n; i++) {
@@ -395,7 +399,7 @@ static int cv_task(const cv_grid *cg, const float *K, int rep, int f,
             }
     }
     free(Q); free(yp); free(alpha); free(tr);
-    free(dec);
+    free(dec); free(cwtr);
     tsgs__dual_orders_free(orders);
     return ok;
 }
@@ -511,15 +515,21 @@ tsgs_status tsgs__select_grid(const tsgs__grid_job *g, tsgs__grid_choice *out,
         return TSGS__NOMEM(err);
     }
     cv_grid cg = {Ks, n, NULL, NULL, 1, cs, nb, n < FOLDS ? (int)n : FOLDS,
-                  g->seed, NULL};
+                  g->seed, NULL, NULL};
     double *y = malloc(sizeof(double) * n);
+    double *wg = g->wl ? malloc(sizeof(double) * n) : NULL;
     int *cls = g->classes ? malloc(sizeof(int) * n) : NULL;
     int *folds = malloc(sizeof(int) * n * GRID_REPEATS);
     size_t *scr = malloc(sizeof(size_t) * n);
-    tsgs_status st = y && (cls || !g->classes) && folds && scr
+    tsgs_status st = y && (cls || !g->classes) && folds && scr &&
+                             (wg || !g->wl)
                          ? TSGS_OK : TSGS_ERR_NOMEM;
-    for (size_t i = 0; st == TSGS_OK && i < n; i++)
+    for (size_t i = 0; st == TSGS_OK && i < n; i++) {
         y[i] = g->classes ? g->classes[rows[i]] : g->yl[rows[i]];
+        if (wg)
+            wg[i] = g->wl[rows[i]];
+    }
+    cg.w = wg;
     if (cls && st == TSGS_OK)
         cg.nprob = class_ranks(y, n, cls);
     /* each repeat's folds once, for all its sigma and fold tasks */
@@ -556,6 +566,7 @@ tsgs_status tsgs__select_grid(const tsgs__grid_job *g, tsgs__grid_choice *out,
         }
     }
     free(y);
+    free(wg);
     free(cls);
     free(folds);
     free(scr);

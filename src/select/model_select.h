@@ -26,6 +26,8 @@ typedef struct {
     const double *classes;    /* NULL, or (one-vs-rest) their labels of 3
                                  classes or more: the grid then scores the
                                  multi-class accuracy of one-vs-rest */
+    const double *wl;         /* NULL, or each labeled row's class weight:
+                                 its C is C x wl[i] in every fit */
 } tsgs__grid_job;
 
 /* What it chose. */

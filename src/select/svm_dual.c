@@ -142,8 +142,10 @@ tsgs_status tsgs__svm_dual_gram(const float *Q, size_t n, double C,
     for (size_t i = 0; i < n; i++)
         diag[i] = (double)Q[i * n + i];
     /* clip a warm start into the box of this C, then grad = Q alpha - 1 */
+    const double *cw = opt->cw;
     for (size_t i = 0; i < n; i++) {
-        alpha[i] = alpha[i] < 0.0 ? 0.0 : alpha[i] > C ? C : alpha[i];
+        const double Ci = cw ? C * cw[i] : C;
+        alpha[i] = alpha[i] < 0.0 ? 0.0 : alpha[i] > Ci ? Ci : alpha[i];
         grad[i] = -1.0;
     }
     for (size_t i = 0; i < n; i++)
@@ -157,13 +159,14 @@ tsgs_status tsgs__svm_dual_gram(const float *Q, size_t n, double C,
         for (size_t k = 0; k < n; k++) {
             size_t i = order[k];
             double qii = diag[i];
-            double pg = projected(grad[i], alpha[i], C);
+            const double Ci = cw ? C * cw[i] : C;
+            double pg = projected(grad[i], alpha[i], Ci);
             pg_max = pg > pg_max ? pg : pg_max;
             pg_min = pg < pg_min ? pg : pg_min;
             if (pg == 0.0 || qii <= 0.0)
                 continue;
             double a = alpha[i] - grad[i] / qii;
-            a = a < 0.0 ? 0.0 : a > C ? C : a;
+            a = a < 0.0 ? 0.0 : a > Ci ? Ci : a;
             double delta = a - alpha[i];
             if (delta == 0.0)
                 continue;
@@ -216,6 +219,7 @@ tsgs_status tsgs__svm_dual_features(const float *Phi, size_t D,
         for (size_t k = 0; k < na; k++) {
             size_t slot = perm[k], i = active[slot];
             const float *x = Phi + i * D;
+            const double Ci = opt->cw ? C * opt->cw[i] : C;
             double g = y[i] * (b + tsgs__dot_fd(x, w, D)) - 1.0;
             double pg = 0.0;
             if (alpha[i] <= 0.0) {
@@ -224,7 +228,7 @@ tsgs_status tsgs__svm_dual_features(const float *Phi, size_t D,
                     continue;
                 }
                 pg = g < 0.0 ? g : 0.0;
-            } else if (alpha[i] >= C) {
+            } else if (alpha[i] >= Ci) {
                 if (g < pg_min_old) {
                     active[slot] = SIZE_MAX;
                     continue;
@@ -238,7 +242,7 @@ tsgs_status tsgs__svm_dual_features(const float *Phi, size_t D,
             if (pg == 0.0)
                 continue;
             double a = alpha[i] - g / qii[i];
-            a = a < 0.0 ? 0.0 : a > C ? C : a;
+            a = a < 0.0 ? 0.0 : a > Ci ? Ci : a;
             double delta = (a - alpha[i]) * y[i];
             alpha[i] = a;
             tsgs__axpy_fd(delta, x, w, D);

@@ -16,6 +16,8 @@ typedef struct {
     double tol;      /* stop when the projected gradients span less */
     uint64_t seed;   /* the order coordinates are visited in */
     tsgs__dual_orders *orders; /* made for this seed and n, or NULL */
+    const double *cw; /* per row: C x cw[i] is row i's bound (class
+                         weights); NULL: C for every row */
 } tsgs__dual_opts;
 
 /* Room for the orders of n coordinates under seed, made as the fits reach
@@ -27,8 +29,9 @@ void tsgs__dual_orders_free(tsgs__dual_orders *o);
 
 /* Trains on n rows given by Q (n x n, row-major): Q_ij = y_i y_j (k(x_i,
  * x_j) + 1), the "+ 1" the bias's constant feature, y_i = +1 / -1; C is
- * the weight of the SUM of hinge losses (LIBSVM's C). alpha[0..n) is a
- * warm start on entry (clipped to [0, C]) and the solution on return:
+ * the weight of the SUM of hinge losses (LIBSVM's C; row i's is C x
+ * opt->cw[i] when cw is given). alpha[0..n) is a
+ * warm start on entry (clipped to [0, C_i]) and the solution on return:
  * f(x) = sum_j alpha_j y_j (k(x, x_j) + 1). */
 tsgs_status tsgs__svm_dual_gram(const float *Q, size_t n, double C,
                                 const tsgs__dual_opts *opt, double *alpha,

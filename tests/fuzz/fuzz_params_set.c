@@ -13,7 +13,7 @@
 /* Every key's value as text, one after another in buf. */
 static void format_all(const tsgs_params *p, char *buf, size_t size)
 {
-    char value[128];
+    char value[TSGS_PARAM_VALUE_MAX];
     size_t used = 0;
     buf[0] = '\0';
     for (size_t i = 0; tsgs_params_key(i, p, value, sizeof value, NULL); i++)
@@ -25,7 +25,7 @@ static void format_all(const tsgs_params *p, char *buf, size_t size)
 /* q = defaults with each of p's keys set from its formatted value. */
 static void rebuild(const tsgs_params *p, tsgs_params *q)
 {
-    char value[128];
+    char value[TSGS_PARAM_VALUE_MAX];
     const char *key;
     tsgs_error err;
     *q = tsgs_params_default();

@@ -114,6 +114,7 @@ typedef struct {
     size_t d, n, nl, nu;
     size_t *lidx, *uidx; /* labeled / unlabeled row indices */
     double pos;          /* raw label of the positive class */
+    const double *row_w; /* each row's class weight (C x it); NULL: 1 */
     tsgs__bs3vm *b;      /* alpha holds the unscaled sums a_j */
     size_t *row;         /* data row of each support vector */
     unsigned char *lab;  /* 1: in the labeled portion */
@@ -346,7 +347,8 @@ static void step(bs_t *s, long t)
     /* hinge: f_t(x_i) = S / (t - 1), w_1 = 0 */
     const double y = s->ds->y[i] == s->pos ? 1.0 : -1.0;
     const double fi = t > 1 ? s->S[0] / (double)(t - 1) : 0.0;
-    s->inc[0] = y * fi < 1.0 ? s->p.c * y : 0.0;
+    const double c = s->row_w ? s->p.c * s->row_w[i] : s->p.c;
+    s->inc[0] = y * fi < 1.0 ? c * y : 0.0;
     for (size_t q = 1; q < P; q += 2) {
         double mu = exp(-s->gamma_e * tsgs__bs3vm_sqdist(s->Q + q * d, s->Q + (q + 1) * d,
                                             d));
@@ -395,13 +397,14 @@ static void report(const bs_t *s, const tsgs_model *m,
  * takes the fitted scaler (cleared on failure). */
 static tsgs_status bs3vm_train(const tsgs_dataset *ds, const tsgs_params *params,
                           tsgs__scaler *scaler, double neg, double pos,
-                          const tsgs_train_hooks *hooks,
+                          const tsgs_train_hooks *hooks, const double *row_w,
                           tsgs_model **out, int *stopped_early,
                           tsgs_error *err)
 {
     bs_t s;
     memset(&s, 0, sizeof s);
     s.ds = ds;
+    s.row_w = row_w;
     s.p = *params;
     s.d = ds->d;
     s.n = ds->n;
@@ -542,7 +545,7 @@ static tsgs_status bs3vm_job(tsgs__train_job *job, tsgs_model **out,
     tsgs__scaler sc = job->scaler; /* bs3vm_train takes it */
     memset(&job->scaler, 0, sizeof job->scaler);
     return bs3vm_train(job->ds, &p, &sc, job->label_neg, job->label_pos,
-                       job->hooks, out, stopped_early, err);
+                       job->hooks, job->opt.row_w, out, stopped_early, err);
 }
 
 const tsgs__solver tsgs__solver_bs3vm = {bs3vm_job, bs3vm_steps, NULL};

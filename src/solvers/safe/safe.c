@@ -136,6 +136,8 @@ typedef struct {
     size_t nl, nw;     /* labeled rows, unlabeled rows in the sample */
     tsgs__rows XL, XW; /* their scaled rows (dense or sparse) */
     double *yl;        /* +1 / -1 */
+    const double *row_w; /* each row's class weight (NULL: every one 1) */
+    double *wl;        /* then each labeled row's (C x wl[i]); else NULL */
     tsgs__ovr_share *ovr; /* one-vs-rest: the grid shared by the classes */
     size_t ovr_class;  /* then: this one (0 makes what the others take;
                           the others may train side by side and only read
@@ -160,6 +162,7 @@ static void safe_free(safe_t *s)
     tsgs__rows_free(&s->XL);
     tsgs__rows_free(&s->XW);
     free(s->yl);
+    free(s->wl);
     free(s->ylc);
     free(s->Phi);
     free(s->mphi);
@@ -207,9 +210,12 @@ static tsgs_status gather_rows(safe_t *s, tsgs_error *err)
     s->yl = malloc(sizeof(double) * (s->nl ? s->nl : 1));
     if (s->ovr)
         s->ylc = malloc(sizeof(double) * (s->nl ? s->nl : 1));
+    if (s->row_w)
+        s->wl = malloc(sizeof(double) * (s->nl ? s->nl : 1));
     size_t *lidx = malloc(sizeof(size_t) * (s->nl ? s->nl : 1));
     size_t *widx = malloc(sizeof(size_t) * (s->nw ? s->nw : 1));
-    if (bad || !s->yl || (s->ovr && !s->ylc) || !lidx || !widx ||
+    if (bad || !s->yl || (s->ovr && !s->ylc) || (s->row_w && !s->wl) ||
+        !lidx || !widx ||
         tsgs__seeded_sample(nu, s->nw, s->p.seed, 1, s->threads, widx)) {
         free(lidx);
         free(widx);
@@ -223,6 +229,8 @@ static tsgs_status gather_rows(safe_t *s, tsgs_error *err)
         s->yl[il] = ds->y[i] == s->pos_label ? 1.0 : -1.0;
         if (s->ovr)
             s->ylc[il] = s->ovr->y[i];
+        if (s->wl)
+            s->wl[il] = s->row_w[i];
         npos += s->yl[il] > 0;
     }
     bad = tsgs__rows_gather(&s->XL, ds, s->scaler, lidx, s->nl) ||
@@ -261,7 +269,7 @@ static tsgs_status choose_c_sigma(safe_t *s, tsgs_error *err)
     tsgs__grid_job g = {
         &s->XL, s->yl, s->nl, s->d, &s->fs, s->ndirs, s->D, sigma0,
         s->p.sigma, s->p.c > 0.0 ? s->p.c / (double)s->nl : 0.0,
-        s->p.seed, s->threads, s->ovr ? s->ylc : NULL};
+        s->p.seed, s->threads, s->ovr ? s->ylc : NULL, s->wl};
     if ((st = tsgs__select_grid(&g, &s->grid, err)) != TSGS_OK)
         return st;
     s->sigma0 = sigma0;
@@ -275,18 +283,21 @@ static tsgs_status choose_c_sigma(safe_t *s, tsgs_error *err)
 
 /* ------------------------------------ stages 2 and 3: one fit's path */
 
-/* The supervised SVM at the chosen C on n feature rows P, fitted the way
+/* The supervised SVM at the chosen C on n feature rows P (class weights
+ * wr, or NULL), fitted the way
  * the grid scored it: on their Gram matrix, along the grid's C path, each
  * fit warm-started from the last and stopped after TSGS__GRID_EPOCHS (for a
  * large C that early stop is part of what the grid measured). More rows
  * than the grid sees: the feature-row solver, run to convergence. */
 static tsgs_status fit_supervised(const safe_t *s, const float *P,
-                                  const double *y, size_t n, double *w,
-                                  double *b, tsgs_error *err)
+                                  const double *y, const double *wr,
+                                  size_t n, double *w, double *b,
+                                  tsgs_error *err)
 {
     const size_t D = s->D;
     if (n > TSGS__GRID_ROWS) {
-        tsgs__dual_opts o = {DUAL_EPOCHS, TSGS__DUAL_TOL, s->p.seed, NULL};
+        tsgs__dual_opts o = {DUAL_EPOCHS, TSGS__DUAL_TOL, s->p.seed, NULL,
+                             wr};
         return tsgs__svm_dual_features(P, D, y, n, s->grid.c_lib, &o, w, b, err);
     }
     float *Q = malloc(sizeof(float) * (n ? n * n : 1));
@@ -306,7 +317,7 @@ static tsgs_status fit_supervised(const safe_t *s, const float *P,
         tsgs__dual_orders_new(n, s->p.seed, TSGS__GRID_EPOCHS);
     for (int k = 0; k < s->grid.n_c_path && st == TSGS_OK; k++) {
         tsgs__dual_opts o = {TSGS__GRID_EPOCHS, TSGS__DUAL_TOL, s->p.seed,
-                             orders};
+                             orders, wr};
         st = tsgs__svm_dual_gram(Q, n, s->grid.c_path[k], &o, alpha, err);
     }
     tsgs__dual_orders_free(orders);
@@ -342,9 +353,10 @@ static tsgs_status fit_path(const safe_t *s, const int *fold, int hold,
         ntr += !fold || fold[i] != hold;
     float *Ptr = NULL;
     double *ytr = malloc(sizeof(double) * (ntr ? ntr : 1));
+    double *wtr = s->wl ? malloc(sizeof(double) * (ntr ? ntr : 1)) : NULL;
     double *y = NULL, *cw = NULL;
     tsgs_status st = TSGS_OK;
-    if (!ytr) {
+    if (!ytr || (s->wl && !wtr)) {
         st = TSGS__NOMEM(err);
         goto done;
     }
@@ -362,9 +374,11 @@ static tsgs_status fit_path(const safe_t *s, const int *fold, int hold,
         if (!fold || fold[i] != hold) {
             if (fold)
                 memcpy(Ptr + k * D, s->Phi + i * D, sizeof(float) * D);
+            if (wtr)
+                wtr[k] = s->wl[i];
             ytr[k++] = s->yl[i];
         }
-    if ((st = fit_supervised(s, P, ytr, ntr, cand_w, &cand_b[0], err)))
+    if ((st = fit_supervised(s, P, ytr, wtr, ntr, cand_w, &cand_b[0], err)))
         goto done;
     if (!semi)
         goto done;
@@ -378,8 +392,10 @@ static tsgs_status fit_path(const safe_t *s, const int *fold, int hold,
     for (size_t i = 0; i < n; i++) {
         int labeled = i < nl;
         y[i] = labeled ? s->yl[i] : 0.0;
-        cw[i] = !labeled ? s->c_unl
-                : fold && fold[i] == hold ? 0.0 : s->grid.c_lib;
+        cw[i] = !labeled                 ? s->c_unl
+                : fold && fold[i] == hold ? 0.0
+                : s->wl                   ? s->grid.c_lib * s->wl[i]
+                                          : s->grid.c_lib;
     }
     tsgs__s3vm_problem pb = {n, D, s->Phi, y, cw, s->mphi, s->p.balance,
                              2.0 * s->balance_ratio - 1.0, 1, team};
@@ -390,6 +406,7 @@ static tsgs_status fit_path(const safe_t *s, const int *fold, int hold,
 done:
     free(Ptr);
     free(ytr);
+    free(wtr);
     free(y);
     free(cw);
     return st;
@@ -622,7 +639,9 @@ static tsgs_status choose_candidate(const safe_t *s, const safe_arm *arms,
     sel->kept = pc.kept;
     sel->path_cv = (double)pc.right_path / ((double)nl * SELECT_REPEATS);
     size_t major_right = 0;
-    const int majority_shown = nl >= FEW_LABELS || unbalanced;
+    /* class weights say the classes' errors cost differently: the
+     * majority class (the count's choice) is then no candidate */
+    const int majority_shown = (nl >= FEW_LABELS || unbalanced) && !s->wl;
     sel->major = s->ovr || !majority_shown
                      ? 0.0
                      : tsgs__majority_instead(&h, pc.kept, s->yl,
@@ -1218,17 +1237,20 @@ static void report_done(const safe_t *s, const tsgs_model *m)
 
 /* Trains on ds (checked: finite, two classes neg < pos) with p; takes
  * the fitted scaler (the model owns it on success, cleared on failure).
- * ovr: one class of a one-vs-rest problem (NULL: binary data). */
+ * opt: one-vs-rest (its ovr, NULL: binary data) and the class weights. */
 static tsgs_status safe_train(const tsgs_dataset *ds, const tsgs_params *p,
                               tsgs__scaler *scaler, double neg, double pos,
                               const tsgs_train_hooks *hooks,
-                              tsgs__ovr_share *ovr, size_t ovr_class,
+                              const tsgs__train_opts *opt,
                               tsgs_model **out, int *stopped_early,
                               tsgs_error *err)
 {
+    tsgs__ovr_share *ovr = opt->ovr;
+    const size_t ovr_class = opt->ovr_class;
     safe_t s;
     memset(&s, 0, sizeof s);
     s.ds = ds;
+    s.row_w = opt->row_w;
     s.ovr = ovr;
     s.ovr_class = ovr_class;
     /* the records the classes write, before any other class starts */
@@ -1368,8 +1390,8 @@ static tsgs_status safe_job(tsgs__train_job *job, tsgs_model **out,
                             int *stopped_early, tsgs_error *err)
 {
     return safe_train(job->ds, &job->p, &job->scaler, job->label_neg,
-                      job->label_pos, job->hooks, job->opt.ovr,
-                      job->opt.ovr_class, out, stopped_early, err);
+                      job->label_pos, job->hooks, &job->opt, out,
+                      stopped_early, err);
 }
 
 static long safe_steps(const tsgs_dataset *ds, const tsgs_params *p)

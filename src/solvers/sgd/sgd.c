@@ -19,6 +19,7 @@
 static void run_free(run_t *r)
 {
     free(r->lidx); free(r->uidx); tsgs__rows_free(&r->XL); free(r->yl);
+    free(r->cwl);
     free(r->hl); free(r->wl); tsgs__rows_free(&r->XU); free(r->gu);
     free(r->wu); free(r->Wb);
     free(r->Pb); free(r->cl); free(r->sl); free(r->cu); free(r->su);
@@ -39,16 +40,21 @@ static tsgs_status gather_labeled(run_t *r, const tsgs__train_job *job,
 {
     const tsgs_dataset *ds = r->ds;
     const size_t nl1 = r->nl ? r->nl : 1;
+    const double *row_w = job->opt.row_w;
     r->lidx = malloc(sizeof(size_t) * nl1);
     r->yl = malloc(sizeof(double) * nl1);
-    if (!r->lidx || !r->yl ||
+    r->cwl = row_w ? malloc(sizeof(double) * nl1) : NULL;
+    if (!r->lidx || !r->yl || (row_w && !r->cwl) ||
         tsgs__rows_init(&r->XL, ds, &job->scaler, r->nl))
         return TSGS__NOMEM(err);
     /* the file's rows to gather, then batch order */
     tsgs__label_split(ds->y, ds->n, tsgs__threads_resolve(job->p.threads),
                       r->lidx, NULL);
-    for (size_t il = 0; il < r->nl; il++)
+    for (size_t il = 0; il < r->nl; il++) {
         r->yl[il] = ds->y[r->lidx[il]] == job->label_pos ? 1.0 : -1.0;
+        if (row_w)
+            r->cwl[il] = row_w[r->lidx[il]];
+    }
     if (tsgs__rows_gather(&r->XL, ds, &job->scaler, r->lidx, r->nl))
         return TSGS__NOMEM(err);
     for (size_t i = 0; i < r->nl; i++)
@@ -254,7 +260,7 @@ static tsgs_status choose_c_sigma(run_t *r, const tsgs__train_job *job,
     size_t D = tsgs__feature_columns(&fs, ndirs);
     tsgs__grid_job g = {&r->XL, r->yl, nl, d, &fs, ndirs, D, sigma0, p->sigma,
                         p->c > 0.0 ? p->c / (double)nl : 0.0, p->seed,
-                        tsgs__threads_resolve(p->threads), NULL};
+                        tsgs__threads_resolve(p->threads), NULL, r->cwl};
     tsgs__grid_choice choice;
     if ((st = tsgs__select_grid(&g, &choice, err)) != TSGS_OK)
         goto done;
@@ -297,7 +303,7 @@ static tsgs_status start_supervised(run_t *r, tsgs_model *m, long max_blocks,
                                     tsgs_error *err)
 {
     const long blocks = start_blocks(&r->p, m->d, max_blocks);
-    tsgs_status st = tsgs__warm_start(m, blocks, &r->XL, r->yl, r->nl,
+    tsgs_status st = tsgs__warm_start(m, blocks, &r->XL, r->yl, r->cwl, r->nl,
                                       r->p.c / (double)r->nl, r->p.seed,
                                       r->threads, err);
     if (st != TSGS_OK || !r->lcache)

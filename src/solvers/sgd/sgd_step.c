@@ -440,6 +440,8 @@ static void loss_weights(run_t *r, const tsgs_model *m, double cstar)
             double f = k * r->hl[row] + m->bias;
             r->wl[row] = p->c / (double)r->bl *
                          tsgs__hinge_grad(f, r->yl[row]);
+            if (r->cwl)
+                r->wl[row] *= r->cwl[row];
         }
     } else {
         /* weights by batch position: wl[i] for the row lidx[i] */
@@ -447,6 +449,8 @@ static void loss_weights(run_t *r, const tsgs_model *m, double cstar)
             double f = r->gl[i] + m->bias;
             r->wl[i] = p->c / (double)r->bl *
                        tsgs__hinge_grad(f, r->yl[r->lidx[i]]);
+            if (r->cwl)
+                r->wl[i] *= r->cwl[r->lidx[i]];
         }
     }
     tsgs__uloss_grads(p->uloss, p->ramp_s, r->gu, m->bias,

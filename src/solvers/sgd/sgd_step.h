@@ -27,6 +27,8 @@ typedef struct {
     size_t *ubatch;     /* the rows of the current unlabeled mini-batch */
     tsgs__rows XL;      /* scaled labeled rows, nl x d (dense or sparse) */
     double *yl;         /* +1 / -1 */
+    double *cwl;        /* class weights of the labeled rows (C x cwl[i]);
+                           NULL: every one 1 */
     double *hl;         /* cached unscaled sums of the labeled rows */
     double *wl;         /* loss derivative weights of the labeled rows */
     tsgs__rows XU;      /* scaled unlabeled mini-batch, bu x d */

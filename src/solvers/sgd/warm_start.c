@@ -17,7 +17,7 @@
 
 tsgs_status tsgs__warm_start(tsgs_model *m, long blocks,
                              const tsgs__rows *XL, const double *yl,
-                             size_t nl, double c_lib,
+                             const double *wl, size_t nl, double c_lib,
                              uint64_t seed, int threads, tsgs_error *err)
 {
     const long dirs = m->fs.dirs;
@@ -36,7 +36,7 @@ tsgs_status tsgs__warm_start(tsgs_model *m, long blocks,
     if ((st = tsgs__feature_rows(&m->fs, ndirs, XL, threads, m->cc, phi,
                                  err)))
         goto done;
-    tsgs__dual_opts o = {START_EPOCHS, TSGS__DUAL_TOL, seed, NULL};
+    tsgs__dual_opts o = {START_EPOCHS, TSGS__DUAL_TOL, seed, NULL, wl};
     double bias = 0.0;
     if ((st = tsgs__svm_dual_features(phi, D, yl, nl, c_lib, &o, w, &bias,
                                       err)))
