@@ -435,6 +435,16 @@ long tsgs_train_steps(const tsgs_dataset *train, const tsgs_params *p);
 tsgs_status tsgs_train_memory(const tsgs_dataset *train, const tsgs_params *p,
                               double *bytes, tsgs_error *err);
 
+/* The bytes this process can still allocate, by the tightest of its
+ * limits: the address-space limit (RLIMIT_AS, `ulimit -v`) less the
+ * address space mapped now; the memory limit of its cgroup and of each
+ * cgroup above it (v2 memory.max, v1 memory.limit_in_bytes; "max": none)
+ * less their usage, page cache they could drop not counted; the machine's
+ * available memory (MemAvailable). *what (if not NULL) names the one that
+ * decided: "RLIMIT_AS", "cgroup memory limit" or "available memory";
+ * INFINITY and "no known limit" when none can be read. */
+double tsgs_memory_available(const char **what);
+
 void tsgs_model_free(tsgs_model *m);
 
 /* Decision values of every row of ds (n doubles), computed with `threads`

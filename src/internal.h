@@ -732,9 +732,15 @@ double tsgs__model_cache_bytes(const tsgs__fspec *fs, long blocks);
  * and predict one row on one thread (memory.c): a lower bound, so that a
  * model refused for it could never have been used. */
 double tsgs__model_bytes(const tsgs_params *p, size_t d, long blocks);
-/* The most memory this process may hold: RLIMIT_AS when set, else the
- * physical memory (memory.c); *what names which, for messages. */
-double tsgs__memory_cap(const char **what);
+/* The parts of tsgs_memory_available (memlimit.c), their files given
+ * (tests): the tightest of the cgroup limits (v2 and v1, from the paths in
+ * `self`, as /proc/self/cgroup, under `root`, as /sys/fs/cgroup, up to the
+ * root) less their usage; RLIMIT_AS less the address space `statm` (as
+ * /proc/self/statm) shows mapped; MemAvailable of `meminfo`. INFINITY
+ * where there is no limit. */
+double tsgs__cgroup_headroom(const char *root, const char *self);
+double tsgs__rlimit_headroom(const char *statm);
+double tsgs__meminfo_available(const char *meminfo);
 /* tsgs_model_load with the memory the model may commit the process to
  * given (bytes) in place of the process's own limit (tests, fuzzing). */
 tsgs_status tsgs__model_load_within(const char *path, double max_bytes,

@@ -8,8 +8,6 @@
 
 #include <math.h>
 #include <stdlib.h>
-#include <sys/resource.h>
-#include <unistd.h>
 
 /* Directions of the first `features` features, rounded up to whole
  * blocks and to whole kernel lane groups (the packed panels' width). */
@@ -177,20 +175,4 @@ double tsgs__model_bytes(const tsgs_params *p, size_t d, long blocks)
             total += tsgs__kernel_ws_bytes(d);
     }
     return total;
-}
-
-double tsgs__memory_cap(const char **what)
-{
-    struct rlimit rl;
-    if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
-        *what = "RLIMIT_AS";
-        return (double)rl.rlim_cur;
-    }
-    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    if (pages > 0 && page > 0) {
-        *what = "physical memory";
-        return (double)pages * (double)page;
-    }
-    *what = "no known limit";
-    return INFINITY;
 }

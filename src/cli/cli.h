@@ -71,12 +71,13 @@ void cli_error(const tsgs_error *err);
 int cli_parse_size(const char *text, double *bytes);
 /* Prints an error and returns 1 when training ds (read from path) with p
  * needs more memory (tsgs_train_memory's estimate) than --max-memory
- * allows; auto: the machine's available memory. */
+ * allows; auto: what the process can still allocate
+ * (tsgs_memory_available: RLIMIT_AS, cgroup, available memory). */
 int cli_check_memory(const cli_opts *o, const char *path,
                      const tsgs_dataset *ds, const tsgs_params *p);
 /* Prints an error and returns 1 when ds's rows are sparse and as dense
  * floats (a .npy has no sparse form) take more than --max-memory allows
- * (auto: the machine's available memory). */
+ * (auto: what the process can still allocate). */
 int cli_check_dense_size(const cli_opts *o, const char *path,
                          const tsgs_dataset *ds);
 /* A test file with more features than the model: drops the extra ones
