@@ -186,6 +186,10 @@ tsgs_status tsgs__scaler_fit(const tsgs_dataset *ds, tsgs_scaling kind,
  * zero_cols (ZSCORE and CLASS only), each dense column that is zero on at
  * least half the rows is divided by its max |x| instead (shift 0: zeros
  * stay zero), and the class stretch applies on top. */
+/* The most bytes a dense fit of n rows x d columns with `classes` label
+ * values holds at once (its column sums per chunk of rows, the class
+ * stretch's per-class means, the result): what tsgs_train_memory counts. */
+double tsgs__scaler_fit_bytes(size_t n, size_t d, size_t classes);
 #define TSGS__ZERO_COLS_SHARE 0.5
 tsgs_status tsgs__scaler_fit_threads(const tsgs_dataset *ds,
                                      tsgs_scaling kind, int zero_cols,

@@ -22,6 +22,7 @@ static const double SIGMA_LOG2[] = {-8, -6, -4, -2, 0, 2, 4};
 static const double C_LOG2[] = {-5, -3, -1, 1, 3, 5, 7, 9, 11, 13, 15};
 #define N_SIGMA (sizeof SIGMA_LOG2 / sizeof SIGMA_LOG2[0])
 #define N_C (sizeof C_LOG2 / sizeof C_LOG2[0])
+_Static_assert(N_SIGMA == TSGS__GRID_SIGMAS, "memory.c counts the axis");
 
 /* The smallest of y[0..n) above `above`; INFINITY when none is: the
  * classes in ascending order, one call each, without sorting a copy. */

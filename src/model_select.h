@@ -9,6 +9,7 @@
 #define TSGS__GRID_ROWS 1000    /* labeled rows the grid sees at most */
 #define TSGS__GRID_EPOCHS 200   /* the grid's fits only rank grid points */
 #define TSGS__DUAL_TOL 1e-3     /* dual coordinate descent's tolerance */
+#define TSGS__GRID_SIGMAS 7     /* the grid's sigma axis, one a thread */
 
 /* What the grid is run on. */
 typedef struct {

@@ -278,6 +278,15 @@ tsgs_status tsgs__scaler_fit(const tsgs_dataset *ds, tsgs_scaling kind,
     return tsgs__scaler_fit_threads(ds, kind, 0, 1, out, err);
 }
 
+double tsgs__scaler_fit_bytes(size_t n, size_t d, size_t classes)
+{
+    const double nchunks = n ? (double)((n + FIT_CHUNK - 1) / FIT_CHUNK) : 1;
+    /* lo, hi, shift, mul; 3 sums a column per chunk; then the class
+     * stretch's sums per class and its three columns of totals */
+    return sizeof(double) * (double)d *
+           (4.0 + 3.0 * nchunks + (double)classes + 3.0);
+}
+
 tsgs_status tsgs__scaler_fit_threads(const tsgs_dataset *ds,
                                      tsgs_scaling kind, int zero_cols,
                                      int threads, tsgs__scaler *out,

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -70,6 +71,8 @@ static const char *stdout_to;
 /* The folder the next runs start in (NULL: the tests' own), and their
  * OMP_NUM_THREADS (NULL: 2). */
 static const char *run_in, *omp_threads;
+/* The next runs' RLIMIT_AS (soft and hard), 0: the tests' own. */
+static rlim_t run_as_limit;
 
 static pid_t start_v(const char *arg0, va_list ap)
 {
@@ -95,6 +98,9 @@ static pid_t start_v(const char *arg0, va_list ap)
             _exit(126);
         close(fo);
         close(fe);
+        struct rlimit rl = {run_as_limit, run_as_limit};
+        if (run_as_limit && setrlimit(RLIMIT_AS, &rl) != 0)
+            _exit(126);
         setenv("OMP_NUM_THREADS", omp_threads ? omp_threads : "2", 1);
         unsetenv("OMP_PROC_BIND");
         char tool[PATH_MAX];
@@ -449,6 +455,75 @@ START_TEST(memory_refused_up_front)
     ck_assert_msg(r.status == 0, "%s", r.err);
     result_free(&r);
     ck_assert(file_exists(model));
+}
+END_TEST
+
+/* A CSV of two rows (labels 1 and -1) of `cols` columns of 0..9. */
+static void write_wide_csv(const char *path, size_t cols)
+{
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    for (int r = 0; r < 2; r++) {
+        fputs(r ? "-1" : "1", f);
+        for (size_t j = 0; j < cols; j++)
+            fprintf(f, ",%zu", (j * 7 + (size_t)r * 3) % 10);
+        fputc('\n', f);
+    }
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+/* Width alone: a CSV of 2 rows x 20,000 columns (an 80 KB file) needs a
+ * d-wide direction panel and orthogonal group per grid thread, about 200
+ * MB, which --max-memory refuses before training, naming the file, the
+ * rows x columns and the bytes needed and allowed. */
+START_TEST(wide_rows_refused_naming_the_input)
+{
+    const char *wide = tmp("wide.csv"), *model = tmp("m.model");
+    write_wide_csv(wide, 20000);
+    result r;
+    run(&r, "train", "--max-memory", "64M", wide, model, NULL);
+    assert_error(&r, "wide.csv: 2 rows x 20000 features", "training needs "
+                 "about", "MB", "more than the 64.0 MB allowed", NULL);
+    result_free(&r);
+    run(&r, "cv", "--max-memory", "64M", "--grid", "c=1,10", wide, NULL);
+    assert_error(&r, "wide.csv: 2 rows x 20000 features", "64.0 MB", NULL);
+    result_free(&r);
+    ck_assert(!file_exists(model));
+}
+END_TEST
+
+/* --max-memory auto honours the process's address-space limit: 2 rows x
+ * 400,000 columns need a 1.6 GB panel, refused under a 1 GiB RLIMIT_AS
+ * (ulimit -v) naming it, where the machine's free memory would have let
+ * it through; with the check off (--max-memory 0) the allocation that
+ * fails names the input and its shape all the same. */
+START_TEST(auto_limit_honours_rlimit_as)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    /* ASan reserves terabytes of address space: no limit can be set */
+    test_skip("cli auto_limit_honours_rlimit_as", "built with ASan");
+    return;
+#endif
+    struct rlimit now;
+    ck_assert_int_eq(getrlimit(RLIMIT_AS, &now), 0);
+    if (now.rlim_max != RLIM_INFINITY && now.rlim_max < ((rlim_t)1 << 30)) {
+        test_skip("cli auto_limit_honours_rlimit_as", "hard RLIMIT_AS < 1 GiB");
+        return;
+    }
+    const char *wide = tmp("wide.csv"), *model = tmp("m.model");
+    write_wide_csv(wide, 400000);
+    run_as_limit = (rlim_t)1 << 30;
+    result r;
+    run(&r, "train", wide, model, NULL);
+    assert_error(&r, "wide.csv: 2 rows x 400000 features", "training needs "
+                 "about", "(RLIMIT_AS; --max-memory auto)", NULL);
+    result_free(&r);
+    run(&r, "train", "-q", "--max-memory", "0", wide, model, NULL);
+    run_as_limit = 0;
+    assert_error(&r, "wide.csv: 2 rows x 400000 features: out of memory",
+                 "can still allocate", "(RLIMIT_AS)", NULL);
+    result_free(&r);
+    ck_assert(!file_exists(model));
 }
 END_TEST
 
@@ -2230,6 +2305,8 @@ Suite *cli_suite(void)
     tcase_add_test(tc, help_lists_every_key);
     tcase_add_test(tc, bad_options);
     tcase_add_test(tc, memory_refused_up_front);
+    tcase_add_test(tc, wide_rows_refused_naming_the_input);
+    tcase_add_test(tc, auto_limit_honours_rlimit_as);
     tcase_add_test(tc, bad_arguments);
     tcase_add_test(tc, predict_bad_inputs);
     tcase_add_test(tc, predict_in_blocks_same_lines);

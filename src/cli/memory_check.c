@@ -1,7 +1,7 @@
 /* --max-memory: refuse a training run whose estimated memory
  * (tsgs_train_memory) will not fit, or a conversion of sparse rows whose
  * dense copy will not, before it starts, naming the file, its shape and
- * the bytes. */
+ * the bytes; and an allocation that fails all the same names them too. */
 #include "cli.h"
 
 #include <stdio.h>
@@ -86,9 +86,9 @@ int cli_check_memory(const cli_opts *o, const char *path,
                             : (double)n * (double)d * sizeof(float));
     fprintf(stderr, ", more than the ");
     print_bytes(stderr, limit);
-    fprintf(stderr, " %s. Most of it grows with the %zu features: a "
-                    "LIBSVM file's largest feature index sets them, so one "
-                    "index far beyond the others is the usual cause; "
+    fprintf(stderr, " %s. Most of it grows with the %zu features (a CSV's "
+                    "columns; a LIBSVM file's largest feature index, where "
+                    "one index far beyond the others is the usual cause); "
                     "--max-memory 0 tries anyway.\n",
             what, d);
     return 1;
@@ -118,3 +118,28 @@ int cli_check_dense_size(const cli_opts *o, const char *path,
     return 1;
 }
 
+/* The library sees rows, not files: a fault in the data (one class, no
+ * labeled rows) or an allocation that failed is named here by the file it
+ * came from. */
+void cli_training_error(const char *path, const tsgs_dataset *ds,
+                        const tsgs_error *err)
+{
+    if (err->code == TSGS_ERR_DATA && err->file[0] == '\0') {
+        fprintf(stderr, "ERROR: %s: %s\n", path, err->message);
+        return;
+    }
+    if (err->code != TSGS_ERR_NOMEM || err->file[0] != '\0') {
+        cli_error(err);
+        return;
+    }
+    const char *which;
+    const double left = tsgs_memory_available(&which);
+    fprintf(stderr, "ERROR: %s: %zu rows x %zu features: %s; this process "
+                    "can still allocate ",
+            path, tsgs_dataset_rows(ds), tsgs_dataset_features(ds),
+            err->message);
+    print_bytes(stderr, left);
+    fprintf(stderr, " (%s). Fewer rows or features, or a smaller "
+                    "--max-features or --cache-mb, need less.\n",
+            which);
+}

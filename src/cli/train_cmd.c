@@ -98,17 +98,6 @@ static uint64_t splitmix64(uint64_t *state)
     return z ^ (z >> 31);
 }
 
-/* A failed training or CV's error. The library sees rows, not files: a
- * fault in the data (one class, no labeled rows) is named here by the
- * file it came from. */
-static void training_error(const char *path, const tsgs_error *err)
-{
-    if (err->code == TSGS_ERR_DATA && err->file[0] == '\0')
-        fprintf(stderr, "ERROR: %s: %s\n", path, err->message);
-    else
-        cli_error(err);
-}
-
 /* train -v K: svm-train's k-fold cross-validation of these settings on
  * the labeled rows (the unlabeled ones in every fit), its line on
  * standard output, so that LIBSVM's grid.py and easy.py can drive the
@@ -121,7 +110,7 @@ static int cross_validate(const cli_opts *o, const char *path,
     if (tsgs_cv(ds, &o->params, 1, o->cv_folds, o->params.seed,
                 o->params.threads, TSGS_CV_PARALLEL_FIT, &mean, &sd, NULL,
                 NULL, &err) != TSGS_OK) {
-        training_error(path, &err);
+        cli_training_error(path, ds, &err);
         return 1;
     }
     printf("Cross Validation Accuracy = %g%%\n", 100.0 * mean);
@@ -374,7 +363,7 @@ int cmd_train(int argc, char **argv)
     int stopped = 0;
     double t1 = wall();
     if (tsgs_train(train, &o.params, &hooks, &model, &stopped, &err)) {
-        training_error(train_path, &err);
+        cli_training_error(train_path, train, &err);
         goto done;
     }
     double train_s = wall() - t1;
