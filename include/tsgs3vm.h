@@ -707,9 +707,12 @@ tsgs_status tsgs_temp_open(const char *path, FILE **f, char **tmp_path,
                            tsgs_error *err);
 
 /* Removes path's temporaries that a process killed while writing left:
- * only names "<path>.tmp.<pid>.<n>", and only where no process <pid>
- * exists (kill(pid, 0) fails with ESRCH), so a write running now keeps
- * its file. Returns how many were removed. */
+ * names "<path>.tmp.<pid>.<n>" where no process <pid> exists (kill(pid, 0)
+ * fails with ESRCH), so a write running now keeps its file; and the
+ * earlier tool's mkstemp names "<path>.tmp.XXXXXX" (six letters or
+ * digits), which name no process, only where the file is a regular file
+ * of this user with mkstemp's mode 0600 left unmodified for an hour (a
+ * writer appends as it goes). Returns how many were removed. */
 size_t tsgs_temp_remove_stale(const char *path);
 
 #ifdef __cplusplus

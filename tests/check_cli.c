@@ -769,7 +769,9 @@ END_TEST
 
 /* A predict killed while it writes leaves OUT as it was and its temporary
  * OUT.tmp.<pid>.<n>, which the next predict of OUT removes (its process is
- * gone); a temporary of a process still running (this one) is kept. The
+ * gone); a temporary of a process still running (this one) is kept, and
+ * of the earlier tool's OUT.tmp.XXXXXX the stale one is removed, a fresh
+ * one kept. The
  * input is a pipe kept open, so the run is caught writing: the output is
  * written before the input ends. */
 START_TEST(predict_killed_leaves_a_temporary_the_next_removes)
@@ -815,10 +817,30 @@ START_TEST(predict_killed_leaves_a_temporary_the_next_removes)
     close(fd);
     ck_assert(!file_exists(out));
     ck_assert(file_exists(stale));
+    /* the earlier tool's mkstemp temporaries: one a killed run left two
+     * hours ago (mode 0600), one written a minute ago */
+    char old_stale[256], old_fresh[256];
+    snprintf(old_stale, sizeof old_stale, "%s.tmp.Xb7Q2k", out);
+    snprintf(old_fresh, sizeof old_fresh, "%s.tmp.Fr3sh9", out);
+    for (int k = 0; k < 2; k++) {
+        const char *p = k ? old_fresh : old_stale;
+        int ofd = open(p, O_WRONLY | O_CREAT | O_EXCL, 0600);
+        ck_assert_int_ge(ofd, 0);
+        ck_assert_int_eq(write(ofd, "1 0.5\n", 6), 6);
+        struct timespec t[2];
+        ck_assert_int_eq(clock_gettime(CLOCK_REALTIME, &t[0]), 0);
+        t[0].tv_sec -= k ? 60 : 7200;
+        t[1] = t[0];
+        ck_assert_int_eq(futimens(ofd, t), 0);
+        ck_assert_int_eq(close(ofd), 0);
+    }
     run(&r, "predict", "-q", model, DATA "test.svm", out, NULL);
     ck_assert_msg(r.status == 0, "predict: %s", r.err);
     result_free(&r);
     ck_assert_msg(!file_exists(stale), "%s left", stale);
+    ck_assert_msg(!file_exists(old_stale), "%s left", old_stale);
+    ck_assert(file_exists(old_fresh));
+    unlink(old_fresh);
     ck_assert(file_exists(live));
     char *text = slurp(out);
     ck_assert_ptr_nonnull(text);
