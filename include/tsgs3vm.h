@@ -397,8 +397,18 @@ typedef struct {
     /* Called every `progress_every` iterations (0: never) and at the end. */
     void (*progress)(const tsgs_progress *pr, void *user);
     long progress_every;
-    /* Polled every iteration; returning nonzero stops training early and
-     * cleanly: the model of the iterations done so far is returned. */
+    /* Polled every iteration, and every few milliseconds of the longer
+     * stages (the scaler's fit, model selection, feature rows, the
+     * supervised fits and the semi-supervised paths), at most every 10 ms
+     * and from one thread at a time, possibly one of the library's
+     * worker threads; once it has returned nonzero the answer stands.
+     * Nonzero stops training early and cleanly: the model of the work
+     * done so far is returned (*stopped_early set), the safe solver's
+     * search for C and sigma ending at once (the supervised SVM at the
+     * grid's centre) and its semi-supervised paths too (the supervised
+     * SVM). Where that model is not made within half a second of the stop
+     * (wide rows), or in one-vs-rest, training ends with
+     * TSGS_ERR_STOPPED and no model. */
     int (*should_stop)(void *user);
     void *user;
     /* Labeled rows whose accuracy is measured every `monitor_every`

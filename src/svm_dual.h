@@ -16,6 +16,9 @@ typedef struct {
     double tol;      /* stop when the projected gradients span less */
     uint64_t seed;   /* the order coordinates are visited in */
     tsgs__dual_orders *orders; /* made for this seed and n, or NULL */
+    tsgs__stop *stop; /* polled each epoch (NULL: none): one asked
+                         TSGS__STOP_REQUIRED ago ends the fit with
+                         TSGS_ERR_STOPPED */
 } tsgs__dual_opts;
 
 /* Room for the orders of n coordinates under seed, made as the fits reach

@@ -456,6 +456,7 @@ tsgs_status tsgs__train_ex(const tsgs_dataset *ds, const tsgs_params *params,
     job.ds = ds;
     job.p = *params;
     job.hooks = hooks;
+    tsgs__stop_init(&job.stop, hooks);
     job.opt = *opt;
     double *classes = NULL;
     size_t k = 0;
@@ -493,9 +494,9 @@ tsgs_status tsgs__train_ex(const tsgs_dataset *ds, const tsgs_params *params,
     free(classes);
     for (size_t i = 0; i < ds->n; i++)
         job.n_pos += ds->y[i] == job.label_pos;
-    if ((st = tsgs__scaler_fit_threads(ds, params->scale, opt->zero_cols,
-                                       tsgs__threads_resolve(params->threads),
-                                       &job.scaler, err)))
+    if ((st = tsgs__scaler_fit_stop(ds, params->scale, opt->zero_cols,
+                                    tsgs__threads_resolve(params->threads),
+                                    &job.stop, &job.scaler, err)))
         return st;
     int stopped = 0;
     st = solver_of(params->solver)->train(&job, out, &stopped, err);
