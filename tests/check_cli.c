@@ -1286,6 +1286,106 @@ START_TEST(interrupt_saves_model)
 }
 END_TEST
 
+static double clock_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* SIGTERM while the default trains on rows 100,000 features wide (a CSV
+ * of 40 of them): d-wide directions for every sigma of the grid and then
+ * for the model, minutes in loops that did not look at the stop (the
+ * issue: an 8.9 MB input of wide rows stopped 202 s after SIGTERM). It
+ * ends within about a second, with no model to keep: MODEL_FILE holds the
+ * good model it had, no .partial is written, the status is 128 + 15. */
+START_TEST(sigterm_during_wide_training_is_prompt)
+{
+    char model[256], partial[300];
+    snprintf(model, sizeof model, "%s", tmp("m.model"));
+    snprintf(partial, sizeof partial, "%s.partial", model);
+    train_small(model);
+    char *before = slurp(model);
+    ck_assert_ptr_nonnull(before);
+    const char *wide = tmp("wide.csv");
+    FILE *f = fopen(wide, "w");
+    ck_assert_ptr_nonnull(f);
+    for (int r = 0; r < 40; r++) {
+        fputs(r % 2 ? "1" : "-1", f);
+        for (int j = 0; j < 100000; j++) {
+            char v[3] = {',', (char)('0' + (r * 7 + j * 13) % 10), 0};
+            fputs(v, f);
+        }
+        fputc('\n', f);
+    }
+    ck_assert_int_eq(fclose(f), 0);
+    pid_t pid = start("train", wide, model, NULL);
+    /* the rows read: training has started */
+    struct timespec nap = {0, 20 * 1000 * 1000};
+    int started = 0;
+    for (int i = 0; i < 1500 && !started; i++) {
+        started = contains_file(tmp(".stderr"), "read 40 rows");
+        if (!started)
+            nanosleep(&nap, NULL);
+    }
+    ck_assert_msg(started, "training did not start");
+    struct timespec in = {0, 300 * 1000 * 1000};
+    nanosleep(&in, NULL);
+    ck_assert_int_eq(kill(pid, SIGTERM), 0);
+    const double t0 = clock_now();
+    result r;
+    finish(pid, &r);
+    const double took = clock_now() - t0;
+    ck_assert_msg(r.status == 128 + SIGTERM, "status %d, stderr: %s",
+                  r.status, r.err);
+    ck_assert_msg(took < 3.0, "stopped %.2f s after SIGTERM", took);
+    ck_assert_msg(strstr(r.err, "interrupted: stopped by the caller during "),
+                  "%s", r.err);
+    ck_assert_ptr_nonnull(strstr(r.err, "untouched"));
+    result_free(&r);
+    char *after = slurp(model);
+    ck_assert_ptr_nonnull(after);
+    ck_assert_str_eq(after, before);
+    free(before);
+    free(after);
+    ck_assert(!file_exists(partial));
+    assert_no_temp();
+}
+END_TEST
+
+/* Before training nothing is written that a stop could leave half done,
+ * so Ctrl-C ends the run at once, even inside a read that would not end
+ * (a pipe whose writer is still there), with 128 + 2 and no model. */
+START_TEST(sigint_while_reading_exits_at_once)
+{
+    const char *fifo = tmp("in.fifo"), *model = tmp("m.model");
+    ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+    signal(SIGPIPE, SIG_IGN);
+    pid_t pid = start("train", fifo, model, NULL);
+    int fd = open(fifo, O_WRONLY);
+    ck_assert_int_ge(fd, 0);
+    static const char part[] = "1 1:0.5 2:0.25\n-1 1:0.25 2:0.";
+    ck_assert_int_eq(write(fd, part, sizeof part - 1),
+                     (ssize_t)(sizeof part - 1));
+    struct timespec nap = {0, 200 * 1000 * 1000};
+    nanosleep(&nap, NULL);
+    ck_assert_int_eq(kill(pid, SIGINT), 0);
+    const double t0 = clock_now();
+    result r;
+    finish(pid, &r);
+    const double took = clock_now() - t0;
+    close(fd);
+    ck_assert_msg(r.status == 128 + SIGINT, "status %d, stderr: %s", r.status,
+                  r.err);
+    ck_assert_msg(took < 1.0, "exited %.2f s after SIGINT", took);
+    ck_assert_ptr_nonnull(
+        strstr(r.err, "interrupted before training: no model written"));
+    result_free(&r);
+    ck_assert(!file_exists(model));
+    unlink(fifo);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ quiet */
 
 START_TEST(quiet_is_quiet)
@@ -2345,6 +2445,8 @@ Suite *cli_suite(void)
     tcase_add_test(tc, labeled_keeps_n);
     tcase_add_test(tc, unlabeled_file_and_label);
     tcase_add_test(tc, interrupt_saves_model);
+    tcase_add_test(tc, sigterm_during_wide_training_is_prompt);
+    tcase_add_test(tc, sigint_while_reading_exits_at_once);
     tcase_add_test(tc, quiet_is_quiet);
     tcase_add_test(tc, cv_ties_go_to_the_largest_c);
     tcase_add_test(tc, usage_version_unknown_command);
