@@ -30,7 +30,7 @@ static double gram_error(const tsgs__fspec *fs, size_t ndirs, const float *X,
 {
     const size_t d = fs->d, D = 2 * ndirs;
     const tsgs__rows R = tsgs__rows_dense(X, n, d);
-    if (tsgs__feature_rows(fs, ndirs, &R, 0, NULL, F, NULL) != TSGS_OK) {
+    if (tsgs__feature_rows(fs, ndirs, &R, 0, NULL, NULL, F, NULL) != TSGS_OK) {
         fprintf(stderr, "bench_kernel_error: out of memory\n");
         exit(2);
     }

@@ -466,8 +466,18 @@ typedef struct {
     /* Called every `progress_every` iterations (0: never) and at the end. */
     void (*progress)(const tsgs_progress *pr, void *user);
     long progress_every;
-    /* Polled every iteration; returning nonzero stops training early and
-     * cleanly: the model of the iterations done so far is returned. */
+    /* Polled every iteration, and every few milliseconds of the longer
+     * stages (the scaler's fit, model selection, feature rows, the
+     * supervised fits and the semi-supervised paths), at most every 10 ms
+     * and from one thread at a time, possibly one of the library's
+     * worker threads; once it has returned nonzero the answer stands.
+     * Nonzero stops training early and cleanly: the model of the work
+     * done so far is returned (*stopped_early set), the safe solver's
+     * search for C and sigma ending at once (the supervised SVM at the
+     * grid's centre) and its semi-supervised paths too (the supervised
+     * SVM). Where that model is not made within half a second of the stop
+     * (wide rows), or in one-vs-rest, training ends with
+     * TSGS_ERR_STOPPED and no model. */
     int (*should_stop)(void *user);
     void *user;
     /* Labeled rows whose accuracy is measured every `monitor_every`
@@ -505,6 +515,16 @@ long tsgs_train_steps(const tsgs_dataset *train, const tsgs_params *p);
  * data set fits; for a caller to refuse a run before it starts. */
 tsgs_status tsgs_train_memory(const tsgs_dataset *train, const tsgs_params *p,
                               double *bytes, tsgs_error *err);
+
+/* The bytes this process can still allocate, by the tightest of its
+ * limits: the address-space limit (RLIMIT_AS, `ulimit -v`) less the
+ * address space mapped now; the memory limit of its cgroup and of each
+ * cgroup above it (v2 memory.max, v1 memory.limit_in_bytes; "max": none)
+ * less their usage, page cache they could drop not counted; the machine's
+ * available memory (MemAvailable). *what (if not NULL) names the one that
+ * decided: "RLIMIT_AS", "cgroup memory limit" or "available memory";
+ * INFINITY and "no known limit" when none can be read. */
+double tsgs_memory_available(const char **what);
 
 void tsgs_model_free(tsgs_model *m);
 
@@ -774,9 +794,12 @@ tsgs_status tsgs_temp_open(const char *path, FILE **f, char **tmp_path,
                            tsgs_error *err);
 
 /* Removes path's temporaries that a process killed while writing left:
- * only names "<path>.tmp.<pid>.<n>", and only where no process <pid>
- * exists (kill(pid, 0) fails with ESRCH), so a write running now keeps
- * its file. Returns how many were removed. */
+ * names "<path>.tmp.<pid>.<n>" where no process <pid> exists (kill(pid, 0)
+ * fails with ESRCH), so a write running now keeps its file; and the
+ * earlier tool's mkstemp names "<path>.tmp.XXXXXX" (six letters or
+ * digits), which name no process, only where the file is a regular file
+ * of this user with mkstemp's mode 0600 left unmodified for an hour (a
+ * writer appends as it goes). Returns how many were removed. */
 size_t tsgs_temp_remove_stale(const char *path);
 
 #ifdef __cplusplus

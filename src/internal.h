@@ -9,6 +9,7 @@
 #include "tsgs3vm.h"
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -26,6 +27,36 @@ tsgs_status tsgs__fail(tsgs_error *err, tsgs_status code, const char *file,
 
 /* Leaves err as it is when it already holds an error. */
 void tsgs__error_clear(tsgs_error *err);
+
+/* ------------------------------------------------------------- stop.c */
+
+/* A training run's view of its caller's request to stop
+ * (tsgs_train_hooks.should_stop), for its long loops on any thread. */
+typedef struct tsgs__stop {
+    int (*ask)(void *user); /* NULL: never asked */
+    void *user;
+    atomic_llong asked_ns;  /* monotonic time the hook first asked; 0 */
+    atomic_llong next_ns;   /* no poll of the hook before this */
+    atomic_flag busy;       /* a thread is in the hook */
+} tsgs__stop;
+
+/* The hook is polled at most this often (seconds). */
+#define TSGS__STOP_POLL_S 0.01
+/* A stop ends optional work (a search, the semi-supervised paths) at
+ * once, and the work a usable model needs (the scaler, the feature rows,
+ * the supervised fit) this long after it was asked: beyond that the run
+ * returns TSGS_ERR_STOPPED without a model. */
+#define TSGS__STOP_OPTIONAL 0.0
+#define TSGS__STOP_REQUIRED 0.5
+
+/* From h's should_stop (h may be NULL: never). */
+void tsgs__stop_init(tsgs__stop *s, const tsgs_train_hooks *h);
+/* Whether the work should end: the caller asked to stop at least grace
+ * seconds ago (TSGS__STOP_OPTIONAL or _REQUIRED). Polls the hook when
+ * due; safe from any thread; s NULL: never. */
+int tsgs__stop_due(tsgs__stop *s, double grace);
+/* TSGS_ERR_STOPPED, its message naming the work `during` which it came. */
+tsgs_status tsgs__stopped(tsgs_error *err, const char *during);
 
 /* ---------------------------------------------------------- dataset.c */
 
@@ -188,6 +219,16 @@ tsgs_status tsgs__scaler_fit(const tsgs_dataset *ds, tsgs_scaling kind,
  * zero_cols (ZSCORE and CLASS only), each dense column that is zero on at
  * least half the rows is divided by its max |x| instead (shift 0: zeros
  * stay zero), and the class stretch applies on top. */
+/* The same, its passes over dense rows polling stop (NULL: none): one
+ * asked TSGS__STOP_REQUIRED ago ends the fit with TSGS_ERR_STOPPED. */
+tsgs_status tsgs__scaler_fit_stop(const tsgs_dataset *ds, tsgs_scaling kind,
+                                  int zero_cols, int threads,
+                                  tsgs__stop *stop, tsgs__scaler *out,
+                                  tsgs_error *err);
+/* The most bytes a dense fit of n rows x d columns with `classes` label
+ * values holds at once (its column sums per chunk of rows, the class
+ * stretch's per-class means, the result): what tsgs_train_memory counts. */
+double tsgs__scaler_fit_bytes(size_t n, size_t d, size_t classes);
 #define TSGS__ZERO_COLS_SHARE 0.5
 tsgs_status tsgs__scaler_fit_threads(const tsgs_dataset *ds,
                                      tsgs_scaling kind, int zero_cols,
@@ -481,6 +522,12 @@ float tsgs__direction_phase(const tsgs__fspec *fs, long block, long j);
  * lanes past `count` are zero. 0, or -1 when out of memory. */
 int tsgs__pack_directions(const tsgs__fspec *fs, long g0, long count,
                           float *panel, float *phase);
+/* The same, polling stop before each direction (and each row of an
+ * orthogonal group: d-wide ones take seconds): 1 when a stop asked grace
+ * seconds ago cut it. */
+int tsgs__pack_directions_stop(const tsgs__fspec *fs, long g0, long count,
+                               float *panel, float *phase, tsgs__stop *stop,
+                               double grace);
 
 /* ----------------------------------------------------- core: kernel.c */
 
@@ -778,9 +825,15 @@ double tsgs__model_cache_bytes(const tsgs__fspec *fs, long blocks);
  * and predict one row on one thread (memory.c): a lower bound, so that a
  * model refused for it could never have been used. */
 double tsgs__model_bytes(const tsgs_params *p, size_t d, long blocks);
-/* The most memory this process may hold: RLIMIT_AS when set, else the
- * physical memory (memory.c); *what names which, for messages. */
-double tsgs__memory_cap(const char **what);
+/* The parts of tsgs_memory_available (memlimit.c), their files given
+ * (tests): the tightest of the cgroup limits (v2 and v1, from the paths in
+ * `self`, as /proc/self/cgroup, under `root`, as /sys/fs/cgroup, up to the
+ * root) less their usage; RLIMIT_AS less the address space `statm` (as
+ * /proc/self/statm) shows mapped; MemAvailable of `meminfo`. INFINITY
+ * where there is no limit. */
+double tsgs__cgroup_headroom(const char *root, const char *self);
+double tsgs__rlimit_headroom(const char *statm);
+double tsgs__meminfo_available(const char *meminfo);
 /* tsgs_model_load with the memory the model may commit the process to
  * given (bytes) in place of the process's own limit (tests, fuzzing). */
 tsgs_status tsgs__model_load_within(const char *path, double max_bytes,
@@ -981,11 +1034,13 @@ double tsgs__platt_prob(double a, double b, double f);
  * the class weights, unless NULL) on the labeled rows XL (nl x d, scaled)
  * with classes yl, over the first `blocks` blocks
  * of m's random features: m gets those blocks, their coefficients (scale
- * folded to 1) and the bias. */
+ * folded to 1) and the bias. stop (NULL: none) polled as
+ * tsgs__feature_rows and the dual fit poll it. */
 tsgs_status tsgs__warm_start(tsgs_model *m, long blocks,
                              const tsgs__rows *XL, const double *yl,
                              const double *wl, size_t nl, double c_lib,
-                             uint64_t seed, int threads, tsgs_error *err);
+                             uint64_t seed, int threads, tsgs__stop *stop,
+                             tsgs_error *err);
 
 /* ---------------------------------------------------- solvers/bs3vm.c */
 

@@ -5,11 +5,10 @@
  * beyond the others (a LIBSVM file whose one row has index 10^7 asks for
  * gigabytes per direction panel), while the per-row vectors stay small. */
 #include "internal.h"
+#include "select/model_select.h"
 
 #include <math.h>
 #include <stdlib.h>
-#include <sys/resource.h>
-#include <unistd.h>
 
 /* Directions of the first `features` features, rounded up to whole
  * blocks and to whole kernel lane groups (the packed panels' width). */
@@ -89,17 +88,61 @@ static int classes_up_to(const tsgs_dataset *ds, size_t cap, size_t *k)
     return 0;
 }
 
+/* Dense rows, one run on `threads` threads (a binary problem, or one
+ * class of one-vs-rest), k classes among the labels: the grid's feature
+ * panels over the first features with their orthogonal groups, one sigma
+ * a thread (model_select.c), and its copy of up to TSGS__GRID_ROWS labeled
+ * rows; the model's direction cache when it is kept (with no budget,
+ * every step's block); the rows gathered and scaled; the scaler's fit. */
+static double dense_memory(const tsgs_dataset *ds, const tsgs_params *p,
+                           double nl, double nu, int threads, size_t k)
+{
+    const double d = (double)ds->d, f4 = sizeof(float), f8 = sizeof(double);
+    const tsgs__fspec fs = tsgs__fspec_of(p, ds->d);
+    const int grid = p->c <= 0.0 || p->sigma <= 0.0;
+    const int sigmas = p->sigma <= 0.0 ? TSGS__GRID_SIGMAS : 1;
+    const double at_once = grid && threads > 1
+                               ? fmin((double)threads, (double)sigmas) : 1.0;
+    double panel = panel_directions(p, &fs, tsgs__first_features(p, d)) *
+                   d * f4;
+    if (fs.orthogonal) /* one group being made: group x d doubles, a row */
+        panel += (double)fs.group * d * f8 + d * f4;
+    double total = at_once * panel;
+    if (grid)
+        total += fmin(nl, (double)TSGS__GRID_ROWS) * d * f4;
+    const long budget = p->max_features == 0
+                            ? tsgs_train_steps(ds, p) * p->block_size
+                            : tsgs__default_features(p, ds->n, ds->d);
+    const double cache = panel_directions(p, &fs, budget) * d * f4;
+    if (cache <= p->cache_mb * 1048576.0)
+        total += cache;
+    /* the labeled rows, and the safe solver's unlabeled sample or the
+     * stochastic solvers' mini-batches */
+    double rows = nl;
+    if (p->solver == TSGS_SOLVER_SAFE)
+        rows += p->unlabeled_sample > 0 && nu > (double)p->unlabeled_sample
+                    ? (double)p->unlabeled_sample : nu;
+    else
+        rows += (double)p->batch_labeled + (double)p->batch_unlabeled;
+    total += rows * d * f4;
+    if (p->scale != TSGS_SCALE_NONE)
+        total += tsgs__scaler_fit_bytes(ds->n, ds->d, k);
+    return total;
+}
+
+/* Classes counted (up to) for the estimate: enough for
+ * tsgs__ovr_at_once and for the class stretch's sums of two classes. */
+#define CLASSES_COUNTED 16
+
 tsgs_status tsgs_train_memory(const tsgs_dataset *ds, const tsgs_params *p,
                               double *bytes, tsgs_error *err)
 {
     if (!ds || !p || !bytes)
         return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
                           "tsgs_train_memory: NULL argument");
-    const double d = (double)ds->d, f4 = sizeof(float), f8 = sizeof(double);
+    const double d = (double)ds->d, f4 = sizeof(float);
     const double nl = (double)tsgs_dataset_labeled_count(ds);
     const double nu = (double)ds->n - nl;
-    const tsgs__fspec fs = tsgs__fspec_of(p, ds->d);
-    double total = 0.0;
     if (p->solver == TSGS_SOLVER_BS3VM) {
         /* support vectors' rows: each budget (0: every labeled row,
          * ceil(0.2 n_u) unlabeled ones), at most the rows there are */
@@ -114,36 +157,17 @@ tsgs_status tsgs_train_memory(const tsgs_dataset *ds, const tsgs_params *p,
         *bytes = sparse_memory(ds, p, nl, nu);
         return TSGS_OK;
     }
-    /* the grid's (and the safe solver's) feature panel over the first
-     * features, and the model's direction cache when it is kept (with no
-     * budget, every step's block) */
-    const long budget = p->max_features == 0
-                            ? tsgs_train_steps(ds, p) * p->block_size
-                            : tsgs__default_features(p, ds->n, ds->d);
-    const double cache = panel_directions(p, &fs, budget) * d * f4;
-    total += panel_directions(p, &fs, tsgs__first_features(p, d)) * d * f4;
-    if (cache <= p->cache_mb * 1048576.0)
-        total += cache;
-    /* one orthogonal group being generated: group x d doubles */
-    if (fs.orthogonal)
-        total += (double)fs.group * d * f8 + d * f4;
-    /* rows gathered and scaled: the labeled rows, and the safe solver's
-     * unlabeled sample or the stochastic solvers' mini-batches */
-    double rows = nl;
-    if (p->solver == TSGS_SOLVER_SAFE)
-        rows += p->unlabeled_sample > 0 && nu > (double)p->unlabeled_sample
-                    ? (double)p->unlabeled_sample : nu;
-    else
-        rows += (double)p->batch_labeled + (double)p->batch_unlabeled;
-    total += rows * d * f4;
-    /* one-vs-rest: classes side by side hold that each */
     const int threads = tsgs__threads_resolve(p->threads);
-    if (p->solver == TSGS_SOLVER_SAFE && threads > 1) {
-        size_t k = 0;
-        if (classes_up_to(ds, (size_t)threads + 1, &k))
-            return TSGS__NOMEM(err);
-        total *= (double)tsgs__ovr_at_once(k, threads, p->solver);
-    }
+    size_t k = 0;
+    if (classes_up_to(ds, (size_t)threads + CLASSES_COUNTED, &k))
+        return TSGS__NOMEM(err);
+    double total = dense_memory(ds, p, nl, nu, threads, k);
+    /* one-vs-rest: the first class on every thread, then classes side by
+     * side on one thread each, holding that each */
+    const size_t side = p->solver == TSGS_SOLVER_SAFE && threads > 1
+                            ? tsgs__ovr_at_once(k, threads, p->solver) : 1;
+    if (side > 1)
+        total = fmax(total, (double)side * dense_memory(ds, p, nl, nu, 1, k));
     *bytes = total;
     return TSGS_OK;
 }
@@ -177,20 +201,4 @@ double tsgs__model_bytes(const tsgs_params *p, size_t d, long blocks)
             total += tsgs__kernel_ws_bytes(d);
     }
     return total;
-}
-
-double tsgs__memory_cap(const char **what)
-{
-    struct rlimit rl;
-    if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
-        *what = "RLIMIT_AS";
-        return (double)rl.rlim_cur;
-    }
-    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    if (pages > 0 && page > 0) {
-        *what = "physical memory";
-        return (double)pages * (double)page;
-    }
-    *what = "no known limit";
-    return INFINITY;
 }

@@ -544,6 +544,7 @@ tsgs_status tsgs__train_ex(const tsgs_dataset *ds, const tsgs_params *params,
     job.ds = ds;
     job.p = *params;
     job.hooks = hooks;
+    tsgs__stop_init(&job.stop, hooks);
     job.opt = *opt;
     double *classes = NULL;
     size_t k = 0;
@@ -583,9 +584,9 @@ tsgs_status tsgs__train_ex(const tsgs_dataset *ds, const tsgs_params *params,
     job.n_pos = count_label(ds, job.label_pos, threads);
     TSGS_TRACE_SPAN("classes", 0, t_cls);
     TSGS_TRACE_START(t_scaler);
-    if ((st = tsgs__scaler_fit_threads(ds, params->scale, opt->zero_cols,
-                                       tsgs__threads_resolve(params->threads),
-                                       &job.scaler, err)))
+    if ((st = tsgs__scaler_fit_stop(ds, params->scale, opt->zero_cols,
+                                    tsgs__threads_resolve(params->threads),
+                                    &job.stop, &job.scaler, err)))
         return st;
     TSGS_TRACE_SPAN("scaler", 0, t_scaler);
     int stopped = 0;

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -70,6 +71,8 @@ static const char *stdout_to;
 /* The folder the next runs start in (NULL: the tests' own), and their
  * OMP_NUM_THREADS (NULL: 2). */
 static const char *run_in, *omp_threads;
+/* The next runs' RLIMIT_AS (soft and hard), 0: the tests' own. */
+static rlim_t run_as_limit;
 
 static pid_t start_v(const char *arg0, va_list ap)
 {
@@ -95,6 +98,9 @@ static pid_t start_v(const char *arg0, va_list ap)
             _exit(126);
         close(fo);
         close(fe);
+        struct rlimit rl = {run_as_limit, run_as_limit};
+        if (run_as_limit && setrlimit(RLIMIT_AS, &rl) != 0)
+            _exit(126);
         setenv("OMP_NUM_THREADS", omp_threads ? omp_threads : "2", 1);
         unsetenv("OMP_PROC_BIND");
         char tool[PATH_MAX];
@@ -452,6 +458,75 @@ START_TEST(memory_refused_up_front)
 }
 END_TEST
 
+/* A CSV of two rows (labels 1 and -1) of `cols` columns of 0..9. */
+static void write_wide_csv(const char *path, size_t cols)
+{
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    for (int r = 0; r < 2; r++) {
+        fputs(r ? "-1" : "1", f);
+        for (size_t j = 0; j < cols; j++)
+            fprintf(f, ",%zu", (j * 7 + (size_t)r * 3) % 10);
+        fputc('\n', f);
+    }
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+/* Width alone: a CSV of 2 rows x 20,000 columns (an 80 KB file) needs a
+ * d-wide direction panel and orthogonal group per grid thread, about 200
+ * MB, which --max-memory refuses before training, naming the file, the
+ * rows x columns and the bytes needed and allowed. */
+START_TEST(wide_rows_refused_naming_the_input)
+{
+    const char *wide = tmp("wide.csv"), *model = tmp("m.model");
+    write_wide_csv(wide, 20000);
+    result r;
+    run(&r, "train", "--max-memory", "64M", wide, model, NULL);
+    assert_error(&r, "wide.csv: 2 rows x 20000 features", "training needs "
+                 "about", "MB", "more than the 64.0 MB allowed", NULL);
+    result_free(&r);
+    run(&r, "cv", "--max-memory", "64M", "--grid", "c=1,10", wide, NULL);
+    assert_error(&r, "wide.csv: 2 rows x 20000 features", "64.0 MB", NULL);
+    result_free(&r);
+    ck_assert(!file_exists(model));
+}
+END_TEST
+
+/* --max-memory auto honours the process's address-space limit: 2 rows x
+ * 400,000 columns need a 1.6 GB panel, refused under a 1 GiB RLIMIT_AS
+ * (ulimit -v) naming it, where the machine's free memory would have let
+ * it through; with the check off (--max-memory 0) the allocation that
+ * fails names the input and its shape all the same. */
+START_TEST(auto_limit_honours_rlimit_as)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    /* ASan reserves terabytes of address space: no limit can be set */
+    test_skip("cli auto_limit_honours_rlimit_as", "built with ASan");
+    return;
+#endif
+    struct rlimit now;
+    ck_assert_int_eq(getrlimit(RLIMIT_AS, &now), 0);
+    if (now.rlim_max != RLIM_INFINITY && now.rlim_max < ((rlim_t)1 << 30)) {
+        test_skip("cli auto_limit_honours_rlimit_as", "hard RLIMIT_AS < 1 GiB");
+        return;
+    }
+    const char *wide = tmp("wide.csv"), *model = tmp("m.model");
+    write_wide_csv(wide, 400000);
+    run_as_limit = (rlim_t)1 << 30;
+    result r;
+    run(&r, "train", wide, model, NULL);
+    assert_error(&r, "wide.csv: 2 rows x 400000 features", "training needs "
+                 "about", "(RLIMIT_AS; --max-memory auto)", NULL);
+    result_free(&r);
+    run(&r, "train", "-q", "--max-memory", "0", wide, model, NULL);
+    run_as_limit = 0;
+    assert_error(&r, "wide.csv: 2 rows x 400000 features: out of memory",
+                 "can still allocate", "(RLIMIT_AS)", NULL);
+    result_free(&r);
+    ck_assert(!file_exists(model));
+}
+END_TEST
+
 /* OMP_NUM_THREADS above --threads' cap is refused before the OpenMP
  * runtime starts a team (100,000 overflowed its stack: SIGSEGV), at any
  * level of its list; a modest value runs. */
@@ -694,7 +769,9 @@ END_TEST
 
 /* A predict killed while it writes leaves OUT as it was and its temporary
  * OUT.tmp.<pid>.<n>, which the next predict of OUT removes (its process is
- * gone); a temporary of a process still running (this one) is kept. The
+ * gone); a temporary of a process still running (this one) is kept, and
+ * of the earlier tool's OUT.tmp.XXXXXX the stale one is removed, a fresh
+ * one kept. The
  * input is a pipe kept open, so the run is caught writing: the output is
  * written before the input ends. */
 START_TEST(predict_killed_leaves_a_temporary_the_next_removes)
@@ -740,10 +817,30 @@ START_TEST(predict_killed_leaves_a_temporary_the_next_removes)
     close(fd);
     ck_assert(!file_exists(out));
     ck_assert(file_exists(stale));
+    /* the earlier tool's mkstemp temporaries: one a killed run left two
+     * hours ago (mode 0600), one written a minute ago */
+    char old_stale[256], old_fresh[256];
+    snprintf(old_stale, sizeof old_stale, "%s.tmp.Xb7Q2k", out);
+    snprintf(old_fresh, sizeof old_fresh, "%s.tmp.Fr3sh9", out);
+    for (int k = 0; k < 2; k++) {
+        const char *p = k ? old_fresh : old_stale;
+        int ofd = open(p, O_WRONLY | O_CREAT | O_EXCL, 0600);
+        ck_assert_int_ge(ofd, 0);
+        ck_assert_int_eq(write(ofd, "1 0.5\n", 6), 6);
+        struct timespec t[2];
+        ck_assert_int_eq(clock_gettime(CLOCK_REALTIME, &t[0]), 0);
+        t[0].tv_sec -= k ? 60 : 7200;
+        t[1] = t[0];
+        ck_assert_int_eq(futimens(ofd, t), 0);
+        ck_assert_int_eq(close(ofd), 0);
+    }
     run(&r, "predict", "-q", model, DATA "test.svm", out, NULL);
     ck_assert_msg(r.status == 0, "predict: %s", r.err);
     result_free(&r);
     ck_assert_msg(!file_exists(stale), "%s left", stale);
+    ck_assert_msg(!file_exists(old_stale), "%s left", old_stale);
+    ck_assert(file_exists(old_fresh));
+    unlink(old_fresh);
     ck_assert(file_exists(live));
     char *text = slurp(out);
     ck_assert_ptr_nonnull(text);
@@ -1187,6 +1284,106 @@ START_TEST(interrupt_saves_model)
     ck_assert_int_gt(tsgs_model_feature_count(m), 0);
     tsgs_model_free(m);
     assert_no_temp();
+}
+END_TEST
+
+static double clock_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* SIGTERM while the default trains on rows 100,000 features wide (a CSV
+ * of 40 of them): d-wide directions for every sigma of the grid and then
+ * for the model, minutes in loops that did not look at the stop (the
+ * issue: an 8.9 MB input of wide rows stopped 202 s after SIGTERM). It
+ * ends within about a second, with no model to keep: MODEL_FILE holds the
+ * good model it had, no .partial is written, the status is 128 + 15. */
+START_TEST(sigterm_during_wide_training_is_prompt)
+{
+    char model[256], partial[300];
+    snprintf(model, sizeof model, "%s", tmp("m.model"));
+    snprintf(partial, sizeof partial, "%s.partial", model);
+    train_small(model);
+    char *before = slurp(model);
+    ck_assert_ptr_nonnull(before);
+    const char *wide = tmp("wide.csv");
+    FILE *f = fopen(wide, "w");
+    ck_assert_ptr_nonnull(f);
+    for (int r = 0; r < 40; r++) {
+        fputs(r % 2 ? "1" : "-1", f);
+        for (int j = 0; j < 100000; j++) {
+            char v[3] = {',', (char)('0' + (r * 7 + j * 13) % 10), 0};
+            fputs(v, f);
+        }
+        fputc('\n', f);
+    }
+    ck_assert_int_eq(fclose(f), 0);
+    pid_t pid = start("train", wide, model, NULL);
+    /* the rows read: training has started */
+    struct timespec nap = {0, 20 * 1000 * 1000};
+    int started = 0;
+    for (int i = 0; i < 1500 && !started; i++) {
+        started = contains_file(tmp(".stderr"), "read 40 rows");
+        if (!started)
+            nanosleep(&nap, NULL);
+    }
+    ck_assert_msg(started, "training did not start");
+    struct timespec in = {0, 300 * 1000 * 1000};
+    nanosleep(&in, NULL);
+    ck_assert_int_eq(kill(pid, SIGTERM), 0);
+    const double t0 = clock_now();
+    result r;
+    finish(pid, &r);
+    const double took = clock_now() - t0;
+    ck_assert_msg(r.status == 128 + SIGTERM, "status %d, stderr: %s",
+                  r.status, r.err);
+    ck_assert_msg(took < 3.0, "stopped %.2f s after SIGTERM", took);
+    ck_assert_msg(strstr(r.err, "interrupted: stopped by the caller during "),
+                  "%s", r.err);
+    ck_assert_ptr_nonnull(strstr(r.err, "untouched"));
+    result_free(&r);
+    char *after = slurp(model);
+    ck_assert_ptr_nonnull(after);
+    ck_assert_str_eq(after, before);
+    free(before);
+    free(after);
+    ck_assert(!file_exists(partial));
+    assert_no_temp();
+}
+END_TEST
+
+/* Before training nothing is written that a stop could leave half done,
+ * so Ctrl-C ends the run at once, even inside a read that would not end
+ * (a pipe whose writer is still there), with 128 + 2 and no model. */
+START_TEST(sigint_while_reading_exits_at_once)
+{
+    const char *fifo = tmp("in.fifo"), *model = tmp("m.model");
+    ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+    signal(SIGPIPE, SIG_IGN);
+    pid_t pid = start("train", fifo, model, NULL);
+    int fd = open(fifo, O_WRONLY);
+    ck_assert_int_ge(fd, 0);
+    static const char part[] = "1 1:0.5 2:0.25\n-1 1:0.25 2:0.";
+    ck_assert_int_eq(write(fd, part, sizeof part - 1),
+                     (ssize_t)(sizeof part - 1));
+    struct timespec nap = {0, 200 * 1000 * 1000};
+    nanosleep(&nap, NULL);
+    ck_assert_int_eq(kill(pid, SIGINT), 0);
+    const double t0 = clock_now();
+    result r;
+    finish(pid, &r);
+    const double took = clock_now() - t0;
+    close(fd);
+    ck_assert_msg(r.status == 128 + SIGINT, "status %d, stderr: %s", r.status,
+                  r.err);
+    ck_assert_msg(took < 1.0, "exited %.2f s after SIGINT", took);
+    ck_assert_ptr_nonnull(
+        strstr(r.err, "interrupted before training: no model written"));
+    result_free(&r);
+    ck_assert(!file_exists(model));
+    unlink(fifo);
 }
 END_TEST
 
@@ -2798,6 +2995,8 @@ Suite *cli_suite(void)
     tcase_add_test(tc, help_lists_every_key);
     tcase_add_test(tc, bad_options);
     tcase_add_test(tc, memory_refused_up_front);
+    tcase_add_test(tc, wide_rows_refused_naming_the_input);
+    tcase_add_test(tc, auto_limit_honours_rlimit_as);
     tcase_add_test(tc, bad_arguments);
     tcase_add_test(tc, predict_bad_inputs);
     tcase_add_test(tc, predict_in_blocks_same_lines);
@@ -2814,6 +3013,8 @@ Suite *cli_suite(void)
     tcase_add_test(tc, labeled_keeps_n);
     tcase_add_test(tc, unlabeled_file_and_label);
     tcase_add_test(tc, interrupt_saves_model);
+    tcase_add_test(tc, sigterm_during_wide_training_is_prompt);
+    tcase_add_test(tc, sigint_while_reading_exits_at_once);
     tcase_add_test(tc, quiet_is_quiet);
     tcase_add_test(tc, cv_ties_go_to_the_largest_c);
     tcase_add_test(tc, usage_version_unknown_command);

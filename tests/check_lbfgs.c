@@ -31,7 +31,7 @@ static double rosenbrock(const double *x, double *g, void *user)
 START_TEST(quadratic_minimum)
 {
     double x[10] = {0};
-    tsgs__lbfgs_opts o = {10, 500, 1e-15};
+    tsgs__lbfgs_opts o = {10, 500, 1e-15, NULL};
     ck_assert_int_gt(tsgs__lbfgs(10, x, quadratic, NULL, &o), 0);
     for (int i = 0; i < 10; i++)
         ck_assert_double_eq_tol(x[i], i, 1e-4);
@@ -42,7 +42,7 @@ START_TEST(rosenbrock_minimum)
 {
     double x[2] = {-1.2, 1.0};
     int calls = 0;
-    tsgs__lbfgs_opts o = {5, 1000, 1e-16};
+    tsgs__lbfgs_opts o = {5, 1000, 1e-16, NULL};
     ck_assert_int_gt(tsgs__lbfgs(2, x, rosenbrock, &calls, &o), 0);
     ck_assert_double_eq_tol(x[0], 1.0, 1e-3);
     ck_assert_double_eq_tol(x[1], 1.0, 2e-3);
@@ -55,7 +55,7 @@ START_TEST(stationary_start_stays)
     double x[10];
     for (int i = 0; i < 10; i++)
         x[i] = i;
-    tsgs__lbfgs_opts o = {10, 50, 1e-9};
+    tsgs__lbfgs_opts o = {10, 50, 1e-9, NULL};
     ck_assert_int_ge(tsgs__lbfgs(10, x, quadratic, NULL, &o), 0);
     for (int i = 0; i < 10; i++)
         ck_assert(x[i] == i);

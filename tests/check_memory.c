@@ -80,6 +80,7 @@ START_TEST(follows_the_settings)
 {
     tsgs_dataset *ds = rows_of(400, 1000, 40);
     tsgs_params p = tsgs_params_default();
+    p.threads = 1; /* one grid panel at a time (see wide_rows_...) */
     double safe = estimate(ds, &p);
     tsgs_params q = p;
     tsgs_params_set(&q, "max-features", "4096", NULL);
@@ -150,23 +151,59 @@ START_TEST(classes_side_by_side_count_each)
 {
     tsgs_dataset *ds = rows_of(600, 50, 60);
     tsgs_params p = tsgs_params_default();
+    /* a grid sigma's panel: 1024 features, 512 pair directions of 50
+     * floats, and its orthogonal group (50 x 50 doubles and a row) */
+    const double panel = 512.0 * 50 * 4 + 50.0 * 50 * 8 + 50.0 * 4;
     p.threads = 1;
     const double binary = estimate(ds, &p);
-    p.threads = 2;
-    ck_assert(estimate(ds, &p) == binary); /* two classes */
+    p.threads = 2; /* two classes: the grid's second sigma alone */
+    ck_assert_double_eq(estimate(ds, &p), binary + panel);
     for (size_t i = 0; i < 60; i++) /* labels 1, 2, 3 */
         ds->y[i] = (double)(i % 3 + 1);
     p.threads = 1;
     const double one = estimate(ds, &p);
     p.threads = 2;
     ck_assert(estimate(ds, &p) == 2.0 * one);
-    p.threads = 3; /* two classes after the first: one after another */
-    ck_assert(estimate(ds, &p) == one);
+    p.threads = 3; /* two classes after the first: one after another,
+                      the first's grid three sigmas at a time */
+    ck_assert_double_eq(estimate(ds, &p), one + 2.0 * panel);
     p.threads = 2;
-    p.solver = TSGS_SOLVER_TSG;
+    p.solver = TSGS_SOLVER_TSG; /* one class at a time; its grid on two */
     tsgs_params q = p;
     q.threads = 1;
-    ck_assert(estimate(ds, &p) == estimate(ds, &q));
+    ck_assert_double_eq(estimate(ds, &p), estimate(ds, &q) + panel);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
+/* Wide dense rows (2 rows x 10^6 columns, a 4 MB CSV): the grid makes a
+ * panel of 1024 directions of d floats and an orthogonal group of 128 x d
+ * doubles on each thread, a sigma each, and the scaler's fit holds its
+ * column sums; the estimate counts them all (before, one panel: a run it
+ * passed needed twice that and failed), and less with a fixed sigma (one
+ * grid column) or without scaling. */
+START_TEST(wide_rows_count_every_thread_and_the_scaler)
+{
+    const size_t d = 1000000;
+    tsgs_dataset *ds = rows_of(2, d, 2);
+    tsgs_params p = tsgs_params_default();
+    p.threads = 2;
+    const double panel = 1024.0 * d * 4 + 128.0 * d * 8 + d * 4.0;
+    const double two = estimate(ds, &p);
+    ck_assert(two >= 2.0 * panel);
+    p.threads = 1;
+    ck_assert_double_eq_tol(two - estimate(ds, &p), panel, 1e-6 * panel);
+    p.threads = 2;
+    tsgs_params_set(&p, "sigma", "0.5", NULL); /* one sigma: one panel */
+    ck_assert_double_eq_tol(two - estimate(ds, &p), panel, 1e-6 * panel);
+    p = tsgs_params_default();
+    p.threads = 2;
+    tsgs_params_set(&p, "scale", "none", NULL);
+    ck_assert_double_eq_tol(two - estimate(ds, &p),
+                            tsgs__scaler_fit_bytes(2, d, 2), 1e-6 * two);
+    /* the class stretch's sums (2 classes), 3 chunk sums, the results */
+    ck_assert_double_eq(tsgs__scaler_fit_bytes(2, d, 2), 8.0 * d * 12);
+    ck_assert_double_eq(tsgs__scaler_fit_bytes(40000, d, 2), 8.0 * d * 18);
     tsgs_dataset_free(ds);
 }
 END_TEST
@@ -193,6 +230,7 @@ Suite *memory_suite(void)
     tcase_add_test(tc, sparse_rows_follow_the_non_zeros);
     tcase_add_test(tc, null_arguments);
     tcase_add_test(tc, classes_side_by_side_count_each);
+    tcase_add_test(tc, wide_rows_count_every_thread_and_the_scaler);
     suite_add_tcase(s, tc);
     return s;
 }

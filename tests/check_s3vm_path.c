@@ -85,7 +85,7 @@ START_TEST(objective_gradient_matches_finite_differences)
     make_problem(&q, 12, 30, 7);
     for (int balance = 0; balance <= 1; balance++) {
         tsgs__s3vm_problem pb = {q.n, q.D, q.Phi, q.y, q.cw, q.mphi, balance,
-                                 0.2, 1, NULL};
+                                 0.2, 1, NULL, NULL};
         double w[7], g[7], gp[7], gb, gbp;
         for (int j = 0; j < 7; j++)
             w[j] = 0.3 * cos(j + 0.5);
@@ -127,7 +127,7 @@ START_TEST(objective_matches_plain_sums_and_thread_counts)
         w[j] = 0.05 * cos(0.3 * j + 0.5);
     for (int balance = 0; balance <= 1; balance++) {
         tsgs__s3vm_problem pb = {q.n, q.D, q.Phi, q.y, q.cw, q.mphi, balance,
-                                 0.2, 1, NULL};
+                                 0.2, 1, NULL, NULL};
         const double b = 0.1, T = 0.5;
         const double f1 = tsgs__s3vm_objective(&pb, T, w, b, g1, &gb1);
         pb.threads = 2;
@@ -176,7 +176,7 @@ START_TEST(balance_holds_along_the_path)
     prob_t q;
     make_problem(&q, 10, 60, 9);
     tsgs__s3vm_problem pb = {q.n, q.D, q.Phi, q.y, q.cw, q.mphi, 1, -0.4, 1,
-                             NULL};
+                             NULL, NULL};
     const double temps[] = {3, 1, 0.3};
     double w[9] = {0}, b = 0.0, cw[27], cb[3], g[9], gb;
     double start = tsgs__s3vm_objective(&pb, 3, w, b, g, &gb);
@@ -227,7 +227,7 @@ START_TEST(split_pass_same_bits)
         w[j] = 0.05 * cos(0.3 * j + 0.5);
     for (int balance = 0; balance <= 1; balance++) {
         tsgs__s3vm_problem pb = {q.n, q.D, q.Phi, q.y, q.cw, q.mphi, balance,
-                                 0.2, 1, NULL};
+                                 0.2, 1, NULL, NULL};
         const double f1 = tsgs__s3vm_objective(&pb, 0.5, w, 0.1, g1, &gb1);
         for (int threads = 2; threads <= 3; threads++) {
             /* every path started, one running: threads - 1 idle */
@@ -247,7 +247,7 @@ START_TEST(split_pass_same_bits)
     double *ca = malloc(sizeof(double) * 2 * D),
            *cb = malloc(sizeof(double) * 2 * D), cba[2], cbb[2];
     tsgs__s3vm_problem pa = {q.n, q.D, q.Phi, q.y, q.cw, q.mphi, 1, 0.2, 1,
-                             NULL};
+                             NULL, NULL};
     tsgs__path_team team = {2, 0, 1};
     tsgs__s3vm_problem pt = pa;
     pt.team = &team;

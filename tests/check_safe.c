@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fixtures.h"
@@ -211,8 +212,9 @@ static int stop_now(void *user)
     return 1;
 }
 
-/* A stop asked for during model selection still returns a usable model:
- * the supervised SVM at the best grid point. */
+/* A stop asked for during model selection still returns a usable model
+ * where one takes no time: the grid's search ends at once, and the
+ * supervised SVM at its centre (sigma0, C = 1) is fitted. */
 START_TEST(early_stop_returns_supervised_model)
 {
     double *truth = NULL;
@@ -226,10 +228,113 @@ START_TEST(early_stop_returns_supervised_model)
     ck_assert_int_eq(tsgs_train(ds, &p, &h, &m, &stopped, NULL), TSGS_OK);
     ck_assert_int_eq(stopped, 1);
     ck_assert_ptr_nonnull(strstr(tsgs_model_note(m), "interrupted"));
+    ck_assert_msg(strstr(tsgs_model_note(m), "C 1 (per row: the grid's "
+                                             "centre"),
+                  "%s", tsgs_model_note(m));
     ck_assert_double_gt(accuracy_on(m, ds, truth, 50), 0.9);
     tsgs_model_free(m);
     tsgs_dataset_free(ds);
     free(truth);
+}
+END_TEST
+
+static double clock_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static double selected_at; /* when model selection ended; 0 before */
+static void note_stage(const tsgs_progress *pr, void *user)
+{
+    (void)user;
+    if (pr->stage && strcmp(pr->stage, "model selection") == 0)
+        selected_at = clock_s();
+}
+
+static int stop_after_selection(void *user)
+{
+    (void)user;
+    return selected_at > 0.0 && clock_s() - selected_at > 0.03;
+}
+
+/* A stop asked 30 ms into the semi-supervised paths cuts them and their
+ * selection short: the supervised SVM at the grid's choice is returned,
+ * marked interrupted. */
+START_TEST(stop_during_paths_keeps_the_supervised_model)
+{
+    double *truth = NULL;
+    tsgs_dataset *ds = fixture_blobs(500, 4, 3.0, 0.5, 50, 25, 2, &truth);
+    tsgs_params p = tsgs_params_default();
+    tsgs_train_hooks h;
+    memset(&h, 0, sizeof h);
+    h.should_stop = stop_after_selection;
+    h.progress = note_stage;
+    h.progress_every = 1;
+    selected_at = 0.0;
+    tsgs_model *m = NULL;
+    int stopped = 0;
+    ck_assert_int_eq(tsgs_train(ds, &p, &h, &m, &stopped, NULL), TSGS_OK);
+    ck_assert_int_eq(stopped, 1);
+    const char *note = tsgs_model_note(m);
+    ck_assert_msg(strstr(note, "grid CV") &&
+                      strstr(note, "kept supervised (interrupted)"),
+                  "%s", note);
+    ck_assert_double_gt(accuracy_on(m, ds, truth, 50), 0.9);
+    tsgs_model_free(m);
+    tsgs_dataset_free(ds);
+    free(truth);
+}
+END_TEST
+
+static double stop_at; /* clock_s() from which the hook asks to stop */
+static int stop_later(void *user)
+{
+    (void)user;
+    return clock_s() >= stop_at;
+}
+
+/* Rows 100,000 features wide (40 rows, dense): the default run makes
+ * d-wide orthogonal directions for each sigma of its grid and then for
+ * the model, minutes of work in loops that did not look at the stop (the
+ * issue: SIGTERM at 20 s, stopped 202 s later). A stop asked at once, or
+ * 0.3 s in, ends it within about a second: no model can be had that fast,
+ * so TSGS_ERR_STOPPED and none, the message naming the stage. */
+START_TEST(stop_on_wide_rows_is_prompt)
+{
+    const size_t n = 40, d = 100000;
+    float *x = malloc(sizeof(float) * n * d);
+    double *y = malloc(sizeof(double) * n);
+    ck_assert(x && y);
+    for (size_t i = 0; i < n * d; i++)
+        x[i] = (float)((i * 2654435761u) % 10);
+    for (size_t i = 0; i < n; i++)
+        y[i] = i % 2 ? 1.0 : -1.0;
+    tsgs_dataset *ds = NULL;
+    ck_assert_int_eq(tsgs_dataset_from_dense(n, d, x, y, &ds, NULL), TSGS_OK);
+    free(x);
+    free(y);
+    tsgs_params p = tsgs_params_default();
+    p.threads = 2;
+    tsgs_train_hooks h;
+    memset(&h, 0, sizeof h);
+    h.should_stop = stop_later;
+    for (int k = 0; k < 2; k++) {
+        const double delay = k ? 0.3 : 0.0, t0 = clock_s();
+        stop_at = t0 + delay;
+        tsgs_model *m = NULL;
+        int stopped = 0;
+        tsgs_error err;
+        tsgs_status st = tsgs_train(ds, &p, &h, &m, &stopped, &err);
+        const double took = clock_s() - stop_at;
+        ck_assert_int_eq(st, TSGS_ERR_STOPPED);
+        ck_assert_ptr_null(m);
+        ck_assert_msg(strstr(err.message, "stopped by the caller during "),
+                      "%s", err.message);
+        ck_assert_msg(took < 2.5, "stopped %.2f s after the stop", took);
+    }
+    tsgs_dataset_free(ds);
 }
 END_TEST
 
@@ -521,6 +626,8 @@ Suite *safe_suite(void)
     tcase_add_test(tc, one_and_two_threads_identical);
     tcase_add_test(tc, model_file_round_trip);
     tcase_add_test(tc, early_stop_returns_supervised_model);
+    tcase_add_test(tc, stop_on_wide_rows_is_prompt);
+    tcase_add_test(tc, stop_during_paths_keeps_the_supervised_model);
     tcase_add_test(tc, tiny_and_one_row_classes);
     tcase_add_test(tc, no_signal_keeps_the_majority_class);
     tcase_add_test(tc, gaussians_take_the_cluster_path);

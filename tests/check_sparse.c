@@ -202,9 +202,9 @@ START_TEST(sparse_kernel_equals_dense)
     Dn = tsgs__rows_dense(dense->x, n, d);
     const size_t D = tsgs__feature_columns(&fs, ndirs);
     float *fa = malloc(sizeof(float) * n * D), *fb = malloc(sizeof(float) * n * D);
-    ck_assert_int_eq(tsgs__feature_rows(&fs, ndirs, &S, 2, NULL, fa, NULL),
+    ck_assert_int_eq(tsgs__feature_rows(&fs, ndirs, &S, 2, NULL, NULL, fa, NULL),
                      TSGS_OK);
-    ck_assert_int_eq(tsgs__feature_rows(&fs, ndirs, &Dn, 2, NULL, fb, NULL),
+    ck_assert_int_eq(tsgs__feature_rows(&fs, ndirs, &Dn, 2, NULL, NULL, fb, NULL),
                      TSGS_OK);
     for (size_t j = 0; j < n * D; j++)
         ck_assert_float_eq_tol(fa[j], fb[j], 2e-5);

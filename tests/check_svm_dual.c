@@ -47,7 +47,7 @@ START_TEST(gram_solution_meets_kkt)
     double y[60], alpha[60] = {0};
     make_rows(n, D, 3, Phi, y);
     gram_q(Phi, y, n, D, Q);
-    tsgs__dual_opts o = {10000, 1e-6, 1, NULL, NULL};
+    tsgs__dual_opts o = {10000, 1e-6, 1, NULL, NULL, NULL};
     ck_assert_int_eq(tsgs__svm_dual_gram(Q, n, C, &o, alpha, NULL), TSGS_OK);
     int free_sv = 0;
     for (size_t i = 0; i < n; i++) {
@@ -88,7 +88,7 @@ START_TEST(per_row_bounds)
     }
     double a0[60] = {0}, a1[60] = {0}, a2[60] = {0}, a3[60] = {0},
            aw[60] = {0};
-    tsgs__dual_opts plain = {10000, 1e-6, 1, NULL, NULL};
+    tsgs__dual_opts plain = {10000, 1e-6, 1, NULL, NULL, NULL};
     tsgs__dual_opts w1 = plain, w2 = plain, w = plain;
     w1.cw = ones;
     w2.cw = twos;
@@ -148,7 +148,7 @@ START_TEST(warm_start_same_optimum)
     double y[50], a1[50] = {0}, a2[50] = {0};
     make_rows(n, D, 5, Phi, y);
     gram_q(Phi, y, n, D, Q);
-    tsgs__dual_opts o = {20000, 1e-7, 2, NULL, NULL};
+    tsgs__dual_opts o = {20000, 1e-7, 2, NULL, NULL, NULL};
     ck_assert_int_eq(tsgs__svm_dual_gram(Q, n, 0.1, &o, a2, NULL), TSGS_OK);
     ck_assert_int_eq(tsgs__svm_dual_gram(Q, n, 4.0, &o, a2, NULL), TSGS_OK);
     ck_assert_int_eq(tsgs__svm_dual_gram(Q, n, 4.0, &o, a1, NULL), TSGS_OK);
@@ -185,8 +185,8 @@ START_TEST(path_orders_same_bits)
         ck_assert_ptr_nonnull(orders);
         double a[60] = {0}, b[60] = {0};
         for (size_t k = 0; k < sizeof cs / sizeof cs[0]; k++) {
-            tsgs__dual_opts own = {200, 1e-3, 11, NULL, NULL};
-            tsgs__dual_opts made = {200, 1e-3, 11, orders, NULL};
+            tsgs__dual_opts own = {200, 1e-3, 11, NULL, NULL, NULL};
+            tsgs__dual_opts made = {200, 1e-3, 11, orders, NULL, NULL};
             ck_assert_int_eq(tsgs__svm_dual_gram(Q, n, cs[k], &own, a, NULL),
                              TSGS_OK);
             ck_assert_int_eq(tsgs__svm_dual_gram(Q, n, cs[k], &made, b, NULL),
@@ -209,7 +209,7 @@ START_TEST(feature_form_matches_gram_form)
     double y[80], alpha[80] = {0}, w[6], b;
     make_rows(n, D, 11, Phi, y);
     gram_q(Phi, y, n, D, Q);
-    tsgs__dual_opts o = {20000, 1e-7, 4, NULL, NULL};
+    tsgs__dual_opts o = {20000, 1e-7, 4, NULL, NULL, NULL};
     ck_assert_int_eq(tsgs__svm_dual_gram(Q, n, C, &o, alpha, NULL), TSGS_OK);
     ck_assert_int_eq(tsgs__svm_dual_features(Phi, D, y, n, C, &o, w, &b, NULL),
                      TSGS_OK);

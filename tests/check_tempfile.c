@@ -1,15 +1,18 @@
 /* Temporaries of files written whole (tsgs_temp_*): a killed writer's
  * "<name>.tmp.<pid>.<n>" is removed, a live one's kept, and nothing else
- * of the folder is touched; a new temporary gets the pid, a fresh counter
- * and the umask's mode. */
+ * of the folder is touched; the earlier tool's mkstemp temporaries
+ * "<name>.tmp.XXXXXX" are removed only when mode 0600 and an hour old; a
+ * new temporary gets the pid, a fresh counter and the umask's mode. */
 #include <check.h>
 #include <dirent.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fixtures.h"
@@ -98,6 +101,69 @@ START_TEST(stale_removed_live_and_others_kept)
 }
 END_TEST
 
+/* An mkstemp-named file of the given mode, last modified `age` s ago. */
+static void old_temp(const char *name, mode_t mode, long age)
+{
+    touch(name);
+    ck_assert_int_eq(chmod(in_dir(name), mode), 0);
+    struct timespec t[2];
+    ck_assert_int_eq(clock_gettime(CLOCK_REALTIME, &t[0]), 0);
+    t[0].tv_sec -= age;
+    t[1] = t[0];
+    ck_assert_int_eq(utimensat(AT_FDCWD, in_dir(name), t, 0), 0);
+}
+
+/* The earlier tool's temporaries, "<name>.tmp.XXXXXX" from mkstemp, name
+ * no process: removed only when what a killed writer leaves (mode 0600,
+ * untouched for over an hour), so one being written (fresh), a file of
+ * another mode, another length of suffix, a link or a folder are kept. */
+START_TEST(old_mkstemp_temporaries_removed_when_stale)
+{
+    const long hours = 2 * 3600;
+    old_temp("out.txt.tmp.Ab3xQ9", 0600, hours);  /* stale */
+    old_temp("out.txt.tmp.zzzzzz", 0600, hours);  /* stale */
+    old_temp("out.txt.tmp.Zq81wE", 0600, 60);     /* written a minute ago */
+    old_temp("out.txt.tmp.Kp02Lm", 0644, hours);  /* not mkstemp's mode */
+    old_temp("out.txt.tmp.Ab3xQ", 0600, hours);   /* five */
+    old_temp("out.txt.tmp.Ab3xQ9z", 0600, hours); /* seven */
+    old_temp("out.txt.tmp.Ab-xQ9", 0600, hours);  /* not a letter or digit */
+    old_temp("other.txt.tmp.Ab3xQ9", 0600, hours);
+    ck_assert_int_eq(mkdir(in_dir("out.txt.tmp.Dir123"), 0700), 0);
+    ck_assert_int_eq(symlink("out.txt.tmp.Ab3xQ9", in_dir("out.txt.tmp.Lnk123")),
+                     0);
+    ck_assert_uint_eq(tsgs_temp_remove_stale(in_dir("out.txt")), 2);
+    ck_assert(!exists("out.txt.tmp.Ab3xQ9"));
+    ck_assert(!exists("out.txt.tmp.zzzzzz"));
+    static const char *const kept[] = {
+        "out.txt.tmp.Zq81wE", "out.txt.tmp.Kp02Lm", "out.txt.tmp.Ab3xQ",
+        "out.txt.tmp.Ab3xQ9z", "out.txt.tmp.Ab-xQ9", "other.txt.tmp.Ab3xQ9",
+        "out.txt.tmp.Dir123"};
+    for (size_t i = 0; i < sizeof kept / sizeof kept[0]; i++)
+        ck_assert_msg(exists(kept[i]), "%s removed", kept[i]);
+    struct stat st; /* the link itself is kept (dangling now) */
+    ck_assert_int_eq(lstat(in_dir("out.txt.tmp.Lnk123"), &st), 0);
+    unlink(in_dir("out.txt.tmp.Lnk123"));
+    rmdir(in_dir("out.txt.tmp.Dir123"));
+    /* the next write of the target removes both namings' stale ones */
+    const long dead = dead_pid();
+    char stale[96];
+    snprintf(stale, sizeof stale, "out.txt.tmp.%ld.7", dead);
+    touch(stale);
+    old_temp("out.txt.tmp.Old999", 0600, hours);
+    FILE *f;
+    char *tmp;
+    tsgs_error err;
+    ck_assert_int_eq(tsgs_temp_open(in_dir("out.txt"), &f, &tmp, &err),
+                     TSGS_OK);
+    ck_assert(!exists(stale));
+    ck_assert(!exists("out.txt.tmp.Old999"));
+    ck_assert(exists("out.txt.tmp.Zq81wE"));
+    fclose(f);
+    unlink(tmp);
+    free(tmp);
+}
+END_TEST
+
 START_TEST(open_names_cleans_and_applies_umask)
 {
     const long dead = dead_pid();
@@ -156,6 +222,7 @@ Suite *tempfile_suite(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, stale_removed_live_and_others_kept);
     tcase_add_test(tc, open_names_cleans_and_applies_umask);
+    tcase_add_test(tc, old_mkstemp_temporaries_removed_when_stale);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -79,12 +79,18 @@ void cli_error(const tsgs_error *err);
 int cli_parse_size(const char *text, double *bytes);
 /* Prints an error and returns 1 when training ds (read from path) with p
  * needs more memory (tsgs_train_memory's estimate) than --max-memory
- * allows; auto: the machine's available memory. */
+ * allows; auto: what the process can still allocate
+ * (tsgs_memory_available: RLIMIT_AS, cgroup, available memory). */
 int cli_check_memory(const cli_opts *o, const char *path,
                      const tsgs_dataset *ds, const tsgs_params *p);
+/* Prints a training error on ds (read from path): an out-of-memory one
+ * or a data one without a file named with path (and, out of memory, ds's
+ * shape and what the process can still allocate), others as they are. */
+void cli_training_error(const char *path, const tsgs_dataset *ds,
+                        const tsgs_error *err);
 /* Prints an error and returns 1 when ds's rows are sparse and as dense
  * floats (a .npy has no sparse form) take more than --max-memory allows
- * (auto: the machine's available memory). */
+ * (auto: what the process can still allocate). */
 int cli_check_dense_size(const cli_opts *o, const char *path,
                          const tsgs_dataset *ds);
 /* The model's recorded layout (its training file's: tsgs_model_layout)

@@ -331,7 +331,7 @@ int cmd_cv(int argc, char **argv)
                 mode == TSGS_CV_PARALLEL_GRID ? "grid" : "fit");
     if (tsgs_cv(train, points, npoints, folds, o.params.seed,
                 o.params.threads, mode, mean, sd, on_done, &ctx, &err)) {
-        cli_error(&err);
+        cli_training_error(o.positional[0], train, &err);
         goto done;
     }
     size_t best = best_point(axes, naxes, mean, npoints);

@@ -1,13 +1,12 @@
 /* --max-memory: refuse a training run whose estimated memory
  * (tsgs_train_memory) will not fit, or a conversion of sparse rows whose
  * dense copy will not, before it starts, naming the file, its shape and
- * the bytes. */
+ * the bytes; and an allocation that fails all the same names them too. */
 #include "cli.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 int cli_parse_size(const char *text, double *bytes)
 {
@@ -33,23 +32,21 @@ int cli_parse_size(const char *text, double *bytes)
     return 0;
 }
 
-/* The machine's available memory (MemAvailable: free plus what the page
- * cache would give back); its physical memory where /proc says nothing. */
-static double available_bytes(void)
+/* The limit --max-memory sets: the bytes given, or (auto) what this
+ * process can still allocate, *what naming the limit that decided. */
+static double limit_of(const cli_opts *o, const char **what)
 {
-    FILE *f = fopen("/proc/meminfo", "r");
-    if (f) {
-        char line[256];
-        unsigned long long kb;
-        while (fgets(line, sizeof line, f))
-            if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1) {
-                fclose(f);
-                return (double)kb * 1024.0;
-            }
-        fclose(f);
+    if (o->max_memory >= 0.0) {
+        *what = "allowed (--max-memory)";
+        return o->max_memory;
     }
-    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
-    return pages > 0 && size > 0 ? (double)pages * (double)size : 0.0;
+    const char *which;
+    const double bytes = tsgs_memory_available(&which);
+    static char text[96];
+    snprintf(text, sizeof text, "this process can still allocate (%s; "
+                                "--max-memory auto)", which);
+    *what = text;
+    return bytes;
 }
 
 static void print_bytes(FILE *to, double b)
@@ -74,9 +71,9 @@ int cli_check_memory(const cli_opts *o, const char *path,
         cli_error(&err);
         return 1;
     }
-    const int automatic = o->max_memory < 0.0;
-    const double limit = automatic ? available_bytes() : o->max_memory;
-    if (limit <= 0.0 || need <= limit)
+    const char *what;
+    const double limit = limit_of(o, &what);
+    if (need <= limit)
         return 0;
     size_t n = tsgs_dataset_rows(ds), d = tsgs_dataset_features(ds);
     fprintf(stderr, "ERROR: %s: %zu rows x %zu features: training needs "
@@ -89,12 +86,11 @@ int cli_check_memory(const cli_opts *o, const char *path,
                             : (double)n * (double)d * sizeof(float));
     fprintf(stderr, ", more than the ");
     print_bytes(stderr, limit);
-    fprintf(stderr, " %s (--max-memory%s). Most of it grows with the %zu "
-                    "features: a LIBSVM file's largest feature index sets "
-                    "them, so one index far beyond the others is the usual "
-                    "cause; --max-memory 0 tries anyway.\n",
-            automatic ? "this machine has available" : "allowed",
-            automatic ? " auto" : "", d);
+    fprintf(stderr, " %s. Most of it grows with the %zu features (a CSV's "
+                    "columns; a LIBSVM file's largest feature index, where "
+                    "one index far beyond the others is the usual cause); "
+                    "--max-memory 0 tries anyway.\n",
+            what, d);
     return 1;
 }
 
@@ -105,9 +101,9 @@ int cli_check_dense_size(const cli_opts *o, const char *path,
         return 0;
     size_t n = tsgs_dataset_rows(ds), d = tsgs_dataset_features(ds);
     const double need = (double)n * (double)d * sizeof(float);
-    const int automatic = o->max_memory < 0.0;
-    const double limit = automatic ? available_bytes() : o->max_memory;
-    if (limit <= 0.0 || need <= limit)
+    const char *what;
+    const double limit = limit_of(o, &what);
+    if (need <= limit)
         return 0;
     fprintf(stderr, "ERROR: %s: %zu rows x %zu features are sparse (%zu "
                     "non-zeros); as dense float32 rows they take ",
@@ -115,10 +111,35 @@ int cli_check_dense_size(const cli_opts *o, const char *path,
     print_bytes(stderr, need);
     fprintf(stderr, " (%.0f bytes), more than the ", need);
     print_bytes(stderr, limit);
-    fprintf(stderr, " %s (--max-memory%s), and every run maps the .npy "
-                    "whole. Train on %s directly (sparse rows), or "
-                    "--max-memory 0 writes it anyway.\n",
-            automatic ? "this machine has available" : "allowed",
-            automatic ? " auto" : "", path);
+    fprintf(stderr, " %s, and every run maps the .npy whole. Train on %s "
+                    "directly (sparse rows), or --max-memory 0 writes it "
+                    "anyway.\n",
+            what, path);
     return 1;
+}
+
+/* The library sees rows, not files: a fault in the data (one class, no
+ * labeled rows) or an allocation that failed is named here by the file it
+ * came from. */
+void cli_training_error(const char *path, const tsgs_dataset *ds,
+                        const tsgs_error *err)
+{
+    if (err->code == TSGS_ERR_DATA && err->file[0] == '\0') {
+        fprintf(stderr, "ERROR: %s: %s\n", path, err->message);
+        return;
+    }
+    if (err->code != TSGS_ERR_NOMEM || err->file[0] != '\0') {
+        cli_error(err);
+        return;
+    }
+    const char *which;
+    const double left = tsgs_memory_available(&which);
+    fprintf(stderr, "ERROR: %s: %zu rows x %zu features: %s; this process "
+                    "can still allocate ",
+            path, tsgs_dataset_rows(ds), tsgs_dataset_features(ds),
+            err->message);
+    print_bytes(stderr, left);
+    fprintf(stderr, " (%s). Fewer rows or features, or a smaller "
+                    "--max-features or --cache-mb, need less.\n",
+            which);
 }

@@ -17,9 +17,20 @@ static const char *const train_keys[] = {
 
 /* The signal that asked for a stop (SIGINT, SIGTERM), 0 while none. */
 static volatile sig_atomic_t interrupted = 0;
+/* Set when training starts. Before, nothing is written that a stop could
+ * leave half done, so a signal ends the process at once: a read of a huge
+ * file or a wide row is not waited for. */
+static volatile sig_atomic_t training = 0;
 
 static void on_signal(int sig)
 {
+    if (!training) {
+        static const char msg[] =
+            "interrupted before training: no model written\n";
+        ssize_t w = write(2, msg, sizeof msg - 1);
+        (void)w;
+        _exit(128 + sig);
+    }
     interrupted = sig;
 }
 
@@ -98,17 +109,6 @@ static uint64_t splitmix64(uint64_t *state)
     return z ^ (z >> 31);
 }
 
-/* A failed training or CV's error. The library sees rows, not files: a
- * fault in the data (one class, no labeled rows) is named here by the
- * file it came from. */
-static void training_error(const char *path, const tsgs_error *err)
-{
-    if (err->code == TSGS_ERR_DATA && err->file[0] == '\0')
-        fprintf(stderr, "ERROR: %s: %s\n", path, err->message);
-    else
-        cli_error(err);
-}
-
 /* train -v K: svm-train's k-fold cross-validation of these settings on
  * the labeled rows (the unlabeled ones in every fit), its line on
  * standard output, so that LIBSVM's grid.py and easy.py can drive the
@@ -121,7 +121,7 @@ static int cross_validate(const cli_opts *o, const char *path,
     if (tsgs_cv(ds, &o->params, 1, o->cv_folds, o->params.seed,
                 o->params.threads, TSGS_CV_PARALLEL_FIT, &mean, &sd, NULL,
                 NULL, &err) != TSGS_OK) {
-        training_error(path, &err);
+        cli_training_error(path, ds, &err);
         return 1;
     }
     printf("Cross Validation Accuracy = %g%%\n", 100.0 * mean);
@@ -285,8 +285,10 @@ int cmd_train(int argc, char **argv)
         goto done;
     }
 
-    /* From here on Ctrl-C (or SIGTERM) asks for a clean stop: the model of
-     * the iterations done so far is saved. A second one ends the process. */
+    /* From here on Ctrl-C (or SIGTERM) ends the run: at once before
+     * training (on_signal), and during it cleanly: the model of the
+     * iterations done so far is saved, or none where a stop came before
+     * there was one. A second one ends the process. */
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
@@ -355,11 +357,6 @@ int cmd_train(int argc, char **argv)
         rc = cross_validate(&o, train_path, train);
         goto done;
     }
-    if (interrupted) {
-        fprintf(stderr, "interrupted before training: no model written\n");
-        rc = 128 + interrupted;
-        goto done;
-    }
 
     progress_state ps = {o.quiet, isatty(2), 0.0,
                          sample ? tsgs_dataset_rows(sample) : 0};
@@ -380,8 +377,16 @@ int cmd_train(int argc, char **argv)
 
     int stopped = 0;
     double t1 = wall();
+    training = 1;
     if (tsgs_train(train, &o.params, &hooks, &model, &stopped, &err)) {
-        training_error(train_path, &err);
+        if (err.code == TSGS_ERR_STOPPED && interrupted) {
+            /* stopped before there was a model to keep */
+            fprintf(stderr, "interrupted: %s; %s untouched\n", err.message,
+                    model_path);
+            rc = 128 + interrupted;
+        } else {
+            cli_training_error(train_path, train, &err);
+        }
         goto done;
     }
     double train_s = wall() - t1;

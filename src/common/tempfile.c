@@ -1,7 +1,10 @@
 /* Files written whole or not at all: through a temporary beside the
  * target, "<name>.tmp.<pid>.<n>", renamed over it once complete. The pid
  * in the name tells a temporary that a killed process left (removed by
- * the next write of the same target) from one being written now. */
+ * the next write of the same target) from one being written now. The tool
+ * before these names wrote mkstemp's "<name>.tmp.XXXXXX", which names no
+ * process: one of those is removed only when all it shows says a killed
+ * writer left it (mkstemp's mode, the user's own, untouched for an hour). */
 #include "internal.h"
 
 #include <dirent.h>
@@ -12,7 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
+#include <time.h>
 #include <unistd.h>
 
 /* The pid of a temporary's name "<base>.tmp.<pid>.<n>", or 0 when name
@@ -43,6 +48,48 @@ static int pid_gone(long pid)
     return kill((pid_t)pid, 0) != 0 && errno == ESRCH;
 }
 
+/* An mkstemp temporary left this long unmodified is no write in progress:
+ * a writer appends its output as it goes. */
+#define OLD_TEMP_STALE_S 3600
+
+/* Whether name is base's temporary of the old naming, "<base>.tmp." and
+ * six letters or digits (mkstemp's XXXXXX). */
+static int old_temp_name(const char *name, const char *base)
+{
+    const size_t blen = strlen(base);
+    if (strncmp(name, base, blen) != 0 || strncmp(name + blen, ".tmp.", 5))
+        return 0;
+    const char *x = name + blen + 5;
+    for (int i = 0; i < 6; i++)
+        if (!((x[i] >= 'a' && x[i] <= 'z') || (x[i] >= 'A' && x[i] <= 'Z') ||
+              (x[i] >= '0' && x[i] <= '9')))
+            return 0;
+    return x[6] == '\0';
+}
+
+/* Whether the old-named temporary `name` in folder dfd is what a killed
+ * writer left: a regular file (not a link) of this user with mkstemp's
+ * mode 0600, unmodified for OLD_TEMP_STALE_S. */
+static int old_temp_stale(int dfd, const char *name)
+{
+    struct stat st;
+    if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+        return 0;
+    return S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+           (st.st_mode & 07777) == 0600 &&
+           difftime(time(NULL), st.st_mtime) > OLD_TEMP_STALE_S;
+}
+
+/* Whether directory entry `name` (of folder dfd) is one of base's
+ * temporaries that no write in progress holds. */
+static int stale_temp(int dfd, const char *name, const char *base)
+{
+    const long pid = temp_pid(name, base);
+    if (pid > 0)
+        return pid_gone(pid);
+    return old_temp_name(name, base) && old_temp_stale(dfd, name);
+}
+
 size_t tsgs_temp_remove_stale(const char *path)
 {
     if (!path)
@@ -54,20 +101,12 @@ size_t tsgs_temp_remove_stale(const char *path)
                        : strndup(path, slash == path ? 1
                                                      : (size_t)(slash - path));
     DIR *dh = dir ? opendir(dir) : NULL;
+    const int dfd = dh ? dirfd(dh) : -1;
     size_t removed = 0;
     struct dirent *e;
-    while (dh && (e = readdir(dh))) {
-        long pid = temp_pid(e->d_name, base);
-        if (pid <= 0 || !pid_gone(pid))
-            continue;
-        size_t need = strlen(dir) + strlen(e->d_name) + 2;
-        char *full = malloc(need);
-        if (!full)
-            break;
-        snprintf(full, need, "%s/%s", dir, e->d_name);
-        removed += unlink(full) == 0;
-        free(full);
-    }
+    while (dfd >= 0 && (e = readdir(dh)))
+        if (stale_temp(dfd, e->d_name, base))
+            removed += unlinkat(dfd, e->d_name, 0) == 0;
     if (dh)
         closedir(dh);
     free(dir);

@@ -208,6 +208,21 @@ int tsgs__scaler_keeps_zeros(const tsgs__scaler *s)
  * one loop over its rows would. */
 #define FIT_CHUNK 16384
 
+/* A pass polls the caller's stop every so many values (a few ms), and
+ * marks a chunk it cut so. */
+#define FIT_POLL_VALUES ((size_t)1 << 22)
+#define FIT_STOPPED (SIZE_MAX - 1)
+
+/* Whether row i of a pass that started at row i0 (rows of d values)
+ * should end for a stop asked TSGS__STOP_REQUIRED ago. */
+static int fit_stopped(tsgs__stop *stop, size_t i0, size_t i, size_t d)
+{
+    const size_t every = d < FIT_POLL_VALUES ? FIT_POLL_VALUES / (d ? d : 1)
+                                             : 1;
+    return (i - i0) % every == 0 &&
+           tsgs__stop_due(stop, TSGS__STOP_REQUIRED);
+}
+
 /* The index i * d + k of the first non-finite value among rows [i0, i1),
  * or SIZE_MAX. */
 static size_t first_nonfinite_in(const tsgs_dataset *ds, size_t i0,
@@ -219,14 +234,15 @@ static size_t first_nonfinite_in(const tsgs_dataset *ds, size_t i0,
 }
 
 /* Pass 1 over chunk c's rows: range and sum into lo, hi, sum (d each);
- * returns the index i * d + k of its first non-finite value, or SIZE_MAX.
+ * returns the index i * d + k of its first non-finite value, SIZE_MAX, or
+ * FIT_STOPPED when the caller's stop cut it.
  * The columns run side by side (omp simd), each summed in the rows'
  * order; a non-finite value leaves its column's sum non-finite (finite
  * floats cannot overflow a double's sum of FIT_CHUNK), and only then is
  * the chunk scanned for where it is. */
 static size_t range_and_sum(const tsgs_dataset *ds, size_t c,
-                            double *restrict lo, double *restrict hi,
-                            double *restrict sum)
+                            tsgs__stop *stop, double *restrict lo,
+                            double *restrict hi, double *restrict sum)
 {
     const size_t d = ds->d, i0 = c * FIT_CHUNK;
     const size_t i1 = ds->n - i0 < FIT_CHUNK ? ds->n : i0 + FIT_CHUNK;
@@ -236,6 +252,8 @@ static size_t range_and_sum(const tsgs_dataset *ds, size_t c,
         sum[k] = 0.0;
     }
     for (size_t i = i0; i < i1; i++) {
+        if (fit_stopped(stop, i0, i, d))
+            return FIT_STOPPED;
         const float *r = ds->x + i * d;
 #pragma omp simd
         for (size_t k = 0; k < d; k++) {
@@ -252,16 +270,19 @@ static size_t range_and_sum(const tsgs_dataset *ds, size_t c,
 }
 
 /* Pass 2 over chunk c's rows: the squared spread around mean into sq and
- * the count of zeros into zeros (d each; the columns side by side). */
-static void spread(const tsgs_dataset *ds, size_t c,
-                   const double *restrict mean, double *restrict sq,
-                   double *restrict zeros)
+ * the count of zeros into zeros (d each; the columns side by side);
+ * returns SIZE_MAX, or FIT_STOPPED when the caller's stop cut it. */
+static size_t spread(const tsgs_dataset *ds, size_t c, tsgs__stop *stop,
+                     const double *restrict mean, double *restrict sq,
+                     double *restrict zeros)
 {
     const size_t d = ds->d, i0 = c * FIT_CHUNK;
     const size_t i1 = ds->n - i0 < FIT_CHUNK ? ds->n : i0 + FIT_CHUNK;
     for (size_t k = 0; k < d; k++)
         sq[k] = zeros[k] = 0.0;
     for (size_t i = i0; i < i1; i++) {
+        if (fit_stopped(stop, i0, i, d))
+            return FIT_STOPPED;
         const float *r = ds->x + i * d;
 #pragma omp simd
         for (size_t k = 0; k < d; k++) {
@@ -270,7 +291,21 @@ static void spread(const tsgs_dataset *ds, size_t c,
             zeros[k] += r[k] == 0.0f;
         }
     }
+    return SIZE_MAX;
 }
+
+/* The first chunk's mark of a pass (row order): SIZE_MAX when none. */
+static size_t first_mark(const size_t *bad, long nc)
+{
+    for (long c = 0; c < nc; c++)
+        if (bad[c] == FIT_STOPPED)
+            return FIT_STOPPED; /* the pass is incomplete */
+    for (long c = 0; c < nc; c++)
+        if (bad[c] != SIZE_MAX)
+            return bad[c];
+    return SIZE_MAX;
+}
+
 
 tsgs_status tsgs__scaler_fit(const tsgs_dataset *ds, tsgs_scaling kind,
                              tsgs__scaler *out, tsgs_error *err)
@@ -278,10 +313,28 @@ tsgs_status tsgs__scaler_fit(const tsgs_dataset *ds, tsgs_scaling kind,
     return tsgs__scaler_fit_threads(ds, kind, 0, 1, out, err);
 }
 
+double tsgs__scaler_fit_bytes(size_t n, size_t d, size_t classes)
+{
+    const double nchunks = n ? (double)((n + FIT_CHUNK - 1) / FIT_CHUNK) : 1;
+    /* lo, hi, shift, mul; 3 sums a column per chunk; then the class
+     * stretch's sums per class and its three columns of totals */
+    return sizeof(double) * (double)d *
+           (4.0 + 3.0 * nchunks + (double)classes + 3.0);
+}
+
 tsgs_status tsgs__scaler_fit_threads(const tsgs_dataset *ds,
                                      tsgs_scaling kind, int zero_cols,
                                      int threads, tsgs__scaler *out,
                                      tsgs_error *err)
+{
+    return tsgs__scaler_fit_stop(ds, kind, zero_cols, threads, NULL, out,
+                                 err);
+}
+
+tsgs_status tsgs__scaler_fit_stop(const tsgs_dataset *ds, tsgs_scaling kind,
+                                  int zero_cols, int threads,
+                                  tsgs__stop *stop, tsgs__scaler *out,
+                                  tsgs_error *err)
 {
     if (!ds || !out)
         return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
@@ -323,16 +376,20 @@ tsgs_status tsgs__scaler_fit_threads(const tsgs_dataset *ds,
 #endif
     for (long c = 0; c < nc; c++) {
         double *pc = part + (size_t)c * 3 * dd;
-        bad[c] = range_and_sum(ds, (size_t)c, pc, pc + dd, pc + 2 * dd);
+        bad[c] = range_and_sum(ds, (size_t)c, stop, pc, pc + dd,
+                               pc + 2 * dd);
+    }
+    const size_t mark = first_mark(bad, nc);
+    if (mark != SIZE_MAX) {
+        st = mark == FIT_STOPPED
+                 ? tsgs__stopped(err, "the scaler's fit")
+                 : tsgs__fail(err, TSGS_ERR_DATA, NULL, 0,
+                              "row %zu, feature %zu: value is not finite",
+                              mark / d + 1, mark % d + 1);
+        goto fail;
     }
     for (long c = 0; c < nc; c++) {
         const double *pc = part + (size_t)c * 3 * dd;
-        if (bad[c] != SIZE_MAX) { /* the first in row order */
-            st = tsgs__fail(err, TSGS_ERR_DATA, NULL, 0,
-                            "row %zu, feature %zu: value is not finite",
-                            bad[c] / d + 1, bad[c] % d + 1);
-            goto fail;
-        }
         for (size_t k = 0; k < d; k++) {
             lo[k] = pc[k] < lo[k] ? pc[k] : lo[k];
             hi[k] = pc[dd + k] > hi[k] ? pc[dd + k] : hi[k];
@@ -348,7 +405,11 @@ tsgs_status tsgs__scaler_fit_threads(const tsgs_dataset *ds,
 #endif
         for (long c = 0; c < nc; c++) {
             double *pc = part + (size_t)c * 3 * dd;
-            spread(ds, (size_t)c, s.shift, pc, pc + dd);
+            bad[c] = spread(ds, (size_t)c, stop, s.shift, pc, pc + dd);
+        }
+        if (first_mark(bad, nc) == FIT_STOPPED) {
+            st = tsgs__stopped(err, "the scaler's fit");
+            goto fail;
         }
         /* chunk 0's slots take the totals, summed in chunk order */
         double *sq = part, *zeros = part + dd;

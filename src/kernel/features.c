@@ -103,13 +103,16 @@ static void direction_strided(const tsgs__fspec *fs, long block, long j,
 
 /* Group q of an orthogonal spec into Q (group x d doubles): row i is
  * global direction q * group + i, with its full length. raw: d floats of
- * scratch. */
-static void orthogonal_group(const tsgs__fspec *fs, long q, double *Q,
-                             float *raw)
+ * scratch. Returns 1 when stop (polled before each row: i x d work) cut
+ * it, else 0. */
+static int orthogonal_group(const tsgs__fspec *fs, long q, double *Q,
+                            float *raw, tsgs__stop *stop, double grace)
 {
     const size_t d = fs->d;
     const long m = fs->group;
     for (long i = 0; i < m; i++) {
+        if (tsgs__stop_due(stop, grace))
+            return 1;
         long g = q * m + i;
         float phase;
         direction_strided(fs, g / fs->dirs, g % fs->dirs, raw, 1, &phase);
@@ -159,16 +162,21 @@ static void orthogonal_group(const tsgs__fspec *fs, long q, double *Q,
         for (size_t k = 0; k < d; k++)
             row[k] *= s;
     }
+    return 0;
 }
 
 /* Writes directions [g0, g0 + count) with a lane stride, building each
- * orthogonal group they touch once. */
+ * orthogonal group they touch once: 0, -1 out of memory, 1 cut by stop
+ * (polled before each direction, or each row of a group). */
 static int directions_strided(const tsgs__fspec *fs, long g0, long count,
-                              float *panel, float *phase)
+                              float *panel, float *phase, tsgs__stop *stop,
+                              double grace)
 {
     const size_t d = fs->d;
     if (!fs->orthogonal) {
         for (long i = 0; i < count; i++) {
+            if (tsgs__stop_due(stop, grace))
+                return 1;
             long g = g0 + i;
             long grp = i / TSGS__LANES, lane = i % TSGS__LANES;
             direction_strided(fs, g / fs->dirs, g % fs->dirs,
@@ -185,12 +193,12 @@ static int directions_strided(const tsgs__fspec *fs, long g0, long count,
         return -1;
     }
     long built = -1;
-    for (long i = 0; i < count; i++) {
+    int rc = 0;
+    for (long i = 0; i < count && rc == 0; i++) {
         long g = g0 + i, q = g / fs->group;
-        if (q != built) {
-            orthogonal_group(fs, q, Q, raw);
-            built = q;
-        }
+        if (q != built && (rc = orthogonal_group(fs, q, Q, raw, stop, grace)) != 0)
+            break;
+        built = q;
         const double *row = Q + (size_t)(g - q * fs->group) * d;
         long grp = i / TSGS__LANES, lane = i % TSGS__LANES;
         float *out = panel + (size_t)grp * d * TSGS__LANES + lane;
@@ -201,7 +209,7 @@ static int directions_strided(const tsgs__fspec *fs, long g0, long count,
     }
     free(Q);
     free(raw);
-    return 0;
+    return rc;
 }
 
 int tsgs__direction(const tsgs__fspec *fs, long block, long j, float *omega,
@@ -216,7 +224,8 @@ int tsgs__direction(const tsgs__fspec *fs, long block, long j, float *omega,
     float lane_phase[TSGS__LANES];
     if (!panel)
         return -1;
-    int rc = directions_strided(fs, block * fs->dirs + j, 1, panel, lane_phase);
+    int rc = directions_strided(fs, block * fs->dirs + j, 1, panel, lane_phase,
+                                NULL, 0.0);
     for (size_t k = 0; rc == 0 && k < fs->d; k++)
         omega[k] = panel[k * TSGS__LANES];
     *phase = lane_phase[0];
@@ -227,13 +236,20 @@ int tsgs__direction(const tsgs__fspec *fs, long block, long j, float *omega,
 int tsgs__pack_directions(const tsgs__fspec *fs, long g0, long count,
                           float *panel, float *phase)
 {
+    return tsgs__pack_directions_stop(fs, g0, count, panel, phase, NULL, 0.0);
+}
+
+int tsgs__pack_directions_stop(const tsgs__fspec *fs, long g0, long count,
+                               float *panel, float *phase, tsgs__stop *stop,
+                               double grace)
+{
     const size_t d = fs->d;
     const long ngroups = (count + TSGS__LANES - 1) / TSGS__LANES;
     memset(panel, 0, sizeof(float) * (size_t)ngroups * d * TSGS__LANES);
     memset(phase, 0, sizeof(float) * (size_t)ngroups * TSGS__LANES);
     /* Straight into the panel: no d-sized scratch (a VLA of d floats
      * overflows a thread's stack for wide data). */
-    return directions_strided(fs, g0, count, panel, phase);
+    return directions_strided(fs, g0, count, panel, phase, stop, grace);
 }
 
 tsgs__fspec tsgs__fspec_of(const tsgs_params *p, size_t d)

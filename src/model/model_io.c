@@ -1294,6 +1294,6 @@ tsgs_status tsgs_model_load(const char *path, tsgs_model **out,
         return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
                           "tsgs_model_load: NULL argument");
     const char *what;
-    const double cap = tsgs__memory_cap(&what);
+    const double cap = tsgs_memory_available(&what);
     return load_within(path, cap, what, out, err);
 }

@@ -5,9 +5,9 @@
  * Gram matrix (svm_dual.c), smoothed over the grid. */
 #include "select/model_select.h"
 
+#include "common/trace.h"
 #include "kernel/dense.h"
 #include "select/svm_dual.h"
-#include "common/trace.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -23,6 +23,7 @@ static const double SIGMA_LOG2[] = {-8, -6, -4, -2, 0, 2, 4};
 static const double C_LOG2[] = {-5, -3, -1, 1, 3, 5, 7, 9, 11, 13, 15};
 #define N_SIGMA (sizeof SIGMA_LOG2 / sizeof SIGMA_LOG2[0])
 #define N_C (sizeof C_LOG2 / sizeof C_LOG2[0])
+_Static_assert(N_SIGMA == TSGS__GRID_SIGMAS, "memory.c counts the axis");
 
 /* The smallest of y[0..n) above `above`; INFINITY when none is: the
  * classes in ascending order, one call each, without sorting a copy. */
@@ -201,25 +202,26 @@ tsgs_status tsgs__median_sigma(const tsgs__rows *XA, const tsgs__rows *XB,
     return TSGS_OK;
 }
 
-/* Writes the scaled feature rows from the kernel's cos / sin values of m
- * rows (W apart) into out (D apart), rows shared by the threads: on one
+/* Writes the scaled feature rows of m rows for directions [j0, j0 + cnt)
+ * from the kernel's cos / sin values (ld apart) into out (D apart; the
+ * sin half from column ndirs on), rows shared by the threads: on one
  * thread, the copy of 2,200 rows of 1,024 features was most of the
  * default's feature stage at 16 threads (8 of 10 ms). */
-static void put_features(const float *cv, const float *sv, size_t W,
-                         size_t m, size_t ndirs, size_t D, float k,
-                         int threads, float *out)
+static void put_features(const float *cv, const float *sv, size_t ld,
+                         size_t m, size_t j0, size_t cnt, size_t ndirs,
+                         size_t D, float k, int threads, float *out)
 {
     (void)threads;
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(threads) schedule(static) \
-    if (threads > 1 && m * D > 65536)
+    if (threads > 1 && m * cnt > 65536)
 #endif
     for (size_t i = 0; i < m; i++) {
-        float *o = out + i * D;
-        for (size_t j = 0; j < ndirs; j++) {
-            o[j] = k * cv[i * W + j];
+        float *o = out + i * D + j0;
+        for (size_t j = 0; j < cnt; j++) {
+            o[j] = k * cv[i * ld + j];
             if (sv)
-                o[ndirs + j] = k * sv[i * W + j];
+                o[ndirs + j] = k * sv[i * ld + j];
         }
     }
 }
@@ -229,54 +231,198 @@ static void put_features(const float *cv, const float *sv, size_t W,
  * being evaluated: memory.c counts them). */
 #define FEATURE_ROWS_CACHE TSGS__SPARSE_ROWS_CACHE
 
-tsgs_status tsgs__feature_rows(const tsgs__fspec *fs, size_t ndirs,
-                               const tsgs__rows *X, int threads,
-                               const tsgs__colcache *given, float *out,
-                               tsgs_error *err)
+/* A kernel call of tsgs__feature_rows covers about this much work a
+ * thread, so that a stop is seen within a fraction of a second however
+ * wide the rows (one call over every direction of 1,024 rows of 10^6
+ * features ran for minutes): dense rows, multiply-adds; sparse rows,
+ * entries x directions, each a direction coordinate looked up or, for a
+ * column the cache lacks, drawn (about 0.25 us: 2^21 of those are 0.5 s).
+ * Sparse calls cover whole task chunks of the kernel's directions
+ * (TSGS__SPARSE_DIR_CHUNK), as one call over all of them would, unless a
+ * single row is too wide for one: then fewer directions, but at least
+ * CALL_DIRS_WIDE, since each call sorts the row's columns and makes its
+ * scratch again (0.45 s for a row of 900,000 entries, against 0.25 s a
+ * direction: 8 directions a call cost 20% more than one call for all).
+ * Rows per call at most CALL_ROWS. */
+#define CALL_WORK_DENSE ((double)(1 << 26))
+#define CALL_WORK_SPARSE ((double)(1 << 21))
+#define CALL_DIRS_WIDE 8
+#define CALL_ROWS 1024
+
+/* Entries of rows [i0, i0 + m) of X (dense: m x d). */
+static double rows_work(const tsgs__rows *X, size_t i0, size_t m)
 {
-    const long ngroups = (long)((ndirs + TSGS__LANES - 1) / TSGS__LANES);
-    const size_t W = (size_t)ngroups * TSGS__LANES, n = X->n;
+    return X->x ? (double)m * (double)X->d
+                : (double)(X->ptr[i0 + m] - X->ptr[i0]);
+}
+
+/* The fewest directions a call covers: a lane group (dense rows), a task
+ * chunk (sparse). */
+static double min_dirs(const tsgs__rows *X)
+{
+    return X->x ? TSGS__LANES : TSGS__SPARSE_DIR_CHUNK;
+}
+
+/* Rows from i0 for the next calls: up to CALL_ROWS, fewer where
+ * min_dirs directions over them would exceed budget; at least one. */
+static size_t call_rows(const tsgs__rows *X, size_t i0, double budget)
+{
+    const size_t cap = X->n - i0 < CALL_ROWS ? X->n - i0 : CALL_ROWS;
+    size_t m = 1;
+    if (X->x) {
+        const double fit = budget / (min_dirs(X) * rows_work(X, 0, 1) + 1.0);
+        m = fit >= (double)cap ? cap : fit >= 1.0 ? (size_t)fit : 1;
+    }
+    while (!X->x && m < cap &&
+           rows_work(X, i0, m + 1) * min_dirs(X) <= budget)
+        m++;
+    return m;
+}
+
+/* Directions a call over rows [i0, i0 + m) covers: whole multiples of
+ * min_dirs within budget, at most W; where even min_dirs exceed it (a
+ * single wide row), fewer: a lane group of dense rows, CALL_DIRS_WIDE or
+ * more of sparse ones. */
+static size_t call_dirs(const tsgs__rows *X, size_t i0, size_t m, size_t W,
+                        double budget)
+{
+    const double work = rows_work(X, i0, m), unit = min_dirs(X);
+    const double fit = work > 0.0 ? budget / work : (double)W;
+    size_t c;
+    if (fit >= (double)W)
+        c = W;
+    else if (fit >= unit)
+        c = (size_t)(fit / unit) * (size_t)unit;
+    else if (X->x)
+        c = TSGS__LANES;
+    else
+        c = fit >= CALL_DIRS_WIDE ? (size_t)fit : CALL_DIRS_WIDE;
+    return c < W ? c : W;
+}
+
+/* cc's columns' first ndirs directions, made a quarter of budget at a
+ * time (each a draw, in one parallel loop), stop polled between. */
+static tsgs_status fill_cache(tsgs__colcache *cc, const tsgs__fspec *fs,
+                              size_t ndirs, int threads, double budget,
+                              tsgs__stop *stop, double grace,
+                              tsgs_error *err)
+{
+    if (!cc)
+        return TSGS_OK;
+    const long want = (long)ndirs < cc->stride ? (long)ndirs : cc->stride;
+    const double fit = budget / 4.0 / (double)(cc->ncols ? cc->ncols : 1);
+    const long step = fit >= (double)want ? want : fit >= 1.0 ? (long)fit : 1;
+    for (long k = step; cc->filled < want; k += step) {
+        if (tsgs__stop_due(stop, grace))
+            return tsgs__stopped(err, "the feature rows' directions");
+        tsgs__colcache_fill(cc, fs, k < want ? k : want, threads);
+    }
+    return TSGS_OK;
+}
+
+/* What the calls of tsgs__feature_rows share. */
+typedef struct {
+    const tsgs__fspec *fs;
+    size_t ndirs, W, D;
+    const float *panel, *phase; /* dense rows */
+    const tsgs__colcache *cc;   /* sparse rows */
+    int threads;
+    float *cv, *sv;             /* CALL_ROWS x W each; sv NULL: COS */
+    float k;                    /* the features' scale */
+} feature_calls;
+
+/* The feature rows of rows [i0, i0 + m) of X into out, in calls over
+ * chunks of the directions, stop polled before each (grace: see
+ * tsgs__stop_due). */
+static tsgs_status feature_chunk(const feature_calls *fc, const tsgs__rows *X,
+                                 size_t i0, size_t m, double budget,
+                                 tsgs__stop *stop, double grace, float *out,
+                                 tsgs_error *err)
+{
+    const tsgs__rows part = tsgs__rows_sub(X, i0, m);
+    const size_t step = call_dirs(X, i0, m, fc->W, budget);
+    for (size_t g0 = 0; g0 < fc->ndirs; g0 += step) {
+        if (tsgs__stop_due(stop, grace))
+            return tsgs__stopped(err, "the feature rows");
+        const size_t cnt = fc->ndirs - g0 < step ? fc->ndirs - g0 : step;
+        const size_t ld = (cnt + TSGS__LANES - 1) / TSGS__LANES * TSGS__LANES;
+        tsgs_status st = TSGS_OK;
+        if (!X->x)
+            st = tsgs__sparse_features(fc->fs, fc->cc, (long)g0, (long)cnt,
+                                       &part, ld, fc->threads, fc->cv,
+                                       fc->sv, err);
+        else
+            tsgs__eval_features(fc->fs->d, fc->panel + g0 * fc->fs->d,
+                                fc->phase + g0, (long)(ld / TSGS__LANES),
+                                part.x, m, fc->threads, fc->cv, fc->sv);
+        if (st != TSGS_OK)
+            return st;
+        put_features(fc->cv, fc->sv, ld, m, g0, cnt, fc->ndirs, fc->D, fc->k,
+                     fc->threads, out + i0 * fc->D);
+    }
+    return TSGS_OK;
+}
+
+/* tsgs__feature_rows, a stop ending it once asked `grace` seconds ago
+ * (the grid's, optional work: at once). */
+static tsgs_status feature_rows_within(const tsgs__fspec *fs, size_t ndirs,
+                                       const tsgs__rows *X, int threads,
+                                       const tsgs__colcache *given,
+                                       tsgs__stop *stop, double grace,
+                                       float *out, tsgs_error *err)
+{
+    const size_t W = (ndirs + TSGS__LANES - 1) / TSGS__LANES * TSGS__LANES;
     const int pair = fs->map == TSGS_FEATURES_PAIR;
-    const size_t D = tsgs__feature_columns(fs, ndirs);
-    const size_t chunk = 1024; /* rows per kernel call: bounded scratch */
     const int sparse = !X->x;
     /* sparse rows make their directions per column: no d-wide panel */
     float *panel = sparse ? NULL : malloc(sizeof(float) * W * fs->d);
     float *phase = sparse ? NULL : malloc(sizeof(float) * W);
-    float *cv = malloc(sizeof(float) * W * chunk);
-    float *sv = malloc(sizeof(float) * W * chunk);
+    float *cv = malloc(sizeof(float) * W * CALL_ROWS);
+    float *sv = malloc(sizeof(float) * W * CALL_ROWS);
     tsgs__colcache *cc = NULL;
     tsgs_status st = TSGS_OK;
+    int packed = 0;
     if ((!sparse && (!panel || !phase)) || !cv || !sv ||
-        (!sparse && tsgs__pack_directions(fs, 0, (long)ndirs, panel, phase))) {
+        (!sparse && (packed = tsgs__pack_directions_stop(
+                         fs, 0, (long)ndirs, panel, phase, stop, grace)) < 0)) {
         st = TSGS__NOMEM(err);
         goto done;
     }
+    if (packed) {
+        st = tsgs__stopped(err, "the feature rows' directions");
+        goto done;
+    }
+    const double budget = (sparse ? CALL_WORK_SPARSE : CALL_WORK_DENSE) *
+                          (threads > 1 ? threads : 1);
     /* sparse rows: each column's directions made once (the kernel's tasks
      * of a few rows would each make their columns' again) */
     if (sparse && !given &&
-        (st = tsgs__colcache_for_rows(X, (long)ndirs, FEATURE_ROWS_CACHE,
-                                      &cc, err)) != TSGS_OK)
+        ((st = tsgs__colcache_for_rows(X, (long)ndirs, FEATURE_ROWS_CACHE,
+                                       &cc, err)) != TSGS_OK ||
+         (st = fill_cache(cc, fs, ndirs, threads, budget, stop, grace,
+                          err)) != TSGS_OK))
         goto done;
-    tsgs__colcache_fill(cc, fs, (long)ndirs, threads);
-    const tsgs__colcache *use = given ? given : cc;
-    const float k = (float)((pair ? 1.0 : sqrt(2.0)) / sqrt((double)ndirs));
-    for (size_t i0 = 0; i0 < n && st == TSGS_OK; i0 += chunk) {
-        size_t m = n - i0 < chunk ? n - i0 : chunk;
-        tsgs__rows part = tsgs__rows_sub(X, i0, m);
-        if (sparse)
-            st = tsgs__sparse_features(fs, use, 0, (long)ndirs, &part, W,
-                                       threads, cv, pair ? sv : NULL, err);
-        else
-            tsgs__eval_features(fs->d, panel, phase, ngroups, part.x, m,
-                                threads, cv, pair ? sv : NULL);
-        put_features(cv, pair ? sv : NULL, W, m, ndirs, D, k, threads,
-                     out + i0 * D);
+    const feature_calls fc = {
+        fs, ndirs, W, tsgs__feature_columns(fs, ndirs), panel, phase,
+        given ? given : cc, threads, cv, pair ? sv : NULL,
+        (float)((pair ? 1.0 : sqrt(2.0)) / sqrt((double)ndirs))};
+    for (size_t i0 = 0, m; i0 < X->n && st == TSGS_OK; i0 += m) {
+        m = call_rows(X, i0, budget);
+        st = feature_chunk(&fc, X, i0, m, budget, stop, grace, out, err);
     }
 done:
     free(panel); free(phase); free(cv); free(sv);
     tsgs__colcache_free(cc);
     return st;
+}
+
+tsgs_status tsgs__feature_rows(const tsgs__fspec *fs, size_t ndirs,
+                               const tsgs__rows *X, int threads,
+                               const tsgs__colcache *given, tsgs__stop *stop,
+                               float *out, tsgs_error *err)
+{
+    return feature_rows_within(fs, ndirs, X, threads, given, stop,
+                               TSGS__STOP_REQUIRED, out, err);
 }
 
 /* Smoothed score of grid point (a, b): the mean over its 3 x 3
@@ -307,6 +453,7 @@ typedef struct {
     uint64_t seed;
     const int *folds;  /* each repeat's stratified folds, n per repeat */
     const double *w;   /* each row's class weight (C x w); NULL: 1 */
+    tsgs__stop *stop;  /* the fits poll it */
 } cv_grid;
 
 /* The ranks 0..K-1 of n labels among their distinct values (ascending)
@@ -329,9 +476,10 @@ static int class_ranks(const double *y, size_t n, int *cls)
  * problem's C path, each fit warm-started from the previous C. Binary: a
  * row is right when its decision value has its sign; multi-class (one
  * problem per class, that class against the rest): when its own class's
- * decision value is the largest, as the model predicts. 0: out of memory. */
-static int cv_task(const cv_grid *cg, const float *K, int rep, int f,
-                   uint64_t salt, double *right)
+ * decision value is the largest, as the model predicts. TSGS_OK, or
+ * TSGS_ERR_NOMEM, or TSGS_ERR_STOPPED when a stop ended a fit. */
+static tsgs_status cv_task(const cv_grid *cg, const float *K, int rep, int f,
+                           uint64_t salt, double *right)
 {
     const size_t n = cg->n;
     const int nb = cg->nb, multi = cg->cls != NULL;
@@ -347,7 +495,10 @@ static int cv_task(const cv_grid *cg, const float *K, int rep, int f,
                         : NULL;
     tsgs_error e;
     tsgs__dual_orders *orders = NULL;
-    int ok = Q && yp && alpha && tr && (dec || !multi) && (cwtr || !cg->w);
+    tsgs_status st = Q && yp && alpha && tr && (dec || !multi) &&
+                             (cwtr || !cg->w)
+                         ? TSGS_OK : TSGS_ERR_NOMEM;
+    int ok = st == TSGS_OK;
     if (ok) {
         size_t ntr = 0;
         for (size_t i = 0; i < n; i++)
@@ -369,9 +520,10 @@ static int cv_task(const cv_grid *cg, const float *K, int rep, int f,
             memset(alpha, 0, sizeof(double) * n);
             for (int b = 0; ok && b < nb; b++) {
                 tsgs__dual_opts o = {TSGS__GRID_EPOCHS, TSGS__DUAL_TOL,
-                                     cg->seed + salt, orders, cwtr};
-                ok = tsgs__svm_dual_gram(Q, ntr, cg->cs[b], &o, alpha, &e) ==
-                     TSGS_OK;
+                                     cg->seed + salt, orders, cwtr,
+                                     cg->stop};
+                st = tsgs__svm_dual_gram(Q, ntr, cg->cs[b], &o, alpha, &e);
+                ok = st == TSGS_OK;
                 for (size_t i = 0; ok && i < n; i++) {
                     if (fold[i] != f)
                         continue;
@@ -401,7 +553,59 @@ static int cv_task(const cv_grid *cg, const float *K, int rep, int f,
     free(Q); free(yp); free(alpha); free(tr);
     free(dec); free(cwtr);
     tsgs__dual_orders_free(orders);
-    return ok;
+    return st;
+}
+
+/* The grid's centre, where a stop cut the search short: sigma0 (or the
+ * fixed sigma) and LIBSVM's default C = 1 (or the fixed C), no CV. */
+static void centre_choice(const tsgs__grid_job *g, tsgs__grid_choice *out)
+{
+    memset(out, 0, sizeof *out);
+    out->sigma = g->fixed_sigma > 0.0 ? g->fixed_sigma : g->sigma0;
+    out->c_lib = out->c_path[0] = g->fixed_c > 0.0 ? g->fixed_c : 1.0;
+    out->n_c_path = 1;
+    out->interrupted = 1;
+}
+
+/* What the grid's tasks report: done, out of memory, or cut by a stop
+ * (not started after it was asked, or ended by it). */
+enum { TASK_DONE, TASK_NOMEM, TASK_CUT };
+
+static int task_state(tsgs_status st)
+{
+    return st == TSGS_OK              ? TASK_DONE
+           : st == TSGS_ERR_STOPPED ? TASK_CUT
+                                    : TASK_NOMEM;
+}
+
+/* The worst of n task states: out of memory, else cut, else done. */
+static int tasks_state(const unsigned char *state, int n)
+{
+    int worst = TASK_DONE;
+    for (int t = 0; t < n; t++)
+        if (state[t] == TASK_NOMEM || (state[t] == TASK_CUT && !worst))
+            worst = state[t];
+    return worst;
+}
+
+/* Sigma's feature rows of the grid rows Xg into Phi (n x D). */
+static tsgs_status features_at(const tsgs__grid_job *g, double sigma,
+                               const tsgs__rows *Xg,
+                               const tsgs__colcache *ucc,
+                               const double *units, float *Phi)
+{
+    tsgs__fspec fs = *g->fs;
+    fs.sigma = sigma;
+    tsgs_error e;
+    tsgs__colcache *cc = NULL;
+    tsgs_status st = TSGS_OK;
+    if (ucc)
+        st = tsgs__colcache_scaled(ucc, units, &fs, (long)g->ndirs, &cc, &e);
+    if (st == TSGS_OK)
+        st = feature_rows_within(&fs, g->ndirs, Xg, 1, cc, g->stop,
+                                 TSGS__STOP_OPTIONAL, Phi, &e);
+    tsgs__colcache_free(cc);
+    return st;
 }
 
 /* Row i of the Gram matrix + 1 of n feature rows Phi (D apart), from
@@ -414,11 +618,188 @@ static void gram_row(const float *Phi, size_t n, size_t D, size_t i,
             (float)(tsgs__dot_f(Phi + i * D, Phi + j * D, D) + 1.0);
 }
 
+/* The Gram matrices + 1 of the grid rows Xg at the na sigmas into Ks:
+ * every sigma's feature rows, a task each, then the matrices' rows as
+ * tasks of their own (with a task per sigma, 7 threads of 16 worked while
+ * the rest waited: 5-8 ms of a 50 ms grid); TASK_CUT where a stop was
+ * asked before the features ended. */
+static int gram_matrices(const tsgs__grid_job *g, const double *sigmas,
+                         int na, const tsgs__rows *Xg, float *Ks)
+{
+    const size_t n = Xg->n;
+    /* sparse rows: the draws of their columns' directions made once for
+     * every sigma (a sigma only scales them) */
+    tsgs__colcache *ucc = NULL;
+    double *units = NULL;
+    tsgs_error e;
+    if (tsgs__colcache_for_rows(Xg, (long)g->ndirs, FEATURE_ROWS_CACHE, &ucc,
+                                &e) != TSGS_OK ||
+        (ucc && tsgs__colcache_units(ucc, g->fs, (long)g->ndirs, g->threads,
+                                     &units, &e) != TSGS_OK)) {
+        tsgs__colcache_free(ucc);
+        return TASK_NOMEM;
+    }
+    float *Phis = malloc(sizeof(float) * (size_t)na * (n ? n : 1) * g->D);
+    unsigned char state[N_SIGMA];
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(g->threads) schedule(dynamic, 1)
+#endif
+    for (int a = 0; a < na; a++)
+        state[a] = !Phis ? TASK_NOMEM
+                   : tsgs__stop_due(g->stop, TSGS__STOP_OPTIONAL)
+                       ? TASK_CUT
+                       : task_state(features_at(g, sigmas[a], Xg, ucc, units,
+                                                Phis + (size_t)a * n *
+                                                           g->D));
+    tsgs__colcache_free(ucc);
+    free(units);
+    const int done = tasks_state(state, na);
+    const long rows = done == TASK_DONE ? (long)na * (long)n : 0;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(g->threads) schedule(dynamic, 8)
+#endif
+    for (long r = 0; r < rows; r++)
+        gram_row(Phis + (size_t)(r / (long)n) * n * g->D, n, g->D,
+                 (size_t)(r % (long)n), Ks + (size_t)(r / (long)n) * n * n);
+    free(Phis);
+    return done;
+}
+
+/* Each grid point's held-out rows right, summed into score (na x nb),
+ * over one task per (sigma, repeat, fold): 105 tasks of unequal cost
+ * balance over the threads where 21 (one per repeat) did not. A task not
+ * started once a stop was asked is TASK_CUT. */
+static int cv_scores(const cv_grid *cg, int na, int threads, double *score)
+{
+    const int per_a = GRID_REPEATS * cg->k, ntasks = na * per_a;
+    unsigned char *state = malloc((size_t)ntasks);
+    if (!state)
+        return TASK_NOMEM;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
+#endif
+    for (int task = 0; task < ntasks; task++) {
+        const int a = task / per_a, rep = task % per_a / cg->k,
+                  f = task % cg->k;
+        double right[N_C] = {0};
+        state[task] = TASK_CUT;
+        if (tsgs__stop_due(cg->stop, TSGS__STOP_OPTIONAL))
+            continue;
+        TSGS_TRACE_START(t_cv);
+        /* the dual solver's seed as when a task ran a whole repeat */
+        state[task] = task_state(cv_task(cg, cg->Ks + (size_t)a * cg->n *
+                                                          cg->n,
+                                         rep, f,
+                                         (uint64_t)(a * GRID_REPEATS + rep),
+                                         right));
+        TSGS_TRACE_SPAN("grid_cv", task, t_cv);
+#ifdef _OPENMP
+#pragma omp critical(select_grid)
+#endif
+        for (int b = 0; b < cg->nb; b++) /* whole counts: any order */
+            score[a * cg->nb + b] += right[b];
+    }
+    const int worst = tasks_state(state, ntasks);
+    free(state);
+    return worst;
+}
+
+/* The best smoothed score's point; ties to the sigma nearest sigma0, then
+ * the largest C (a small C ties by predicting one class). */
+static void best_point(const double *score, int na, int nb, int fixed_sigma,
+                       int *best_a, int *best_b)
+{
+    double best = -1.0;
+    *best_a = *best_b = -1;
+    for (int a = 0; a < na; a++)
+        for (int b = 0; b < nb; b++) {
+            double v = smoothed(score, na, nb, a, b);
+            double eps = 1e-9 * (best > 1.0 ? best : 1.0);
+            int take = *best_a < 0 || v > best + eps;
+            if (!take && fabs(v - best) <= eps) {
+                double da = fixed_sigma ? 0 : fabs(SIGMA_LOG2[a]);
+                double db = fixed_sigma ? 0 : fabs(SIGMA_LOG2[*best_a]);
+                take = da < db || (da == db && b > *best_b);
+            }
+            if (take) {
+                best = v > best ? v : best;
+                *best_a = a;
+                *best_b = b;
+            }
+        }
+}
+
+/* The grid's rows (the first n of rows) as a CV: their labels (or
+ * classes) and each repeat's stratified folds; *cg points at what it
+ * allocates (freed by cv_free). */
+static int cv_setup(const tsgs__grid_job *g, const size_t *rows, size_t n,
+                    cv_grid *cg)
+{
+    double *y = malloc(sizeof(double) * n);
+    int *cls = g->classes ? malloc(sizeof(int) * n) : NULL;
+    int *folds = malloc(sizeof(int) * n * GRID_REPEATS);
+    size_t *scr = malloc(sizeof(size_t) * n);
+    double *w = g->wl ? malloc(sizeof(double) * n) : NULL;
+    cg->y = y;
+    cg->cls = cls;
+    cg->folds = folds;
+    cg->w = w;
+    if (!y || (g->classes && !cls) || !folds || !scr || (g->wl && !w)) {
+        free(scr);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        y[i] = g->classes ? g->classes[rows[i]] : g->yl[rows[i]];
+        if (w)
+            w[i] = g->wl[rows[i]];
+    }
+    if (cls)
+        cg->nprob = class_ranks(y, n, cls);
+    /* each repeat's folds once, for all its sigma and fold tasks */
+    for (int rep = 0; rep < GRID_REPEATS; rep++)
+        tsgs__stratified_folds(y, n, cg->k, g->seed, 16 + (uint64_t)rep, scr,
+                               folds + (size_t)rep * n);
+    free(scr);
+    return 0;
+}
+
+static void cv_free(cv_grid *cg)
+{
+    free((void *)cg->y);
+    free((void *)cg->cls);
+    free((void *)cg->folds);
+    free((void *)cg->w);
+}
+
+/* The Gram matrices of the grid's rows at every sigma into Ks and their
+ * CV scores into score: TASK_DONE, _NOMEM or _CUT. */
+static int grid_scores(const tsgs__grid_job *g, const double *sigmas,
+                       int na, const double *cs, int nb, const size_t *rows,
+                       size_t n, float *Ks, double *score)
+{
+    tsgs__rows Xg;
+    int bad = g->XL->x ? tsgs__rows_init_dense(&Xg, g->d, n)
+                       : tsgs__rows_init_sparse(&Xg, g->d, n);
+    int state = bad || tsgs__rows_copy(&Xg, g->XL, rows, n)
+                    ? TASK_NOMEM
+                    : gram_matrices(g, sigmas, na, &Xg, Ks);
+    tsgs__rows_free(&Xg);
+    if (state != TASK_DONE)
+        return state;
+    cv_grid cg = {Ks, n, NULL, NULL, 1, cs, nb, n < FOLDS ? (int)n : FOLDS,
+                  g->seed, NULL, NULL, g->stop};
+    state = cv_setup(g, rows, n, &cg) ? TASK_NOMEM
+                                      : cv_scores(&cg, na, g->threads, score);
+    cv_free(&cg);
+    return state;
+}
+
 /* CV accuracy of every (sigma, C) grid point on up to TSGS__GRID_ROWS
  * labeled rows, with the Gram matrix of the same random features the model will
  * use (the exact kernel would rank wide kernels that the features cannot
  * reproduce: their kernel values differ by less than the features'
- * error). Writes the chosen sigma and per-row C. */
+ * error). Writes the chosen sigma and per-row C; a stop cuts the search
+ * short (the centre, out->interrupted). */
 tsgs_status tsgs__select_grid(const tsgs__grid_job *g, tsgs__grid_choice *out,
                               tsgs_error *err)
 {
@@ -443,165 +824,29 @@ tsgs_status tsgs__select_grid(const tsgs__grid_job *g, tsgs__grid_choice *out,
     size_t *rows = malloc(sizeof(size_t) * g->nl);
     float *Ks = malloc(sizeof(float) * (size_t)na * n * n);
     double *score = calloc((size_t)na * (size_t)nb, sizeof(double));
-    if (!rows || !Ks || !score) {
-        free(rows); free(Ks); free(score);
-        return TSGS__NOMEM(err);
+    int state = rows && Ks && score ? TASK_DONE : TASK_NOMEM;
+    if (state == TASK_DONE) {
+        for (size_t i = 0; i < g->nl; i++)
+            rows[i] = i;
+        if (n < g->nl)
+            tsgs__seeded_shuffle(rows, g->nl, g->seed, 3, g->threads);
+        state = grid_scores(g, sigmas, na, cs, nb, rows, n, Ks, score);
     }
-    for (size_t i = 0; i < g->nl; i++)
-        rows[i] = i;
-    if (n < g->nl)
-        tsgs__seeded_shuffle(rows, g->nl, g->seed, 3, g->threads);
-    /* the Gram matrix + 1 of the grid rows at each sigma */
-    tsgs__rows Xg;
-    int bad = g->XL->x ? tsgs__rows_init_dense(&Xg, g->d, n)
-                       : tsgs__rows_init_sparse(&Xg, g->d, n);
-    if (bad || tsgs__rows_copy(&Xg, g->XL, rows, n)) {
-        tsgs__rows_free(&Xg);
-        free(rows); free(score); free(Ks);
-        return TSGS__NOMEM(err);
-    }
-    /* sparse rows: the draws of their columns' directions made once for
-     * every sigma (a sigma only scales them) */
-    tsgs__colcache *ucc = NULL;
-    double *units = NULL;
-    const int ready = tsgs__colcache_for_rows(&Xg, (long)g->ndirs,
-                                          FEATURE_ROWS_CACHE, &ucc,
-                                          err) == TSGS_OK &&
-                  (!ucc || tsgs__colcache_units(ucc, g->fs, (long)g->ndirs,
-                                                g->threads, &units,
-                                                err) == TSGS_OK);
-    int gram_ok = ready;
-    /* every sigma's feature rows, one task each, then their Gram
-     * matrices' rows as tasks of their own: with a task per sigma, 7
-     * threads of 16 worked while the rest waited (5-8 ms of a 50 ms grid) */
-    float *Phis = malloc(sizeof(float) * (size_t)na * (n ? n : 1) * g->D);
-    if (!Phis)
-        gram_ok = 0;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(g->threads) schedule(dynamic, 1)
-#endif
-    for (int a = 0; a < na; a++) {
-        TSGS_TRACE_START(t_phi);
-        tsgs__fspec fs = *g->fs;
-        fs.sigma = sigmas[a];
-        tsgs_error e;
-        tsgs__colcache *cc = NULL;
-        if (!ready || !Phis ||
-            (ucc && tsgs__colcache_scaled(ucc, units, &fs, (long)g->ndirs,
-                                          &cc, &e)) ||
-            tsgs__feature_rows(&fs, g->ndirs, &Xg, 1, cc,
-                               Phis + (size_t)a * n * g->D, &e)) {
-#ifdef _OPENMP
-#pragma omp atomic write
-#endif
-            gram_ok = 0;
-        }
-        tsgs__colcache_free(cc);
-        TSGS_TRACE_SPAN("grid_features", a, t_phi);
-    }
-    const long gram_rows = gram_ok ? (long)na * (long)n : 0;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(g->threads) schedule(dynamic, 8)
-#endif
-    for (long r = 0; r < gram_rows; r++)
-        gram_row(Phis + (size_t)(r / (long)n) * n * g->D, n, g->D,
-                 (size_t)(r % (long)n), Ks + (size_t)(r / (long)n) * n * n);
-    free(Phis);
-    tsgs__colcache_free(ucc);
-    free(units);
-    tsgs__rows_free(&Xg);
-    if (!gram_ok) {
-        free(rows); free(score); free(Ks);
-        return TSGS__NOMEM(err);
-    }
-    cv_grid cg = {Ks, n, NULL, NULL, 1, cs, nb, n < FOLDS ? (int)n : FOLDS,
-                  g->seed, NULL, NULL};
-    double *y = malloc(sizeof(double) * n);
-    double *wg = g->wl ? malloc(sizeof(double) * n) : NULL;
-    int *cls = g->classes ? malloc(sizeof(int) * n) : NULL;
-    int *folds = malloc(sizeof(int) * n * GRID_REPEATS);
-    size_t *scr = malloc(sizeof(size_t) * n);
-    tsgs_status st = y && (cls || !g->classes) && folds && scr &&
-                             (wg || !g->wl)
-                         ? TSGS_OK : TSGS_ERR_NOMEM;
-    for (size_t i = 0; st == TSGS_OK && i < n; i++) {
-        y[i] = g->classes ? g->classes[rows[i]] : g->yl[rows[i]];
-        if (wg)
-            wg[i] = g->wl[rows[i]];
-    }
-    cg.w = wg;
-    if (cls && st == TSGS_OK)
-        cg.nprob = class_ranks(y, n, cls);
-    /* each repeat's folds once, for all its sigma and fold tasks */
-    for (int rep = 0; st == TSGS_OK && rep < GRID_REPEATS; rep++)
-        tsgs__stratified_folds(y, n, cg.k, g->seed, 16 + (uint64_t)rep, scr,
-                               folds + (size_t)rep * n);
-    cg.y = y;
-    cg.cls = cls;
-    cg.folds = folds;
-    /* one task per (sigma, repeat, fold): 105 tasks of unequal cost balance
-     * over the threads where 21 (one per repeat) did not */
-    const int per_a = GRID_REPEATS * cg.k;
-    const int ntasks = st == TSGS_OK ? na * per_a : 0;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(g->threads) schedule(dynamic, 1)
-#endif
-    for (int task = 0; task < ntasks; task++) {
-        const int a = task / per_a, rep = task % per_a / cg.k,
-                  f = task % cg.k;
-        double right[N_C] = {0};
-        TSGS_TRACE_START(t_cv);
-        /* the dual solver's seed as when a task ran a whole repeat */
-        int ok = cv_task(&cg, Ks + (size_t)a * n * n, rep, f,
-                         (uint64_t)(a * GRID_REPEATS + rep), right);
-        TSGS_TRACE_SPAN("grid_cv", task, t_cv);
-#ifdef _OPENMP
-#pragma omp critical(select_grid)
-#endif
-        {
-            if (!ok)
-                st = TSGS_ERR_NOMEM;
-            for (int b = 0; b < nb; b++) /* whole counts: any order */
-                score[a * nb + b] += right[b];
-        }
-    }
-    free(y);
-    free(wg);
-    free(cls);
-    free(folds);
-    free(scr);
-    if (st != TSGS_OK)
-        st = TSGS__NOMEM(err);
-    if (st == TSGS_OK) {
-        /* best smoothed score; ties to the sigma nearest sigma0, then the
-         * largest C (a small C ties by predicting one class) */
-        int best_a = -1, best_b = -1;
-        double best = -1.0;
-        for (int a = 0; a < na; a++)
-            for (int b = 0; b < nb; b++) {
-                double v = smoothed(score, na, nb, a, b);
-                double eps = 1e-9 * (best > 1.0 ? best : 1.0);
-                int take = best_a < 0 || v > best + eps;
-                if (!take && fabs(v - best) <= eps) {
-                    double da = fixed_sigma ? 0 : fabs(SIGMA_LOG2[a]);
-                    double db = fixed_sigma ? 0 : fabs(SIGMA_LOG2[best_a]);
-                    take = da < db || (da == db && b > best_b);
-                }
-                if (take) {
-                    best = v > best ? v : best;
-                    best_a = a;
-                    best_b = b;
-                }
-            }
+    if (state == TASK_DONE) {
+        int best_a, best_b;
+        best_point(score, na, nb, fixed_sigma, &best_a, &best_b);
         out->sigma = sigmas[best_a];
         out->c_lib = cs[best_b];
         out->n_c_path = best_b + 1;
         memcpy(out->c_path, cs, sizeof(double) * (size_t)out->n_c_path);
         out->grid_cv = smoothed(score, na, nb, best_a, best_b) /
                        ((double)GRID_REPEATS * (double)n);
+        out->interrupted = 0;
+    } else if (state == TASK_CUT) {
+        centre_choice(g, out);
     }
     free(rows);
     free(Ks);
     free(score);
-    return st;
+    return state == TASK_NOMEM ? TSGS__NOMEM(err) : TSGS_OK;
 }

@@ -9,6 +9,7 @@
 #define TSGS__GRID_ROWS 1000    /* labeled rows the grid sees at most */
 #define TSGS__GRID_EPOCHS 200   /* the grid's fits only rank grid points */
 #define TSGS__DUAL_TOL 1e-3     /* dual coordinate descent's tolerance */
+#define TSGS__GRID_SIGMAS 7     /* the grid's sigma axis, one a thread */
 
 /* What the grid is run on. */
 typedef struct {
@@ -28,6 +29,10 @@ typedef struct {
                                  multi-class accuracy of one-vs-rest */
     const double *wl;         /* NULL, or each labeled row's class weight:
                                  its C is C x wl[i] in every fit */
+    tsgs__stop *stop;         /* NULL, or the run's: a stop asked ends the
+                                 search (its tasks not started are left
+                                 out; those running end within
+                                 TSGS__STOP_REQUIRED) */
 } tsgs__grid_job;
 
 /* What it chose. */
@@ -37,6 +42,8 @@ typedef struct tsgs__grid_choice {
     double c_path[16];   /* the grid's C values up to c_lib, which a fit */
     int n_c_path;        /* that wants the grid's model follows */
     double grid_cv;      /* smoothed CV accuracy there (0: no grid run) */
+    int interrupted;     /* a stop cut the search short: the grid's centre
+                            (sigma0 and C = 1, or the fixed values) */
 } tsgs__grid_choice;
 
 /* One-vs-rest (train.c): every class's model takes the (sigma, C) that the
@@ -82,11 +89,14 @@ tsgs_status tsgs__median_sigma(const tsgs__rows *XA, const tsgs__rows *XB,
  * ndirs directions, scaled so that phi(x) . phi(x') estimates k(x, x'):
  * PAIR [cos | sin] / sqrt(m), COS sqrt(2) cos / sqrt(m), m the
  * directions. out: n x D floats. Sparse rows: cc holds directions of their
- * columns (NULL: a cache of X's columns is made for the call). */
+ * columns (NULL: a cache of X's columns is made for the call). The work
+ * goes in calls of a fraction of a second, stop (NULL: none) polled
+ * between them and while the directions are made: a stop asked
+ * TSGS__STOP_REQUIRED ago ends it with TSGS_ERR_STOPPED. */
 tsgs_status tsgs__feature_rows(const tsgs__fspec *fs, size_t ndirs,
                                const tsgs__rows *X, int threads,
-                               const struct tsgs__colcache *cc, float *out,
-                               tsgs_error *err);
+                               const struct tsgs__colcache *cc,
+                               tsgs__stop *stop, float *out, tsgs_error *err);
 
 /* Stratified folds of n rows of classes y (+1 / -1): per class a seeded
  * shuffle dealt round-robin over k folds, the deal continuing across

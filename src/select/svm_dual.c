@@ -152,7 +152,12 @@ tsgs_status tsgs__svm_dual_gram(const float *Q, size_t n, double C,
         if (alpha[i] != 0.0)
             for (size_t j = 0; j < n; j++)
                 grad[j] += alpha[i] * (double)Q[i * n + j];
+    tsgs_status st = TSGS_OK;
     for (long epoch = 0; epoch < opt->max_epochs; epoch++) {
+        if (tsgs__stop_due(opt->stop, TSGS__STOP_REQUIRED)) {
+            st = tsgs__stopped(err, "a supervised SVM's fit");
+            break;
+        }
         const size_t *order =
             epoch_order(orders, n, opt->seed, epoch, perm, magic);
         double pg_max = -INFINITY, pg_min = INFINITY;
@@ -180,7 +185,7 @@ tsgs_status tsgs__svm_dual_gram(const float *Q, size_t n, double C,
     free(diag);
     free(perm);
     free(own);
-    return TSGS_OK;
+    return st;
 }
 
 tsgs_status tsgs__svm_dual_features(const float *Phi, size_t D,
@@ -213,7 +218,12 @@ tsgs_status tsgs__svm_dual_features(const float *Phi, size_t D,
      * checked again before stopping. */
     size_t na = n;
     double pg_max_old = INFINITY, pg_min_old = -INFINITY;
+    tsgs_status st = TSGS_OK;
     for (long epoch = 0; epoch < opt->max_epochs; epoch++) {
+        if (tsgs__stop_due(opt->stop, TSGS__STOP_REQUIRED)) {
+            st = tsgs__stopped(err, "a supervised SVM's fit");
+            break;
+        }
         permute(perm, na, opt->seed, epoch, magic);
         double pg_max = -INFINITY, pg_min = INFINITY;
         for (size_t k = 0; k < na; k++) {
@@ -272,5 +282,5 @@ tsgs_status tsgs__svm_dual_features(const float *Phi, size_t D,
     free(perm);
     free(active);
     free(magic);
-    return TSGS_OK;
+    return st;
 }

@@ -18,6 +18,9 @@ typedef struct {
     tsgs__dual_orders *orders; /* made for this seed and n, or NULL */
     const double *cw; /* per row: C x cw[i] is row i's bound (class
                          weights); NULL: C for every row */
+    tsgs__stop *stop; /* polled each epoch (NULL: none): one asked
+                         TSGS__STOP_REQUIRED ago ends the fit with
+                         TSGS_ERR_STOPPED */
 } tsgs__dual_opts;
 
 /* Room for the orders of n coordinates under seed, made as the fits reach

@@ -22,6 +22,7 @@ typedef struct {
     double label_neg, label_pos;   /* raw labels, neg < pos */
     size_t n_pos;                  /* labeled rows of label_pos */
     const tsgs_train_hooks *hooks; /* may be NULL */
+    tsgs__stop stop;               /* hooks' should_stop, for long loops */
     tsgs__train_opts opt;          /* test switches (stochastic solvers) */
 } tsgs__train_job;
 

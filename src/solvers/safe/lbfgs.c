@@ -32,6 +32,8 @@ long tsgs__lbfgs(size_t n, double *x, tsgs__objective fn, void *user,
     double f = fn(x, g, user);
     int stored = 0, head = 0; /* ring of correction pairs */
     for (it = 0; it < opt->max_iter; it++) {
+        if (tsgs__stop_due(opt->stop, TSGS__STOP_OPTIONAL))
+            break;
         /* dir = -H g by the two-loop recursion */
         for (size_t i = 0; i < n; i++)
             dir[i] = -g[i];

@@ -13,6 +13,8 @@ typedef struct {
     long max_iter;     /* iterations at most */
     double rel_tol;    /* stop when an iteration lowers f by less than
                           rel_tol * max(1, |f|) */
+    tsgs__stop *stop;  /* or NULL: polled each iteration, a stop asked
+                          ends the minimisation where it is */
 } tsgs__lbfgs_opts;
 
 /* Minimises fn from x (n doubles, overwritten with the result) by

@@ -403,10 +403,12 @@ tsgs_status tsgs__s3vm_anneal(const tsgs__s3vm_problem *pb,
     }
     memcpy(x, w, sizeof(double) * D);
     x[D] = pb->balance ? 0.0 : *b;
-    tsgs__lbfgs_opts lo = {10, iters, 1e-7};
+    tsgs__lbfgs_opts lo = {10, iters, 1e-7, pb->stop};
     for (int k = 0; k < ntemps; k++) {
         e.T = temps[k];
-        if (tsgs__lbfgs(D + 1, x, lbfgs_fn, &e, &lo) < 0) {
+        /* after a stop: the last solution for the rest */
+        if (!tsgs__stop_due(pb->stop, TSGS__STOP_OPTIONAL) &&
+            tsgs__lbfgs(D + 1, x, lbfgs_fn, &e, &lo) < 0) {
             st = TSGS__NOMEM(err);
             goto done;
         }

@@ -34,6 +34,8 @@ typedef struct {
     double target;     /* 2 p - 1, p the positive share wanted */
     int threads;       /* a team of its own for each pass */
     tsgs__path_team *team; /* or NULL: the path runs as a task of it */
+    tsgs__stop *stop;  /* or NULL: a stop asked ends the annealing (the
+                          candidates not reached take the last solution) */
 } tsgs__s3vm_problem;
 
 /* The smoothed hinge max(0, 1 - z) (quadratic within HINGE_SMOOTH of the

@@ -130,6 +130,7 @@ typedef struct {
     tsgs_params p;
     const tsgs__scaler *scaler;
     const tsgs_train_hooks *hooks;
+    tsgs__stop *stop;  /* the hooks' should_stop, for the long loops */
     int threads;
     double t_start;
     size_t d;
@@ -168,10 +169,12 @@ static void safe_free(safe_t *s)
     free(s->mphi);
 }
 
-static int should_stop(const safe_t *s)
+/* Whether the caller asked to stop: optional work (the grid's search, the
+ * unlabeled rows' features, the paths) ends then; what the supervised
+ * model needs ends TSGS__STOP_REQUIRED later (tsgs__stop_due). */
+static int stop_asked(const safe_t *s)
 {
-    const tsgs_train_hooks *h = s->hooks;
-    return h && h->should_stop && h->should_stop(h->user);
+    return tsgs__stop_due(s->stop, TSGS__STOP_OPTIONAL);
 }
 
 static void report(const safe_t *s, long stage, const char *what)
@@ -269,7 +272,7 @@ static tsgs_status choose_c_sigma(safe_t *s, tsgs_error *err)
     tsgs__grid_job g = {
         &s->XL, s->yl, s->nl, s->d, &s->fs, s->ndirs, s->D, sigma0,
         s->p.sigma, s->p.c > 0.0 ? s->p.c / (double)s->nl : 0.0,
-        s->p.seed, s->threads, s->ovr ? s->ylc : NULL, s->wl};
+        s->p.seed, s->threads, s->ovr ? s->ylc : NULL, s->wl, s->stop};
     if ((st = tsgs__select_grid(&g, &s->grid, err)) != TSGS_OK)
         return st;
     s->sigma0 = sigma0;
@@ -297,7 +300,7 @@ static tsgs_status fit_supervised(const safe_t *s, const float *P,
     const size_t D = s->D;
     if (n > TSGS__GRID_ROWS) {
         tsgs__dual_opts o = {DUAL_EPOCHS, TSGS__DUAL_TOL, s->p.seed, NULL,
-                             wr};
+                             wr, s->stop};
         return tsgs__svm_dual_features(P, D, y, n, s->grid.c_lib, &o, w, b, err);
     }
     float *Q = malloc(sizeof(float) * (n ? n * n : 1));
@@ -317,7 +320,7 @@ static tsgs_status fit_supervised(const safe_t *s, const float *P,
         tsgs__dual_orders_new(n, s->p.seed, TSGS__GRID_EPOCHS);
     for (int k = 0; k < s->grid.n_c_path && st == TSGS_OK; k++) {
         tsgs__dual_opts o = {TSGS__GRID_EPOCHS, TSGS__DUAL_TOL, s->p.seed,
-                             orders, wr};
+                             orders, wr, s->stop};
         st = tsgs__svm_dual_gram(Q, n, s->grid.c_path[k], &o, alpha, err);
     }
     tsgs__dual_orders_free(orders);
@@ -398,7 +401,7 @@ static tsgs_status fit_path(const safe_t *s, const int *fold, int hold,
                                           : s->grid.c_lib;
     }
     tsgs__s3vm_problem pb = {n, D, s->Phi, y, cw, s->mphi, s->p.balance,
-                             2.0 * s->balance_ratio - 1.0, 1, team};
+                             2.0 * s->balance_ratio - 1.0, 1, team, s->stop};
     double *w = cand_w + D, b = cand_b[0];
     memcpy(w, cand_w, sizeof(double) * D);
     st = tsgs__s3vm_anneal(&pb, TEMPS, N_TEMPS, LBFGS_ITERS, w, &b, cand_w + D,
@@ -457,6 +460,13 @@ static tsgs_status run_path_task(const path_tasks *pt, int task)
     const int full = task == pt->ntasks;
     const int f = task % pt->k, rep = task / pt->k;
     const int *fl = full ? NULL : pt->fold + (size_t)rep * nl;
+    /* once a stop is asked the selection is off: only the path on every
+     * row runs, for its supervised SVM (its annealing cut short) */
+    if (!full && stop_asked(s)) {
+        tsgs__path_started(pt->team);
+        tsgs__path_finished(pt->team);
+        return TSGS_ERR_STOPPED;
+    }
     double *cw = full ? pt->cand_w : malloc(sizeof(double) * D * (size_t)nc);
     double cb_[1 + N_TEMPS], *cb = full ? pt->cand_b : cb_;
     tsgs_error e;
@@ -499,7 +509,9 @@ typedef struct {
 
 /* The paths of every arm as tasks of one team, each arm's path on every
  * row first: the k folds of each repeat (their held-out rows' records)
- * and the path on every row. A path's steps are too short for a parallel
+ * and the path on every row. TSGS_OK (fold paths a stop cut included),
+ * TSGS_ERR_NOMEM, or TSGS_ERR_STOPPED when a stop ended a path on every
+ * row before its supervised SVM was fitted. A path's steps are too short for a parallel
  * region each (one costs more than it saves, and a lot more when the
  * machine is busy), so a path runs on one thread; only the threads left
  * without a path at the end share the work of the paths still running
@@ -531,11 +543,16 @@ static tsgs_status run_paths(const safe_arm *arms, int narms, int k,
 #ifdef _OPENMP
 #pragma omp task firstprivate(a, task)
 #endif
-                if (run_path_task(&pt[a], task) != TSGS_OK) {
+                {
+                    const tsgs_status ts = run_path_task(&pt[a], task);
+                    const int full = task == per_arm - 1;
+                    if (ts == TSGS_ERR_NOMEM ||
+                        (ts == TSGS_ERR_STOPPED && full)) {
 #ifdef _OPENMP
-#pragma omp atomic write
+#pragma omp critical(safe_run_paths)
 #endif
-                    st = TSGS_ERR_NOMEM;
+                        st = st == TSGS_ERR_NOMEM ? st : ts;
+                    }
                 }
             }
     }
@@ -683,13 +700,16 @@ static tsgs_status paths_and_selection(const safe_arm *arms, int narms,
                                99 + (uint64_t)rep, scr,
                                fold + (size_t)rep * nl);
     TSGS_TRACE_START(t_run);
-    const tsgs_status ran = run_paths(with, narms, k, fold, s->threads);
+    st = run_paths(with, narms, k, fold, s->threads);
     TSGS_TRACE_SPAN("safe_paths", narms, t_run);
-    if (ran != TSGS_OK) {
-        st = TSGS__NOMEM(err);
+    if (st != TSGS_OK) {
+        st = st == TSGS_ERR_STOPPED ? tsgs__stopped(err, "the supervised fit")
+                                    : TSGS__NOMEM(err);
         goto done;
     }
-    st = choose_candidate(s, with, narms, k, sel, err);
+    /* cut short by a stop: no selection (sel stays the supervised SVM) */
+    if (!stop_asked(s))
+        st = choose_candidate(s, with, narms, k, sel, err);
 done:
     for (int a = 0; a < narms; a++)
         free(with[a].ok);
@@ -1097,18 +1117,20 @@ static tsgs_status unlabeled_features(safe_t *s, tsgs_error *err)
 {
     float *PW = s->Phi + s->nl * s->D;
     tsgs_status st = tsgs__feature_rows(&s->fs, s->ndirs, &s->XW, s->threads,
-                                        NULL, PW, err);
+                                        NULL, s->stop, PW, err);
     if (st != TSGS_OK)
         return st;
     mean_row(PW, s->nw, s->D, s->threads, s->mphi);
     return TSGS_OK;
 }
 
-/* The feature rows at the chosen sigma: the labeled rows, then (semi) the
- * unlabeled sample (one-vs-rest: the first class's where they are the
- * same); and the per-row weight of an unlabeled row. */
-static tsgs_status compute_features(safe_t *s, int semi, tsgs_error *err)
+/* The feature rows at the chosen sigma: the labeled rows, then (*semi)
+ * the unlabeled sample (one-vs-rest: the first class's where they are the
+ * same); and the per-row weight of an unlabeled row. A stop that ends the
+ * unlabeled rows' clears *semi: the labeled rows' still serve. */
+static tsgs_status compute_features(safe_t *s, int *semi_io, tsgs_error *err)
 {
+    int semi = *semi_io;
     const size_t nrows = s->nl + (semi ? s->nw : 0);
     s->Phi = malloc(sizeof(float) * nrows * s->D);
     s->mphi = calloc(s->D, sizeof(double));
@@ -1117,9 +1139,14 @@ static tsgs_status compute_features(safe_t *s, int semi, tsgs_error *err)
     tsgs_status st = TSGS_OK;
     if (!reuse_features(s, semi)) {
         st = tsgs__feature_rows(&s->fs, s->ndirs, &s->XL, s->threads, NULL,
-                                s->Phi, err);
-        if (st == TSGS_OK && semi)
-            st = unlabeled_features(s, err);
+                                s->stop, s->Phi, err);
+        if (st == TSGS_OK && semi && stop_asked(s))
+            semi = *semi_io = 0;
+        if (st == TSGS_OK && semi &&
+            (st = unlabeled_features(s, err)) == TSGS_ERR_STOPPED) {
+            semi = *semi_io = 0;
+            st = TSGS_OK;
+        }
         if (st == TSGS_OK && s->ovr && s->ovr_class == 0 &&
             !s->ovr->fresh_features)
             st = keep_features(s, semi, err);
@@ -1133,7 +1160,8 @@ static tsgs_status compute_features(safe_t *s, int semi, tsgs_error *err)
 }
 
 /* The cluster arm's settings: the grid arm's rows and labels (shared,
- * not copied) at sigma0 and CLUSTER_C, with feature rows of its own. */
+ * not copied) at sigma0 and CLUSTER_C, with feature rows of its own;
+ * TSGS_ERR_STOPPED (err not set) when a stop cut them short. */
 static tsgs_status cluster_arm(const safe_t *s, safe_t *cl, tsgs_error *err)
 {
     *cl = *s;
@@ -1143,7 +1171,9 @@ static tsgs_status cluster_arm(const safe_t *s, safe_t *cl, tsgs_error *err)
     cl->grid.c_lib = cl->grid.c_path[0] = CLUSTER_C;
     cl->grid.n_c_path = 1;
     cl->grid.grid_cv = 0.0;
-    return compute_features(cl, 1, err);
+    int semi = 1;
+    tsgs_status st = compute_features(cl, &semi, err);
+    return st == TSGS_OK && !semi ? TSGS_ERR_STOPPED : st;
 }
 
 /* Frees what cluster_arm made (the rest is the grid arm's). */
@@ -1169,15 +1199,23 @@ static void describe(safe_t *s, int semi, int stopped,
     const char *best_arm = sel->arm[best] ? " (cluster path)" : "";
     const double kept_t = sel->cand[kept] ? TEMPS[sel->cand[kept] - 1] : 0;
     const double best_t = sel->cand[best] ? TEMPS[sel->cand[best] - 1] : 0;
-    int n = snprintf(s->note, sizeof s->note,
-                     "safe: sigma %.4g, C %.4g (per row), grid CV %.1f%%; "
-                     "kept ",
-                     s->fs.sigma, s->grid.c_lib, 100.0 * s->grid.grid_cv);
+    int n = s->grid.interrupted
+                ? snprintf(s->note, sizeof s->note,
+                           "safe: sigma %.4g, C %.4g (per row: the grid's "
+                           "centre, model selection interrupted); kept ",
+                           s->fs.sigma, s->grid.c_lib)
+                : snprintf(s->note, sizeof s->note,
+                           "safe: sigma %.4g, C %.4g (per row), grid CV "
+                           "%.1f%%; kept ",
+                           s->fs.sigma, s->grid.c_lib,
+                           100.0 * s->grid.grid_cv);
     if (n < 0 || (size_t)n >= sizeof s->note)
         return;
     char *rest = s->note + n;
     const size_t room = sizeof s->note - (size_t)n;
-    if (!isnan(majority_label))
+    if (stopped)
+        snprintf(rest, room, "supervised (interrupted)");
+    else if (!isnan(majority_label))
         snprintf(rest, room,
                  "the majority class %g (the %s SVM did not beat it on "
                  "the held-out rows: CV %.1f%% vs %.1f%%)",
@@ -1211,8 +1249,7 @@ static void describe(safe_t *s, int semi, int stopped,
                  s->nw > 0 && s->nl > SEMI_LABELED_MAX
                      ? "supervised (too many labeled rows for the "
                        "semi-supervised phase)"
-                 : stopped ? "supervised (interrupted)"
-                           : "supervised (no unlabeled rows)");
+                 : "supervised (no unlabeled rows)");
 }
 
 /* The last progress report, with the monitor set's accuracy if any. */
@@ -1240,7 +1277,7 @@ static void report_done(const safe_t *s, const tsgs_model *m)
  * opt: one-vs-rest (its ovr, NULL: binary data) and the class weights. */
 static tsgs_status safe_train(const tsgs_dataset *ds, const tsgs_params *p,
                               tsgs__scaler *scaler, double neg, double pos,
-                              const tsgs_train_hooks *hooks,
+                              const tsgs_train_hooks *hooks, tsgs__stop *stop,
                               const tsgs__train_opts *opt,
                               tsgs_model **out, int *stopped_early,
                               tsgs_error *err)
@@ -1263,6 +1300,7 @@ static tsgs_status safe_train(const tsgs_dataset *ds, const tsgs_params *p,
         s.p.balance = 1;
     s.scaler = scaler;
     s.hooks = hooks;
+    s.stop = stop;
     s.threads = tsgs__threads_resolve(p->threads);
     s.t_start = now_s();
     s.d = ds->d;
@@ -1289,21 +1327,23 @@ static tsgs_status safe_train(const tsgs_dataset *ds, const tsgs_params *p,
         goto done;
     TSGS_TRACE_SPAN("safe_grid", 0, t_grid);
     report(&s, 1, "model selection");
-    int stopped = should_stop(&s);
+    int stopped = stop_asked(&s);
 
-    const int semi = s.nw > 0 && s.nl <= SEMI_LABELED_MAX && !stopped;
+    int semi = s.nw > 0 && s.nl <= SEMI_LABELED_MAX && !stopped;
     TSGS_TRACE_START(t_feat);
-    if ((st = compute_features(&s, semi, err)) != TSGS_OK)
+    if ((st = compute_features(&s, &semi, err)) != TSGS_OK)
         goto done;
     TSGS_TRACE_SPAN("safe_features", 0, t_feat);
     /* the cluster arm where the user fixed neither sigma nor C (their
      * setting is what they asked for), on two classes, few labels */
     if (semi && !ovr && p->sigma <= 0.0 && p->c <= 0.0 &&
-        s.nl < FEW_LABELS) {
+        s.nl < FEW_LABELS && !stop_asked(&s)) {
         TSGS_TRACE_START(t_cl);
         st = cluster_arm(&s, &cl, err);
         TSGS_TRACE_SPAN("safe_cluster_arm", 0, t_cl);
         narms = 2; /* cl's rows are freed at done either way */
+        if (st == TSGS_ERR_STOPPED) /* the supervised fit alone */
+            st = TSGS_OK, semi = 0;
         if (st != TSGS_OK)
             goto done;
     }
@@ -1335,11 +1375,14 @@ static tsgs_status safe_train(const tsgs_dataset *ds, const tsgs_params *p,
         goto done;
     report(&s, 2, semi ? "semi-supervised paths and safe selection"
                        : "supervised fit");
-    stopped = stopped || should_stop(&s);
+    /* the selection ran to its end (a stop after it keeps its choice);
+     * cut short, its record is the supervised SVM's */
+    const int chosen = semi && sel.n > 0;
+    stopped = (stopped || stop_asked(&s)) && !chosen;
     /* the kept candidate: its arm, and its place among the arm's */
     int arm = sel.arm[sel.kept], kept = sel.cand[sel.kept];
-    const double major = semi && !stopped ? sel.major : 0.0;
-    describe(&s, semi, stopped, &sel,
+    const double major = chosen ? sel.major : 0.0;
+    describe(&s, chosen, stopped, &sel,
              major == 0.0 ? NAN : major > 0.0 ? pos : neg);
     if (major != 0.0) { /* the one class: no weights, the bias its sign */
         arm = kept = 0;
@@ -1358,14 +1401,15 @@ static tsgs_status safe_train(const tsgs_dataset *ds, const tsgs_params *p,
         m->prob_b = log(((double)(s.nl - s.npos) + 1.0) /
                         ((double)s.npos + 1.0));
         m->has_prob = 1;
-    } else if (oof[arm] && p->probability &&
+    } else if (oof[arm] && p->probability && chosen &&
                (st = fit_probability(s.yl, s.nl, oof[arm], kept, m, err)) !=
                    TSGS_OK) {
         tsgs_model_free(m);
         goto done;
     }
-    if (ovr && semi && (st = ovr_record(&s, kept, &cand_w[0], cand_b[0],
-                                        &oof[0], err)) != TSGS_OK) {
+    if (ovr && chosen &&
+        (st = ovr_record(&s, kept, &cand_w[0], cand_b[0], &oof[0], err)) !=
+            TSGS_OK) {
         tsgs_model_free(m);
         goto done;
     }
@@ -1390,8 +1434,8 @@ static tsgs_status safe_job(tsgs__train_job *job, tsgs_model **out,
                             int *stopped_early, tsgs_error *err)
 {
     return safe_train(job->ds, &job->p, &job->scaler, job->label_neg,
-                      job->label_pos, job->hooks, &job->opt, out,
-                      stopped_early, err);
+                      job->label_pos, job->hooks, &job->stop, &job->opt,
+                      out, stopped_early, err);
 }
 
 static long safe_steps(const tsgs_dataset *ds, const tsgs_params *p)

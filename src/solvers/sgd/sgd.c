@@ -225,7 +225,7 @@ static long first_blocks(const tsgs_params *p, size_t d)
  * the safe solver runs (model_select.c), on the model's own first
  * features (blocks 0, 1, ... up to the budget): C is the grid's per-row C
  * times n_l (the objective's mean hinge). */
-static tsgs_status choose_c_sigma(run_t *r, const tsgs__train_job *job,
+static tsgs_status choose_c_sigma(run_t *r, tsgs__train_job *job,
                                   tsgs_error *err)
 {
     const tsgs_dataset *ds = job->ds;
@@ -260,7 +260,8 @@ static tsgs_status choose_c_sigma(run_t *r, const tsgs__train_job *job,
     size_t D = tsgs__feature_columns(&fs, ndirs);
     tsgs__grid_job g = {&r->XL, r->yl, nl, d, &fs, ndirs, D, sigma0, p->sigma,
                         p->c > 0.0 ? p->c / (double)nl : 0.0, p->seed,
-                        tsgs__threads_resolve(p->threads), NULL, r->cwl};
+                        tsgs__threads_resolve(p->threads), NULL, r->cwl,
+                        &job->stop};
     tsgs__grid_choice choice;
     if ((st = tsgs__select_grid(&g, &choice, err)) != TSGS_OK)
         goto done;
@@ -300,12 +301,12 @@ static int warm_start_fits(const run_t *r, const tsgs_params *p, size_t d,
 /* The model starts as the exact SVM on the labeled rows over its first
  * blocks (tsgs__warm_start); the labeled cache gets its sums. */
 static tsgs_status start_supervised(run_t *r, tsgs_model *m, long max_blocks,
-                                    tsgs_error *err)
+                                    tsgs__stop *stop, tsgs_error *err)
 {
     const long blocks = start_blocks(&r->p, m->d, max_blocks);
     tsgs_status st = tsgs__warm_start(m, blocks, &r->XL, r->yl, r->cwl, r->nl,
                                       r->p.c / (double)r->nl, r->p.seed,
-                                      r->threads, err);
+                                      r->threads, stop, err);
     if (st != TSGS_OK || !r->lcache)
         return st;
     tsgs__fview v = tsgs__model_view(m);
@@ -315,7 +316,7 @@ static tsgs_status start_supervised(run_t *r, tsgs_model *m, long max_blocks,
 /* The run's derived settings (the model records them): C, sigma, C*, the
  * balance ratio and the feature budget; the mini-batch sizes, the steps T
  * and the blocks the budget allows. */
-static tsgs_status resolve_settings(run_t *r, const tsgs__train_job *job,
+static tsgs_status resolve_settings(run_t *r, tsgs__train_job *job,
                                     long *T, long *max_blocks,
                                     tsgs_error *err)
 {
@@ -574,7 +575,8 @@ static tsgs_status sgd_train(tsgs__train_job *job, tsgs_model **out,
         goto fail;
     TSGS_TRACE_SPAN("sgd_start_model", 0, t_model);
     TSGS_TRACE_START(t_warm);
-    if (r.p.warm_start && (st = start_supervised(&r, m, max_blocks, err)))
+    if (r.p.warm_start && (st = start_supervised(&r, m, max_blocks, &job->stop,
+                                               err)))
         goto fail;
     TSGS_TRACE_SPAN("sgd_warm_start", 0, t_warm);
     const tsgs_params *p = &r.p;

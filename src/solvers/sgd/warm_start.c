@@ -18,7 +18,8 @@
 tsgs_status tsgs__warm_start(tsgs_model *m, long blocks,
                              const tsgs__rows *XL, const double *yl,
                              const double *wl, size_t nl, double c_lib,
-                             uint64_t seed, int threads, tsgs_error *err)
+                             uint64_t seed, int threads, tsgs__stop *stop,
+                             tsgs_error *err)
 {
     const long dirs = m->fs.dirs;
     const size_t ndirs = (size_t)(blocks * dirs);
@@ -33,10 +34,10 @@ tsgs_status tsgs__warm_start(tsgs_model *m, long blocks,
     /* sparse rows: the model's column cache takes the start's directions
      * now (it would when the blocks are added) and serves the features */
     tsgs__colcache_fill(m->cc, &m->fs, (long)ndirs, threads);
-    if ((st = tsgs__feature_rows(&m->fs, ndirs, XL, threads, m->cc, phi,
-                                 err)))
+    if ((st = tsgs__feature_rows(&m->fs, ndirs, XL, threads, m->cc, stop,
+                                 phi, err)))
         goto done;
-    tsgs__dual_opts o = {START_EPOCHS, TSGS__DUAL_TOL, seed, NULL, wl};
+    tsgs__dual_opts o = {START_EPOCHS, TSGS__DUAL_TOL, seed, NULL, wl, stop};
     double bias = 0.0;
     if ((st = tsgs__svm_dual_features(phi, D, yl, nl, c_lib, &o, w, &bias,
                                       err)))

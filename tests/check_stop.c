@@ -1,0 +1,382 @@
+/* A caller's stop as the long loops see it (stop.c), and the loops that
+ * poll it: the hook is polled at most every TSGS__STOP_POLL_S, by one
+ * thread at a time, and its answer kept; optional work ends at once,
+ * required work a grace period later, with TSGS_ERR_STOPPED naming the
+ * stage. Each loop is checked with a stop already overdue: the scaler's
+ * passes, the feature rows (dense and sparse), the direction panel, the
+ * dual SVM fits, L-BFGS and the annealing, and the grid, which returns
+ * its centre. */
+#define _DEFAULT_SOURCE /* usleep */
+#include <check.h>
+#include <math.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fixtures.h"
+#include "internal.h"
+#include "solvers/safe/lbfgs.h"
+#include "select/model_select.h"
+#include "solvers/safe/s3vm_path.h"
+#include "select/svm_dual.h"
+
+static atomic_int calls, inside, most_inside;
+static int answer;
+
+static int ask(void *user)
+{
+    (void)user;
+    int now = atomic_fetch_add(&inside, 1) + 1;
+    int seen = atomic_load(&most_inside);
+    while (now > seen && !atomic_compare_exchange_weak(&most_inside, &seen,
+                                                       now))
+        ;
+    atomic_fetch_add(&calls, 1);
+    usleep(200); /* long enough for another thread to try meanwhile */
+    atomic_fetch_sub(&inside, 1);
+    return answer;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* A stop whose hook asks and which saw it long ago: due at any grace. */
+static void overdue(tsgs__stop *s, tsgs_train_hooks *h)
+{
+    memset(h, 0, sizeof *h);
+    h->should_stop = ask;
+    answer = 1;
+    tsgs__stop_init(s, h);
+    ck_assert(tsgs__stop_due(s, TSGS__STOP_OPTIONAL));
+    atomic_store(&s->asked_ns, 1); /* first seen at boot: long overdue */
+    ck_assert(tsgs__stop_due(s, TSGS__STOP_REQUIRED));
+}
+
+START_TEST(none_is_never_due)
+{
+    ck_assert(!tsgs__stop_due(NULL, 0.0));
+    tsgs__stop s;
+    tsgs__stop_init(&s, NULL);
+    ck_assert(!tsgs__stop_due(&s, 0.0));
+    tsgs_train_hooks h;
+    memset(&h, 0, sizeof h); /* hooks without should_stop */
+    tsgs__stop_init(&s, &h);
+    ck_assert(!tsgs__stop_due(&s, 0.0));
+}
+END_TEST
+
+/* Polled in a tight loop for 0.1 s, the hook is called about every
+ * TSGS__STOP_POLL_S, not every time; once it asks the answer stays even
+ * when it no longer does; the required grace runs from then. */
+START_TEST(polls_rate_limited_answer_kept)
+{
+    tsgs_train_hooks h;
+    memset(&h, 0, sizeof h);
+    h.should_stop = ask;
+    answer = 0;
+    atomic_store(&calls, 0);
+    tsgs__stop s;
+    tsgs__stop_init(&s, &h);
+    long polls = 0;
+    for (double t0 = now_s(); now_s() - t0 < 0.1; polls++)
+        ck_assert(!tsgs__stop_due(&s, 0.0));
+    const int c = atomic_load(&calls);
+    ck_assert_msg(c >= 3 && c <= 0.1 / TSGS__STOP_POLL_S + 2,
+                  "%d calls of %ld polls", c, polls);
+    ck_assert(polls > 10 * c);
+    answer = 1;
+    usleep(20000);
+    ck_assert(tsgs__stop_due(&s, TSGS__STOP_OPTIONAL));
+    const double seen = now_s();
+    answer = 0; /* kept */
+    usleep(20000);
+    ck_assert(tsgs__stop_due(&s, TSGS__STOP_OPTIONAL));
+    ck_assert(!tsgs__stop_due(&s, TSGS__STOP_REQUIRED));
+    while (now_s() - seen < TSGS__STOP_REQUIRED + 0.05)
+        usleep(10000);
+    ck_assert(tsgs__stop_due(&s, TSGS__STOP_REQUIRED));
+}
+END_TEST
+
+/* Polled by a team of threads, the hook is never in two at once. */
+START_TEST(one_thread_in_the_hook)
+{
+    tsgs_train_hooks h;
+    memset(&h, 0, sizeof h);
+    h.should_stop = ask;
+    answer = 0;
+    atomic_store(&calls, 0);
+    atomic_store(&most_inside, 0);
+    tsgs__stop s;
+    tsgs__stop_init(&s, &h);
+#ifdef _OPENMP
+#pragma omp parallel num_threads(4)
+#endif
+    {
+        for (double t0 = now_s(); now_s() - t0 < 0.15;)
+            tsgs__stop_due(&s, 0.0);
+    }
+    ck_assert_int_ge(atomic_load(&calls), 3);
+    ck_assert_int_eq(atomic_load(&most_inside), 1);
+    tsgs_error err;
+    ck_assert_int_eq(tsgs__stopped(&err, "a stage"), TSGS_ERR_STOPPED);
+    ck_assert_int_eq(err.code, TSGS_ERR_STOPPED);
+    ck_assert_str_eq(err.message, "stopped by the caller during a stage, "
+                                  "before a usable model: none returned");
+}
+END_TEST
+
+/* n rows of d features (all zero but one per row), the first nl labeled
+ * +1 / -1 alternately. */
+static tsgs_dataset *rows_of(size_t n, size_t d, size_t nl)
+{
+    float *x = calloc(n * d, sizeof(float));
+    double *y = malloc(sizeof(double) * n);
+    ck_assert(x && y);
+    for (size_t i = 0; i < n; i++) {
+        x[i * d + (i * 7) % d] = 1.0f + (float)(i % 3);
+        y[i] = i < nl ? (i % 2 ? 1.0 : -1.0) : TSGS_UNLABELED;
+    }
+    tsgs_dataset *ds = NULL;
+    ck_assert_int_eq(tsgs_dataset_from_dense(n, d, x, y, &ds, NULL), TSGS_OK);
+    free(x);
+    free(y);
+    return ds;
+}
+
+/* The scaler's passes: the same fit without a stop (or one not asked),
+ * TSGS_ERR_STOPPED with one overdue. */
+START_TEST(scaler_fit_stops)
+{
+    tsgs_dataset *ds = rows_of(300, 20, 40);
+    tsgs__scaler a, b;
+    tsgs__stop s;
+    tsgs_train_hooks h;
+    memset(&h, 0, sizeof h);
+    h.should_stop = ask;
+    answer = 0;
+    tsgs__stop_init(&s, &h);
+    ck_assert_int_eq(tsgs__scaler_fit_threads(ds, TSGS_SCALE_ZSCORE, 0, 2, &a,
+                                              NULL),
+                     TSGS_OK);
+    ck_assert_int_eq(tsgs__scaler_fit_stop(ds, TSGS_SCALE_ZSCORE, 0, 2, &s,
+                                           &b, NULL),
+                     TSGS_OK);
+    ck_assert_int_eq(memcmp(a.shift, b.shift, sizeof(double) * 20), 0);
+    ck_assert_int_eq(memcmp(a.mul, b.mul, sizeof(double) * 20), 0);
+    tsgs__scaler_clear(&a);
+    tsgs__scaler_clear(&b);
+    overdue(&s, &h);
+    tsgs_error err;
+    for (int kind = TSGS_SCALE_ZSCORE; kind <= TSGS_SCALE_MINMAX; kind++) {
+        ck_assert_int_eq(tsgs__scaler_fit_stop(ds, (tsgs_scaling)kind, 0, 2,
+                                               &s, &b, &err),
+                         TSGS_ERR_STOPPED);
+        ck_assert_ptr_nonnull(strstr(err.message, "the scaler's fit"));
+    }
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
+/* Feature rows, dense (iid and orthogonal directions) and sparse: the
+ * same values with a stop not asked, TSGS_ERR_STOPPED when overdue; the
+ * direction panel alone returns 1. */
+START_TEST(feature_rows_stop)
+{
+    tsgs_dataset *ds = rows_of(50, 300, 50);
+    tsgs_params p = tsgs_params_default();
+    p.sigma = 0.05;
+    const size_t ndirs = 64;
+    tsgs__stop s;
+    tsgs_train_hooks h;
+    memset(&h, 0, sizeof h);
+    h.should_stop = ask;
+    answer = 0;
+    tsgs__stop_init(&s, &h);
+    const tsgs__rows X = tsgs__rows_dense(ds->x, ds->n, ds->d);
+    for (int orth = 0; orth <= 1; orth++) {
+        p.directions = orth ? TSGS_DIRECTIONS_ORTHOGONAL : TSGS_DIRECTIONS_IID;
+        tsgs__fspec fs = tsgs__fspec_of(&p, ds->d);
+        const size_t D = tsgs__feature_columns(&fs, ndirs);
+        float *a = malloc(sizeof(float) * ds->n * D);
+        float *b = malloc(sizeof(float) * ds->n * D);
+        ck_assert(a && b);
+        ck_assert_int_eq(tsgs__feature_rows(&fs, ndirs, &X, 2, NULL, NULL, a,
+                                            NULL),
+                         TSGS_OK);
+        answer = 0;
+        tsgs__stop_init(&s, &h);
+        ck_assert_int_eq(tsgs__feature_rows(&fs, ndirs, &X, 2, NULL, &s, b,
+                                            NULL),
+                         TSGS_OK);
+        ck_assert_int_eq(memcmp(a, b, sizeof(float) * ds->n * D), 0);
+        overdue(&s, &h);
+        tsgs_error err;
+        ck_assert_int_eq(tsgs__feature_rows(&fs, ndirs, &X, 2, NULL, &s, b,
+                                            &err),
+                         TSGS_ERR_STOPPED);
+        ck_assert_ptr_nonnull(strstr(err.message, "the feature rows"));
+        float *panel = malloc(sizeof(float) * ndirs * ds->d);
+        float phase[64];
+        ck_assert_int_eq(tsgs__pack_directions_stop(&fs, 0, (long)ndirs, panel,
+                                                    phase, &s, 0.0),
+                         1);
+        free(panel);
+        free(a);
+        free(b);
+    }
+    /* sparse rows: the same values as dense ones' to float rounding, and
+     * the stop */
+    p.directions = TSGS_DIRECTIONS_IID;
+    tsgs__fspec fs = tsgs__fspec_of(&p, ds->d);
+    tsgs__scaler none = {TSGS_SCALE_NONE, ds->d, NULL, NULL, 0, NULL, NULL};
+    /* the same rows as CSR: each row's one non-zero */
+    const size_t n = ds->n;
+    size_t *ptr = malloc(sizeof(size_t) * (n + 1));
+    uint32_t *col = malloc(sizeof(uint32_t) * n);
+    float *val = malloc(sizeof(float) * n);
+    double *yc = malloc(sizeof(double) * n);
+    ck_assert(ptr && col && val && yc);
+    for (size_t i = 0; i < n; i++) {
+        ptr[i] = i;
+        col[i] = (uint32_t)((i * 7) % ds->d);
+        val[i] = ds->x[i * ds->d + col[i]];
+        yc[i] = ds->y[i];
+    }
+    ptr[n] = n;
+    tsgs_dataset *sp = NULL; /* takes the arrays */
+    ck_assert_int_eq(tsgs__dataset_from_csr(n, ds->d, ptr, col, val, yc, &sp,
+                                            NULL),
+                     TSGS_OK);
+    tsgs__rows S;
+    ck_assert_int_eq(tsgs__rows_init(&S, sp, &none, sp->n), 0);
+    ck_assert_int_eq(tsgs__rows_gather(&S, sp, &none, NULL, sp->n), 0);
+    const size_t D = tsgs__feature_columns(&fs, ndirs);
+    float *a = malloc(sizeof(float) * ds->n * D);
+    float *b = malloc(sizeof(float) * ds->n * D);
+    ck_assert_int_eq(tsgs__feature_rows(&fs, ndirs, &X, 1, NULL, NULL, a,
+                                        NULL),
+                     TSGS_OK);
+    answer = 0;
+    tsgs__stop_init(&s, &h);
+    ck_assert_int_eq(tsgs__feature_rows(&fs, ndirs, &S, 1, NULL, &s, b, NULL),
+                     TSGS_OK);
+    for (size_t j = 0; j < ds->n * D; j++)
+        ck_assert_float_eq_tol(a[j], b[j], 2e-5);
+    overdue(&s, &h);
+    ck_assert_int_eq(tsgs__feature_rows(&fs, ndirs, &S, 1, NULL, &s, b, NULL),
+                     TSGS_ERR_STOPPED);
+    free(a);
+    free(b);
+    tsgs__rows_free(&S);
+    tsgs_dataset_free(sp);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
+static double bowl(const double *x, double *g, void *user)
+{
+    (void)user;
+    g[0] = 2.0 * (x[0] - 3.0);
+    g[1] = 2.0 * (x[1] + 1.0);
+    return (x[0] - 3.0) * (x[0] - 3.0) + (x[1] + 1.0) * (x[1] + 1.0);
+}
+
+/* The fits: the dual SVM ends with TSGS_ERR_STOPPED, L-BFGS where it is
+ * (no step), the annealing at its start (every candidate the start). */
+START_TEST(fits_stop)
+{
+    tsgs__stop s;
+    tsgs_train_hooks h;
+    overdue(&s, &h);
+    float Q[4] = {2, 1, 1, 2};
+    double alpha[2] = {0, 0};
+    tsgs__dual_opts o = {100, 1e-6, 1, NULL, NULL, &s};
+    tsgs_error err;
+    ck_assert_int_eq(tsgs__svm_dual_gram(Q, 2, 1.0, &o, alpha, &err),
+                     TSGS_ERR_STOPPED);
+    ck_assert_ptr_nonnull(strstr(err.message, "supervised SVM"));
+    float Phi[4] = {1, 0, 0, 1};
+    double y[2] = {1, -1}, w[2], b;
+    ck_assert_int_eq(tsgs__svm_dual_features(Phi, 2, y, 2, 1.0, &o, w, &b,
+                                             &err),
+                     TSGS_ERR_STOPPED);
+    double x[2] = {0, 0};
+    tsgs__lbfgs_opts lo = {5, 100, 1e-12, &s};
+    ck_assert_int_eq(tsgs__lbfgs(2, x, bowl, NULL, &lo), 0);
+    ck_assert(x[0] == 0.0 && x[1] == 0.0);
+    lo.stop = NULL;
+    ck_assert_int_gt(tsgs__lbfgs(2, x, bowl, NULL, &lo), 0);
+    ck_assert_double_eq_tol(x[0], 3.0, 1e-6);
+    /* the annealing: two rows, one labeled */
+    float P[4] = {1, 0.5f, -1, 0.25f};
+    double yy[2] = {1, 0}, cw[2] = {1, 1}, mphi[2] = {-1, 0.25};
+    tsgs__s3vm_problem pb = {2, 2, P, yy, cw, mphi, 0, 0.0, 1, NULL, &s};
+    const double temps[] = {1, 0.1};
+    double w0[2] = {0.5, -0.5}, b0 = 0.1, cand_w[4], cand_b[2];
+    ck_assert_int_eq(tsgs__s3vm_anneal(&pb, temps, 2, 50, w0, &b0, cand_w,
+                                       cand_b, NULL),
+                     TSGS_OK);
+    for (int k = 0; k < 2; k++) {
+        ck_assert(cand_w[2 * k] == 0.5 && cand_w[2 * k + 1] == -0.5);
+        ck_assert(cand_b[k] == 0.1);
+    }
+}
+END_TEST
+
+/* The grid with a stop asked: its centre (sigma0, C = 1; the fixed ones
+ * where given), marked interrupted, at once; without: a searched point. */
+START_TEST(grid_returns_its_centre)
+{
+    tsgs_dataset *ds = rows_of(60, 5, 60);
+    tsgs_params p = tsgs_params_default();
+    tsgs__fspec fs = tsgs__fspec_of(&p, ds->d);
+    const size_t ndirs = 32;
+    const tsgs__rows XL = tsgs__rows_dense(ds->x, ds->n, ds->d);
+    tsgs__stop s;
+    tsgs_train_hooks h;
+    overdue(&s, &h);
+    tsgs__grid_job g = {&XL, ds->y, ds->n, ds->d, &fs, ndirs,
+                        tsgs__feature_columns(&fs, ndirs), 0.3, 0.0, 0.0, 7, 2,
+                        NULL, NULL, &s};
+    tsgs__grid_choice c;
+    const double t0 = now_s();
+    ck_assert_int_eq(tsgs__select_grid(&g, &c, NULL), TSGS_OK);
+    ck_assert(now_s() - t0 < 1.0);
+    ck_assert_int_eq(c.interrupted, 1);
+    ck_assert_double_eq(c.sigma, 0.3);
+    ck_assert_double_eq(c.c_lib, 1.0);
+    ck_assert_int_eq(c.n_c_path, 1);
+    ck_assert_double_eq(c.grid_cv, 0.0);
+    g.fixed_c = 4.0;
+    ck_assert_int_eq(tsgs__select_grid(&g, &c, NULL), TSGS_OK);
+    ck_assert(c.interrupted && c.c_lib == 4.0 && c.sigma == 0.3);
+    g.fixed_c = 0.0;
+    g.stop = NULL;
+    ck_assert_int_eq(tsgs__select_grid(&g, &c, NULL), TSGS_OK);
+    ck_assert_int_eq(c.interrupted, 0);
+    ck_assert(c.grid_cv > 0.0);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
+Suite *stop_suite(void)
+{
+    Suite *s = suite_create("stop");
+    TCase *tc = tcase_create("stop");
+    tcase_add_test(tc, none_is_never_due);
+    tcase_add_test(tc, polls_rate_limited_answer_kept);
+    tcase_add_test(tc, one_thread_in_the_hook);
+    tcase_add_test(tc, scaler_fit_stops);
+    tcase_add_test(tc, feature_rows_stop);
+    tcase_add_test(tc, fits_stop);
+    tcase_add_test(tc, grid_returns_its_centre);
+    suite_add_tcase(s, tc);
+    return s;
+}
