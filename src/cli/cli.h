@@ -161,4 +161,7 @@ int cmd_synth(int argc, char **argv);
 int cmd_cv(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 
+/* Wall seconds on a monotonic clock (clock.c). */
+double cli_wall_s(void);
+
 #endif

@@ -5,18 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 static const char *const convert_keys[] = {
     "threads", "format", "label-column", "skip-columns", "header",
     "unlabeled-label", "quiet", "max-memory", NULL};
-
-static double wall(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static void usage(void)
 {
@@ -65,16 +57,16 @@ int cmd_convert(int argc, char **argv)
                 out);
         goto done;
     }
-    double t0 = wall();
+    double t0 = cli_wall_s();
     if (cli_read(&o, in, &ds) || cli_check_dense_size(&o, in, ds))
         goto done;
-    double t1 = wall();
+    double t1 = cli_wall_s();
     tsgs_error err;
     if (tsgs_dataset_save_npy(ds, out, &err) != TSGS_OK) {
         cli_error(&err);
         goto done;
     }
-    double t2 = wall();
+    double t2 = cli_wall_s();
     if (!o.quiet) {
         char labels[4096];
         tsgs_npy_labels_path(out, labels, sizeof labels);

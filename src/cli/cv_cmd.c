@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define MAX_AXES 8
 #define MAX_VALUES 64
@@ -106,13 +105,6 @@ static void usage(const cli_opts *o)
     cli_print_param_help(&o->params);
 }
 
-static double wall(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 typedef struct {
     const axis_t *axes;
     int naxes;
@@ -206,7 +198,7 @@ static void on_done(size_t i, double mean, double sd, void *user)
     for (int a = 0; a < c->naxes; a++)
         fprintf(stderr, " %s=%s", c->axes[a].key, c->axes[a].values[pick[a]]);
     fprintf(stderr, "  accuracy %.2f%% (sd %.2f)  elapsed %.1fs\n",
-            100 * mean, 100 * sd, wall() - c->t0);
+            100 * mean, 100 * sd, cli_wall_s() - c->t0);
 }
 
 int cmd_cv(int argc, char **argv)
@@ -323,7 +315,7 @@ int cmd_cv(int argc, char **argv)
     for (size_t i = 0; i < npoints; i++)
         if (cli_check_memory(&o, o.positional[0], train, &points[i]))
             goto done;
-    report_ctx ctx = {axes, naxes, o.quiet, wall()};
+    report_ctx ctx = {axes, naxes, o.quiet, cli_wall_s()};
     if (!o.quiet)
         fprintf(stderr, "%zu grid points x %d folds on %zu labeled rows "
                         "(%s-parallel)\n",

@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 /* Options of this command alone; the rest go to cli_parse. */
 typedef struct {
@@ -16,13 +15,6 @@ typedef struct {
     const char *layout;
     long components;
 } synth_opts;
-
-static double wall(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static void help(void)
 {
@@ -160,14 +152,14 @@ int cmd_synth(int argc, char **argv)
         fprintf(stderr, "ERROR: --%s\n", err.message);
         goto done;
     }
-    double t0 = wall();
+    double t0 = cli_wall_s();
     if (cli_read(&o, o.positional[0], &ds))
         goto done;
     if (tsgs_mixture_fit(ds, (int)s.components, o.params.seed, &m, &err)) {
         fprintf(stderr, "ERROR: %s: %s\n", o.positional[0], err.message);
         goto done;
     }
-    double t1 = wall();
+    double t1 = cli_wall_s();
     if (!o.quiet)
         fprintf(stderr,
                 "synth: SYNTHETIC data: %zu features, %ld Gaussians per "
@@ -220,7 +212,7 @@ int cmd_synth(int argc, char **argv)
             goto done;
         }
     }
-    double t2 = wall(), dt = t2 - t1 > 0 ? t2 - t1 : 1e-9;
+    double t2 = cli_wall_s(), dt = t2 - t1 > 0 ? t2 - t1 : 1e-9;
     if (!o.quiet) {
         fprintf(stderr, "synth: wrote %llu SYNTHETIC rows (%s layout, seed "
                         "%llu) to %s in %.2fs: %.3g rows/s",

@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 static const char *const train_keys[] = {
@@ -50,13 +49,6 @@ typedef struct {
     size_t sample_rows; /* rows of the monitor set, when it is a sample */
 } progress_state;
 
-static double wall(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static void on_progress(const tsgs_progress *pr, void *user)
 {
     progress_state *ps = user;
@@ -76,7 +68,7 @@ static void on_progress(const tsgs_progress *pr, void *user)
                 pr->stage, pr->elapsed_s, acc);
         return;
     }
-    double now = wall();
+    double now = cli_wall_s();
     int last = pr->iteration == pr->iterations;
     /* At most a few lines a second on a terminal; on a pipe or log file,
      * one line every 5 s and one per test measurement. */
@@ -296,7 +288,7 @@ int cmd_train(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
 
-    double t0 = wall();
+    double t0 = cli_wall_s();
     if (cli_read(&o, train_path, &train) || cli_check_labels(&o, train_path, train))
         goto done;
     if (o.unlabeled_file) {
@@ -350,7 +342,7 @@ int cmd_train(int argc, char **argv)
     if (!o.quiet)
         fprintf(stderr, "read %zu rows x %zu features (%zu labeled, %zu "
                         "unlabeled) in %.2fs\n",
-                n, tsgs_dataset_features(train), nl, n - nl, wall() - t0);
+                n, tsgs_dataset_features(train), nl, n - nl, cli_wall_s() - t0);
     if (cli_check_memory(&o, train_path, train, &o.params))
         goto done;
     if (o.cv_folds) {
@@ -376,7 +368,7 @@ int cmd_train(int argc, char **argv)
     }
 
     int stopped = 0;
-    double t1 = wall();
+    double t1 = cli_wall_s();
     training = 1;
     if (tsgs_train(train, &o.params, &hooks, &model, &stopped, &err)) {
         if (err.code == TSGS_ERR_STOPPED && interrupted) {
@@ -389,7 +381,7 @@ int cmd_train(int argc, char **argv)
         }
         goto done;
     }
-    double train_s = wall() - t1;
+    double train_s = cli_wall_s() - t1;
     /* a stopped run's model is a partial one: it goes beside MODEL_FILE,
      * which keeps the model it held (a good one is not replaced) */
     char partial[4096 + 16];

@@ -4,9 +4,10 @@
  * counted. */
 #include "common/trace.h"
 
+#include "internal.h"
+
 #ifdef TSGS_TRACE
 #include <string.h>
-#include <time.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -29,12 +30,7 @@ static struct {
     long n;
 } totals[MAX_TOTALS];
 
-double tsgs__trace_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+double tsgs__trace_now(void) { return tsgs__now_s(); }
 
 static int thread_id(void)
 {

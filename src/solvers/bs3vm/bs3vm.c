@@ -52,7 +52,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define CHUNK 256 /* support vectors per partial sum (fixed: determinism) */
 #define RIDGE 1e-8
@@ -366,13 +365,6 @@ static void step(bs_t *s, long t)
         maintain(s, 0);
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static void report(const bs_t *s, const tsgs_model *m,
                    const tsgs_train_hooks *hooks, long t, long T,
                    double elapsed, int measure)
@@ -496,7 +488,7 @@ static tsgs_status bs3vm_train(const tsgs_dataset *ds, const tsgs_params *params
         s.threads, p->bind, hooks ? hooks->warn : NULL,
         hooks ? hooks->user : NULL);
 
-    const double t0 = now_s();
+    const double t0 = tsgs__now_s();
     int stopped = 0;
     long t;
     for (t = 1; t <= T; t++) {
@@ -510,13 +502,13 @@ static tsgs_status bs3vm_train(const tsgs_dataset *ds, const tsgs_params *params
         int mon = hooks && hooks->monitor && hooks->monitor_every > 0 &&
                   t % hooks->monitor_every == 0;
         if ((rep || mon) && t < T && hooks->progress)
-            report(&s, m, hooks, t, T, now_s() - t0, mon);
+            report(&s, m, hooks, t, T, tsgs__now_s() - t0, mon);
     }
     const long done = stopped ? t : T; /* w_{done+1} = A_done / done */
     for (size_t j = 0; j < s.b->n_sv; j++)
         s.b->alpha[j] /= (double)done;
     if (hooks && hooks->progress)
-        report(&s, m, hooks, done, T, now_s() - t0, 1);
+        report(&s, m, hooks, done, T, tsgs__now_s() - t0, 1);
     tsgs__restore_binding(pinned); /* the caller's threads as they were */
     m->params = *p;
     bs_clear(&s);

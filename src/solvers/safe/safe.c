@@ -34,7 +34,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -117,13 +116,6 @@ _Static_assert(FIRST_CANDIDATE >= 1 && FIRST_CANDIDATE <= N_TEMPS,
 #define ARMS 2
 #define MAX_CANDIDATES (1 + ARMS * N_TEMPS)
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* Everything the stages share. */
 typedef struct {
     const tsgs_dataset *ds;
@@ -186,7 +178,7 @@ static void report(const safe_t *s, long stage, const char *what)
     memset(&pr, 0, sizeof pr);
     pr.iteration = stage;
     pr.iterations = SAFE_STAGES;
-    pr.elapsed_s = now_s() - s->t_start;
+    pr.elapsed_s = tsgs__now_s() - s->t_start;
     pr.rows_per_s = (double)(s->nl + s->nw) * (double)stage /
                     (pr.elapsed_s > 0 ? pr.elapsed_s : 1e-9);
     pr.features = (long)s->D;
@@ -1261,7 +1253,7 @@ static void report_done(const safe_t *s, const tsgs_model *m)
     tsgs_progress pr;
     memset(&pr, 0, sizeof pr);
     pr.iteration = pr.iterations = SAFE_STAGES;
-    pr.elapsed_s = now_s() - s->t_start;
+    pr.elapsed_s = tsgs__now_s() - s->t_start;
     pr.rows_per_s = (double)(s->nl + s->nw) /
                     (pr.elapsed_s > 0 ? pr.elapsed_s : 1e-9);
     pr.features = (long)s->D;
@@ -1302,7 +1294,7 @@ static tsgs_status safe_train(const tsgs_dataset *ds, const tsgs_params *p,
     s.hooks = hooks;
     s.stop = stop;
     s.threads = tsgs__threads_resolve(p->threads);
-    s.t_start = now_s();
+    s.t_start = tsgs__now_s();
     s.d = ds->d;
     s.nl = tsgs__label_split(ds->y, ds->n, s.threads, NULL, NULL);
     s.pos_label = pos;

@@ -503,7 +503,7 @@ static tsgs_status run_steps(run_t *r, tsgs_model *m,
                              long max_blocks, long *t_done, int *stopped,
                              tsgs_error *err)
 {
-    r->t_start = now_s();
+    r->t_start = tsgs__now_s();
     r->monitor_s = 0.0;
     r->err = err;
     r->hooks = hooks;

@@ -833,17 +833,17 @@ void tsgs__sgd_report_progress(run_t *r, const tsgs_model *m,
     memset(&pr, 0, sizeof pr);
     pr.iteration = t;
     pr.iterations = T;
-    pr.elapsed_s = now_s() - r->t_start;
+    pr.elapsed_s = tsgs__now_s() - r->t_start;
     /* rows per second of training, test measurements left out */
     double busy = pr.elapsed_s - r->monitor_s;
     pr.rows_per_s = (double)t * (double)(r->bl + r->bu) /
                     (busy > 0 ? busy : 1e-9);
     pr.features = tsgs_model_feature_count(m);
-    double t_mon = now_s();
+    double t_mon = tsgs__now_s();
     pr.monitor_accuracy =
         measure ? tsgs__accuracy_on(m, hooks->monitor, r->threads, NULL)
                 : -1.0;
-    r->monitor_s += now_s() - t_mon;
+    r->monitor_s += tsgs__now_s() - t_mon;
     hooks->progress(&pr, hooks->user);
 }
 

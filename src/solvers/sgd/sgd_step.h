@@ -6,15 +6,6 @@
 
 #include "solvers/solver.h"
 
-#include <time.h>
-
-static inline double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* Everything a run needs besides the model. */
 typedef struct {
     const tsgs_dataset *ds;
