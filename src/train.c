@@ -25,9 +25,10 @@ static const tsgs__solver *solver_of(tsgs_solver id)
 
 /* The classes among the labeled rows (ascending): at least two. */
 static tsgs_status find_classes(const tsgs_dataset *ds, int threads,
-                                double **classes, size_t *k, tsgs_error *err)
+                                double **classes, size_t *k, size_t *top,
+                                tsgs_error *err)
 {
-    tsgs_status st = tsgs__class_values(ds, threads, classes, k, err);
+    tsgs_status st = tsgs__class_values(ds, threads, classes, k, top, err);
     if (st != TSGS_OK)
         return st;
     if (*k >= 2)
@@ -223,22 +224,6 @@ static tsgs_status train_one_vs_rest(const tsgs_dataset *ds,
     if (stopped_early)
         *stopped_early = 0;
     return st;
-}
-
-/* The rows labeled `label`, counted by the team (a whole count: the same
- * on any number of threads). */
-static size_t count_label(const tsgs_dataset *ds, double label, int threads)
-{
-    size_t count = 0;
-    const long n = (long)ds->n;
-    (void)threads;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(static) \
-    reduction(+ : count) if (threads > 1 && n > 65536)
-#endif
-    for (long i = 0; i < n; i++)
-        count += ds->y[i] == label;
-    return count;
 }
 
 static tsgs_status check_finite(const tsgs_dataset *ds, int threads,
@@ -549,7 +534,8 @@ tsgs_status tsgs__train_ex(const tsgs_dataset *ds, const tsgs_params *params,
     double *classes = NULL;
     size_t k = 0;
     const int threads = tsgs__threads_resolve(params->threads);
-    if ((st = find_classes(ds, threads, &classes, &k, err)) != TSGS_OK)
+    size_t top = 0; /* the rows of the largest label: on two classes, +1 */
+    if ((st = find_classes(ds, threads, &classes, &k, &top, err)) != TSGS_OK)
         return st;
     /* scale auto: the class stretch for the safe solver on two classes (it
      * undoes the z-score's shrink of an informative feature:
@@ -581,7 +567,7 @@ tsgs_status tsgs__train_ex(const tsgs_dataset *ds, const tsgs_params *params,
     job.label_neg = classes[0];
     job.label_pos = classes[1];
     free(classes);
-    job.n_pos = count_label(ds, job.label_pos, threads);
+    job.n_pos = top;
     TSGS_TRACE_SPAN("classes", 0, t_cls);
     TSGS_TRACE_START(t_scaler);
     if ((st = tsgs__scaler_fit_stop(ds, params->scale, opt->zero_cols,

@@ -388,7 +388,7 @@ tsgs_status tsgs_dataset_classes(const tsgs_dataset *ds, double **labels,
     if (!ds || !labels || !k)
         return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
                           "tsgs_dataset_classes: NULL argument");
-    return tsgs__class_values(ds, 1, labels, k, err);
+    return tsgs__class_values(ds, 1, labels, k, NULL, err);
 }
 
 int tsgs_is_unlabeled(double label) { return isnan(label); }
