@@ -238,25 +238,18 @@ START_TEST(early_stop_returns_supervised_model)
 }
 END_TEST
 
-static double clock_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static double selected_at; /* when model selection ended; 0 before */
 static void note_stage(const tsgs_progress *pr, void *user)
 {
     (void)user;
     if (pr->stage && strcmp(pr->stage, "model selection") == 0)
-        selected_at = clock_s();
+        selected_at = test_now_s();
 }
 
 static int stop_after_selection(void *user)
 {
     (void)user;
-    return selected_at > 0.0 && clock_s() - selected_at > 0.03;
+    return selected_at > 0.0 && test_now_s() - selected_at > 0.03;
 }
 
 /* A stop asked 30 ms into the semi-supervised paths cuts them and their
@@ -288,11 +281,11 @@ START_TEST(stop_during_paths_keeps_the_supervised_model)
 }
 END_TEST
 
-static double stop_at; /* clock_s() from which the hook asks to stop */
+static double stop_at; /* test_now_s() from which the hook asks to stop */
 static int stop_later(void *user)
 {
     (void)user;
-    return clock_s() >= stop_at;
+    return test_now_s() >= stop_at;
 }
 
 /* Rows 100,000 features wide (40 rows, dense): the default run makes
@@ -321,13 +314,13 @@ START_TEST(stop_on_wide_rows_is_prompt)
     memset(&h, 0, sizeof h);
     h.should_stop = stop_later;
     for (int k = 0; k < 2; k++) {
-        const double delay = k ? 0.3 : 0.0, t0 = clock_s();
+        const double delay = k ? 0.3 : 0.0, t0 = test_now_s();
         stop_at = t0 + delay;
         tsgs_model *m = NULL;
         int stopped = 0;
         tsgs_error err;
         tsgs_status st = tsgs_train(ds, &p, &h, &m, &stopped, &err);
-        const double took = clock_s() - stop_at;
+        const double took = test_now_s() - stop_at;
         ck_assert_int_eq(st, TSGS_ERR_STOPPED);
         ck_assert_ptr_null(m);
         ck_assert_msg(strstr(err.message, "stopped by the caller during "),

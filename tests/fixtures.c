@@ -161,3 +161,5 @@ void test_write_text(const char *path, const char *text)
     ck_assert_uint_eq(fwrite(text, 1, len, f), len);
     ck_assert_int_eq(fclose(f), 0);
 }
+
+double test_now_s(void) { return tsgs__now_s(); }

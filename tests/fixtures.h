@@ -39,6 +39,8 @@ void test_remove_dir(const char *dir);
 /* Writes text (its bytes, no terminator) to path; fails the test if it
  * cannot. */
 void test_write_text(const char *path, const char *text);
+/* Seconds on a monotonic clock (the library's, tsgs__now_s). */
+double test_now_s(void);
 
 #define TEST_SKIP_LOG "skipped.log"
 
