@@ -1239,6 +1239,19 @@ static int contains_file(const char *path, const char *what)
     return yes;
 }
 
+/* Whether the running command's stderr shows `what` within `naps` naps
+ * of 20 ms. */
+static int wait_for_stderr(const char *what, int naps)
+{
+    const struct timespec nap = {0, 20 * 1000 * 1000};
+    for (int i = 0; i < naps; i++) {
+        if (contains_file(tmp(".stderr"), what))
+            return 1;
+        nanosleep(&nap, NULL);
+    }
+    return 0;
+}
+
 /* Ctrl-C during training: the model of the iterations done goes to
  * MODEL_FILE.partial, and MODEL_FILE keeps the good model it held. */
 START_TEST(interrupt_saves_model)
@@ -1254,14 +1267,8 @@ START_TEST(interrupt_saves_model)
     pid_t pid = start("train", "--solver", "tsg", "--iterations", "100000000",
                       DATA "train.svm", model, NULL);
     /* wait for the first progress line: training has started */
+    ck_assert_msg(wait_for_stderr("iter ", 500), "training did not start");
     struct timespec nap = {0, 20 * 1000 * 1000};
-    int started = 0;
-    for (int i = 0; i < 500 && !started; i++) {
-        started = contains_file(tmp(".stderr"), "iter ");
-        if (!started)
-            nanosleep(&nap, NULL);
-    }
-    ck_assert_msg(started, "training did not start");
     nanosleep(&nap, NULL);
     ck_assert_int_eq(kill(pid, SIGINT), 0);
     result r;
@@ -1315,14 +1322,8 @@ START_TEST(sigterm_during_wide_training_is_prompt)
     ck_assert_int_eq(fclose(f), 0);
     pid_t pid = start("train", wide, model, NULL);
     /* the rows read: training has started */
-    struct timespec nap = {0, 20 * 1000 * 1000};
-    int started = 0;
-    for (int i = 0; i < 1500 && !started; i++) {
-        started = contains_file(tmp(".stderr"), "read 40 rows");
-        if (!started)
-            nanosleep(&nap, NULL);
-    }
-    ck_assert_msg(started, "training did not start");
+    ck_assert_msg(wait_for_stderr("read 40 rows", 1500),
+                  "training did not start");
     struct timespec in = {0, 300 * 1000 * 1000};
     nanosleep(&in, NULL);
     ck_assert_int_eq(kill(pid, SIGTERM), 0);
