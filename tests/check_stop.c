@@ -290,7 +290,7 @@ START_TEST(fits_stop)
     overdue(&s, &h);
     float Q[4] = {2, 1, 1, 2};
     double alpha[2] = {0, 0};
-    tsgs__dual_opts o = {100, 1e-6, 1, NULL, NULL, &s};
+    tsgs__dual_opts o = {100, 1e-6, 1, NULL, NULL, &s, NULL, 0.0};
     tsgs_error err;
     ck_assert_int_eq(tsgs__svm_dual_gram(Q, 2, 1.0, &o, alpha, &err),
                      TSGS_ERR_STOPPED);

@@ -296,7 +296,7 @@ START_TEST(warm_start_is_the_exact_svm)
         ck_assert_int_eq(tsgs__feature_rows(&m->fs, ndirs, &XL, 1, NULL,
                                             NULL, phi, NULL),
                          TSGS_OK);
-        tsgs__dual_opts o = {1000, TSGS__DUAL_TOL, 3, NULL, NULL, NULL};
+        tsgs__dual_opts o = {1000, TSGS__DUAL_TOL, 3, NULL, NULL, NULL, NULL, 0.0};
         ck_assert_int_eq(tsgs__svm_dual_features(phi, D, y, nl, 50.0, &o, w,
                                                  &b, NULL),
                          TSGS_OK);

@@ -41,6 +41,7 @@ Usage:
   gain_study.py make  WORK --cases CASES --seeds 1-10
   gain_study.py run   WORK RESULTS.tsv --tool build/tsgs3vm [--jobs 2]
   gain_study.py report RESULTS.tsv [...] [--markdown]
+  gain_study.py compare --before A.tsv [...] --after B.tsv [...] [--markdown]
 CASES: comma-separated NAME@LABELS, e.g. gauss50@50,cod-rna@200.
 Uses numpy and scikit-learn (Debian's python3-sklearn).
 """
@@ -392,6 +393,34 @@ def cmd_report(args):
             s["worst_vs_sup"], s["semi_gt_libsvm"]))
 
 
+def cmd_compare(args):
+    """Paired: every (case, seed) both sets hold, before (A) and after (B)."""
+    a = {(r["case"], r["seed"]): r for p in args.before for r in load(p)}
+    b = {(r["case"], r["seed"]): r for p in args.after for r in load(p)}
+    by = {}
+    for key in sorted(set(a) & set(b)):
+        by.setdefault(key[0], []).append((a[key], b[key]))
+    head = ["case", "draws", "semi_A", "semi_B", "B-A", "changed", "B_worse",
+            "libsvm", "B-libsvm", "worst_B_vs_libsvm", "worst_A_vs_libsvm",
+            "worst_B_vs_sup_B"]
+    fmt = "%s\t%d\t%.2f\t%.2f\t%+.2f\t%d\t%d\t%.2f\t%+.2f\t%+.2f\t%+.2f\t%+.2f"
+    if args.markdown:
+        print("| " + " | ".join(head) + " |")
+        print("|" + "---|" * len(head))
+        fmt = "| " + fmt.replace("\t", " | ") + " |"
+    else:
+        print("\t".join(head))
+    for case in sorted(by):
+        pairs = by[case]
+        g = lambda side, k: np.array([float(p[side][k]) for p in pairs])
+        sa, sb, lib = g(0, "semi"), g(1, "semi"), g(1, "libsvm")
+        print(fmt % (case, len(pairs), sa.mean(), sb.mean(),
+                     sb.mean() - sa.mean(), (sa != sb).sum(),
+                     (sb < sa).sum(), lib.mean(), sb.mean() - lib.mean(),
+                     (sb - lib).min(), (sa - lib).min(),
+                     (sb - g(1, "sup")).min()))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -412,8 +441,13 @@ def main():
     p.add_argument("results", nargs="+")
     p.add_argument("--markdown", action="store_true",
                    help="a Markdown table (docs/results.md's are made so)")
+    c = sub.add_parser("compare", help="two builds on the same units")
+    c.add_argument("--before", nargs="+", required=True)
+    c.add_argument("--after", nargs="+", required=True)
+    c.add_argument("--markdown", action="store_true")
     args = ap.parse_args()
-    {"make": cmd_make, "run": cmd_run, "report": cmd_report}[args.cmd](args)
+    {"make": cmd_make, "run": cmd_run, "report": cmd_report,
+     "compare": cmd_compare}[args.cmd](args)
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@
 #include "select/model_select.h"
 
 #include "common/trace.h"
+#include "kernel/centre.h"
 #include "kernel/dense.h"
 #include "select/svm_dual.h"
 
@@ -442,7 +443,7 @@ static double smoothed(const double *score, int na, int nb, int a, int b)
 
 /* What every CV task of the grid reads. */
 typedef struct {
-    const float *Ks;   /* the Gram matrices + 1, n x n per sigma */
+    const float *Ks;   /* the Gram matrices + beta, n x n per sigma */
     size_t n;          /* grid rows */
     const double *y;   /* each row's label: +1 / -1, or its class */
     const int *cls;    /* multi-class: each row's class rank; NULL: binary */
@@ -521,7 +522,7 @@ static tsgs_status cv_task(const cv_grid *cg, const float *K, int rep, int f,
             for (int b = 0; ok && b < nb; b++) {
                 tsgs__dual_opts o = {TSGS__GRID_EPOCHS, TSGS__DUAL_TOL,
                                      cg->seed + salt, orders, cwtr,
-                                     cg->stop};
+                                     cg->stop, NULL, 0.0};
                 st = tsgs__svm_dual_gram(Q, ntr, cg->cs[b], &o, alpha, &e);
                 ok = st == TSGS_OK;
                 for (size_t i = 0; ok && i < n; i++) {
@@ -588,11 +589,13 @@ static int tasks_state(const unsigned char *state, int n)
     return worst;
 }
 
-/* Sigma's feature rows of the grid rows Xg into Phi (n x D). */
+/* Sigma's feature rows of the grid rows Xg, less their mean row
+ * (centre.h), into Phi (n x D), and the bias weight beside them. */
 static tsgs_status features_at(const tsgs__grid_job *g, double sigma,
                                const tsgs__rows *Xg,
                                const tsgs__colcache *ucc,
-                               const double *units, float *Phi)
+                               const double *units, float *Phi,
+                               double *beta)
 {
     tsgs__fspec fs = *g->fs;
     fs.sigma = sigma;
@@ -605,20 +608,30 @@ static tsgs_status features_at(const tsgs__grid_job *g, double sigma,
         st = feature_rows_within(&fs, g->ndirs, Xg, 1, cc, g->stop,
                                  TSGS__STOP_OPTIONAL, Phi, &e);
     tsgs__colcache_free(cc);
+    double *mean = st == TSGS_OK ? malloc(sizeof(double) * g->D) : NULL;
+    if (st == TSGS_OK && !mean)
+        st = TSGS_ERR_NOMEM;
+    if (st == TSGS_OK) { /* the rows less their mean, as the fits see them */
+        tsgs__column_means(Phi, Xg->n, g->D, 1, mean);
+        *beta = tsgs__bias_weight(Phi, Xg->n, g->D, mean);
+        tsgs__centre_rows(Phi, Xg->n, g->D, mean);
+    }
+    free(mean);
     return st;
 }
 
-/* Row i of the Gram matrix + 1 of n feature rows Phi (D apart), from
- * the diagonal on, into K and its mirror image (n x n). */
+/* Row i of the Gram matrix + beta (the bias column's weight) of n
+ * feature rows Phi (D apart), from the diagonal on, into K and its mirror
+ * image (n x n). */
 static void gram_row(const float *Phi, size_t n, size_t D, size_t i,
-                     float *K)
+                     double beta, float *K)
 {
     for (size_t j = i; j < n; j++)
         K[i * n + j] = K[j * n + i] =
-            (float)(tsgs__dot_f(Phi + i * D, Phi + j * D, D) + 1.0);
+            (float)(tsgs__dot_f(Phi + i * D, Phi + j * D, D) + beta);
 }
 
-/* The Gram matrices + 1 of the grid rows Xg at the na sigmas into Ks:
+/* The Gram matrices + beta of the grid rows Xg at the na sigmas into Ks:
  * every sigma's feature rows, a task each, then the matrices' rows as
  * tasks of their own (with a task per sigma, 7 threads of 16 worked while
  * the rest waited: 5-8 ms of a 50 ms grid); TASK_CUT where a stop was
@@ -641,6 +654,7 @@ static int gram_matrices(const tsgs__grid_job *g, const double *sigmas,
     }
     float *Phis = malloc(sizeof(float) * (size_t)na * (n ? n : 1) * g->D);
     unsigned char state[N_SIGMA];
+    double beta[N_SIGMA];
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(g->threads) schedule(dynamic, 1)
 #endif
@@ -650,7 +664,8 @@ static int gram_matrices(const tsgs__grid_job *g, const double *sigmas,
                        ? TASK_CUT
                        : task_state(features_at(g, sigmas[a], Xg, ucc, units,
                                                 Phis + (size_t)a * n *
-                                                           g->D));
+                                                           g->D,
+                                                &beta[a]));
     tsgs__colcache_free(ucc);
     free(units);
     const int done = tasks_state(state, na);
@@ -660,7 +675,8 @@ static int gram_matrices(const tsgs__grid_job *g, const double *sigmas,
 #endif
     for (long r = 0; r < rows; r++)
         gram_row(Phis + (size_t)(r / (long)n) * n * g->D, n, g->D,
-                 (size_t)(r % (long)n), Ks + (size_t)(r / (long)n) * n * n);
+                 (size_t)(r % (long)n), beta[r / (long)n],
+                 Ks + (size_t)(r / (long)n) * n * n);
     free(Phis);
     return done;
 }

@@ -198,19 +198,34 @@ tsgs_status tsgs__svm_dual_features(const float *Phi, size_t D,
     size_t *perm = malloc(sizeof(size_t) * (n ? n : 1));
     size_t *active = malloc(sizeof(size_t) * (n ? n : 1));
     uint64_t *magic = mod_magics(n);
-    if (!alpha || !qii || !perm || !active || !magic) {
+    const double *m = opt->centre;
+    double *xm = m ? malloc(sizeof(double) * (n ? n : 1)) : NULL;
+    if (!alpha || !qii || !perm || !active || !magic || (m && !xm)) {
         free(alpha);
         free(qii);
         free(perm);
         free(active);
         free(magic);
+        free(xm);
         return TSGS__NOMEM(err);
     }
+    /* Centred (opt->centre): w = wr - sc m, where wr takes the rows as
+     * given, so that w . (x_i - m) = wr . x_i - sc xm_i - wrm + sc mm
+     * costs one dot product, as without a centre; mm, xm_i = x_i . m and
+     * wrm = wr . m are kept beside it. */
+    const double beta = opt->beta > 0.0 ? opt->beta : 1.0;
+    double mm = 0.0, sc = 0.0, wrm = 0.0;
+    for (size_t j = 0; m && j < D; j++)
+        mm += m[j] * m[j];
     memset(w, 0, sizeof(double) * D);
-    double b = 0.0; /* the constant feature's weight */
+    double b = 0.0; /* the constant feature's weight x beta */
     for (size_t i = 0; i < n; i++) {
         active[i] = i;
-        qii[i] = 1.0 + tsgs__dot_f(Phi + i * D, Phi + i * D, D);
+        qii[i] = beta + tsgs__dot_f(Phi + i * D, Phi + i * D, D);
+        if (m) {
+            xm[i] = tsgs__dot_fd(Phi + i * D, m, D);
+            qii[i] += mm - 2.0 * xm[i];
+        }
     }
     /* Shrinking (as LIBLINEAR): a coordinate at a bound whose gradient
      * points out of the box by more than the last epoch's spread is left
@@ -230,7 +245,10 @@ tsgs_status tsgs__svm_dual_features(const float *Phi, size_t D,
             size_t slot = perm[k], i = active[slot];
             const float *x = Phi + i * D;
             const double Ci = opt->cw ? C * opt->cw[i] : C;
-            double g = y[i] * (b + tsgs__dot_fd(x, w, D)) - 1.0;
+            double wx = tsgs__dot_fd(x, w, D);
+            if (m)
+                wx += sc * (mm - xm[i]) - wrm;
+            double g = y[i] * (b + wx) - 1.0;
             double pg = 0.0;
             if (alpha[i] <= 0.0) {
                 if (g > pg_max_old) {
@@ -256,7 +274,11 @@ tsgs_status tsgs__svm_dual_features(const float *Phi, size_t D,
             double delta = (a - alpha[i]) * y[i];
             alpha[i] = a;
             tsgs__axpy_fd(delta, x, w, D);
-            b += delta;
+            b += delta * beta;
+            if (m) {
+                sc += delta;
+                wrm += delta * xm[i];
+            }
         }
         size_t keep = 0; /* compact the active list, order kept */
         for (size_t k = 0; k < na; k++)
@@ -276,11 +298,17 @@ tsgs_status tsgs__svm_dual_features(const float *Phi, size_t D,
         pg_max_old = pg_max > 0.0 ? pg_max : INFINITY;
         pg_min_old = pg_min < 0.0 ? pg_min : -INFINITY;
     }
+    /* centred: w = wr - sc m; f(x) = w . (x - m) + b = w . x + b - w . m */
+    for (size_t j = 0; m && j < D; j++) {
+        w[j] -= sc * m[j];
+        b -= w[j] * m[j];
+    }
     *bias = b;
     free(alpha);
     free(qii);
     free(perm);
     free(active);
     free(magic);
+    free(xm);
     return st;
 }

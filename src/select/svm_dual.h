@@ -21,6 +21,11 @@ typedef struct {
     tsgs__stop *stop; /* polled each epoch (NULL: none): one asked
                          TSGS__STOP_REQUIRED ago ends the fit with
                          TSGS_ERR_STOPPED */
+    /* tsgs__svm_dual_features only (centre.h says why): */
+    const double *centre; /* fit on the rows less this row (NULL: the
+                             rows as given); w and bias still take the
+                             rows as given */
+    double beta;          /* the bias column's weight (0: 1) */
 } tsgs__dual_opts;
 
 /* Room for the orders of n coordinates under seed, made as the fits reach

@@ -23,6 +23,7 @@
  *    than it (as LIBSVM's grid ends at its small C). */
 #include "solvers/solver.h"
 
+#include "kernel/centre.h"
 #include "kernel/dense.h"
 #include "select/model_select.h"
 #include "solvers/safe/s3vm_path.h"
@@ -147,6 +148,9 @@ typedef struct {
     double c_unl;      /* per-row unlabeled weight */
     float *Phi;        /* (nl + nw) x D features at the chosen sigma */
     double *mphi;      /* mean feature row of the unlabeled sample */
+    double *mlab;      /* the labeled rows' mean feature row, which the
+                          supervised fits centre on (centre.h) */
+    double beta;       /* and the bias column's weight beside them */
     char note[320];
 } safe_t;
 
@@ -159,6 +163,7 @@ static void safe_free(safe_t *s)
     free(s->ylc);
     free(s->Phi);
     free(s->mphi);
+    free(s->mlab);
 }
 
 /* Whether the caller asked to stop: optional work (the grid's search, the
@@ -279,11 +284,14 @@ static tsgs_status choose_c_sigma(safe_t *s, tsgs_error *err)
 /* ------------------------------------ stages 2 and 3: one fit's path */
 
 /* The supervised SVM at the chosen C on n feature rows P (class weights
- * wr, or NULL), fitted the way
- * the grid scored it: on their Gram matrix, along the grid's C path, each
- * fit warm-started from the last and stopped after TSGS__GRID_EPOCHS (for a
- * large C that early stop is part of what the grid measured). More rows
- * than the grid sees: the feature-row solver, run to convergence. */
+ * wr, or NULL), fitted the way the grid scored it: on the rows less the
+ * labeled rows' mean (centre.h), their Gram matrix + the bias weight
+ * beta, along the grid's C path, each fit warm-started from the last and
+ * stopped after TSGS__GRID_EPOCHS (for a large C that early stop is part
+ * of what the grid measured). More rows than the grid sees:
+ * the feature-row solver, centred as it goes (a centred copy would double
+ * the rows' memory), run to convergence. w and b are for the rows as
+ * given. */
 static tsgs_status fit_supervised(const safe_t *s, const float *P,
                                   const double *y, const double *wr,
                                   size_t n, double *w, double *b,
@@ -292,27 +300,30 @@ static tsgs_status fit_supervised(const safe_t *s, const float *P,
     const size_t D = s->D;
     if (n > TSGS__GRID_ROWS) {
         tsgs__dual_opts o = {DUAL_EPOCHS, TSGS__DUAL_TOL, s->p.seed, NULL,
-                             wr, s->stop};
+                             wr, s->stop, s->mlab, s->beta};
         return tsgs__svm_dual_features(P, D, y, n, s->grid.c_lib, &o, w, b, err);
     }
+    float *Pc = malloc(sizeof(float) * (n ? n : 1) * D);
     float *Q = malloc(sizeof(float) * (n ? n * n : 1));
     double *alpha = calloc(n ? n : 1, sizeof(double));
     tsgs_status st = TSGS_OK;
-    if (!Q || !alpha) {
+    if (!Pc || !Q || !alpha) {
         st = TSGS__NOMEM(err);
         goto done;
     }
+    memcpy(Pc, P, sizeof(float) * n * D);
+    tsgs__centre_rows(Pc, n, D, s->mlab);
     for (size_t i = 0; i < n; i++)
         for (size_t j = i; j < n; j++)
             Q[i * n + j] = Q[j * n + i] =
                 (float)(y[i] * y[j] *
-                        (tsgs__dot_f(P + i * D, P + j * D, D) + 1.0));
+                        (tsgs__dot_f(Pc + i * D, Pc + j * D, D) + s->beta));
     /* the path's fits visit the same orders */
     tsgs__dual_orders *orders =
         tsgs__dual_orders_new(n, s->p.seed, TSGS__GRID_EPOCHS);
     for (int k = 0; k < s->grid.n_c_path && st == TSGS_OK; k++) {
         tsgs__dual_opts o = {TSGS__GRID_EPOCHS, TSGS__DUAL_TOL, s->p.seed,
-                             orders, wr, s->stop};
+                             orders, wr, s->stop, NULL, 0.0};
         st = tsgs__svm_dual_gram(Q, n, s->grid.c_path[k], &o, alpha, err);
     }
     tsgs__dual_orders_free(orders);
@@ -320,10 +331,14 @@ static tsgs_status fit_supervised(const safe_t *s, const float *P,
     *b = 0.0;
     for (size_t i = 0; i < n && st == TSGS_OK; i++)
         if (alpha[i] != 0.0) {
-            tsgs__axpy_fd(alpha[i] * y[i], P + i * D, w, D);
-            *b += alpha[i] * y[i];
+            tsgs__axpy_fd(alpha[i] * y[i], Pc + i * D, w, D);
+            *b += alpha[i] * y[i] * s->beta;
         }
+    /* w . (z - m) + b is w . z + (b - w . m) */
+    for (size_t j = 0; j < D && st == TSGS_OK; j++)
+        *b -= w[j] * s->mlab[j];
 done:
+    free(Pc);
     free(Q);
     free(alpha);
     return st;
@@ -1075,34 +1090,6 @@ static void choose_features(safe_t *s, const tsgs_params *p)
     s->D = tsgs__feature_columns(&s->fs, s->ndirs);
 }
 
-/* Columns of a task of mean_row: a row's share is then 256 bytes. */
-#define MEAN_COLS 64
-
-/* mean[j] = the mean of column j of the n x D rows P, each column summed
- * in row order (the same bits on any number of threads), column blocks
- * shared by the threads: on one thread, 2,000 rows of 1,024 features
- * were a serial 2 ms of the feature stage. */
-static void mean_row(const float *P, size_t n, size_t D, int threads,
-                     double *mean)
-{
-    const long blocks = (long)((D + MEAN_COLS - 1) / MEAN_COLS);
-    (void)threads;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(static) \
-    if (threads > 1 && n * D > 65536)
-#endif
-    for (long b = 0; b < blocks; b++) {
-        const size_t j0 = (size_t)b * MEAN_COLS;
-        const size_t j1 = j0 + MEAN_COLS < D ? j0 + MEAN_COLS : D;
-        double acc[MEAN_COLS] = {0};
-        for (size_t i = 0; i < n; i++)
-            for (size_t j = j0; j < j1; j++)
-                acc[j - j0] += P[i * D + j];
-        for (size_t j = j0; j < j1; j++)
-            mean[j] = acc[j - j0] / (double)n;
-    }
-}
-
 /* The unlabeled sample's feature rows after the labeled rows' in Phi,
  * and their mean row, which the balance needs. */
 static tsgs_status unlabeled_features(safe_t *s, tsgs_error *err)
@@ -1112,7 +1099,7 @@ static tsgs_status unlabeled_features(safe_t *s, tsgs_error *err)
                                         NULL, s->stop, PW, err);
     if (st != TSGS_OK)
         return st;
-    mean_row(PW, s->nw, s->D, s->threads, s->mphi);
+    tsgs__column_means(PW, s->nw, s->D, s->threads, s->mphi);
     return TSGS_OK;
 }
 
@@ -1143,6 +1130,12 @@ static tsgs_status compute_features(safe_t *s, int *semi_io, tsgs_error *err)
             !s->ovr->fresh_features)
             st = keep_features(s, semi, err);
     }
+    if (st == TSGS_OK && !(s->mlab = malloc(sizeof(double) * s->D)))
+        st = TSGS__NOMEM(err);
+    if (st == TSGS_OK) {
+        tsgs__column_means(s->Phi, s->nl, s->D, s->threads, s->mlab);
+        s->beta = tsgs__bias_weight(s->Phi, s->nl, s->D, s->mlab);
+    }
     if (st != TSGS_OK || !semi)
         return st;
     /* C* as a mean weight, or as much as a labeled row (the transductive
@@ -1159,6 +1152,7 @@ static tsgs_status cluster_arm(const safe_t *s, safe_t *cl, tsgs_error *err)
     *cl = *s;
     cl->Phi = NULL;
     cl->mphi = NULL;
+    cl->mlab = NULL;
     cl->fs.sigma = cl->grid.sigma = s->sigma0;
     cl->grid.c_lib = cl->grid.c_path[0] = CLUSTER_C;
     cl->grid.n_c_path = 1;
@@ -1173,6 +1167,7 @@ static void cluster_arm_free(safe_t *cl)
 {
     free(cl->Phi);
     free(cl->mphi);
+    free(cl->mlab);
 }
 
 /* The note: what was chosen, which candidate was kept and why

@@ -37,7 +37,8 @@ tsgs_status tsgs__warm_start(tsgs_model *m, long blocks,
     if ((st = tsgs__feature_rows(&m->fs, ndirs, XL, threads, m->cc, stop,
                                  phi, err)))
         goto done;
-    tsgs__dual_opts o = {START_EPOCHS, TSGS__DUAL_TOL, seed, NULL, wl, stop};
+    tsgs__dual_opts o = {START_EPOCHS, TSGS__DUAL_TOL, seed, NULL, wl, stop,
+                         NULL, 0.0};
     double bias = 0.0;
     if ((st = tsgs__svm_dual_features(phi, D, yl, nl, c_lib, &o, w, &bias,
                                       err)))
