@@ -53,11 +53,16 @@ START_TEST(save_load_predict_identical)
             tsgs_error err;
             ck_assert_int_eq(tsgs_model_save(m, "tmp_model.txt", &err), TSGS_OK);
             ck_assert_int_eq(tsgs_model_load("tmp_model.txt", &back, &err), TSGS_OK);
+            /* the direction panel is made by the first dense predict, not
+             * at load (sparse rows never read it) */
+            ck_assert_int_eq(back->cache_enabled, 1);
+            ck_assert_int_eq(back->cached_dirs, 0);
             size_t n = tsgs_dataset_rows(ds);
             double *a = malloc(sizeof(double) * n), *b = malloc(sizeof(double) * n);
             ck_assert_int_eq(tsgs_predict(m, ds, 1, a, NULL), TSGS_OK);
             ck_assert_int_eq(tsgs_predict(back, ds, 2, b, NULL), TSGS_OK);
             ck_assert_int_eq(memcmp(a, b, sizeof(double) * n), 0);
+            ck_assert_int_eq(back->cached_dirs, tsgs__model_dirs(back));
             ck_assert(tsgs_model_label(back, 1.0) == 1.0);
             ck_assert(tsgs_model_label(back, -1.0) == -1.0);
             ck_assert_int_eq(tsgs_model_feature_count(back), tsgs_model_feature_count(m));

@@ -293,6 +293,19 @@ static tsgs_status kept_cache(const tsgs_model *m, const tsgs_dataset *ds,
     return st;
 }
 
+/* m's direction panel (where its size allows one) in step with its
+ * directions, made under the cache lock by the first call that needs it. */
+static tsgs_status panel_in_step(const tsgs_model *m, tsgs_error *err)
+{
+    tsgs_model *w = (tsgs_model *)m; /* the cache only: never the model */
+    tsgs_status st = TSGS_OK;
+    pthread_mutex_lock(&kept_cache_lock);
+    if (w->cache_enabled && w->cached_dirs != tsgs__model_dirs(w))
+        st = tsgs__model_cache_sync(w, err);
+    pthread_mutex_unlock(&kept_cache_lock);
+    return st;
+}
+
 tsgs_status tsgs_predict(const tsgs_model *m, const tsgs_dataset *ds,
                          int threads, double *decision, tsgs_error *err)
 {
@@ -335,6 +348,12 @@ tsgs_status tsgs__predict_within(const tsgs_model *m, const tsgs_dataset *ds,
     if (dense ? tsgs__rows_init_dense(&buf, m->d, chunk)
               : tsgs__rows_init(&buf, ds, &m->scaler, chunk))
         return TSGS__NOMEM(err);
+    /* dense rows: the model's direction panel, made on first use (a
+     * loaded model has none yet) */
+    if (buf.x && !m->bs3vm && (st = panel_in_step(m, err)) != TSGS_OK) {
+        tsgs__rows_free(&buf);
+        return st;
+    }
     /* sparse rows: the directions of their columns from the model's kept
      * cache (made once per column, not once per call: a file predicted in
      * blocks made them again for each), else, when the model's columns
