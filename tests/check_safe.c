@@ -163,6 +163,33 @@ START_TEST(misleading_unlabeled_rows_do_not_hurt)
 }
 END_TEST
 
+/* A sample of more than 2,000 unlabeled rows shares the unlabeled
+ * weight of 2,000 (C_STAR_ROWS); up to 2,000 each weighs as much as a
+ * labeled row. SYNTHETIC: clusters that are the classes (the path is
+ * kept), 6,000 rows, 50 labels; the model's C* (the unlabeled rows'
+ * total) against C per labeled row. */
+START_TEST(large_unlabeled_sample_holds_the_total)
+{
+    tsgs_dataset *ds = fixture_blobs(6000, 5, 1.2, 0.5, 50, 25, 3, NULL);
+    static const long samples[] = {1000, 4000};
+    for (int k = 0; k < 2; k++) {
+        tsgs_params p = tsgs_params_default();
+        p.unlabeled_sample = samples[k];
+        tsgs_model *m = NULL;
+        ck_assert_int_eq(tsgs_train(ds, &p, NULL, &m, NULL, NULL), TSGS_OK);
+        const tsgs_params *q = &m->params;
+        ck_assert_msg(strstr(tsgs_model_note(m), "kept annealed"), "%s",
+                      tsgs_model_note(m));
+        const double per_row_c = q->c; /* the model keeps C per row */
+        const double rows = samples[k] < 2000 ? (double)samples[k] : 2000.0;
+        ck_assert_double_eq_tol(q->c_star, per_row_c * rows,
+                                1e-9 * per_row_c * rows);
+        tsgs_model_free(m);
+    }
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
 START_TEST(one_and_two_threads_identical)
 {
     tsgs_dataset *ds = fixture_blobs(600, 5, 1.5, 0.5, 60, 30, 9, NULL);
@@ -627,6 +654,7 @@ Suite *safe_suite(void)
     tcase_add_test(tc, moons_unlabeled_rows_help);
     tcase_add_test(tc, misleading_unlabeled_rows_do_not_hurt);
     tcase_add_test(tc, one_and_two_threads_identical);
+    tcase_add_test(tc, large_unlabeled_sample_holds_the_total);
     tcase_add_test(tc, model_file_round_trip);
     tcase_add_test(tc, early_stop_returns_supervised_model);
     tcase_add_test(tc, stop_on_wide_rows_is_prompt);

@@ -111,6 +111,13 @@ _Static_assert(FIRST_CANDIDATE >= 1 && FIRST_CANDIDATE <= N_TEMPS,
  * draws of 10, and the majority class scored 49-53% where the SVM scored
  * 54-81% (bench/results/gain/). */
 #define IMBALANCE_Z 2.0
+/* Unlabeled rows in the sample beyond which the unlabeled term's total
+ * weight stays that of C_STAR_ROWS rows at C* = C each (the default
+ * sample's size, at which the rules above were chosen): with a sample of
+ * 20,000 at C* = C, cod-rna with 200 labels lost 0.4 point (5 label draws;
+ * the unlabeled term 100 times the labels'), with the total held it
+ * gained 0.3 (bench/results/gain/unlabeled-sample/). */
+#define C_STAR_ROWS 2000
 /* Candidates of the selection: the supervised SVM, then each arm's path
  * solutions from FIRST_CANDIDATE on (one-vs-rest: every temperature of
  * the grid's arm). */
@@ -1139,8 +1146,12 @@ static tsgs_status compute_features(safe_t *s, int *semi_io, tsgs_error *err)
     if (st != TSGS_OK || !semi)
         return st;
     /* C* as a mean weight, or as much as a labeled row (the transductive
-     * SVM's C* = C) */
-    s->c_unl = s->p.c_star >= 0.0 ? s->p.c_star / (double)s->nw : s->grid.c_lib;
+     * SVM's C* = C) up to C_STAR_ROWS unlabeled rows, their total held
+     * beyond */
+    s->c_unl = s->p.c_star >= 0.0 ? s->p.c_star / (double)s->nw
+               : s->nw > C_STAR_ROWS
+                   ? s->grid.c_lib * (double)C_STAR_ROWS / (double)s->nw
+                   : s->grid.c_lib;
     return TSGS_OK;
 }
 
