@@ -1,0 +1,91 @@
+/* train.h: parameters, class weights, training's entry and the memory
+ * estimate of a run.
+ * Internal (tsgs__ names), not installed; internal.h includes every
+ * layer. */
+#ifndef TSGS_TRAIN_H
+#define TSGS_TRAIN_H
+
+#include "model/model.h"
+
+/* ----------------------------------------------------------- params.c */
+
+/* The key a parameter's other name stands for ("c": "cost", "gamma":
+ * "sigma"); any other key as it is. */
+const char *tsgs__param_alias(const char *key);
+
+/* ----------------------------------------------------- class_weight.c */
+
+/* The "class-weight" key's text: "LABEL:W,..." or "none" into p (nothing
+ * changed on error, which names the entry). */
+tsgs_status tsgs__class_weights_parse(tsgs_params *p, const char *text,
+                                      tsgs_error *err);
+/* p's class weights as that text (shortest numbers that read back). */
+void tsgs__class_weights_format(const tsgs_params *p, char *buf, size_t size);
+/* Their count, labels and weights checked (tsgs_params_check). */
+tsgs_status tsgs__class_weights_check(const tsgs_params *p, tsgs_error *err);
+/* The weight of class `label` in p: 1 when it is not listed. */
+double tsgs__class_weight_of(const tsgs_params *p, double label);
+
+/* tsgs_params.balance: -1 auto, 0 off, and: */
+#define TSGS__BALANCE_HOLD 1    /* hold the unlabeled class ratio (safe: the
+                                   mean output; stochastic: a quantile) */
+#define TSGS__BALANCE_CENTRED 2 /* stochastic: centred unlabeled weights */
+
+/* -------------------------------------------------------- core: train.c */
+
+typedef struct {
+    int explicit_decay; /* decay every coefficient each step (reference) */
+    double scale_floor; /* fold the lazy scale in when it falls below */
+    int labeled_cache;  /* -1: by cost; 0: predict the labeled batch; 1:
+                           cache the labeled sums */
+    struct tsgs__ovr_share *ovr; /* one-vs-rest: what its classes share
+                                    (model_select.h); NULL: binary data */
+    int zero_cols;      /* scale auto: columns zero on half the rows or
+                           more scaled by max |x| (tsgs__scaler_fit_threads) */
+    size_t ovr_class;   /* one-vs-rest: the class being trained (0 makes
+                           what the others share) */
+    int rows_checked;   /* the caller checked these rows finite (one-vs-
+                           rest's classes: the rows tsgs_train checked) */
+    const double *row_w; /* each row's class weight, multiplying C (rows
+                            of the data tsgs_train was given, which every
+                            view keeps; tsgs__cost_row_weights); NULL: 1 */
+} tsgs__train_opts;
+
+/* ------------------------------------------------------------ cost.c */
+
+/* The user's C (per labeled row, or c-total) as the solvers take it: the
+ * weight of the mean hinge loss over the nl labeled rows (C x nl), in
+ * q->c; q->c_total cleared. */
+void tsgs__cost_to_solver(tsgs_params *q, size_t nl);
+/* A model trained on nl labeled rows from the solver's params back to the
+ * user's unit (per-row C; `given`: the params tsgs_train was called
+ * with), its one-vs-rest classes too. m NULL: nothing. */
+void tsgs__cost_to_user(tsgs_model *m, const tsgs_params *given, size_t nl);
+/* Each row's class weight (p's class_weights; 1 for unlabeled rows and
+ * unlisted classes) into *out (n, malloc'd), or *out = NULL when every
+ * labeled row's is 1. */
+tsgs_status tsgs__cost_row_weights(const tsgs_dataset *ds,
+                                   const tsgs_params *p, double **out,
+                                   tsgs_error *err);
+
+/* tsgs_train with the stochastic solvers' test switches; params in the
+ * solvers' unit (c: the weight of the mean hinge loss, C x n_l), as
+ * tsgs__cost_to_solver makes them. */
+tsgs_status tsgs__train_ex(const tsgs_dataset *ds, const tsgs_params *params,
+                           const tsgs_train_hooks *hooks,
+                           const tsgs__train_opts *opt, tsgs_model **out,
+                           int *stopped_early, tsgs_error *err);
+
+/* ---------------------------------------------------------- memlimit.c */
+
+/* The parts of tsgs_memory_available (memlimit.c), their files given
+ * (tests): the tightest of the cgroup limits (v2 and v1, from the paths in
+ * `self`, as /proc/self/cgroup, under `root`, as /sys/fs/cgroup, up to the
+ * root) less their usage; RLIMIT_AS less the address space `statm` (as
+ * /proc/self/statm) shows mapped; MemAvailable of `meminfo`. INFINITY
+ * where there is no limit. */
+double tsgs__cgroup_headroom(const char *root, const char *self);
+double tsgs__rlimit_headroom(const char *statm);
+double tsgs__meminfo_available(const char *meminfo);
+
+#endif /* TSGS_TRAIN_H */
