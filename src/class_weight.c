@@ -1,7 +1,7 @@
 /* Class weights (svm-train's -wi): the (label, weight) list of tsgs_params,
  * its text form "LABEL:W,..." ("none": empty) for keys, config and model
  * files, and its checks. */
-#include "internal.h"
+#include "train.h"
 
 #include <errno.h>
 #include <math.h>

@@ -1,6 +1,6 @@
 /* Config files: "key = value" lines, '#' comments. The keys are the long
  * option names; what a key means is up to the caller's function. */
-#include "internal.h"
+#include "train.h"
 
 #include <ctype.h>
 #include <errno.h>

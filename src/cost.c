@@ -12,7 +12,7 @@
  * MEAN hinge loss over the n_l labeled rows, so they take C x n_l; the
  * older unit, c-total, is that total as given. tsgs_train converts on the
  * way in and the model's recorded C back on the way out. */
-#include "internal.h"
+#include "train.h"
 
 #include <math.h>
 #include <stdlib.h>

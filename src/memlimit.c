@@ -4,7 +4,7 @@
  * unit's) and the machine's available memory. Each is read from the files
  * the kernel exports; the readers take their paths so that the tests can
  * hand them files of their own. */
-#include "internal.h"
+#include "train.h"
 
 #include <limits.h>
 #include <math.h>

@@ -4,7 +4,7 @@
  * input dimension d: they are what explodes when one feature index lies far
  * beyond the others (a LIBSVM file whose one row has index 10^7 asks for
  * gigabytes per direction panel), while the per-row vectors stay small. */
-#include "internal.h"
+#include "train.h"
 #include "select/model_select.h"
 
 #include <math.h>

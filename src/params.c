@@ -1,6 +1,6 @@
 /* Parameters: defaults, checks, and one table that maps every key (the
  * long option and config-file name) to its field, range and help. */
-#include "internal.h"
+#include "train.h"
 
 #include <errno.h>
 #include <math.h>

@@ -4,7 +4,7 @@
  * thread that finds it busy goes on); once it has asked, the answer
  * stays, with the time it was first seen, so that work a usable result
  * needs can end a grace period later and optional work at once. */
-#include "internal.h"
+#include "train.h"
 
 #include <time.h>
 

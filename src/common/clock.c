@@ -1,6 +1,6 @@
 /* The library's one clock: seconds on a monotonic clock, for progress
  * reports' elapsed times and the solvers' own timing. */
-#include "internal.h"
+#include "common/common.h"
 
 #include <time.h>
 

@@ -1,5 +1,5 @@
 /* Error reporting: statuses, their names and the message format. */
-#include "internal.h"
+#include "common/common.h"
 
 #include <stdio.h>
 #include <string.h>

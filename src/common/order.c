@@ -1,7 +1,7 @@
 /* Order statistics without a full sort: the balance's quantile of the
  * decision values (solvers) and the median distance behind sigma0
  * (model_select.c), over up to half a million values. */
-#include "internal.h"
+#include "common/common.h"
 
 /* k-th smallest of v[0..n) (0-based), reordering v: quickselect, O(n). */
 double tsgs__select_kth(double *v, size_t n, size_t k)

@@ -1,7 +1,7 @@
 /* Counter-based random numbers (Philox4x32-10, Salmon et al. SC'11): any
  * value is a pure function of (seed, counter), so any thread can regenerate
  * any random feature or mini-batch in any order. */
-#include "internal.h"
+#include "common/common.h"
 
 #include <math.h>
 

@@ -8,7 +8,7 @@
  *
  * A sample (which entries a shuffle puts in its first k places) needs no
  * shuffle: see tsgs__seeded_sample. */
-#include "internal.h"
+#include "common/common.h"
 
 #include <stdlib.h>
 #include <string.h>

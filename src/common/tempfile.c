@@ -5,7 +5,7 @@
  * before these names wrote mkstemp's "<name>.tmp.XXXXXX", which names no
  * process: one of those is removed only when all it shows says a killed
  * writer left it (mkstemp's mode, the user's own, untouched for an hour). */
-#include "internal.h"
+#include "common/common.h"
 
 #include <dirent.h>
 #include <errno.h>

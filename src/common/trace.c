@@ -4,7 +4,7 @@
  * counted. */
 #include "common/trace.h"
 
-#include "internal.h"
+#include "common/common.h"
 
 #ifdef TSGS_TRACE
 #include <string.h>

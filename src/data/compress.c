@@ -1,7 +1,7 @@
 /* Input streams: a file read as plain bytes or through gzip, xz, bzip2 or
  * zstd, chosen by the magic bytes at its start (so pipes work: nothing
  * seeks); xz files of several blocks decoded by liblzma's threads. */
-#include "internal.h"
+#include "data/data.h"
 
 #include <bzlib.h>
 #include <errno.h>

@@ -107,6 +107,13 @@ size_t tsgs__label_split(const double *y, size_t n, int threads, size_t *lidx,
  * lidx (nl, ascending). */
 void tsgs__unlabeled_rows(const size_t *lidx, size_t nl, size_t *ord,
                           size_t n);
+/* The distinct labels of ds's labeled rows, ascending, into *classes
+ * (malloc'd) and their number into *k (0 when no row is labeled), and
+ * into *top (unless NULL) how many rows carry the largest; the scan of
+ * the labels on `threads` threads. */
+tsgs_status tsgs__class_values(const tsgs_dataset *ds, int threads,
+                               double **classes, size_t *k, size_t *top,
+                               tsgs_error *err);
 
 /* ----------------------------------------------------------- scaler.c */
 

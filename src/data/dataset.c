@@ -1,7 +1,7 @@
 /* Datasets: float rows, dense or sparse (CSR), with raw double labels
  * (NaN = unlabeled); building, accessors, appending unlabeled rows and
  * stratified label subsampling. */
-#include "internal.h"
+#include "data/data.h"
 
 #include <inttypes.h>
 #include <math.h>

@@ -1,7 +1,7 @@
 /* The first NaN or infinity of a float array in memory order: the check
  * that every reader and the trainer make on dense rows, and that the
  * scaler makes on a chunk whose column sums came out non-finite. */
-#include "internal.h"
+#include "data/data.h"
 
 #include <math.h>
 #include <stdint.h>

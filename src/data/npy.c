@@ -4,7 +4,7 @@
  * from the companion NAME.labels.npy or a column; and writing that pair.
  * Every error names the file and the field or element at fault. */
 #define _DEFAULT_SOURCE /* MAP_POPULATE */
-#include "internal.h"
+#include "data/data.h"
 
 #include <errno.h>
 #include <fcntl.h>

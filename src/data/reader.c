@@ -1,7 +1,7 @@
 /* Reading datasets: LIBSVM/SVMlight sparse text and CSV, plain or
  * compressed, through a streaming line reader and a fast number parser.
  * Every error names the file, the line and what was wrong. */
-#include "internal.h"
+#include "data/data.h"
 
 #include <float.h>
 #include <math.h>

@@ -1,7 +1,7 @@
 /* Scaled rows for the kernel, dense or sparse: the one place that turns a
  * dataset's rows (whatever their storage) into what the solvers and the
  * prediction evaluate, so that they do not each branch on the storage. */
-#include "internal.h"
+#include "data/data.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -2,7 +2,7 @@
  * svm-scale does), kept in the model and applied to each row before its
  * random features: x' = (x - shift) * mul. The class kind also reads the
  * labels: see class_stretch. */
-#include "internal.h"
+#include "data/data.h"
 
 #include <math.h>
 #include <stdint.h>

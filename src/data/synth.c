@@ -4,7 +4,7 @@
  * pure function of (seed, i). Files are written chunk by chunk in the
  * layouts of UCI's SUSY.csv, HEPMASS's all_train.csv, or LIBSVM; the rows
  * are never all held in memory. */
-#include "internal.h"
+#include "data/data.h"
 
 #include <float.h>
 #include <math.h>

@@ -13,7 +13,7 @@
  * of freedom). Each direction is still N(0, 2 sigma I) on its own; within
  * a group they are orthogonal, which lowers the variance of the kernel
  * estimate. */
-#include "internal.h"
+#include "kernel/kernel.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -9,7 +9,7 @@
  * of two so that the largest is about 1 (no overflow, whatever the lazy
  * scale); the tiles' sums and everything after them are double. The
  * error this adds is bounded in tests/check_kernel.c. */
-#include "internal.h"
+#include "kernel/kernel.h"
 
 #include <math.h>
 #include <stdlib.h>

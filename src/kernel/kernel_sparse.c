@@ -13,7 +13,7 @@
  * times a multiply-add: the cache of the most frequent columns
  * (tsgs__colcache) is what makes repeated evaluation (training) cheap;
  * a word's rare columns are made again when met. */
-#include "internal.h"
+#include "kernel/kernel.h"
 
 #include <math.h>
 #include <stdlib.h>

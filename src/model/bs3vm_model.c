@@ -3,7 +3,7 @@
  * bs3vm solver (solvers/bs3vm.c) produces and a model holds: building,
  * prediction and the model-file section. It calls no solver, so the model
  * code can use it without depending on training. */
-#include "internal.h"
+#include "model/model.h"
 
 #include <errno.h>
 #include <math.h>

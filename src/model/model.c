@@ -1,7 +1,7 @@
 /* The model: seeds and coefficients of the random feature blocks, the lazy
  * decay scale, the balance bias, the scaler and the class labels; plus the
  * optional cache of packed directions, and prediction. */
-#include "internal.h"
+#include "model/model.h"
 
 #include <math.h>
 #include <pthread.h>

@@ -157,13 +157,6 @@ tsgs_status tsgs__bs3vm_read(FILE *f, const char *path, long *line,
 
 /* --------------------------------------------------- core: multiclass.c */
 
-/* The distinct labels of ds's labeled rows, ascending, into *classes
- * (malloc'd) and their number into *k (0 when no row is labeled), and
- * into *top (unless NULL) how many rows carry the largest; the scan of
- * the labels on `threads` threads. */
-tsgs_status tsgs__class_values(const tsgs_dataset *ds, int threads,
-                               double **classes, size_t *k, size_t *top,
-                               tsgs_error *err);
 /* ds's rows with a copy of its labels, to change: a view that borrows the
  * rows (free it with tsgs__view_free, never tsgs_dataset_free). */
 tsgs_status tsgs__label_view(const tsgs_dataset *ds, tsgs_dataset **out,

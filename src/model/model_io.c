@@ -2,7 +2,7 @@
  * and version, every parameter, dimensions, scale, bias, labels, scaler),
  * then one line of coefficients per direction at full precision, then
  * "end". Seeds are stored, never random features. */
-#include "internal.h"
+#include "train.h" /* the model file's parameter keys (params.c) */
 
 #include <errno.h>
 #include <limits.h>

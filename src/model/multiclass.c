@@ -4,51 +4,11 @@
  * whose model gives the largest decision value. Each binary problem keeps
  * its own class ratio, so the semi-supervised balance of class k holds
  * the share of unlabeled rows that class k has among the labeled ones. */
-#include "internal.h"
+#include "model/model.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* The labeled rows found by the team's split (label_split.c): on 5M
- * rows a serial scan of the labels was 11-15 ms of a 0.3 s training on
- * 16 threads. */
-tsgs_status tsgs__class_values(const tsgs_dataset *ds, int threads,
-                               double **classes, size_t *k, size_t *top,
-                               tsgs_error *err)
-{
-    const size_t n = tsgs__label_split(ds->y, ds->n, threads, NULL, NULL);
-    double *v = malloc(sizeof(double) * (n ? n : 1));
-    size_t *rows = malloc(sizeof(size_t) * (n ? n : 1));
-    if (!v || !rows) {
-        free(v);
-        free(rows);
-        return TSGS__NOMEM(err);
-    }
-    tsgs__label_split(ds->y, ds->n, threads, rows, NULL);
-    for (size_t i = 0; i < n; i++)
-        v[i] = ds->y[rows[i]];
-    free(rows);
-    qsort(v, n, sizeof *v, cmp_double);
-    if (top) { /* the largest label's rows: the sorted run at the end */
-        *top = 0;
-        while (*top < n && v[n - 1 - *top] == v[n - 1])
-            ++*top;
-    }
-    size_t u = 0;
-    for (size_t i = 0; i < n; i++)
-        if (u == 0 || v[i] != v[u - 1])
-            v[u++] = v[i];
-    *classes = v;
-    *k = u;
-    return TSGS_OK;
-}
 
 tsgs_status tsgs__label_view(const tsgs_dataset *ds, tsgs_dataset **out,
                              tsgs_error *err)

@@ -5,7 +5,7 @@
  * the regularised targets of Platt (1999) as Lin, Lin and Weng (2007)
  * state it. Several classes: each class's one-vs-rest probability,
  * normalised to sum to one. */
-#include "internal.h"
+#include "model/model.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -7,7 +7,7 @@
  * wrapping around when there are more threads than PUs. Applying a plan
  * binds the threads of an OpenMP team and degrades to a warning where the
  * system does not support binding. */
-#include "internal.h"
+#include "parallel/parallel.h"
 
 #include <hwloc.h>
 

@@ -7,7 +7,7 @@
  * the cores that are free; an explicit count is kept. The model does not
  * depend on the thread count, so this changes only the time. */
 #define _GNU_SOURCE /* sched_getaffinity: the CPUs this process may use */
-#include "internal.h"
+#include "parallel/parallel.h"
 
 #include <sched.h>
 #include <stdatomic.h>

@@ -1,5 +1,5 @@
 /* The public face of thread pinning; the hwloc work is in affinity.c. */
-#include "internal.h"
+#include "parallel/parallel.h"
 
 void tsgs_bind_threads(int threads, tsgs_bind policy,
                        void (*warn)(const char *message, void *user),

@@ -1,6 +1,6 @@
 /* k-fold cross-validation over a list of parameter sets, parallel across
  * fits (each on one thread) or within each fit (all threads). */
-#include "internal.h"
+#include "model/model.h"
 
 #include <math.h>
 #include <stdlib.h>

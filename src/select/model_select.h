@@ -4,7 +4,7 @@
 #ifndef TSGS_MODEL_SELECT_H
 #define TSGS_MODEL_SELECT_H
 
-#include "internal.h"
+#include "kernel/kernel.h"
 
 #define TSGS__GRID_ROWS 1000    /* labeled rows the grid sees at most */
 #define TSGS__GRID_EPOCHS 200   /* the grid's fits only rank grid points */

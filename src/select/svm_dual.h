@@ -3,7 +3,7 @@
 #ifndef TSGS_SVM_DUAL_H
 #define TSGS_SVM_DUAL_H
 
-#include "internal.h"
+#include "common/common.h"
 
 /* The orders in which tsgs__svm_dual_gram visits n coordinates, epoch by
  * epoch, for one seed: each fit of a C path visits the same ones from

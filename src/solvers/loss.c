@@ -2,7 +2,7 @@
  * Signs: a step moves f against the derivative, so for the unlabeled
  * losses u'(r) < 0 for small r > 0 and > 0 for small r < 0 pushes f(x_u)
  * away from 0, which is what they are for. */
-#include "internal.h"
+#include "solvers/sgd/sgd.h"
 
 #include <math.h>
 

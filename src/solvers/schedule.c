@@ -1,5 +1,5 @@
 /* Step sizes and the annealing of the unlabeled weight. */
-#include "internal.h"
+#include "solvers/sgd/sgd.h"
 
 #include <math.h>
 

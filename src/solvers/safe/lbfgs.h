@@ -3,7 +3,7 @@
 #ifndef TSGS_LBFGS_H
 #define TSGS_LBFGS_H
 
-#include "internal.h"
+#include "common/common.h"
 
 /* f(x), with its gradient written to grad (n doubles). */
 typedef double (*tsgs__objective)(const double *x, double *grad, void *user);

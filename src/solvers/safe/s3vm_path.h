@@ -4,7 +4,7 @@
 #ifndef TSGS_S3VM_PATH_H
 #define TSGS_S3VM_PATH_H
 
-#include "internal.h"
+#include "kernel/kernel.h"
 
 /* Paths that run side by side as tasks of one team (the safe solver's
  * selection): the team's size and how many paths wait and run. While

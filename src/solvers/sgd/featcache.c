@@ -13,7 +13,7 @@
  * (directions in chunks of TSGS__SPARSE_DIR_CHUNK, each chunk's sum added
  * in turn), so a run gives the same model with or without the cache as
  * long as that kernel keeps its chunks whole. */
-#include "internal.h"
+#include "solvers/sgd/sgd.h"
 
 #include <math.h>
 #include <stdint.h>

@@ -7,7 +7,7 @@
  * and 94% after 30,000. From the exact solution the steps refine it, and
  * TSG's annealed unlabeled term moves away from it (issue #7: "start from
  * the supervised solution"). */
-#include "internal.h"
+#include "solvers/sgd/sgd.h"
 #include "select/model_select.h"
 #include "select/svm_dual.h"
 
