@@ -14,9 +14,12 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 PKG_CONFIG ?= pkg-config
 
-# Flags the build needs whatever CFLAGS the user gives.
+# Flags the build needs whatever CFLAGS the user gives (a call without its
+# declaration is an error: C assumes it returns int, and a double
+# function's result would be garbage).
 DEPS_PC := hwloc zlib liblzma libzstd
 REQ_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -fopenmp -Wall -Wextra \
+    -Werror=implicit-function-declaration \
     -Iinclude -Isrc -MMD -MP $(shell $(PKG_CONFIG) --cflags $(DEPS_PC))
 REQ_LIBS := $(shell $(PKG_CONFIG) --libs $(DEPS_PC)) -lbz2 -lm -fopenmp
 CHECK_CFLAGS := $(shell $(PKG_CONFIG) --cflags check)

@@ -5,6 +5,7 @@
  * beyond the others (a LIBSVM file whose one row has index 10^7 asks for
  * gigabytes per direction panel), while the per-row vectors stay small. */
 #include "train.h"
+#include "solvers/sgd/sgd.h" /* the stochastic solvers' feature cache */
 #include "select/model_select.h"
 
 #include <math.h>

@@ -262,7 +262,38 @@ START_TEST(feature_rows_stop)
                      TSGS_OK);
     for (size_t j = 0; j < ds->n * D; j++)
         ck_assert_float_eq_tol(a[j], b[j], 2e-5);
+    /* a column cache filled in steps (the stochastic solvers' start on a
+     * wide row): the values of one fill, and an overdue stop ends it
+     * before the first step */
+    tsgs__colcache *one = NULL, *steps = NULL, *cut = NULL;
+    ck_assert_int_eq(tsgs__colcache_for_rows(&S, (long)ndirs, 1e9, &one, NULL),
+                     TSGS_OK);
+    ck_assert_int_eq(tsgs__colcache_for_rows(&S, (long)ndirs, 1e9, &steps,
+                                             NULL),
+                     TSGS_OK);
+    ck_assert_int_eq(tsgs__colcache_for_rows(&S, (long)ndirs, 1e9, &cut, NULL),
+                     TSGS_OK);
+    tsgs__colcache_fill(one, &fs, (long)ndirs, 1);
+    answer = 0;
+    tsgs__stop_init(&s, &h);
+    /* 100 draws a step: a few directions of every column at a time */
+    ck_assert_int_eq(tsgs__colcache_fill_stop(steps, &fs, (long)ndirs, 2,
+                                              100.0, &s, 0.0, NULL),
+                     TSGS_OK);
+    ck_assert_int_eq(steps->filled, (long)ndirs);
+    ck_assert_int_eq(memcmp(one->W, steps->W, sizeof(float) * one->ncols *
+                                                  (size_t)one->stride),
+                     0);
     overdue(&s, &h);
+    tsgs_error err;
+    ck_assert_int_eq(tsgs__colcache_fill_stop(cut, &fs, (long)ndirs, 2, 100.0,
+                                              &s, TSGS__STOP_REQUIRED, &err),
+                     TSGS_ERR_STOPPED);
+    ck_assert_int_eq(cut->filled, 0);
+    ck_assert_ptr_nonnull(strstr(err.message, "directions"));
+    tsgs__colcache_free(one);
+    tsgs__colcache_free(steps);
+    tsgs__colcache_free(cut);
     ck_assert_int_eq(tsgs__feature_rows(&fs, ndirs, &S, 1, NULL, &s, b, NULL),
                      TSGS_ERR_STOPPED);
     free(a);

@@ -203,6 +203,26 @@ void tsgs__colcache_fill(tsgs__colcache *cc, const tsgs__fspec *fs,
     cc->filled = ndirs;
 }
 
+tsgs_status tsgs__colcache_fill_stop(tsgs__colcache *cc,
+                                     const tsgs__fspec *fs, long ndirs,
+                                     int threads, double work,
+                                     tsgs__stop *stop, double grace,
+                                     tsgs_error *err)
+{
+    if (!cc)
+        return TSGS_OK;
+    const long want = ndirs < cc->stride ? ndirs : cc->stride;
+    const double fit = work / (double)(cc->ncols ? cc->ncols : 1);
+    const long step = fit >= (double)want ? want : fit >= 1.0 ? (long)fit : 1;
+    while (cc->filled < want) {
+        if (tsgs__stop_due(stop, grace))
+            return tsgs__stopped(err, "the feature rows' directions");
+        const long next = cc->filled + step;
+        tsgs__colcache_fill(cc, fs, next < want ? next : want, threads);
+    }
+    return TSGS_OK;
+}
+
 tsgs_status tsgs__colcache_units(const tsgs__colcache *cc,
                                  const tsgs__fspec *fs, long ndirs,
                                  int threads, double **out, tsgs_error *err)

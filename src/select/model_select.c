@@ -301,26 +301,6 @@ static size_t call_dirs(const tsgs__rows *X, size_t i0, size_t m, size_t W,
     return c < W ? c : W;
 }
 
-/* cc's columns' first ndirs directions, made a quarter of budget at a
- * time (each a draw, in one parallel loop), stop polled between. */
-static tsgs_status fill_cache(tsgs__colcache *cc, const tsgs__fspec *fs,
-                              size_t ndirs, int threads, double budget,
-                              tsgs__stop *stop, double grace,
-                              tsgs_error *err)
-{
-    if (!cc)
-        return TSGS_OK;
-    const long want = (long)ndirs < cc->stride ? (long)ndirs : cc->stride;
-    const double fit = budget / 4.0 / (double)(cc->ncols ? cc->ncols : 1);
-    const long step = fit >= (double)want ? want : fit >= 1.0 ? (long)fit : 1;
-    for (long k = step; cc->filled < want; k += step) {
-        if (tsgs__stop_due(stop, grace))
-            return tsgs__stopped(err, "the feature rows' directions");
-        tsgs__colcache_fill(cc, fs, k < want ? k : want, threads);
-    }
-    return TSGS_OK;
-}
-
 /* What the calls of tsgs__feature_rows share. */
 typedef struct {
     const tsgs__fspec *fs;
@@ -400,8 +380,9 @@ static tsgs_status feature_rows_within(const tsgs__fspec *fs, size_t ndirs,
     if (sparse && !given &&
         ((st = tsgs__colcache_for_rows(X, (long)ndirs, FEATURE_ROWS_CACHE,
                                        &cc, err)) != TSGS_OK ||
-         (st = fill_cache(cc, fs, ndirs, threads, budget, stop, grace,
-                          err)) != TSGS_OK))
+         (st = tsgs__colcache_fill_stop(cc, fs, (long)ndirs, threads,
+                                        budget / 4.0, stop, grace, err)) !=
+             TSGS_OK))
         goto done;
     const feature_calls fc = {
         fs, ndirs, W, tsgs__feature_columns(fs, ndirs), panel, phase,

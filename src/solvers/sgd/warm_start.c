@@ -14,6 +14,9 @@
 #include <stdlib.h>
 
 #define START_EPOCHS 1000 /* dual passes at most, as the safe solver's fit */
+/* Column directions drawn between two polls of the stop, per thread:
+ * about 25 ms (the feature rows' directions, as the grid makes them). */
+#define FILL_WORK ((double)(1 << 19))
 
 tsgs_status tsgs__warm_start(tsgs_model *m, long blocks,
                              const tsgs__rows *XL, const double *yl,
@@ -33,8 +36,10 @@ tsgs_status tsgs__warm_start(tsgs_model *m, long blocks,
     }
     /* sparse rows: the model's column cache takes the start's directions
      * now (it would when the blocks are added) and serves the features */
-    tsgs__colcache_fill(m->cc, &m->fs, (long)ndirs, threads);
-    if ((st = tsgs__feature_rows(&m->fs, ndirs, XL, threads, m->cc, stop,
+    if ((st = tsgs__colcache_fill_stop(m->cc, &m->fs, (long)ndirs, threads,
+                                       FILL_WORK * (threads > 1 ? threads : 1),
+                                       stop, TSGS__STOP_REQUIRED, err)) ||
+        (st = tsgs__feature_rows(&m->fs, ndirs, XL, threads, m->cc, stop,
                                  phi, err)))
         goto done;
     tsgs__dual_opts o = {START_EPOCHS, TSGS__DUAL_TOL, seed, NULL, wl, stop,
