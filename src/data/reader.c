@@ -738,11 +738,18 @@ static int skippable(const char *p, const char *e)
  * "i:v" means LIBSVM; lines with one token say neither. Returns 0 when the
  * buffer ends before a line that tells and more can be read: a short read
  * (a compressed stream, a pipe) must not decide on part of a line, or the
- * same text would read differently compressed and plain. */
+ * same text would read differently compressed and plain. What decides is
+ * the first DETECT_WINDOW bytes (or the whole file), whatever the reads
+ * left in the buffer: deciding where a full buffer ended made a text read
+ * as LIBSVM through xz and as CSV plain (a fuzz finding). */
+#define DETECT_WINDOW READ_CHUNK
 static int detect(reader *R, tsgs_format *fmt)
 {
     const char *p = R->lr.buf + R->lr.pos, *end = R->lr.buf + R->lr.end;
-    int can_read_more = !R->lr.eof && R->lr.end < R->lr.cap;
+    const size_t have = R->lr.end - R->lr.pos;
+    if (have > DETECT_WINDOW)
+        end = p + DETECT_WINDOW;
+    int can_read_more = !R->lr.eof && have < DETECT_WINDOW;
     *fmt = TSGS_FORMAT_CSV;
     while (p < end) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));

@@ -36,6 +36,10 @@ done
 # The reader's own regression inputs: huge and tiny exponents.
 printf '+1 1:1e399\n-1 2:1e-500 3:7.8e401\n' > "$out/reader_libsvm/exponents"
 printf '\001label,7.8e401\n1,2\n' > "$out/reader_csv/exponents"
+# reader_packed's finding (2026-11-28, minimized): the format was decided
+# where a full buffer ended, so this text read as CSV plain and as LIBSVM
+# through xz; detect() now looks at a fixed window (reader.c)
+printf '\174\357\273\277 ctnl*i\134\134\134\134\134\1342222222222222222222222222222222222222222222222222222222222222222222222222222222222222222222222222\134\134\134\134\134\134\134\134\134\134\012\000\000\000\134\134\134\134\134\134\134\134\134\134\134\134\134\134\134\134\134\245\245\245\245\245\245\245\245\245\245\245\245\245\245\245\245\245\245\245\245\245\245\245\245\245\245\245\245\245\245\245\245\245\245\245\245\245\245\245\245\245\245\245\245\245\245\245\245\245\245\245\245\245\245\245\000\000\000\000\000\000\245\245\245\245\245\245\245\245\245\245\245\245\245\245\245\134\134 \015\012\134\134\134\134\134\134\134\134\134\134\134\134.0e+00\012-1.0 MemToal:\015\012' > "$out/reader_packed/detect-window"
 
 # Models: binary (safe), each stochastic solver's layout, probability
 # outputs, one-vs-rest over three classes, bs3vm's support vectors.
