@@ -372,6 +372,16 @@ def summary(rows):
     return out
 
 
+def print_head(head, fmt, markdown):
+    """Prints the table's head (TSV or Markdown); the row format to use."""
+    if not markdown:
+        print("\t".join(head))
+        return fmt
+    print("| " + " | ".join(head) + " |")
+    print("|" + "---|" * len(head))
+    return "| " + fmt.replace("\t", " | ") + " |"
+
+
 def cmd_report(args):
     rows = []
     for p in args.results:
@@ -380,12 +390,7 @@ def cmd_report(args):
             "semi-libsvm", "worst_vs_libsvm", "worst_vs_sup",
             "draws_ahead_0.5"]
     fmt = "%s\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t%+.2f\t%+.2f\t%+.2f\t%d"
-    if args.markdown:
-        print("| " + " | ".join(head) + " |")
-        print("|" + "---|" * len(head))
-        fmt = "| " + fmt.replace("\t", " | ") + " |"
-    else:
-        print("\t".join(head))
+    fmt = print_head(head, fmt, args.markdown)
     for s in summary(rows):
         print(fmt % (
             s["case"], s["draws"], s["semi"], s["sup"], s["libsvm"],
@@ -404,12 +409,7 @@ def cmd_compare(args):
             "libsvm", "B-libsvm", "worst_B_vs_libsvm", "worst_A_vs_libsvm",
             "worst_B_vs_sup_B"]
     fmt = "%s\t%d\t%.2f\t%.2f\t%+.2f\t%d\t%d\t%.2f\t%+.2f\t%+.2f\t%+.2f\t%+.2f"
-    if args.markdown:
-        print("| " + " | ".join(head) + " |")
-        print("|" + "---|" * len(head))
-        fmt = "| " + fmt.replace("\t", " | ") + " |"
-    else:
-        print("\t".join(head))
+    fmt = print_head(head, fmt, args.markdown)
     for case in sorted(by):
         pairs = by[case]
         g = lambda side, k: np.array([float(p[side][k]) for p in pairs])
