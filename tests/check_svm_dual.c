@@ -31,13 +31,21 @@ static void make_rows(size_t n, size_t D, unsigned seed, float *Phi, double *y)
     }
 }
 
-/* Q_ij = y_i y_j (phi_i . phi_j + 1), the dual's matrix. */
-static void gram_q(const float *Phi, const double *y, size_t n, size_t D, float *Q)
+/* Q_ij = y_i y_j (phi_i . phi_j + beta), the dual's matrix (beta: the
+ * bias column's weight). */
+static void gram_q_beta(const float *Phi, const double *y, size_t n, size_t D,
+                        double beta, float *Q)
 {
     for (size_t i = 0; i < n; i++)
         for (size_t j = 0; j < n; j++)
             Q[i * n + j] = (float)(y[i] * y[j] *
-                                   (tsgs__dot_f(Phi + i * D, Phi + j * D, D) + 1.0));
+                                   (tsgs__dot_f(Phi + i * D, Phi + j * D, D) + beta));
+}
+
+/* The same with the bias's weight 1. */
+static void gram_q(const float *Phi, const double *y, size_t n, size_t D, float *Q)
+{
+    gram_q_beta(Phi, y, n, D, 1.0, Q);
 }
 
 START_TEST(gram_solution_meets_kkt)
@@ -298,10 +306,7 @@ START_TEST(centred_feature_form_matches_centred_gram)
     const double beta = tsgs__bias_weight(Phi, n, D, mean);
     memcpy(P, Phi, sizeof(float) * n * D);
     tsgs__centre_rows(P, n, D, mean);
-    for (size_t i = 0; i < n; i++)
-        for (size_t j = 0; j < n; j++)
-            Q[i * n + j] = (float)(y[i] * y[j] *
-                                   (tsgs__dot_f(P + i * D, P + j * D, D) + beta));
+    gram_q_beta(P, y, n, D, beta, Q);
     tsgs__dual_opts o = {50000, 1e-7, 4, NULL, NULL, NULL, NULL, 0.0};
     ck_assert_int_eq(tsgs__svm_dual_gram(Q, n, C, &o, alpha, NULL), TSGS_OK);
     o.centre = mean;
@@ -331,7 +336,7 @@ START_TEST(centring_converges_on_a_wide_kernel)
 {
     const size_t n = 200, D = 16;
     const double C = 4096.0;
-    float *Phi = malloc(sizeof(float) * n * D), *P = malloc(sizeof(float) * n * D);
+    float *Phi = malloc(sizeof(float) * n * D);
     double y[200], w[16], b, mean[16];
     wide_rows(n, D, 21, 0.01, Phi, y);
     tsgs__column_means(Phi, n, D, 1, mean);
@@ -352,7 +357,6 @@ START_TEST(centring_converges_on_a_wide_kernel)
            "centred\n", right[0], n, right[1]);
     ck_assert_int_ge(right[1], (int)(n * 98 / 100));
     free(Phi);
-    free(P);
 }
 END_TEST
 
