@@ -103,6 +103,19 @@ _Static_assert(FIRST_CANDIDATE >= 1 && FIRST_CANDIDATE <= N_TEMPS,
  * draws, 1 of 20 ijcnn1; bench/results/gain/), so it does not run there
  * (nor cost the time). Both paths' candidates meet in one selection. */
 #define CLUSTER_C 0.25
+/* The cluster arm's random features: CLUSTER_FEATURES times the grid
+ * arm's, while the unlabeled sample is at most C_STAR_ROWS rows (beyond
+ * it its feature rows would grow with the sample). Its path follows the
+ * unlabeled rows' density, which the kernel's estimate from a few
+ * features blurs: with 4 times the features (4,096 on 50-d rows, 8,192 on
+ * 241-d) the SYNTHETIC 241-d Gaussians with 50 random labels gained 3.4
+ * points (g241c, seeds 1-10) and 2.5-3.5 (g241d, seeds 1-10 and 21-30),
+ * the 50-d ones 0.1-0.6, the misleading clusters 0.3-1.1; on the real sets
+ * with 50 labels it moved cod-rna, ijcnn1, skin and SUSY by 0.05 point or
+ * less, HIGGS by -0.35 and 0 (bench/results/gain/cluster-features/). The
+ * kept model then predicts with those features (4 times the time per
+ * row); the grid arm keeps the default count. */
+#define CLUSTER_FEATURES 4
 /* Under FEW_LABELS labels the majority class is a candidate at all only
  * where the labels show that the classes are unbalanced (the positive
  * count IMBALANCE_Z binomial standard deviations from half): from 10
@@ -1156,8 +1169,10 @@ static tsgs_status compute_features(safe_t *s, int *semi_io, tsgs_error *err)
 }
 
 /* The cluster arm's settings: the grid arm's rows and labels (shared,
- * not copied) at sigma0 and CLUSTER_C, with feature rows of its own;
- * TSGS_ERR_STOPPED (err not set) when a stop cut them short. */
+ * not copied) at sigma0 and CLUSTER_C, with feature rows of its own
+ * (CLUSTER_FEATURES times as many unless the user set max-features or the
+ * sample is large); TSGS_ERR_STOPPED (err not set) when a stop cut them
+ * short. */
 static tsgs_status cluster_arm(const safe_t *s, safe_t *cl, tsgs_error *err)
 {
     *cl = *s;
@@ -1165,6 +1180,10 @@ static tsgs_status cluster_arm(const safe_t *s, safe_t *cl, tsgs_error *err)
     cl->mphi = NULL;
     cl->mlab = NULL;
     cl->fs.sigma = cl->grid.sigma = s->sigma0;
+    if (s->p.max_features < 0 && s->nw <= C_STAR_ROWS) {
+        cl->ndirs = s->ndirs * CLUSTER_FEATURES;
+        cl->D = tsgs__feature_columns(&cl->fs, cl->ndirs);
+    }
     cl->grid.c_lib = cl->grid.c_path[0] = CLUSTER_C;
     cl->grid.n_c_path = 1;
     cl->grid.grid_cv = 0.0;
@@ -1350,7 +1369,8 @@ static tsgs_status safe_train(const tsgs_dataset *ds, const tsgs_params *p,
      * Platt's fit below; without a selection, train.c fits them. */
     const size_t records = (1 + N_TEMPS) * SELECT_REPEATS * s.nl;
     for (int a = 0; a < narms; a++) {
-        cand_w[a] = malloc(sizeof(double) * s.D * (1 + N_TEMPS));
+        const size_t D = a ? cl.D : s.D; /* each arm its own features */
+        cand_w[a] = malloc(sizeof(double) * D * (1 + N_TEMPS));
         if (semi && (p->probability || ovr))
             oof[a] = malloc(sizeof(double) * records);
         if (!cand_w[a] || (semi && (p->probability || ovr) && !oof[a])) {
@@ -1388,7 +1408,8 @@ static tsgs_status safe_train(const tsgs_dataset *ds, const tsgs_params *p,
         cand_b[0][0] = major;
     }
     TSGS_TRACE_START(t_model);
-    st = make_model(arm ? &cl : &s, s.note, cand_w[arm] + (size_t)kept * s.D,
+    const safe_t *ks = arm ? &cl : &s; /* the kept candidate's arm */
+    st = make_model(ks, s.note, cand_w[arm] + (size_t)kept * ks->D,
                     cand_b[arm][kept], kept > 0, neg, pos, scaler, &m, err);
     if (st != TSGS_OK)
         goto done;
