@@ -452,7 +452,8 @@ END_TEST
  * against 28, 500 unlabeled rows scored. The cluster path (sigma0, a
  * small C) finds the gap that the grid's large C misses: over seeds 1-3
  * the default is at least 2 points above the supervised SVM and at 91% or
- * more (before the cluster path: 88-89%, the supervised SVM's level). */
+ * more (before the cluster path: 88-89%, the supervised SVM's level). Its
+ * model has the cluster arm's 4 times as many features. */
 START_TEST(gaussians_take_the_cluster_path)
 {
     double sum_semi = 0.0, sum_sup = 0.0;
@@ -469,7 +470,14 @@ START_TEST(gaussians_take_the_cluster_path)
         const double a_sup = accuracy_on(sup, ds, truth, 50);
         printf("gaussians seed %d: default %.3f, supervised %.3f (%s)\n", seed,
                a_semi, a_sup, tsgs_model_note(semi));
-        cluster += strstr(tsgs_model_note(semi), "cluster path (sigma") != NULL;
+        const int on_cluster =
+            strstr(tsgs_model_note(semi), "cluster path (sigma") != NULL;
+        cluster += on_cluster;
+        /* the cluster arm's path and model: 4 times the default's 1,024
+         * features (50-d rows); the grid arm's: the default */
+        ck_assert_int_eq(tsgs_model_feature_count(sup), 1024);
+        ck_assert_int_eq(tsgs_model_feature_count(semi),
+                         on_cluster ? 4096 : 1024);
         sum_semi += a_semi;
         sum_sup += a_sup;
         tsgs_model_free(semi);
@@ -482,6 +490,25 @@ START_TEST(gaussians_take_the_cluster_path)
     ck_assert_msg(sum_semi / seeds >= sum_sup / seeds + 0.02,
                   "mean semi %g, supervised %g", sum_semi / seeds,
                   sum_sup / seeds);
+}
+END_TEST
+
+/* A feature budget the user set holds on the cluster path too: the
+ * seed-3 Gaussians above at max-features 1024 take that path with 1,024
+ * features. */
+START_TEST(max_features_holds_on_the_cluster_path)
+{
+    tsgs_dataset *ds = fixture_blobs(550, 50, 2 * 1.645 / sqrt(50.0), 0.5,
+                                     50, 22, 3, NULL);
+    tsgs_params p = tsgs_params_default();
+    p.max_features = 1024;
+    tsgs_model *m = NULL;
+    ck_assert_int_eq(tsgs_train(ds, &p, NULL, &m, NULL, NULL), TSGS_OK);
+    ck_assert_msg(strstr(tsgs_model_note(m), "cluster path (sigma"), "%s",
+                  tsgs_model_note(m));
+    ck_assert_int_eq(tsgs_model_feature_count(m), 1024);
+    tsgs_model_free(m);
+    tsgs_dataset_free(ds);
 }
 END_TEST
 
@@ -662,6 +689,7 @@ Suite *safe_suite(void)
     tcase_add_test(tc, tiny_and_one_row_classes);
     tcase_add_test(tc, no_signal_keeps_the_majority_class);
     tcase_add_test(tc, gaussians_take_the_cluster_path);
+    tcase_add_test(tc, max_features_holds_on_the_cluster_path);
     tcase_add_test(tc, one_answer_behind_keeps_the_path);
     tcase_add_test(tc, no_signal_on_near_balanced_classes);
     tcase_add_test(tc, few_balanced_labels_never_the_majority);
