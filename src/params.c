@@ -156,7 +156,8 @@ static const entry_t table[] = {
      "random features r added per step (even for pair)"},
     {"max-features", K_LONG, OFF(max_features), -1, 1e12, NULL,
      "feature budget M; -1: safe 1024 (2048 on rows of more than 64 "
-     "features), others max(1024, ceil(sqrt(n))); 0: no budget"},
+     "features; 4 times that on its cluster path under 100 labels), "
+     "others max(1024, ceil(sqrt(n))); 0: no budget"},
     {"reuse", K_ENUM, OFF(reuse), 0, 0, reuse_names,
      "once the budget is full, update an old block chosen uniformly (UDSG) "
      "or by the checking rule (CDSG)"},
