@@ -34,7 +34,7 @@ size_t tsgs__heldout_right(const tsgs__heldout *h, int c)
  * SYNTHETIC 50-d Gaussians (seeds 28, 29) 6 points below the cluster arm's
  * candidate that was right on every held-out row of both repeats, and
  * the supervised SVM was kept. The count over every repeat includes the
- * one the choice is scored on, so it only breaks ties: over 275 runs of
+ * one the choice is scored on, so it only breaks ties: over 325 runs of
  * the gain units it changed 4 (gauss50 seeds 28 and 29: 84.4 -> 93.8,
  * 88.8 -> 95.4; mislead seed 20: 77.0 -> 87.0; a no-signal draw 51.84 ->
  * 51.58; bench/results/gain/cluster-features/). */
