@@ -132,28 +132,58 @@ START_TEST(infinite_margin_keeps_only_same_answers)
 }
 END_TEST
 
+/* A repeat's tie goes to the candidate with the most right over every
+ * repeat, not to the later one: candidates 3 and 5 tie in repeat 0 (15 of
+ * 20), candidate 3 is right on 15 of repeat 1 and candidate 5 on 5. Repeat
+ * 0 picks 3, scored on repeat 1 (15), repeat 1 picks 3, scored on repeat 0
+ * (15): 30 (with the later one, 5 + 15 = 20). */
+START_TEST(a_tie_goes_to_the_most_right_over_every_repeat)
+{
+    for (int c = 0; c < NC; c++)
+        for (int r = 0; r < REPS; r++)
+            right_first(c, r, 10);
+    right_first(3, 0, 15);
+    right_first(3, 1, 15);
+    right_first(5, 0, 15);
+    right_first(5, 1, 5);
+    tsgs__heldout h = records();
+    tsgs__path_choice pc;
+    tsgs__choose_path(&h, 0.5, &pc);
+    ck_assert_int_eq(pc.best, 3);
+    ck_assert_uint_eq(pc.right_path, 30);
+    ck_assert_int_eq(pc.kept, 3); /* 30 > 20 + 0.5 * sqrt(10) */
+    /* where the totals tie too, the later candidate */
+    right_first(5, 1, 15);
+    tsgs__choose_path(&h, 0.5, &pc);
+    ck_assert_int_eq(pc.best, 5);
+    ck_assert_uint_eq(pc.right_path, 30);
+}
+END_TEST
+
 /* The rule counted row by row, as plainly as it reads. */
 static int brute_kept(double margin, size_t *path, size_t *disc)
 {
     int best = FIRST, pick[REPS];
-    size_t most = 0, sup = 0, differ = 0;
+    size_t most = 0, sup = 0, differ = 0, total[NC] = {0};
     for (int c = FIRST; c < NC; c++) {
-        size_t n = 0;
         for (int r = 0; r < REPS; r++)
             for (int i = 0; i < NL; i++)
-                n += rec(c, r)[i];
-        if (c == FIRST || n >= most) {
-            most = n;
+                total[c] += rec(c, r)[i];
+        if (c == FIRST || total[c] >= most) {
+            most = total[c];
             best = c;
         }
     }
+    /* each repeat's pick: the most right in it; ties to the most right
+     * over every repeat, then to the later candidate */
     for (int r = 0; r < REPS; r++) {
         size_t top = 0;
         for (int c = FIRST; c < NC; c++) {
             size_t n = 0;
             for (int i = 0; i < NL; i++)
                 n += rec(c, r)[i];
-            if (c == FIRST || n >= top) {
+            if (c == FIRST || n > top ||
+                (n == top && total[c] >= total[pick[r]])) {
                 top = n;
                 pick[r] = c;
             }
@@ -266,6 +296,7 @@ Suite *safe_select_suite(void)
     tcase_add_test(tc, path_kept_only_beyond_its_margin);
     tcase_add_test(tc, hot_temperatures_are_not_candidates);
     tcase_add_test(tc, same_answers_keep_the_path);
+    tcase_add_test(tc, a_tie_goes_to_the_most_right_over_every_repeat);
     tcase_add_test(tc, cross_fitted_choice_against_brute_force);
     tcase_add_test(tc, infinite_margin_keeps_only_same_answers);
     tcase_add_test(tc, majority_only_where_the_candidate_adds_nothing);
