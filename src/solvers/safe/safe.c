@@ -1324,6 +1324,8 @@ static tsgs_status safe_train(const tsgs_dataset *ds, const tsgs_params *p,
     s.nl = tsgs__label_split(ds->y, ds->n, s.threads, NULL, NULL);
     s.pos_label = pos;
     safe_t cl; /* the cluster arm's settings and feature rows */
+    /* each arm's settings and feature rows (their own D): 0 the grid's */
+    const safe_t *const arm_of[ARMS] = {&s, &cl};
     int narms = 1;
     double *cand_w[ARMS] = {NULL}, cand_b[ARMS][1 + N_TEMPS];
     double *oof[ARMS] = {NULL};
@@ -1369,8 +1371,7 @@ static tsgs_status safe_train(const tsgs_dataset *ds, const tsgs_params *p,
      * Platt's fit below; without a selection, train.c fits them. */
     const size_t records = (1 + N_TEMPS) * SELECT_REPEATS * s.nl;
     for (int a = 0; a < narms; a++) {
-        const size_t D = a ? cl.D : s.D; /* each arm its own features */
-        cand_w[a] = malloc(sizeof(double) * D * (1 + N_TEMPS));
+        cand_w[a] = malloc(sizeof(double) * arm_of[a]->D * (1 + N_TEMPS));
         if (semi && (p->probability || ovr))
             oof[a] = malloc(sizeof(double) * records);
         if (!cand_w[a] || (semi && (p->probability || ovr) && !oof[a])) {
@@ -1381,7 +1382,7 @@ static tsgs_status safe_train(const tsgs_dataset *ds, const tsgs_params *p,
     if (semi) {
         safe_arm arms[ARMS];
         for (int a = 0; a < narms; a++)
-            arms[a] = (safe_arm){a ? &cl : &s, cand_w[a], cand_b[a], NULL,
+            arms[a] = (safe_arm){arm_of[a], cand_w[a], cand_b[a], NULL,
                                  oof[a]};
         TSGS_TRACE_START(t_paths);
         st = paths_and_selection(arms, narms, &sel, err);
@@ -1408,8 +1409,8 @@ static tsgs_status safe_train(const tsgs_dataset *ds, const tsgs_params *p,
         cand_b[0][0] = major;
     }
     TSGS_TRACE_START(t_model);
-    const safe_t *ks = arm ? &cl : &s; /* the kept candidate's arm */
-    st = make_model(ks, s.note, cand_w[arm] + (size_t)kept * ks->D,
+    st = make_model(arm_of[arm], s.note,
+                    cand_w[arm] + (size_t)kept * arm_of[arm]->D,
                     cand_b[arm][kept], kept > 0, neg, pos, scaler, &m, err);
     if (st != TSGS_OK)
         goto done;
