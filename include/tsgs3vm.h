@@ -103,6 +103,15 @@ typedef struct {
      * OMP_NUM_THREADS, else one per core (as tsgs_params.threads). The
      * dataset read is the same for any count. */
     int threads;
+    /* Polled as the text is read (every 4 MiB of it, or of what a
+     * compressed file decodes to, at most every 10 ms), from one of the
+     * reading threads at a time; once it has returned nonzero the read
+     * ends with TSGS_ERR_STOPPED, the error naming the file and the line
+     * reached, and no dataset (tsgs_reader_next: no block, and the reader
+     * only closes). NULL (the default): never. Added after `threads`, so
+     * that what the other fields mean stays as it was. */
+    int (*should_stop)(void *user);
+    void *stop_user;
 } tsgs_read_options;
 
 tsgs_read_options tsgs_read_options_default(void);

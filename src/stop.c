@@ -1,5 +1,6 @@
-/* A caller's request to stop (tsgs_train_hooks.should_stop), polled from
- * the long loops of a training run on any of its threads. The hook is
+/* A caller's request to stop (tsgs_train_hooks.should_stop, and
+ * tsgs_read_options' for a read), polled from the long loops of a
+ * training run or a read on any of its threads. The hook is
  * called at most every TSGS__STOP_POLL_S and by one thread at a time (a
  * thread that finds it busy goes on); once it has asked, the answer
  * stays, with the time it was first seen, so that work a usable result
@@ -15,13 +16,18 @@ static long long now_ns(void)
     return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-void tsgs__stop_init(tsgs__stop *s, const tsgs_train_hooks *h)
+void tsgs__stop_init_fn(tsgs__stop *s, int (*ask)(void *), void *user)
 {
-    s->ask = h ? h->should_stop : NULL;
-    s->user = h ? h->user : NULL;
+    s->ask = ask;
+    s->user = user;
     atomic_init(&s->asked_ns, 0);
     atomic_init(&s->next_ns, 0);
     atomic_flag_clear(&s->busy);
+}
+
+void tsgs__stop_init(tsgs__stop *s, const tsgs_train_hooks *h)
+{
+    tsgs__stop_init_fn(s, h ? h->should_stop : NULL, h ? h->user : NULL);
 }
 
 /* Polls the hook when its interval has passed and no other thread is in

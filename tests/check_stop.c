@@ -5,7 +5,9 @@
  * stage. Each loop is checked with a stop already overdue: the scaler's
  * passes, the feature rows (dense and sparse), the direction panel, the
  * dual SVM fits, L-BFGS and the annealing, and the grid, which returns
- * its centre. */
+ * its centre; and a read (tsgs_read_options.should_stop), plain, split
+ * over threads, gzip-compressed and a block at a time, which ends with
+ * TSGS_ERR_STOPPED naming the file and the line it reached. */
 #define _DEFAULT_SOURCE /* usleep */
 #include <check.h>
 #include <math.h>
@@ -14,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "fixtures.h"
 #include "internal.h"
@@ -390,6 +393,141 @@ START_TEST(grid_returns_its_centre)
 }
 END_TEST
 
+/* ----------------------------------------------------------- reading */
+
+/* A read's hook: 0 at its first call, 1 from the second on (the polls
+ * are at least TSGS__STOP_POLL_S apart, so the read is well under way),
+ * noting when it first said 1. */
+typedef struct {
+    int calls;
+    double asked_s; /* test_now_s() of the first 1; 0 before */
+} read_stop;
+
+static int stop_after_first(void *user)
+{
+    read_stop *rs = user;
+    if (rs->calls++ == 0)
+        return 0;
+    if (rs->asked_s == 0.0)
+        rs->asked_s = test_now_s();
+    return 1;
+}
+
+#define READ_ROWS 1500000 /* 36 MB: 9 of the reader's 4 MiB buffers */
+
+/* path: READ_ROWS LIBSVM rows, gzip-compressed when gz. */
+static void write_rows(const char *path, int gz)
+{
+    static const char line[] = "1 1:0.5 2:0.25 3:0.125\n-1 2:0.75 4:1.5\n";
+    const size_t len = sizeof line - 1;
+    char *buf = malloc(len * 1000);
+    ck_assert_ptr_nonnull(buf);
+    for (int i = 0; i < 1000; i++)
+        memcpy(buf + (size_t)i * len, line, len);
+    const int reps = READ_ROWS / 2000;
+    if (gz) {
+        gzFile f = gzopen(path, "wb1");
+        ck_assert_ptr_nonnull(f);
+        for (int r = 0; r < reps; r++)
+            ck_assert_int_eq(gzwrite(f, buf, (unsigned)(len * 1000)),
+                             (int)(len * 1000));
+        ck_assert_int_eq(gzclose(f), Z_OK);
+    } else {
+        FILE *f = fopen(path, "wb");
+        ck_assert_ptr_nonnull(f);
+        for (int r = 0; r < reps; r++)
+            ck_assert_uint_eq(fwrite(buf, 1, len * 1000, f), len * 1000);
+        ck_assert_int_eq(fclose(f), 0);
+    }
+    free(buf);
+}
+
+/* A stop asked once the read is under way ends it within a buffer's
+ * parse: TSGS_ERR_STOPPED, no dataset, the error naming the file and a
+ * line past the first and before the end. _i: 0 serial, 1 split over 2
+ * threads, 2 gzip, 3 a block at a time (tsgs_reader). */
+START_TEST(read_stops)
+{
+    char dir[64], path[128];
+    test_make_dir(dir, sizeof dir, "stop");
+    snprintf(path, sizeof path, "%s/rows%s", dir, _i == 2 ? ".gz" : "");
+    write_rows(path, _i == 2);
+    read_stop rs = {0, 0.0};
+    tsgs_read_options o = tsgs_read_options_default();
+    o.threads = _i == 1 ? 2 : 1;
+    o.should_stop = stop_after_first;
+    o.stop_user = &rs;
+    tsgs_dataset *ds = NULL;
+    tsgs_error err;
+    tsgs__error_clear(&err);
+    tsgs_status st;
+    if (_i == 3) {
+        tsgs_reader *rd = NULL;
+        ck_assert_int_eq(tsgs_reader_open(path, &o, &rd, &err), TSGS_OK);
+        size_t rows = 0;
+        while ((st = tsgs_reader_next(rd, 1000, &ds, &err)) == TSGS_OK &&
+               ds) {
+            rows += tsgs_dataset_rows(ds);
+            tsgs_dataset_free(ds);
+            ds = NULL;
+        }
+        ck_assert_uint_lt(rows, READ_ROWS);
+        /* after the stop the reader only closes */
+        tsgs_error again;
+        ck_assert_int_ne(tsgs_reader_next(rd, 1000, &ds, &again), TSGS_OK);
+        tsgs_reader_close(rd);
+    } else {
+        st = tsgs__dataset_read_split(path, &o, (size_t)1 << 20, &ds, &err);
+    }
+    const double took = test_now_s() - rs.asked_s;
+    ck_assert_int_eq(st, TSGS_ERR_STOPPED);
+    ck_assert_ptr_null(ds);
+    ck_assert(rs.asked_s > 0.0);
+    ck_assert_msg(took < 0.5, "the read ended %.3f s after the stop", took);
+    ck_assert_str_eq(err.file, path);
+    ck_assert_msg(err.line > 1 && err.line <= READ_ROWS, "line %ld",
+                  err.line);
+    char want[160];
+    snprintf(want, sizeof want, "%s:%ld: stopped by the caller", path,
+             err.line);
+    ck_assert_msg(strncmp(err.message, want, strlen(want)) == 0, "%s",
+                  err.message);
+    /* the same file without a stop (and with a hook that never asks)
+     * reads whole */
+    answer = 0;
+    o.should_stop = ask;
+    ck_assert_int_eq(tsgs__dataset_read_split(path, &o, (size_t)1 << 20, &ds,
+                                              &err),
+                     TSGS_OK);
+    ck_assert_uint_eq(tsgs_dataset_rows(ds), READ_ROWS);
+    tsgs_dataset_free(ds);
+    remove(path);
+    test_remove_dir(dir);
+}
+END_TEST
+
+/* A stop asked before the read: it ends at its first buffer, line 1. */
+START_TEST(read_stopped_before_it_starts)
+{
+    char dir[64], path[128];
+    test_make_dir(dir, sizeof dir, "stop");
+    snprintf(path, sizeof path, "%s/small.svm", dir);
+    test_write_text(path, "1 1:0.5\n-1 2:0.5\n");
+    answer = 1;
+    tsgs_read_options o = tsgs_read_options_default();
+    o.should_stop = ask;
+    tsgs_dataset *ds = NULL;
+    tsgs_error err;
+    ck_assert_int_eq(tsgs_dataset_read(path, &o, &ds, &err),
+                     TSGS_ERR_STOPPED);
+    ck_assert_ptr_null(ds);
+    ck_assert_int_eq(err.line, 1);
+    ck_assert_str_eq(err.file, path);
+    remove(path);
+    test_remove_dir(dir);
+}
+END_TEST
+
 Suite *stop_suite(void)
 {
     Suite *s = suite_create("stop");
@@ -401,6 +539,11 @@ Suite *stop_suite(void)
     tcase_add_test(tc, feature_rows_stop);
     tcase_add_test(tc, fits_stop);
     tcase_add_test(tc, grid_returns_its_centre);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("read");
+    tcase_set_timeout(tc, 60);
+    tcase_add_loop_test(tc, read_stops, 0, 4);
+    tcase_add_test(tc, read_stopped_before_it_starts);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -29,8 +29,8 @@ void tsgs__error_clear(tsgs_error *err);
 
 /* ------------------------------------------------------------- stop.c */
 
-/* A training run's view of its caller's request to stop
- * (tsgs_train_hooks.should_stop), for its long loops on any thread. */
+/* A run's view of its caller's request to stop (tsgs_train_hooks'
+ * should_stop, tsgs_read_options'), for its long loops on any thread. */
 typedef struct tsgs__stop {
     int (*ask)(void *user); /* NULL: never asked */
     void *user;
@@ -50,6 +50,8 @@ typedef struct tsgs__stop {
 
 /* From h's should_stop (h may be NULL: never). */
 void tsgs__stop_init(tsgs__stop *s, const tsgs_train_hooks *h);
+/* From a hook and its argument (ask may be NULL: never). */
+void tsgs__stop_init_fn(tsgs__stop *s, int (*ask)(void *), void *user);
 /* Whether the work should end: the caller asked to stop at least grace
  * seconds ago (TSGS__STOP_OPTIONAL or _REQUIRED). Polls the hook when
  * due; safe from any thread; s NULL: never. */

@@ -68,6 +68,9 @@ typedef struct {
      * of a parallel read) instead of the stream, when fd >= 0. */
     int fd;
     uint64_t at, stop;
+    /* The caller's stop (tsgs_read_options.should_stop), shared by the
+     * chunks of a parallel read; NULL: none. */
+    tsgs__stop *halt;
 } lreader;
 
 /* Re-says a stream error with the line it happened at. */
@@ -94,9 +97,23 @@ static tsgs_status too_long(const lreader *r, tsgs_error *err)
                       line_max);
 }
 
-/* Reads more bytes after [pos, end), moving or growing the buffer. */
+/* The caller asked to stop: the read ends where it is, naming the line
+ * that was being read. */
+static tsgs_status stopped(const lreader *r, tsgs_error *err)
+{
+    return tsgs__fail(err, TSGS_ERR_STOPPED, r->path, r->line + 1,
+                      "stopped by the caller while reading this line: no "
+                      "rows returned");
+}
+
+/* Reads more bytes after [pos, end), moving or growing the buffer. The
+ * caller's stop is polled here, once a buffer (READ_CHUNK bytes, or a
+ * decoder step's worth): a read is mostly refills and the parsing of
+ * what they brought, so a stop is seen within one buffer's parse. */
 static tsgs_status fill(lreader *r, tsgs_error *err)
 {
+    if (tsgs__stop_due(r->halt, TSGS__STOP_OPTIONAL))
+        return stopped(r, err);
     if (r->pos > 0) {
         memmove(r->buf, r->buf + r->pos, r->end - r->pos);
         r->end -= r->pos;
@@ -121,6 +138,10 @@ static tsgs_status fill(lreader *r, tsgs_error *err)
         r->fd >= 0 ? range_read(r, r->buf + r->end, r->cap - r->end, &got, err)
                    : tsgs__istream_read(r->in, r->buf + r->end,
                                         r->cap - r->end, &got, err);
+    /* A signal that asked for the stop may have broken off a read that
+     * was waiting (a pipe): that is the stop, not a failed read. */
+    if (st != TSGS_OK && tsgs__stop_due(r->halt, TSGS__STOP_OPTIONAL))
+        return stopped(r, err);
     if (st != TSGS_OK)
         return stream_fail(r, st, err);
     if (got == 0)
@@ -1047,6 +1068,7 @@ static tsgs_status parse_chunk(const reader *R, tsgs_format fmt,
     C->lr.fd = sp->fd;
     C->lr.at = from;
     C->lr.stop = to;
+    C->lr.halt = R->lr.halt;
     if (from == to)
         return TSGS_OK;
     if (!b->buf) {
@@ -1305,6 +1327,7 @@ typedef struct {
      * fields of a first line like that, to tell with header = yes whether
      * it was the header (0: none). */
     int hash_fields, first_line;
+    tsgs__stop halt; /* the caller's stop: R.lr.halt points here */
 } text_read;
 
 static tsgs_status check_options(const char *path,
@@ -1360,6 +1383,8 @@ static tsgs_status text_open(text_read *t, const char *path,
     R->lr.path = path;
     R->lr.fd = -1;
     t->first_line = 1;
+    tsgs__stop_init_fn(&t->halt, opt->should_stop, opt->stop_user);
+    R->lr.halt = &t->halt;
     tsgs_status st = tsgs__istream_open(path, opt->threads, &R->lr.in, err);
     if (st != TSGS_OK)
         return st;
