@@ -3,6 +3,7 @@
 #ifndef TSGS_CLI_H
 #define TSGS_CLI_H
 
+#include <signal.h>
 #include <stdio.h>
 
 #include "tsgs3vm.h"
@@ -64,8 +65,18 @@ int cli_parse_folds(const char *flag, const char *value, int *folds);
 /* path, or for "-" standard input (output 0) / standard output (1). */
 const char *cli_path(const char *path, int output);
 
-/* The read options of o, its --threads included. */
+/* The read options of o, its --threads included, and the stop that
+ * cli_catch_stops keeps. */
 tsgs_read_options cli_read_options(const cli_opts *o);
+
+/* SIGINT and SIGTERM (stop_signal.c). With exit_now, the handler writes
+ * it to stderr and ends the process with 128 + the signal; with NULL it
+ * sets cli_stop_signal, which cli_should_stop (a library stop hook)
+ * reports. A second signal ends the process. Called again, it changes
+ * the mode. */
+extern volatile sig_atomic_t cli_stop_signal;
+void cli_catch_stops(const char *exit_now);
+int cli_should_stop(void *user);
 
 /* Reads a data file ("-": standard input) with the read options; prints
  * errors. */

@@ -297,6 +297,9 @@ int cmd_cv(int argc, char **argv)
             goto done;
         }
     }
+    /* cv writes no file: Ctrl-C (or SIGTERM) ends it at once, in the read
+     * or in the fits */
+    cli_catch_stops("interrupted: cross-validation stopped, no results\n");
     if (cli_read(&o, o.positional[0], &train) || cli_check_labels(&o, o.positional[0], train))
         goto done;
     if (o.unlabeled_file) {

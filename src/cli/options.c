@@ -577,6 +577,7 @@ tsgs_read_options cli_read_options(const cli_opts *o)
 {
     tsgs_read_options ro = o->read;
     ro.threads = o->params.threads; /* --threads parses the text too */
+    ro.should_stop = cli_should_stop;
     return ro;
 }
 

@@ -317,9 +317,28 @@ static int write_failed(const output *o)
     return o->f && ferror(o->f);
 }
 
+/* SIGINT or SIGTERM came (cli_catch_stops): the output is abandoned, an
+ * OUTPUT_FILE left as it was. Returns the exit status, 128 + the signal. */
+static int stopped(output *out, const char *out_path, const tsgs_error *err)
+{
+    output_abandon(out);
+    char where[TSGS_ERROR_MESSAGE_MAX + 8] = "";
+    if (err)
+        snprintf(where, sizeof where, ": %s", err->message);
+    if (out_path && strcmp(out_path, "-") == 0)
+        fprintf(stderr, "interrupted%s; standard output has the rows "
+                        "before it\n", where);
+    else if (out_path)
+        fprintf(stderr, "interrupted%s; %s untouched\n", where, out_path);
+    else
+        fprintf(stderr, "interrupted%s; no accuracy\n", where);
+    return 128 + cli_stop_signal;
+}
+
 /* Reads, scores and writes rd's rows a block at a time. The output opens
  * once the first block is scored, so that a file that does not read
- * leaves no output. Returns 0, or 1 after an error (printed). */
+ * leaves no output. Returns 0, 1 after an error (printed), or 128 + a
+ * signal that stopped it (said). */
 static int score_file(pass *p, tsgs_reader *rd, const char *out_path)
 {
     output out = {NULL, NULL, NULL};
@@ -327,7 +346,13 @@ static int score_file(pass *p, tsgs_reader *rd, const char *out_path)
     tsgs_error err;
     for (int first = 1;; first = 0) {
         tsgs_dataset *block = NULL;
+        /* a stop is seen here between blocks, and by the reader within
+         * one (cli_read_options) */
+        if (cli_stop_signal)
+            return stopped(&out, out_path, NULL);
         if (tsgs_reader_next(rd, rows, &block, &err) != TSGS_OK) {
+            if (err.code == TSGS_ERR_STOPPED && cli_stop_signal)
+                return stopped(&out, out_path, &err);
             cli_error(&err);
             layout_note(p->in, p->taken, &err);
             goto fail;
@@ -352,6 +377,8 @@ static int score_file(pass *p, tsgs_reader *rd, const char *out_path)
         tsgs_dataset_free(block);
         if (bad)
             goto fail;
+        if (write_failed(&out) && cli_stop_signal)
+            return stopped(&out, out_path, NULL); /* EINTR: no SA_RESTART */
         if (write_failed(&out))
             break; /* said by output_close, or for stdout by predict */
     }
@@ -402,8 +429,16 @@ int cmd_predict(int argc, char **argv)
     tsgs_model_layout(model, &layout);
     cli_apply_layout(&o, &layout, o.positional[1], taken, sizeof taken);
     o.read.min_features = tsgs_model_features_in(model);
+    /* From here a stop abandons the output (score_file): OUTPUT_FILE
+     * keeps what it held */
+    cli_catch_stops(NULL);
     const tsgs_read_options ro = cli_read_options(&o);
     if (tsgs_reader_open(cli_path(o.positional[1], 0), &ro, &rd, &err)) {
+        if (err.code == TSGS_ERR_STOPPED && cli_stop_signal) {
+            rc = stopped(&(output){NULL, NULL, NULL},
+                         o.npositional == 3 ? o.positional[2] : NULL, &err);
+            goto done;
+        }
         cli_error(&err);
         layout_note(o.positional[1], taken, &err);
         goto done;
@@ -414,8 +449,10 @@ int cmd_predict(int argc, char **argv)
     p.model = model;
     p.in = o.positional[1];
     p.d = tsgs_model_features_in(model);
-    if (score_file(&p, rd, o.npositional == 3 ? o.positional[2] : NULL))
+    if ((rc = score_file(&p, rd, o.npositional == 3 ? o.positional[2]
+                                                    : NULL)) != 0)
         goto done;
+    rc = 1;
     const int to_stdout = o.npositional == 3 && strcmp(o.positional[2], "-") == 0;
     if (!o.quiet)
         cli_print_tally(to_stdout ? stderr : stdout, "Accuracy",

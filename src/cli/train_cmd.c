@@ -14,34 +14,9 @@ static const char *const train_keys[] = {
     "unlabeled-label", "labeled", "unlabeled", "test", "test-every", "quiet",
     "max-memory", NULL};
 
-/* The signal that asked for a stop (SIGINT, SIGTERM), 0 while none. */
-static volatile sig_atomic_t interrupted = 0;
-/* Set when training starts. Before, nothing is written that a stop could
- * leave half done, so a signal ends the process at once: a read of a huge
- * file or a wide row is not waited for. */
-static volatile sig_atomic_t training = 0;
-
-static void on_signal(int sig)
-{
-    if (!training) {
-        static const char msg[] =
-            "interrupted before training: no model written\n";
-        ssize_t w = write(2, msg, sizeof msg - 1);
-        (void)w;
-        _exit(128 + sig);
-    }
-    interrupted = sig;
-}
-
 /* Intermediate test accuracies use at most this many labeled test rows (a
  * fixed, seeded sample); the final line uses the whole file. */
 #define TEST_SAMPLE_MAX 20000
-
-static int should_stop(void *user)
-{
-    (void)user;
-    return interrupted;
-}
 
 typedef struct {
     int quiet, tty;
@@ -278,15 +253,12 @@ int cmd_train(int argc, char **argv)
     }
 
     /* From here on Ctrl-C (or SIGTERM) ends the run: at once before
-     * training (on_signal), and during it cleanly: the model of the
-     * iterations done so far is saved, or none where a stop came before
-     * there was one. A second one ends the process. */
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sa.sa_flags = SA_RESETHAND;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+     * training, where nothing is written that a stop could leave half
+     * done (a read of a huge file or a wide row is not waited for), and
+     * during it cleanly: the model of the iterations done so far is
+     * saved, or none where a stop came before there was one. A second
+     * one ends the process. */
+    cli_catch_stops("interrupted before training: no model written\n");
 
     double t0 = cli_wall_s();
     if (cli_read(&o, train_path, &train) || cli_check_labels(&o, train_path, train))
@@ -356,7 +328,7 @@ int cmd_train(int argc, char **argv)
     memset(&hooks, 0, sizeof hooks);
     hooks.progress = on_progress;
     hooks.progress_every = 1;
-    hooks.should_stop = should_stop;
+    hooks.should_stop = cli_should_stop;
     hooks.user = &ps;
     hooks.warn = on_warn;
     hooks.monitor = sample ? sample : test;
@@ -369,13 +341,13 @@ int cmd_train(int argc, char **argv)
 
     int stopped = 0;
     double t1 = cli_wall_s();
-    training = 1;
+    cli_catch_stops(NULL);
     if (tsgs_train(train, &o.params, &hooks, &model, &stopped, &err)) {
-        if (err.code == TSGS_ERR_STOPPED && interrupted) {
+        if (err.code == TSGS_ERR_STOPPED && cli_stop_signal) {
             /* stopped before there was a model to keep */
             fprintf(stderr, "interrupted: %s; %s untouched\n", err.message,
                     model_path);
-            rc = 128 + interrupted;
+            rc = 128 + cli_stop_signal;
         } else {
             cli_training_error(train_path, train, &err);
         }
@@ -430,7 +402,7 @@ int cmd_train(int argc, char **argv)
         fprintf(stderr, "ERROR: writing to stdout failed\n");
         goto done;
     }
-    rc = stopped ? 128 + (interrupted ? interrupted : SIGINT) : 0;
+    rc = stopped ? 128 + (cli_stop_signal ? cli_stop_signal : SIGINT) : 0;
 done:
     free(dec);
     tsgs_dataset_free(train);
