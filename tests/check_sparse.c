@@ -304,7 +304,8 @@ START_TEST(featcache_equals_kernel)
     float *kc = malloc(sizeof(float) * 40 * w), *ks = malloc(sizeof(float) * 40 * w);
     float *fc_c = malloc(sizeof(float) * 40 * w), *fc_s = malloc(sizeof(float) * 40 * w);
     ck_assert_int_eq(tsgs__sparse_features(&fs, cc, 7 * dirs, dirs, &R, w,
-                                           1, kc, pair ? ks : NULL, NULL),
+                                           1, kc, pair ? ks : NULL, NULL, 0.0,
+                                           NULL),
                      TSGS_OK);
     tsgs__featcache_block_team(fc, rows, 40, 7 * dirs, dirs, w, fc_c,
                                pair ? fc_s : NULL);

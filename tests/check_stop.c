@@ -528,6 +528,64 @@ START_TEST(read_stopped_before_it_starts)
 }
 END_TEST
 
+/* One sparse row of 200,000 non-zeros (the grid's features on a very
+ * wide row: a call of 8 directions over 10^7 of them took 4 s): a stop
+ * asked once the call is under way ends it inside its one task, with
+ * TSGS_ERR_STOPPED; a stop not asked leaves the values as without one. */
+START_TEST(sparse_call_stops_inside_a_row)
+{
+    const size_t d = 200000;
+    size_t *ptr = malloc(sizeof(size_t) * 2);
+    uint32_t *col = malloc(sizeof(uint32_t) * d);
+    float *val = malloc(sizeof(float) * d);
+    double *y = malloc(sizeof(double));
+    ck_assert(ptr && col && val && y);
+    ptr[0] = 0;
+    ptr[1] = d;
+    for (size_t k = 0; k < d; k++) {
+        col[k] = (uint32_t)k;
+        val[k] = (float)(k % 7) * 0.1f + 0.05f;
+    }
+    y[0] = 1.0;
+    tsgs_dataset *sp = NULL; /* takes the arrays */
+    ck_assert_int_eq(tsgs__dataset_from_csr(1, d, ptr, col, val, y, &sp, NULL),
+                     TSGS_OK);
+    tsgs__scaler none = {TSGS_SCALE_NONE, d, NULL, NULL, 0, NULL, NULL};
+    tsgs__rows S;
+    ck_assert_int_eq(tsgs__rows_init(&S, sp, &none, 1), 0);
+    ck_assert_int_eq(tsgs__rows_gather(&S, sp, &none, NULL, 1), 0);
+    tsgs_params p = tsgs_params_default();
+    p.sigma = 1e-5;
+    const tsgs__fspec fs = tsgs__fspec_of(&p, d);
+    const long count = 8;
+    float a[16], b[16], sa[16], sb[16];
+    ck_assert_int_eq(tsgs__sparse_features(&fs, NULL, 0, count, &S, 16, 1, a,
+                                           sa, NULL, 0.0, NULL),
+                     TSGS_OK);
+    tsgs__stop s;
+    answer = 0;
+    tsgs__stop_init_fn(&s, ask, NULL);
+    ck_assert_int_eq(tsgs__sparse_features(&fs, NULL, 0, count, &S, 16, 1, b,
+                                           sb, &s, TSGS__STOP_OPTIONAL, NULL),
+                     TSGS_OK);
+    ck_assert_int_eq(memcmp(a, b, sizeof(float) * (size_t)count), 0);
+    ck_assert_int_eq(memcmp(sa, sb, sizeof(float) * (size_t)count), 0);
+    /* the hook says 0 before the task (the call's first poll) and 1 when
+     * next asked, 10 ms on, inside it: one row and 8 directions are one
+     * task, so only a poll inside the task can see it */
+    read_stop rs = {0, 0.0};
+    tsgs__stop_init_fn(&s, stop_after_first, &rs);
+    tsgs_error err;
+    ck_assert_int_eq(tsgs__sparse_features(&fs, NULL, 0, count, &S, 16, 1, b,
+                                           sb, &s, TSGS__STOP_OPTIONAL, &err),
+                     TSGS_ERR_STOPPED);
+    ck_assert_int_eq(rs.calls, 2);
+    ck_assert_ptr_nonnull(strstr(err.message, "the feature rows"));
+    tsgs__rows_free(&S);
+    tsgs_dataset_free(sp);
+}
+END_TEST
+
 Suite *stop_suite(void)
 {
     Suite *s = suite_create("stop");
@@ -539,6 +597,7 @@ Suite *stop_suite(void)
     tcase_add_test(tc, feature_rows_stop);
     tcase_add_test(tc, fits_stop);
     tcase_add_test(tc, grid_returns_its_centre);
+    tcase_add_test(tc, sparse_call_stops_inside_a_row);
     suite_add_tcase(s, tc);
     tc = tcase_create("read");
     tcase_set_timeout(tc, 60);

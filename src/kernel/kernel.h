@@ -253,11 +253,15 @@ void tsgs__sparse_features_team(const tsgs__fspec *fs,
                                 long count, const tsgs__rows *R,
                                 size_t width, float *cosv, float *sinv,
                                 int *failed);
+/* The same by its own team, stop (NULL: none) polled as the tasks make
+ * their columns' directions: TSGS_ERR_STOPPED once it is due at grace
+ * (tsgs__stop_due), the features then incomplete. */
 tsgs_status tsgs__sparse_features(const tsgs__fspec *fs,
                                   const tsgs__colcache *cc, long g0,
                                   long count, const tsgs__rows *R,
                                   size_t width, int threads, float *cosv,
-                                  float *sinv, tsgs_error *err);
+                                  float *sinv, tsgs__stop *stop,
+                                  double grace, tsgs_error *err);
 /* tsgs__eval_sums of rows R whatever their storage. */
 tsgs_status tsgs__rows_eval_sums(const tsgs__fview *v,
                                  const tsgs__colcache *cc,

@@ -31,6 +31,10 @@
 #define TASK_FLOATS ((size_t)1 << 20)
 /* below this many multiply-adds a call stays on one thread */
 #define PARALLEL_MIN_WORK 65536
+/* columns whose directions a task makes between two polls of the stop:
+ * some 15 ms at most (a coordinate takes about 55 ns, a task makes up
+ * to 256 directions a column) */
+#define STOP_EVERY_COLS 1024
 
 static long round_up(long n, long k) { return (n + k - 1) / k * k; }
 
@@ -373,6 +377,11 @@ typedef struct {
     const double *ac, *as;
     double *sums;       /* out (one chunk) or part */
     int pair;
+    /* The caller's stop, polled while a task makes its columns'
+     * directions (one row of 10^7 non-zeros took 4 s a call); NULL:
+     * none. */
+    tsgs__stop *stop;
+    double grace;
 } job_t;
 
 /* A thread's scratch, grown as tasks need. */
@@ -422,7 +431,8 @@ static int scratch_nz(scratch_t *S, size_t ne)
     return 0;
 }
 
-/* Rows [r0, r1), directions [c0, c1) of the job (relative to g0). */
+/* Rows [r0, r1), directions [c0, c1) of the job (relative to g0).
+ * Returns 0, -1 out of memory, 1 cut by the job's stop. */
 static int run_task(const job_t *J, size_t r0, size_t r1, long c0, long c1,
                     long chunk, scratch_t *S)
 {
@@ -462,8 +472,12 @@ static int run_task(const job_t *J, size_t r0, size_t r1, long c0, long c1,
         const long s1 = s0 + sub < c1 ? s0 + sub : c1, sn = s1 - s0;
         const long real = (s1 < real_end ? s1 : real_end) - s0;
         const long g = J->g0 + s0; /* global index of direction s0 */
-        for (size_t j = 0; j < u && real > 0; j++)
+        for (size_t j = 0; j < u && real > 0; j++) {
+            if (j % STOP_EVERY_COLS == STOP_EVERY_COLS - 1 &&
+                tsgs__stop_due(J->stop, J->grace))
+                return 1;
             column_dirs(fs, S->ucol[j], g, real, S->Wt + j * (size_t)sub);
+        }
         for (long t = 0; t < sn; t++)
             ph0[t] = t < real ? tsgs__direction_phase(fs, (g + t) / fs->dirs,
                                                       (g + t) % fs->dirs)
@@ -506,7 +520,9 @@ static int run_task(const job_t *J, size_t r0, size_t r1, long c0, long c1,
     return 0;
 }
 
-/* Every task of the job by the team: rows chunks x direction chunks. */
+/* Every task of the job by the team: rows chunks x direction chunks.
+ * *failed: 1 out of memory, 2 stopped (the tasks after a stop are
+ * skipped). */
 static void run_tasks(const job_t *J, int *failed)
 {
     const size_t n = J->R->n;
@@ -524,11 +540,19 @@ static void run_tasks(const job_t *J, int *failed)
         const long c0 = dc * DIR_CHUNK;
         const long c1 = c0 + DIR_CHUNK < J->padded ? c0 + DIR_CHUNK
                                                    : J->padded;
-        if (run_task(J, r0, r1, c0, c1, dc, &S)) {
+        if (J->stop && tsgs__stop_due(J->stop, J->grace)) {
 #ifdef _OPENMP
 #pragma omp atomic write
 #endif
-            *failed = 1;
+            *failed = 2;
+            continue;
+        }
+        const int cut = run_task(J, r0, r1, c0, c1, dc, &S);
+        if (cut) {
+#ifdef _OPENMP
+#pragma omp atomic write
+#endif
+            *failed = cut < 0 ? 1 : 2;
         }
     }
     scratch_free(&S);
@@ -552,7 +576,7 @@ void tsgs__sparse_sums_team(const tsgs__fview *v, const tsgs__colcache *cc,
         return;
     }
     job_t J = {v->fs, cc, R, 0, ndirs, ndirs, 0, NULL, NULL, v->ac, v->as,
-               ndc > 1 ? part : out, v->as != NULL};
+               ndc > 1 ? part : out, v->as != NULL, NULL, 0.0};
     run_tasks(&J, failed);
 #ifdef _OPENMP
 #pragma omp barrier
@@ -597,22 +621,32 @@ tsgs_status tsgs__sparse_sums(const tsgs__fview *v, const tsgs__colcache *cc,
     return failed ? TSGS__NOMEM(err) : TSGS_OK;
 }
 
+static void features_team(const tsgs__fspec *fs, const tsgs__colcache *cc,
+                          long g0, long count, const tsgs__rows *R,
+                          size_t width, float *cosv, float *sinv,
+                          tsgs__stop *stop, double grace, int *failed)
+{
+    job_t J = {fs, cc, R, g0, count, round_up(count, TSGS__LANES), width,
+               cosv, sinv, NULL, NULL, NULL, sinv != NULL, stop, grace};
+    run_tasks(&J, failed);
+}
+
 void tsgs__sparse_features_team(const tsgs__fspec *fs,
                                 const tsgs__colcache *cc, long g0,
                                 long count, const tsgs__rows *R,
                                 size_t width, float *cosv, float *sinv,
                                 int *failed)
 {
-    job_t J = {fs, cc, R, g0, count, round_up(count, TSGS__LANES), width,
-               cosv, sinv, NULL, NULL, NULL, sinv != NULL};
-    run_tasks(&J, failed);
+    features_team(fs, cc, g0, count, R, width, cosv, sinv, NULL, 0.0,
+                  failed);
 }
 
 tsgs_status tsgs__sparse_features(const tsgs__fspec *fs,
                                   const tsgs__colcache *cc, long g0,
                                   long count, const tsgs__rows *R,
                                   size_t width, int threads, float *cosv,
-                                  float *sinv, tsgs_error *err)
+                                  float *sinv, tsgs__stop *stop,
+                                  double grace, tsgs_error *err)
 {
     int failed = 0;
     const int nt = threads_for(R, count, threads);
@@ -620,8 +654,10 @@ tsgs_status tsgs__sparse_features(const tsgs__fspec *fs,
 #ifdef _OPENMP
 #pragma omp parallel num_threads(nt) if (nt > 1)
 #endif
-    tsgs__sparse_features_team(fs, cc, g0, count, R, width, cosv, sinv,
-                               &failed);
+    features_team(fs, cc, g0, count, R, width, cosv, sinv, stop, grace,
+                  &failed);
+    if (failed == 2)
+        return tsgs__stopped(err, "the feature rows");
     return failed ? TSGS__NOMEM(err) : TSGS_OK;
 }
 

@@ -331,7 +331,7 @@ static tsgs_status feature_chunk(const feature_calls *fc, const tsgs__rows *X,
         if (!X->x)
             st = tsgs__sparse_features(fc->fs, fc->cc, (long)g0, (long)cnt,
                                        &part, ld, fc->threads, fc->cv,
-                                       fc->sv, err);
+                                       fc->sv, stop, grace, err);
         else
             tsgs__eval_features(fc->fs->d, fc->panel + g0 * fc->fs->d,
                                 fc->phase + g0, (long)(ld / TSGS__LANES),
