@@ -4,6 +4,7 @@
 #                   Python tests; builds the benchmark programs too
 #   make bench      build the benchmark programs (build/bench_*)
 #   make coverage   line coverage of the tests (build-cov/, tests/coverage.sh)
+#   make shared     build/libtsgs3vm.so alone (`pip install .`: setup.py)
 #   make install    PREFIX=/usr/local DESTDIR= : header, library, tool, .pc,
 #                   man page (share/man/man1/tsgs3vm.1)
 #   make fuzz, fuzz-run, test-asan, test-tsan: tests/hardening.mk
@@ -56,7 +57,7 @@ DEB_PACKAGES := build-essential pkg-config libhwloc-dev check zlib1g-dev \
     python3-numpy python3-sklearn python3-pytest python3-matplotlib \
     python3-pip python3-setuptools
 
-.PHONY: all test test-python bench install clean deps coverage FORCE
+.PHONY: all shared test test-python bench install clean deps coverage FORCE
 all: $(LIBA) $(LIBSO) $(TOOL)
 
 $(B)/%.o: %.c
@@ -87,6 +88,9 @@ $(LIBSO): $(PIC_OBJ) src/libtsgs3vm.map
 	    -Wl,--version-script=src/libtsgs3vm.map -o $@ $(PIC_OBJ) $(REQ_LIBS)
 	ln -sf libtsgs3vm.so.$(SO_VERSION) $(B)/libtsgs3vm.so.$(SO_MAJOR)
 	ln -sf libtsgs3vm.so.$(SO_MAJOR) $(B)/libtsgs3vm.so
+
+# The shared library alone (what `pip install .` builds: setup.py).
+shared: $(LIBSO)
 
 # A program linked to the shared library alone: every public call it makes
 # resolves, no internal name is exported, and the runtime version matches

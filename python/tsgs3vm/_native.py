@@ -1,8 +1,9 @@
 """ctypes declarations of libtsgs3vm's public C API (include/tsgs3vm.h).
 
 Only the calls the estimator needs are declared. The library is found, in
-order: $TSGS3VM_LIBRARY, the build folder of the source tree this package
-sits in (build/libtsgs3vm.so.0), then the system's search path (an installed
+order: $TSGS3VM_LIBRARY, the package's own folder (where `pip install .`
+puts it), the build folder of the source tree this package sits in
+(build/libtsgs3vm.so.0), then the system's search path (an installed
 `make install`).
 """
 import ctypes
@@ -60,9 +61,11 @@ def _candidates():
     if env:
         return [env]
     here = os.path.dirname(os.path.abspath(__file__))
+    bundled = os.path.join(here, _SONAME)
     tree = os.path.join(here, os.pardir, os.pardir, "build", _SONAME)
     found = ctypes.util.find_library("tsgs3vm")
-    return [os.path.normpath(tree), _SONAME] + ([found] if found else [])
+    first = [bundled] if os.path.exists(bundled) else []
+    return first + [os.path.normpath(tree), _SONAME] + ([found] if found else [])
 
 
 def _load():
@@ -75,9 +78,11 @@ def _load():
             return ctypes.CDLL(path)
         except OSError as e:
             tried.append("%s (%s)" % (path, e))
-    raise ImportError("tsgs3vm: cannot load the C library; run `make` in the "
-                      "source tree (and `make install` for a package "
-                      "installed by pip) or set TSGS3VM_LIBRARY to "
+    raise ImportError("tsgs3vm: cannot load the C library; install with "
+                      "`pip install .` from the repository root (which "
+                      "bundles it), or run `make` in the source tree (and "
+                      "`make install` for a package installed from "
+                      "./python), or set TSGS3VM_LIBRARY to "
                       "build/libtsgs3vm.so.0. Tried: " + "; ".join(tried))
 
 
