@@ -1,7 +1,8 @@
 """`pip install ./python` installs the package (python/pyproject.toml,
 setuptools, pure Python), which then finds the C library as _native.py
 says. Offline: no build isolation, no dependencies fetched (Debian's pip
-and setuptools, tests/setup.sh test)."""
+and setuptools, tests/setup.sh test). `pip install .` from the repository
+root (pyproject.toml, setup.py) builds the C library and bundles it."""
 import os
 import shutil
 import subprocess
@@ -67,3 +68,63 @@ def test_pip_install_and_import(tmp_path):
                          text=True, timeout=300)
     assert run.returncode != 0
     assert "TSGS3VM_LIBRARY" in run.stderr and "make install" in run.stderr
+
+
+ROOT = os.path.normpath(os.path.join(PYTHON_DIR, os.pardir))
+
+
+def test_root_pyproject_version_is_the_library_version():
+    with open(os.path.join(ROOT, "pyproject.toml"), "rb") as f:
+        project = tomllib.load(f)["project"]
+    assert project["version"] == tsgs3vm.version()
+    assert project["name"] == "tsgs3vm"
+
+
+def test_pip_install_root_bundles_the_library(tmp_path):
+    """`pip install .` from the repository root (issue #30): setup.py runs
+    `make shared` and the package carries libtsgs3vm.so.0, so that it
+    imports with no TSGS3VM_LIBRARY and no `make install`, and fits and
+    predicts scipy.sparse rows with SVC's C and gamma."""
+    lib = os.path.join(ROOT, "build", "libtsgs3vm.so.0")
+    assert os.path.exists(lib), "make test-python builds it"
+    # a copy of what the build reads, with this build's objects and their
+    # times (copy2), so that make has nothing left to compile
+    src = tmp_path / "tree"
+    src.mkdir()
+    for name in ("Makefile", "pyproject.toml", "setup.py", "README.md"):
+        shutil.copy2(os.path.join(ROOT, name), src / name)
+    for name in ("src", "include", "python"):
+        shutil.copytree(os.path.join(ROOT, name), src / name,
+                        ignore=shutil.ignore_patterns(
+                            "__pycache__", "build", "*.egg-info"))
+    (src / "tests").mkdir()
+    shutil.copy2(os.path.join(ROOT, "tests", "hardening.mk"),
+                 src / "tests" / "hardening.mk")
+    shutil.copytree(os.path.join(ROOT, "build", "pic"), src / "build" / "pic")
+    target = tmp_path / "site"
+    env = dict(os.environ, PIP_NO_INDEX="1",
+               PIP_DISABLE_PIP_VERSION_CHECK="1", PIP_ROOT_USER_ACTION="ignore",
+               TSGS3VM_MAKE_JOBS="2")
+    run = subprocess.run([sys.executable, "-m", "pip", "install", "-q",
+                          "--no-build-isolation", "--no-deps", "--target",
+                          str(target), str(src)],
+                         env=env, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert (target / "tsgs3vm" / "libtsgs3vm.so.0").exists()
+    script = (
+        "import numpy as np, scipy.sparse as sp, tsgs3vm\n"
+        "from sklearn.datasets import make_moons\n"
+        "print(tsgs3vm._native.lib._name)\n"
+        "X, y = make_moons(200, noise=0.1, random_state=0)\n"
+        "clf = tsgs3vm.TSGS3VMClassifier(C=10, gamma=2, random_state=0)\n"
+        "clf.fit(sp.csr_matrix(X), y)\n"
+        "print((clf.predict(sp.csc_matrix(X)) == y).mean())\n")
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("PYTHONPATH", "TSGS3VM_LIBRARY")}
+    env["PYTHONPATH"] = str(target)
+    run = subprocess.run([sys.executable, "-c", script], cwd=str(tmp_path),
+                         env=env, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    path, score = run.stdout.split()
+    assert path == str(target / "tsgs3vm" / "libtsgs3vm.so.0")
+    assert float(score) > 0.95
