@@ -77,10 +77,10 @@ r=$(run svm-train -q "$TMP/lab.svm" "$TMP/m.svm")
 a=$(svm-predict "$TMP/test.svm" "$TMP/m.svm" "$TMP/p" | sed -n 's/Accuracy = \([0-9.]*\)%.*/\1/p')
 printf "LIBSVM (RBF, C=1, gamma=1/d)\t200\t%s\t%s\n" "$r" "$a"
 } > "$TMP/table"
-# sparse_tsg_speed.sh's section (after this table) is kept
+# the sections after this table (sparse_tsg_speed.sh's, sparse_side_by_side.sh's) are kept
 {
     cat "$TMP/table"
-    if [ -f "$OUT" ]; then sed -n '/^# section: tsg-speed/,$p' "$OUT"; fi
+    if [ -f "$OUT" ]; then sed -n '/^# section: /,$p' "$OUT"; fi
 } > "$TMP/all"
 cp "$TMP/all" "$OUT"
 cat "$TMP/table"
