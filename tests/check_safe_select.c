@@ -236,6 +236,37 @@ START_TEST(cross_fitted_choice_against_brute_force)
 }
 END_TEST
 
+/* The path a few answers behind: kept only where even its pessimistic
+ * deficit (behind + 2 sqrt(discordant)) is a small share of the answers. */
+START_TEST(no_worse_only_where_the_deficit_is_bounded)
+{
+    tsgs__path_choice pc = {4, 0, 70, 70, 27};
+    /* level or ahead: always, however much the two disagree */
+    ck_assert_int_eq(tsgs__path_no_worse(&pc, 1, 0.10, 100), 1);
+    pc.right_path = 75;
+    ck_assert_int_eq(tsgs__path_no_worse(&pc, 1, 0.10, 100), 1);
+    /* one behind: 1 + 2 sqrt(16) = 9 <= 10 of 100; 1 + 2 sqrt(25) = 11 */
+    pc.right_path = 69;
+    pc.discordant = 16;
+    ck_assert_int_eq(tsgs__path_no_worse(&pc, 1, 0.10, 100), 1);
+    pc.discordant = 25;
+    ck_assert_int_eq(tsgs__path_no_worse(&pc, 1, 0.10, 100), 0);
+    ck_assert_int_eq(tsgs__path_no_worse(&pc, 1, 0.11, 100), 1);
+    /* the SUSY draw that lost 19.8 points: 27 discordant of 100 */
+    pc.discordant = 27;
+    ck_assert_int_eq(tsgs__path_no_worse(&pc, 1, 0.10, 100), 0);
+    /* two behind is beyond one answer whatever the discordance */
+    pc.right_path = 68;
+    pc.discordant = 2;
+    ck_assert_int_eq(tsgs__path_no_worse(&pc, 1, 0.10, 100), 0);
+    ck_assert_int_eq(tsgs__path_no_worse(&pc, 2, 0.10, 100), 1);
+    /* 10 labels, 20 answers: one behind with one discordant row is 3 */
+    tsgs__path_choice ten = {4, 0, 17, 16, 1};
+    ck_assert_int_eq(tsgs__path_no_worse(&ten, 1, 0.10, 20), 0);
+    ck_assert_int_eq(tsgs__path_no_worse(&ten, 1, 0.15, 20), 1);
+}
+END_TEST
+
 START_TEST(majority_only_where_the_candidate_adds_nothing)
 {
     double y[NL];
@@ -300,6 +331,7 @@ Suite *safe_select_suite(void)
     tcase_add_test(tc, cross_fitted_choice_against_brute_force);
     tcase_add_test(tc, infinite_margin_keeps_only_same_answers);
     tcase_add_test(tc, majority_only_where_the_candidate_adds_nothing);
+    tcase_add_test(tc, no_worse_only_where_the_deficit_is_bounded);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -83,6 +83,17 @@ void tsgs__choose_path(const tsgs__heldout *h, double margin_sd,
     out->kept = wins || differ == 0 ? out->best : 0;
 }
 
+int tsgs__path_no_worse(const tsgs__path_choice *pc, size_t answers,
+                        double worst_share, size_t total)
+{
+    if (pc->right_path >= pc->right_sup)
+        return 1;
+    const size_t behind = pc->right_sup - pc->right_path;
+    return behind <= answers &&
+           (double)behind + 2.0 * sqrt((double)pc->discordant) <=
+               worst_share * (double)total;
+}
+
 /* For a constant prediction the rows where exactly one of the two is
  * right are the rows where candidate c predicts the other class. */
 double tsgs__majority_instead(const tsgs__heldout *h, int c, const double *y,

@@ -40,6 +40,14 @@ size_t tsgs__heldout_right(const tsgs__heldout *h, int c);
 void tsgs__choose_path(const tsgs__heldout *h, double margin_sd,
                        tsgs__path_choice *out);
 
+/* Whether the path of pc may be kept though its cross-fitted count is up
+ * to `answers` below the supervised SVM's: where it is not behind, or
+ * behind by at most `answers` with its pessimistic deficit -- the rows
+ * behind plus two SDs of the paired difference (sqrt(discordant)) -- at
+ * most worst_share of the held-out answers (nl x repeats, `total`). */
+int tsgs__path_no_worse(const tsgs__path_choice *pc, size_t answers,
+                        double worst_share, size_t total);
+
 /* The class of most of the labels y (+1 / -1, nl of them; 0 on a tie)
  * where it should replace candidate c: c predicted that class on every
  * held-out row, or got fewer rows right than that class does by more
