@@ -586,6 +586,83 @@ START_TEST(sparse_call_stops_inside_a_row)
 }
 END_TEST
 
+/* Rows of d columns whose sparse features a task computes at once: a
+ * few short rows and three of `wide` non-zeros (overlapping columns): a
+ * task's keys then exceed POLLED_SORT_MIN and make several runs. */
+static tsgs_dataset *wide_rows(size_t d, size_t wide)
+{
+    const size_t n = 8;
+    size_t nnz = 0;
+    for (size_t i = 0; i < n; i++)
+        nnz += i % 3 == 1 ? wide : 3;
+    size_t *ptr = malloc(sizeof(size_t) * (n + 1));
+    uint32_t *col = malloc(sizeof(uint32_t) * nnz);
+    float *val = malloc(sizeof(float) * nnz);
+    double *y = malloc(sizeof(double) * n);
+    ck_assert(ptr && col && val && y);
+    size_t e = 0;
+    ptr[0] = 0;
+    for (size_t i = 0; i < n; i++) {
+        const size_t k = i % 3 == 1 ? wide : 3;
+        for (size_t j = 0; j < k; j++) {
+            /* ascending: i + j * (d / k) spread over [0, d) */
+            col[e] = (uint32_t)((i * 7 + j * (d / k)) % d);
+            if (j && col[e] <= col[e - 1])
+                col[e] = col[e - 1] + 1;
+            val[e++] = (float)((i + j) % 9) * 0.1f + 0.05f;
+        }
+        ptr[i + 1] = e;
+        y[i] = i % 2 ? 1.0 : -1.0;
+    }
+    tsgs_dataset *ds = NULL;
+    ck_assert_int_eq(tsgs__dataset_from_csr(n, d, ptr, col, val, y, &ds,
+                                            NULL),
+                     TSGS_OK);
+    return ds;
+}
+
+/* A task's keys sorted by merging runs when a stop is given (and many):
+ * the same features as qsort's order gives, on one thread and two. */
+START_TEST(sparse_polled_sort_same_features)
+{
+    const size_t d = 300000;
+    tsgs_dataset *ds = wide_rows(d, 90000);
+    tsgs__scaler none = {TSGS_SCALE_NONE, d, NULL, NULL, 0, NULL, NULL};
+    tsgs__rows S;
+    ck_assert_int_eq(tsgs__rows_init(&S, ds, &none, ds->n), 0);
+    ck_assert_int_eq(tsgs__rows_gather(&S, ds, &none, NULL, ds->n), 0);
+    tsgs_params p = tsgs_params_default();
+    p.sigma = 1e-4;
+    const tsgs__fspec fs = tsgs__fspec_of(&p, d);
+    const long count = 16;
+    const size_t nf = ds->n * 16;
+    float *a = malloc(sizeof(float) * nf), *b = malloc(sizeof(float) * nf);
+    float *sa = malloc(sizeof(float) * nf), *sb = malloc(sizeof(float) * nf);
+    ck_assert(a && b && sa && sb);
+    ck_assert_int_eq(tsgs__sparse_features(&fs, NULL, 0, count, &S, 16, 1, a,
+                                           sa, NULL, 0.0, NULL),
+                     TSGS_OK);
+    tsgs__stop s;
+    answer = 0;
+    for (int threads = 1; threads <= 2; threads++) {
+        tsgs__stop_init_fn(&s, ask, NULL);
+        memset(b, 0, sizeof(float) * nf);
+        ck_assert_int_eq(tsgs__sparse_features(&fs, NULL, 0, count, &S, 16,
+                                               threads, b, sb, &s,
+                                               TSGS__STOP_OPTIONAL, NULL),
+                         TSGS_OK);
+        ck_assert_int_eq(memcmp(a, b, sizeof(float) * nf), 0);
+        ck_assert_int_eq(memcmp(sa, sb, sizeof(float) * nf), 0);
+    }
+    free(a);
+    free(b);
+    free(sa);
+    free(sb);
+    tsgs__rows_free(&S);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
 Suite *stop_suite(void)
 {
     Suite *s = suite_create("stop");
@@ -598,6 +675,7 @@ Suite *stop_suite(void)
     tcase_add_test(tc, fits_stop);
     tcase_add_test(tc, grid_returns_its_centre);
     tcase_add_test(tc, sparse_call_stops_inside_a_row);
+    tcase_add_test(tc, sparse_polled_sort_same_features);
     suite_add_tcase(s, tc);
     tc = tcase_create("read");
     tcase_set_timeout(tc, 60);

@@ -194,6 +194,12 @@ tsgs_status tsgs__colcache_for_rows(const tsgs__rows *R, long max_dirs,
  * (ndirs <= stride), on `threads` threads. */
 void tsgs__colcache_fill(tsgs__colcache *cc, const tsgs__fspec *fs,
                          long ndirs, int threads);
+/* The same on the calling thread, stop polled every 1,024 columns (a
+ * block of 8 directions over 10^6 columns is half a second): 1 when it
+ * was due at grace, cc->filled then as it was (the columns made since are
+ * not read), else 0. The same values as tsgs__colcache_fill. */
+int tsgs__colcache_fill_polled(tsgs__colcache *cc, const tsgs__fspec *fs,
+                               long ndirs, tsgs__stop *stop, double grace);
 /* The same in steps of about `work` draws, stop polled between them (a
  * row of 800,000 columns x 1,024 directions is 15 s of draws):
  * TSGS_ERR_STOPPED once one was asked `grace` seconds ago. The same
