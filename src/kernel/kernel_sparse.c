@@ -639,7 +639,7 @@ static void run_tasks(const job_t *J, int *failed)
 
 void tsgs__sparse_sums_team(const tsgs__fview *v, const tsgs__colcache *cc,
                             const tsgs__rows *R, double *part, double *out,
-                            int *failed)
+                            tsgs__stop *stop, int *failed)
 {
     const size_t n = R->n;
     if (n == 0)
@@ -655,7 +655,8 @@ void tsgs__sparse_sums_team(const tsgs__fview *v, const tsgs__colcache *cc,
         return;
     }
     job_t J = {v->fs, cc, R, 0, ndirs, ndirs, 0, NULL, NULL, v->ac, v->as,
-               ndc > 1 ? part : out, v->as != NULL, NULL, 0.0};
+               ndc > 1 ? part : out, v->as != NULL, stop,
+               TSGS__STOP_OPTIONAL};
     run_tasks(&J, failed);
 #ifdef _OPENMP
 #pragma omp barrier
@@ -695,7 +696,7 @@ tsgs_status tsgs__sparse_sums(const tsgs__fview *v, const tsgs__colcache *cc,
 #ifdef _OPENMP
 #pragma omp parallel num_threads(nt) if (nt > 1)
 #endif
-    tsgs__sparse_sums_team(v, cc, R, part, out, &failed);
+    tsgs__sparse_sums_team(v, cc, R, part, out, NULL, &failed);
     free(part);
     return failed ? TSGS__NOMEM(err) : TSGS_OK;
 }
@@ -714,10 +715,10 @@ void tsgs__sparse_features_team(const tsgs__fspec *fs,
                                 const tsgs__colcache *cc, long g0,
                                 long count, const tsgs__rows *R,
                                 size_t width, float *cosv, float *sinv,
-                                int *failed)
+                                tsgs__stop *stop, int *failed)
 {
-    features_team(fs, cc, g0, count, R, width, cosv, sinv, NULL, 0.0,
-                  failed);
+    features_team(fs, cc, g0, count, R, width, cosv, sinv, stop,
+                  TSGS__STOP_OPTIONAL, failed);
 }
 
 tsgs_status tsgs__sparse_features(const tsgs__fspec *fs,
@@ -753,10 +754,10 @@ tsgs_status tsgs__rows_eval_sums(const tsgs__fview *v,
 void tsgs__rows_eval_sums_team(const tsgs__fview *v,
                                const tsgs__colcache *cc, const tsgs__rows *R,
                                double *part, tsgs__kernel_ws *ws, double *out,
-                               int *failed)
+                               tsgs__stop *stop, int *failed)
 {
     if (R->x)
         tsgs__eval_sums_team(v, R->x, R->n, part, ws, out, failed);
     else
-        tsgs__sparse_sums_team(v, cc, R, part, out, failed);
+        tsgs__sparse_sums_team(v, cc, R, part, out, stop, failed);
 }
