@@ -49,6 +49,9 @@ typedef struct {
     const double *row_w; /* each row's class weight, multiplying C (rows
                             of the data tsgs_train was given, which every
                             view keeps; tsgs__cost_row_weights); NULL: 1 */
+    int steps_unpolled; /* stochastic solvers: the stop polled between
+                           steps only, never inside one (tests: a stop at
+                           a step's end to compare a cut step with) */
 } tsgs__train_opts;
 
 /* ------------------------------------------------------------ cost.c */

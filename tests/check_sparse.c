@@ -279,8 +279,8 @@ START_TEST(featcache_equals_kernel)
     int failed = 0;
     /* filled a block at a time, as training adds them, then the rest */
     for (long b = 1; b <= 3; b++)
-        tsgs__featcache_fill_team(fc, &fs, cc, b * dirs, &failed);
-    tsgs__featcache_fill_team(fc, &fs, NULL, ndirs, &failed);
+        tsgs__featcache_fill_team(fc, &fs, cc, b * dirs, NULL, &failed);
+    tsgs__featcache_fill_team(fc, &fs, NULL, ndirs, NULL, &failed);
     ck_assert_int_eq(failed, 0);
     ck_assert_int_eq(fc->filled, ndirs);
     double *ac = calloc((size_t)ndirs + 16, sizeof(double));

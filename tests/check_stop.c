@@ -586,6 +586,267 @@ START_TEST(sparse_call_stops_inside_a_row)
 }
 END_TEST
 
+/* Rows of d columns whose sparse features a task computes at once: a
+ * few short rows and three of `wide` non-zeros (overlapping columns): a
+ * task's keys then exceed POLLED_SORT_MIN and make several runs. */
+static tsgs_dataset *wide_rows(size_t d, size_t wide)
+{
+    const size_t n = 8;
+    size_t nnz = 0;
+    for (size_t i = 0; i < n; i++)
+        nnz += i % 3 == 1 ? wide : 3;
+    size_t *ptr = malloc(sizeof(size_t) * (n + 1));
+    uint32_t *col = malloc(sizeof(uint32_t) * nnz);
+    float *val = malloc(sizeof(float) * nnz);
+    double *y = malloc(sizeof(double) * n);
+    ck_assert(ptr && col && val && y);
+    size_t e = 0;
+    ptr[0] = 0;
+    for (size_t i = 0; i < n; i++) {
+        const size_t k = i % 3 == 1 ? wide : 3;
+        for (size_t j = 0; j < k; j++) {
+            /* ascending: i + j * (d / k) spread over [0, d) */
+            col[e] = (uint32_t)((i * 7 + j * (d / k)) % d);
+            if (j && col[e] <= col[e - 1])
+                col[e] = col[e - 1] + 1;
+            val[e++] = (float)((i + j) % 9) * 0.1f + 0.05f;
+        }
+        ptr[i + 1] = e;
+        y[i] = i % 2 ? 1.0 : -1.0;
+    }
+    tsgs_dataset *ds = NULL;
+    ck_assert_int_eq(tsgs__dataset_from_csr(n, d, ptr, col, val, y, &ds,
+                                            NULL),
+                     TSGS_OK);
+    return ds;
+}
+
+/* A task's keys sorted by merging runs when a stop is given (and many):
+ * the same features as qsort's order gives, on one thread and two. */
+START_TEST(sparse_polled_sort_same_features)
+{
+    const size_t d = 300000;
+    tsgs_dataset *ds = wide_rows(d, 90000);
+    tsgs__scaler none = {TSGS_SCALE_NONE, d, NULL, NULL, 0, NULL, NULL};
+    tsgs__rows S;
+    ck_assert_int_eq(tsgs__rows_init(&S, ds, &none, ds->n), 0);
+    ck_assert_int_eq(tsgs__rows_gather(&S, ds, &none, NULL, ds->n), 0);
+    tsgs_params p = tsgs_params_default();
+    p.sigma = 1e-4;
+    const tsgs__fspec fs = tsgs__fspec_of(&p, d);
+    const long count = 16;
+    const size_t nf = ds->n * 16;
+    float *a = malloc(sizeof(float) * nf), *b = malloc(sizeof(float) * nf);
+    float *sa = malloc(sizeof(float) * nf), *sb = malloc(sizeof(float) * nf);
+    ck_assert(a && b && sa && sb);
+    ck_assert_int_eq(tsgs__sparse_features(&fs, NULL, 0, count, &S, 16, 1, a,
+                                           sa, NULL, 0.0, NULL),
+                     TSGS_OK);
+    tsgs__stop s;
+    answer = 0;
+    for (int threads = 1; threads <= 2; threads++) {
+        tsgs__stop_init_fn(&s, ask, NULL);
+        memset(b, 0, sizeof(float) * nf);
+        ck_assert_int_eq(tsgs__sparse_features(&fs, NULL, 0, count, &S, 16,
+                                               threads, b, sb, &s,
+                                               TSGS__STOP_OPTIONAL, NULL),
+                         TSGS_OK);
+        ck_assert_int_eq(memcmp(a, b, sizeof(float) * nf), 0);
+        ck_assert_int_eq(memcmp(sa, sb, sizeof(float) * nf), 0);
+    }
+    free(a);
+    free(b);
+    free(sa);
+    free(sb);
+    tsgs__rows_free(&S);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
+/* ------------------------------------------------- a step cut midway */
+
+/* The steps reported so far (the progress hook, called on the caller's
+ * thread after each step's stop check) and the step from which the stop
+ * hook asks: it asks once step `from` has begun (the steps before it
+ * reported), so that on sparse rows a poll inside step `from` sees it. */
+typedef struct {
+    atomic_long reported;
+    long from;
+} step_stop;
+
+static void on_step(const tsgs_progress *pr, void *user)
+{
+    step_stop *ss = user;
+    atomic_store(&ss->reported, pr->iteration);
+}
+
+static int stop_in_step(void *user)
+{
+    step_stop *ss = user;
+    return atomic_load(&ss->reported) >= ss->from - 1;
+}
+
+/* Labeled short rows, one labeled row of `wide` non-zeros (each step
+ * makes its features on the new block: 50 ms and more) and nu unlabeled
+ * short rows, d columns. */
+static tsgs_dataset *rows_with_a_wide_one(size_t nl, size_t nu, size_t d,
+                                          size_t wide)
+{
+    const size_t n = nl + 1 + nu, nnz = (nl + nu) * 3 + wide;
+    size_t *ptr = malloc(sizeof(size_t) * (n + 1));
+    uint32_t *col = malloc(sizeof(uint32_t) * nnz);
+    float *val = malloc(sizeof(float) * nnz);
+    double *y = malloc(sizeof(double) * n);
+    ck_assert(ptr && col && val && y);
+    uint64_t x = 88172645463325252ull;
+    size_t e = 0;
+    ptr[0] = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i == nl) {
+            for (size_t j = 0; j < wide; j++) {
+                col[e] = (uint32_t)(j * (d / wide));
+                val[e++] = 0.1f + 0.1f * (float)(j % 9);
+            }
+            y[i] = 1.0;
+        } else {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            const uint32_t c0 = (uint32_t)(x % (d / 3));
+            const float cls = i < nl ? (i % 2 ? 1.0f : -1.0f)
+                                     : (x >> 40) % 2 ? 1.0f : -1.0f;
+            for (uint32_t j = 0; j < 3; j++) {
+                col[e] = c0 + j * (uint32_t)(d / 3);
+                val[e++] = 0.5f * cls + 0.1f * (float)((x >> (8 * j)) % 5);
+            }
+            y[i] = i < nl ? cls : TSGS_UNLABELED;
+        }
+        ptr[i + 1] = e;
+    }
+    tsgs_dataset *ds = NULL;
+    ck_assert_int_eq(tsgs__dataset_from_csr(n, d, ptr, col, val, y, &ds,
+                                            NULL),
+                     TSGS_OK);
+    return ds;
+}
+
+/* path's bytes equal to those of another saved model. */
+static void same_file(const char *a, const char *b)
+{
+    size_t na = 0, nb = 0;
+    char *ta = test_read_file(a, &na), *tb = test_read_file(b, &nb);
+    ck_assert(ta && tb);
+    ck_assert_uint_eq(na, nb);
+    ck_assert_int_eq(memcmp(ta, tb, na), 0);
+    free(ta);
+    free(tb);
+}
+
+/* A stop asked while step k is under way, on sparse rows with a wide one:
+ * the step is abandoned and the model is, to the bit, the one a stop at
+ * the end of step k - 1 gives (that run's steps never polled inside:
+ * steps_unpolled). Cases: the unlabeled loss with centred weights on one
+ * thread, its feature rows made by the kernel (the column cache too small
+ * for the wide row); the quantile balance on two threads with 10,000
+ * unlabeled rows, step k beginning a pass (its new order undone: the
+ * final balance samples it); the column cache holding every column (its
+ * new directions, 50 ms a block, polled) and the rows' feature cache; the
+ * checking rule (DSG, reusing old blocks from step 3, its candidates'
+ * features polled); and step 1 cut: no block, t = 0. */
+START_TEST(step_cut_midway_is_abandoned)
+{
+    static const struct {
+        int solver, balance, threads;
+        double cache_mb;
+        size_t nu, bu;
+        long k, budget;
+    } cases[] = {
+        {TSGS_SOLVER_TSG, TSGS__BALANCE_CENTRED, 1, 1, 300, 256, 3, 0},
+        {TSGS_SOLVER_TSG, TSGS__BALANCE_HOLD, 2, 1, 10000, 4096, 3, 0},
+        {TSGS_SOLVER_TSG, TSGS__BALANCE_CENTRED, 2, 64, 300, 256, 4, 0},
+        {TSGS_SOLVER_DSG, -1, 2, 1, 0, 256, 4, 16},
+        {TSGS_SOLVER_TSG, TSGS__BALANCE_CENTRED, 2, 1, 300, 256, 1, 0},
+    };
+    const int c = _i;
+    const size_t d = 150000, wide = 120000, nl = 40;
+    tsgs_dataset *ds = rows_with_a_wide_one(nl, cases[c].nu, d, wide);
+    tsgs_params p = tsgs_params_default();
+    p.solver = cases[c].solver;
+    if (cases[c].budget) {
+        p.reuse = TSGS_REUSE_CHECK;
+        p.max_features = cases[c].budget;
+    }
+    p.balance = cases[c].balance;
+    p.threads = cases[c].threads;
+    p.cache_mb = cases[c].cache_mb;
+    p.batch_unlabeled = (int)cases[c].bu;
+    p.iterations = 7;
+    p.sigma = 0.5;
+    p.c = 10.0 * (double)(nl + 1); /* the solvers' unit: C x n_l */
+    p.warm_start = 0;
+    p.scale = TSGS_SCALE_NONE;
+    p.seed = 5;
+    const long k = cases[c].k;
+    tsgs__train_opts cut = {0, 1e-150, -1, NULL, 0, 0, 0, NULL, 0};
+    tsgs__train_opts end = cut;
+    end.steps_unpolled = 1;
+    step_stop ss;
+    tsgs_train_hooks h;
+    memset(&h, 0, sizeof h);
+    h.should_stop = stop_in_step;
+    h.progress = on_step;
+    h.progress_every = 1;
+    h.user = &ss;
+    /* asked once step k has begun */
+    atomic_init(&ss.reported, 0);
+    ss.from = k;
+    tsgs_model *a = NULL, *b = NULL;
+    int stopped = 0;
+    tsgs_error err;
+    ck_assert_msg(tsgs__train_ex(ds, &p, &h, &cut, &a, &stopped, &err) ==
+                      TSGS_OK,
+                  "%s", err.message);
+    ck_assert_int_eq(stopped, 1);
+    ck_assert_int_eq(atomic_load(&ss.reported), k - 1); /* the last report */
+    const long blocks = cases[c].budget
+                            ? (k - 1 < cases[c].budget / 8 ? k - 1
+                                                           : cases[c].budget /
+                                                                 8)
+                            : k - 1;
+    ck_assert_int_eq(a->nblocks, blocks);
+    char dir[256], pa[300], pb[300];
+    test_make_dir(dir, sizeof dir, "step");
+    snprintf(pa, sizeof pa, "%s/cut.model", dir);
+    snprintf(pb, sizeof pb, "%s/end.model", dir);
+    ck_assert_int_eq(tsgs_model_save(a, pa, NULL), TSGS_OK);
+    if (k > 1) {
+        /* the same stop at the end of step k - 1 */
+        atomic_init(&ss.reported, 0);
+        ss.from = k - 1;
+        ck_assert_msg(tsgs__train_ex(ds, &p, &h, &end, &b, &stopped, &err) ==
+                          TSGS_OK,
+                      "%s", err.message);
+        ck_assert_int_eq(stopped, 1);
+        ck_assert_int_eq(atomic_load(&ss.reported), k - 1);
+        ck_assert_int_eq(b->nblocks, a->nblocks);
+        ck_assert(a->bias == b->bias && a->scale == b->scale);
+        const size_t dirs = (size_t)tsgs__model_dirs(a);
+        ck_assert_int_eq(memcmp(a->ac, b->ac, sizeof(double) * dirs), 0);
+        if (a->as)
+            ck_assert_int_eq(memcmp(a->as, b->as, sizeof(double) * dirs), 0);
+        ck_assert_int_eq(tsgs_model_save(b, pb, NULL), TSGS_OK);
+        same_file(pa, pb);
+        tsgs_model_free(b);
+    } else {
+        /* cut in its first step: a model of no features, which loads */
+        ck_assert_int_eq(tsgs_model_feature_count(a), 0);
+        ck_assert_int_eq(tsgs_model_load(pa, &b, NULL), TSGS_OK);
+        tsgs_model_free(b);
+    }
+    tsgs_model_free(a);
+    test_remove_dir(dir);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
 Suite *stop_suite(void)
 {
     Suite *s = suite_create("stop");
@@ -598,6 +859,11 @@ Suite *stop_suite(void)
     tcase_add_test(tc, fits_stop);
     tcase_add_test(tc, grid_returns_its_centre);
     tcase_add_test(tc, sparse_call_stops_inside_a_row);
+    tcase_add_test(tc, sparse_polled_sort_same_features);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("steps");
+    tcase_set_timeout(tc, 120);
+    tcase_add_loop_test(tc, step_cut_midway_is_abandoned, 0, 5);
     suite_add_tcase(s, tc);
     tc = tcase_create("read");
     tcase_set_timeout(tc, 60);

@@ -134,6 +134,9 @@ typedef struct {
  * shared. The same order on any number of threads. */
 void tsgs__shuffle_team(size_t *idx, size_t n, const tsgs__shuffle_key *k,
                         size_t *draws);
+/* Undoes tsgs__shuffle_team(idx, n, k): idx back in the order it had
+ * before (one thread, O(n) draws; a stopped run's pass order). */
+void tsgs__unshuffle(size_t *idx, size_t n, const tsgs__shuffle_key *k);
 /* A seeded shuffle of idx[0..n) (tag: which shuffle of the run; the safe
  * solver's stream), on up to `threads` threads when n is large: the same
  * order on any number. */

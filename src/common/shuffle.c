@@ -75,6 +75,17 @@ void tsgs__shuffle_team(size_t *idx, size_t n, const tsgs__shuffle_key *k,
 #endif
 }
 
+void tsgs__unshuffle(size_t *idx, size_t n, const tsgs__shuffle_key *k)
+{
+    /* the same swaps in the opposite order: i = 2 .. n */
+    for (size_t i = 2; i <= n; i++) {
+        size_t j = draw(k, i);
+        size_t t = idx[i - 1];
+        idx[i - 1] = idx[j];
+        idx[j] = t;
+    }
+}
+
 /* A team's scratch of two chunks of draws where `steps` fill more than
  * one; else NULL (a chunk's draws or fewer: one thread, one loop). */
 static size_t *team_draws(size_t steps)

@@ -194,6 +194,12 @@ tsgs_status tsgs__colcache_for_rows(const tsgs__rows *R, long max_dirs,
  * (ndirs <= stride), on `threads` threads. */
 void tsgs__colcache_fill(tsgs__colcache *cc, const tsgs__fspec *fs,
                          long ndirs, int threads);
+/* The same on the calling thread, stop polled every 1,024 columns (a
+ * block of 8 directions over 10^6 columns is half a second): 1 when it
+ * was due at grace, cc->filled then as it was (the columns made since are
+ * not read), else 0. The same values as tsgs__colcache_fill. */
+int tsgs__colcache_fill_polled(tsgs__colcache *cc, const tsgs__fspec *fs,
+                               long ndirs, tsgs__stop *stop, double grace);
 /* The same in steps of about `work` draws, stop polled between them (a
  * row of 800,000 columns x 1,024 directions is 15 s of draws):
  * TSGS_ERR_STOPPED once one was asked `grace` seconds ago. The same
@@ -240,19 +246,24 @@ tsgs_status tsgs__sparse_sums(const tsgs__fview *v, const tsgs__colcache *cc,
                               const tsgs__rows *R, int threads, double *out,
                               tsgs_error *err);
 /* The same by a team (as tsgs__eval_sums_team; part: tsgs__sums_scratch
- * (v->ndirs, R->n) doubles). Returns once out is complete. */
+ * (v->ndirs, R->n) doubles). Returns once out is complete. stop (NULL:
+ * none) polled as tsgs__sparse_features polls it, at once
+ * (TSGS__STOP_OPTIONAL): *failed = 2 when it cut the sums (1: out of
+ * memory), read after the barrier. */
 void tsgs__sparse_sums_team(const tsgs__fview *v, const tsgs__colcache *cc,
                             const tsgs__rows *R, double *part, double *out,
-                            int *failed);
+                            tsgs__stop *stop, int *failed);
 /* Features of sparse rows on directions [g0, g0 + count) of fs:
  * cosv[i * width + j] (and sinv, when not NULL) for j < count rounded up
  * to whole TSGS__LANES groups (lanes past count as a zero direction
- * gives). Team version: no barrier at the end. */
+ * gives). Team version: no barrier at the end; stop (NULL: none) polled
+ * at once as in tsgs__sparse_sums_team (*failed = 2: cut, the features
+ * incomplete). */
 void tsgs__sparse_features_team(const tsgs__fspec *fs,
                                 const tsgs__colcache *cc, long g0,
                                 long count, const tsgs__rows *R,
                                 size_t width, float *cosv, float *sinv,
-                                int *failed);
+                                tsgs__stop *stop, int *failed);
 /* The same by its own team, stop (NULL: none) polled as the tasks make
  * their columns' directions: TSGS_ERR_STOPPED once it is due at grace
  * (tsgs__stop_due), the features then incomplete. */
@@ -267,10 +278,12 @@ tsgs_status tsgs__rows_eval_sums(const tsgs__fview *v,
                                  const tsgs__colcache *cc,
                                  const tsgs__rows *R, int threads,
                                  double *out, tsgs_error *err);
+/* The same by a team; stop (NULL: none) as tsgs__sparse_sums_team's, for
+ * sparse rows only. */
 void tsgs__rows_eval_sums_team(const tsgs__fview *v,
                                const tsgs__colcache *cc, const tsgs__rows *R,
                                double *part, tsgs__kernel_ws *ws, double *out,
-                               int *failed);
+                               tsgs__stop *stop, int *failed);
 /* The sparse kernel's direction chunk: a sum over directions adds each
  * chunk's partial sum in turn (featcache.c follows the same order). */
 #define TSGS__SPARSE_DIR_CHUNK 256

@@ -35,6 +35,11 @@
  * some 15 ms at most (a coordinate takes about 55 ns, a task makes up
  * to 256 directions a column) */
 #define STOP_EVERY_COLS 1024
+/* entries of a task's rows looked up, or keys sorted, between two polls
+ * (a few ms); and the keys from which a task with a stop sorts them by
+ * sort_keys_polled, not qsort (a row of 10^7 non-zeros: 0.5 s in qsort) */
+#define STOP_EVERY_KEYS 65536
+#define POLLED_SORT_MIN 65536
 
 static long round_up(long n, long k) { return (n + k - 1) / k * k; }
 
@@ -205,6 +210,24 @@ void tsgs__colcache_fill(tsgs__colcache *cc, const tsgs__fspec *fs,
     for (size_t s = 0; s < cc->ncols; s++)
         column_dirs(fs, cc->cols[s], g, n, cc->W + s * (size_t)cc->stride + g);
     cc->filled = ndirs;
+}
+
+int tsgs__colcache_fill_polled(tsgs__colcache *cc, const tsgs__fspec *fs,
+                               long ndirs, tsgs__stop *stop, double grace)
+{
+    if (!cc || ndirs <= cc->filled)
+        return 0;
+    if (ndirs > cc->stride)
+        ndirs = cc->stride;
+    const long g = cc->filled, n = ndirs - cc->filled;
+    for (size_t s = 0; s < cc->ncols; s++) {
+        if (s % STOP_EVERY_COLS == STOP_EVERY_COLS - 1 &&
+            tsgs__stop_due(stop, grace))
+            return 1; /* filled as it was: the columns made are not used */
+        column_dirs(fs, cc->cols[s], g, n, cc->W + s * (size_t)cc->stride + g);
+    }
+    cc->filled = ndirs;
+    return 0;
 }
 
 tsgs_status tsgs__colcache_fill_stop(tsgs__colcache *cc,
@@ -390,6 +413,8 @@ typedef struct {
     const float **cbase; /* per entry: its cached column, or NULL */
     uint32_t *uid;       /* per entry: its generated column */
     uint64_t *key;       /* column << 32 | entry of uncached entries */
+    uint64_t *tmp;       /* sort_keys_polled's scratch */
+    size_t cap_tmp;
     uint32_t *ucol;      /* distinct uncached columns */
     float *Wt;           /* their directions, u x sub */
 } scratch_t;
@@ -399,6 +424,7 @@ static void scratch_free(scratch_t *S)
     free(S->cbase);
     free(S->uid);
     free(S->key);
+    free(S->tmp);
     free(S->ucol);
     free(S->Wt);
     memset(S, 0, sizeof *S);
@@ -431,6 +457,49 @@ static int scratch_nz(scratch_t *S, size_t ne)
     return 0;
 }
 
+/* key[0 .. n) (distinct) ascending, as qsort sorts them, by merging its
+ * ascending runs (each row's entries make one: its columns ascend) two by
+ * two through tmp (n entries), polling stop every STOP_EVERY_KEYS keys
+ * written. 0, or 1 when the stop cut it (key then in some order). */
+static int sort_keys_polled(uint64_t *key, uint64_t *tmp, size_t n,
+                            tsgs__stop *stop, double grace)
+{
+    uint64_t *src = key, *dst = tmp;
+    if (n < 2)
+        return 0;
+    for (;;) {
+        size_t lo = 0;
+        while (lo < n) {
+            size_t mid = lo + 1;
+            while (mid < n && src[mid - 1] < src[mid])
+                mid++;
+            if (lo == 0 && mid == n) { /* one run: sorted */
+                if (src != key)
+                    memcpy(key, src, sizeof *key * n);
+                return 0;
+            }
+            size_t hi = mid < n ? mid + 1 : n;
+            while (hi < n && src[hi - 1] < src[hi])
+                hi++;
+            size_t a = lo, b = mid, o = lo;
+            while (a < mid && b < hi) {
+                const size_t end = o + STOP_EVERY_KEYS;
+                while (a < mid && b < hi && o < end)
+                    dst[o++] = src[a] < src[b] ? src[a++] : src[b++];
+                if (tsgs__stop_due(stop, grace))
+                    return 1;
+            }
+            memcpy(dst + o, src + a, sizeof *key * (mid - a));
+            o += mid - a;
+            memcpy(dst + o, src + b, sizeof *key * (hi - b));
+            lo = hi;
+        }
+        uint64_t *t = src;
+        src = dst;
+        dst = t;
+    }
+}
+
 /* Rows [r0, r1), directions [c0, c1) of the job (relative to g0).
  * Returns 0, -1 out of memory, 1 cut by the job's stop. */
 static int run_task(const job_t *J, size_t r0, size_t r1, long c0, long c1,
@@ -446,6 +515,9 @@ static int run_task(const job_t *J, size_t r0, size_t r1, long c0, long c1,
     const int cached = cc && cc->filled >= J->g0 + real_end;
     size_t nk = 0;
     for (size_t e = 0; e < ne; e++) {
+        if (e % STOP_EVERY_KEYS == STOP_EVERY_KEYS - 1 &&
+            tsgs__stop_due(J->stop, J->grace))
+            return 1;
         uint32_t k = R->col[e0 + e];
         long slot = cached ? cache_slot(cc, k) : -1;
         S->cbase[e] = slot >= 0 ? cc->W + (size_t)slot * (size_t)cc->stride
@@ -453,7 +525,14 @@ static int run_task(const job_t *J, size_t r0, size_t r1, long c0, long c1,
         if (slot < 0)
             S->key[nk++] = (uint64_t)k << 32 | e;
     }
-    qsort(S->key, nk, sizeof *S->key, cmp_u64);
+    if (J->stop && nk >= POLLED_SORT_MIN) {
+        if (grow((void **)&S->tmp, &S->cap_tmp, nk, sizeof(uint64_t)))
+            return -1;
+        if (sort_keys_polled(S->key, S->tmp, nk, J->stop, J->grace))
+            return 1;
+    } else {
+        qsort(S->key, nk, sizeof *S->key, cmp_u64);
+    }
     size_t u = 0;
     for (size_t j = 0; j < nk; j++) {
         uint32_t k = (uint32_t)(S->key[j] >> 32);
@@ -560,7 +639,7 @@ static void run_tasks(const job_t *J, int *failed)
 
 void tsgs__sparse_sums_team(const tsgs__fview *v, const tsgs__colcache *cc,
                             const tsgs__rows *R, double *part, double *out,
-                            int *failed)
+                            tsgs__stop *stop, int *failed)
 {
     const size_t n = R->n;
     if (n == 0)
@@ -576,7 +655,8 @@ void tsgs__sparse_sums_team(const tsgs__fview *v, const tsgs__colcache *cc,
         return;
     }
     job_t J = {v->fs, cc, R, 0, ndirs, ndirs, 0, NULL, NULL, v->ac, v->as,
-               ndc > 1 ? part : out, v->as != NULL, NULL, 0.0};
+               ndc > 1 ? part : out, v->as != NULL, stop,
+               TSGS__STOP_OPTIONAL};
     run_tasks(&J, failed);
 #ifdef _OPENMP
 #pragma omp barrier
@@ -616,7 +696,7 @@ tsgs_status tsgs__sparse_sums(const tsgs__fview *v, const tsgs__colcache *cc,
 #ifdef _OPENMP
 #pragma omp parallel num_threads(nt) if (nt > 1)
 #endif
-    tsgs__sparse_sums_team(v, cc, R, part, out, &failed);
+    tsgs__sparse_sums_team(v, cc, R, part, out, NULL, &failed);
     free(part);
     return failed ? TSGS__NOMEM(err) : TSGS_OK;
 }
@@ -635,10 +715,10 @@ void tsgs__sparse_features_team(const tsgs__fspec *fs,
                                 const tsgs__colcache *cc, long g0,
                                 long count, const tsgs__rows *R,
                                 size_t width, float *cosv, float *sinv,
-                                int *failed)
+                                tsgs__stop *stop, int *failed)
 {
-    features_team(fs, cc, g0, count, R, width, cosv, sinv, NULL, 0.0,
-                  failed);
+    features_team(fs, cc, g0, count, R, width, cosv, sinv, stop,
+                  TSGS__STOP_OPTIONAL, failed);
 }
 
 tsgs_status tsgs__sparse_features(const tsgs__fspec *fs,
@@ -674,10 +754,10 @@ tsgs_status tsgs__rows_eval_sums(const tsgs__fview *v,
 void tsgs__rows_eval_sums_team(const tsgs__fview *v,
                                const tsgs__colcache *cc, const tsgs__rows *R,
                                double *part, tsgs__kernel_ws *ws, double *out,
-                               int *failed)
+                               tsgs__stop *stop, int *failed)
 {
     if (R->x)
         tsgs__eval_sums_team(v, R->x, R->n, part, ws, out, failed);
     else
-        tsgs__sparse_sums_team(v, cc, R, part, out, failed);
+        tsgs__sparse_sums_team(v, cc, R, part, out, stop, failed);
 }

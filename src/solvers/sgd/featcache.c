@@ -79,7 +79,7 @@ void tsgs__featcache_free(tsgs__featcache *fc)
 
 void tsgs__featcache_fill_team(tsgs__featcache *fc, const tsgs__fspec *fs,
                                const tsgs__colcache *cc, long ndirs,
-                               int *failed)
+                               tsgs__stop *stop, int *failed)
 {
     /* read by every thread before the barrier below; written after it */
     const long g0 = fc->filled;
@@ -87,12 +87,13 @@ void tsgs__featcache_fill_team(tsgs__featcache *fc, const tsgs__fspec *fs,
         return;
     tsgs__sparse_features_team(fs, cc, g0, ndirs - g0, &fc->R,
                                (size_t)fc->stride, fc->cv + g0,
-                               fc->sv ? fc->sv + g0 : NULL, failed);
+                               fc->sv ? fc->sv + g0 : NULL, stop, failed);
 #ifdef _OPENMP
 #pragma omp barrier
 #pragma omp single
 #endif
-    fc->filled = ndirs;
+    if (!*failed) /* a cut fill leaves them unmade */
+        fc->filled = ndirs;
 }
 
 /* Rows evaluated side by side: each row's sum is one chain of dependent

@@ -494,14 +494,16 @@ static void run_stretch(run_t *r, tsgs_model *m, long t0, long t1)
 }
 
 /* Steps 1 .. T (or until the hooks ask to stop: *t_done gets the steps
- * run), with progress reports and monitor measurements as asked; the last
- * report is the caller's, once the model is final. One parallel region
- * per stretch of steps between two monitor measurements (one per run
- * without a monitor). */
+ * run; on sparse rows `stop`, the run's, is polled inside a step too,
+ * which a stop then abandons: *t_done the steps before it), with progress
+ * reports and monitor measurements as asked; the last report is the
+ * caller's, once the model is final. One parallel region per stretch of
+ * steps between two monitor measurements (one per run without a
+ * monitor). */
 static tsgs_status run_steps(run_t *r, tsgs_model *m,
-                             const tsgs_train_hooks *hooks, long T,
-                             long max_blocks, long *t_done, int *stopped,
-                             tsgs_error *err)
+                             const tsgs_train_hooks *hooks, tsgs__stop *stop,
+                             long T, long max_blocks, long *t_done,
+                             int *stopped, tsgs_error *err)
 {
     r->t_start = tsgs__now_s();
     r->monitor_s = 0.0;
@@ -516,6 +518,10 @@ static tsgs_status run_steps(run_t *r, tsgs_model *m,
     /* (dense rows only: the fast path plans a block's d-wide panel) */
     r->fast = !r->frs && r->lcache && r->p.reuse != TSGS_REUSE_CHECK &&
               r->XL.x;
+    /* A step's work grows with the rows' width on sparse rows only (a row
+     * of 10^7 non-zeros: 3.4 s a step): there the stop is polled inside
+     * a step too; dense steps take milliseconds. */
+    r->halt = !r->XL.x && !r->opt.steps_unpolled && stop->ask ? stop : NULL;
     /* the labeled cache's update (n_l x r) on the team when it is large */
     r->big_update = (double)r->nl * (double)m->fs.dirs > 65536.0;
     *stopped = 0;
@@ -524,6 +530,8 @@ static tsgs_status run_steps(run_t *r, tsgs_model *m,
     for (long t = 1; t <= T;) {
         long last = every ? (t + every - 1) / every * every : T;
         r->t1 = last = last > T ? T : last;
+        if (r->halt)
+            tsgs__sgd_mark(r, m);
 #ifdef _OPENMP
 #pragma omp parallel num_threads(r->threads) if (r->threads > 1)
 #endif
@@ -590,7 +598,8 @@ static tsgs_status sgd_train(tsgs__train_job *job, tsgs_model **out,
         tsgs__place_interleaved(ds->x, ds->n * ds->d * sizeof(float),
                                 r.threads, p->bind);
     TSGS_TRACE_START(t_steps);
-    st = run_steps(&r, m, job->hooks, T, max_blocks, &t_done, &stopped, err);
+    st = run_steps(&r, m, job->hooks, &job->stop, T, max_blocks, &t_done,
+                   &stopped, err);
     TSGS_TRACE_SPAN("sgd_steps", T, t_steps);
     tsgs__restore_binding(pinned); /* the caller's threads as they were */
     if (st != TSGS_OK)

@@ -34,10 +34,12 @@ tsgs_status tsgs__featcache_new(const tsgs_dataset *ds,
                                 tsgs_error *err);
 void tsgs__featcache_free(tsgs__featcache *fc);
 /* Team: the features of directions [filled, ndirs) of fs (ndirs <= cap),
- * through the column cache cc (may be NULL); ends with a barrier. */
+ * through the column cache cc (may be NULL); ends with a barrier. stop
+ * (NULL: none) as tsgs__sparse_features_team's: a fill cut by it (*failed
+ * 2) or out of memory (1) leaves filled as it was. */
 void tsgs__featcache_fill_team(tsgs__featcache *fc, const tsgs__fspec *fs,
                                const tsgs__colcache *cc, long ndirs,
-                               int *failed);
+                               tsgs__stop *stop, int *failed);
 /* Team, no barrier: out[i] = tsgs__sparse_sums' value for dataset row
  * rows[i] (cached, v->ndirs <= filled), in the same order. */
 void tsgs__featcache_sums_team(const tsgs__featcache *fc,

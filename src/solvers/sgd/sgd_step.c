@@ -313,14 +313,22 @@ static void feature_sums(const run_t *r, const tsgs_model *m, const float *cv,
                   (size_t)r->frs_groups * TSGS__LANES, 0, out);
 }
 
+/* What the team's kernels left in r->failed (read by one thread after
+ * their barrier): TSGS_ERR_STOPPED when r->halt cut them (the step is
+ * abandoned: no message, tsgs__sgd_step), else out of memory. */
+static tsgs_status failed_status(run_t *r)
+{
+    return r->failed == 2 ? TSGS_ERR_STOPPED : TSGS__NOMEM(r->err);
+}
+
 /* The kernel's raw sums of n rows as decision values (the lazy scale and
- * the feature normalisation applied), or out of memory when the team could
- * not generate directions. One thread calls it. */
+ * the feature normalisation applied), or failed_status when the team
+ * could not make them. One thread calls it. */
 static tsgs_status scale_sums(run_t *r, const tsgs_model *m, double *g,
                               size_t n)
 {
     if (r->failed)
-        return TSGS__NOMEM(r->err);
+        return failed_status(r);
     const double k = m->scale * m->norm;
     for (size_t i = 0; i < n; i++)
         g[i] *= k;
@@ -374,13 +382,16 @@ static tsgs_status predict_unlabeled(run_t *r, tsgs_model *m, long t,
         feature_sums(r, m, r->cu, r->su, r->bu, r->gu);
     } else if (featcache_covers(r, tsgs__model_dirs(m))) {
         tsgs__fview v = tsgs__model_view(m);
-        tsgs__featcache_fill_team(r->fc, &m->fs, m->cc, v.ndirs,
+        tsgs__featcache_fill_team(r->fc, &m->fs, m->cc, v.ndirs, r->halt,
                                   &r->failed);
-        tsgs__featcache_sums_team(r->fc, &v, r->ubatch, r->bu, r->gu);
+        /* (filled: written before the fill's last barrier; a cut fill
+         * leaves the sums to finish_unlabeled's failure) */
+        if (r->fc->filled >= v.ndirs)
+            tsgs__featcache_sums_team(r->fc, &v, r->ubatch, r->bu, r->gu);
     } else {
         tsgs__fview v = tsgs__model_view(m);
         tsgs__rows_eval_sums_team(&v, m->cc, &r->XU, r->part, &me->ws,
-                                  r->gu, &r->failed);
+                                  r->gu, r->halt, &r->failed);
     }
     tsgs_status st;
 #ifdef _OPENMP
@@ -418,7 +429,7 @@ static tsgs_status predict_labeled(run_t *r, const tsgs_model *m,
     }
     tsgs__fview v = tsgs__model_view(m);
     tsgs__rows_eval_sums_team(&v, m->cc, &r->XLb, r->part, &me->ws, r->gl,
-                              &r->failed);
+                              r->halt, &r->failed);
     tsgs_status st = TSGS_OK;
 #ifdef _OPENMP
 #pragma omp single copyprivate(st)
@@ -505,26 +516,29 @@ static tsgs_status block_gradient(run_t *r, const tsgs_model *m, long b,
     if (!r->XL.x) { /* sparse rows */
         const long g0 = b * m->fs.dirs, n = m->fs.dirs;
         const int cached = featcache_covers(r, tsgs__model_dirs(m));
+        /* (a fill cut by r->halt: the copies below read features not
+         * made, which the failure then leaves unused) */
         if (cached)
             tsgs__featcache_fill_team(r->fc, &m->fs, m->cc,
-                                      tsgs__model_dirs(m), &r->failed);
+                                      tsgs__model_dirs(m), r->halt,
+                                      &r->failed);
         if (cached && r->lrow)
             tsgs__featcache_block_team(r->fc, r->lrow, r->nl, g0, n, r->wb,
                                        r->cl, pair ? r->sl : NULL);
         else if (r->lcache)
             tsgs__sparse_features_team(&m->fs, m->cc, g0, n, &r->XL, r->wb,
-                                       r->cl, pair ? r->sl : NULL,
+                                       r->cl, pair ? r->sl : NULL, r->halt,
                                        &r->failed);
         else
             tsgs__sparse_features_team(&m->fs, m->cc, g0, n, &r->XLb, r->wb,
-                                       r->cl, pair ? r->sl : NULL,
+                                       r->cl, pair ? r->sl : NULL, r->halt,
                                        &r->failed);
         if (cached) {
             tsgs__featcache_block_team(r->fc, r->ubatch, r->bu, g0, n, r->wb,
                                        r->cu, pair ? r->su : NULL);
         } else {
             tsgs__sparse_features_team(&m->fs, m->cc, g0, n, &r->XU, r->wb,
-                                       r->cu, pair ? r->su : NULL,
+                                       r->cu, pair ? r->su : NULL, r->halt,
                                        &r->failed);
         }
 #ifdef _OPENMP
@@ -533,7 +547,7 @@ static tsgs_status block_gradient(run_t *r, const tsgs_model *m, long b,
 #endif
         {
             if (r->failed)
-                st = TSGS__NOMEM(r->err);
+                st = failed_status(r);
             else
                 block_sums(r, m, gc, gs, &r->var);
         }
@@ -893,8 +907,14 @@ static tsgs_status choose_block(run_t *r, tsgs_model *m, long t, int check,
     }
     if (fresh) {
         /* The cache takes the new block's directions before its gradient
-         * reads them from there. */
-        if ((st = tsgs__model_add_block(m, r->err)) == TSGS_OK)
+         * reads them from there; the column cache's (10^6 columns: half a
+         * second) with the stop polled, which abandons the step. */
+        if ((st = tsgs__model_add_block(m, r->err)) == TSGS_OK && r->halt &&
+            tsgs__colcache_fill_polled(m->cc, &m->fs,
+                                       m->nblocks * m->fs.dirs, r->halt,
+                                       TSGS__STOP_OPTIONAL))
+            st = TSGS_ERR_STOPPED;
+        if (st == TSGS_OK)
             st = tsgs__model_cache_sync(m, r->err);
         b = m->nblocks - 1;
     } else if (b == -2) {
@@ -966,6 +986,9 @@ static void after_step(run_t *r, tsgs_model *m, long t, int bias)
     if (bias)
         learn_bias(r, m, tsgs__step_size(&r->p, t, r->T));
     r->t_last = t;
+    /* what step t + 1 goes back to if a stop cuts it (before its plan) */
+    if (r->halt)
+        tsgs__sgd_mark(r, m);
     r->stop = hooks && hooks->should_stop && hooks->should_stop(hooks->user);
     if (!r->stop && t < r->T && report_due(hooks, t) &&
         !tsgs__sgd_measure_due(hooks, t))
@@ -1200,10 +1223,67 @@ static tsgs_status step_fast(run_t *r, tsgs_model *m, long t, lane_t *me)
     return st;
 }
 
-/* Step t by the path the run takes (team). */
+void tsgs__sgd_mark(run_t *r, const tsgs_model *m)
+{
+    step_mark *k = &r->mark;
+    k->nblocks = m->nblocks;
+    k->cached_dirs = m->cached_dirs;
+    k->cc_filled = m->cc ? m->cc->filled : 0;
+    k->fc_filled = r->fc ? r->fc->filled : 0;
+    k->bias = m->bias;
+    k->mean_ema = r->mean_ema;
+    k->upos = r->upos;
+    k->epoch = r->epoch;
+}
+
+/* Serial, once every thread has left a step that r->halt cut: the model
+ * and the run back to r->mark, as if the stop had come at the end of the
+ * step before. Whatever point the cut came at, the step had not yet
+ * touched the coefficients, the lazy scale, the labeled cache or the
+ * learned bias (apply_step and after_step come after its last kernel);
+ * it may have added its block (choose_block, and the caches' fills), set
+ * the balance rule's bias and begun a pass (a new order of the unlabeled
+ * rows, which final_balance samples). */
+static void abandon_step(run_t *r, tsgs_model *m)
+{
+    const step_mark *k = &r->mark;
+    /* the dropped block's coefficients are still 0, as add_block made
+     * them */
+    m->nblocks = k->nblocks;
+    m->cached_dirs = k->cached_dirs;
+    if (m->cc)
+        m->cc->filled = k->cc_filled;
+    if (r->fc)
+        r->fc->filled = k->fc_filled;
+    m->bias = k->bias;
+    r->mean_ema = k->mean_ema;
+    for (; r->epoch > k->epoch; r->epoch--) {
+        const tsgs__shuffle_key key = {r->p.seed, TSGS__STREAM_EPOCH,
+                                       (uint64_t)r->epoch << 40};
+        tsgs__unshuffle(r->uidx, r->nu, &key);
+    }
+    r->upos = k->upos;
+    r->stop = 1;
+}
+
+/* Step t by the path the run takes (team); a step cut by r->halt is
+ * abandoned here. */
 tsgs_status tsgs__sgd_step(run_t *r, tsgs_model *m, long t, lane_t *me)
 {
-    return r->fast  ? step_fast(r, m, t, me)
-           : r->frs ? step_frs(r, m, t, me)
-                    : step(r, m, t, me);
+    const tsgs_status st = r->fast  ? step_fast(r, m, t, me)
+                           : r->frs ? step_frs(r, m, t, me)
+                                    : step(r, m, t, me);
+    if (st != TSGS_ERR_STOPPED)
+        return st;
+    /* Every thread has it: it comes from a serial section's decision
+     * (copyprivate) or from what the kernels left after their barrier. */
+#ifdef _OPENMP
+#pragma omp barrier
+#pragma omp master
+#endif
+    abandon_step(r, m);
+#ifdef _OPENMP
+#pragma omp barrier
+#endif
+    return TSGS_OK;
 }

@@ -6,6 +6,23 @@
 
 #include "solvers/solver.h"
 
+/* What a step cut by a stop puts back (sgd_step.c, abandon_step): the
+ * state the end of the step before left, taken there (tsgs__sgd_mark)
+ * before the next step is planned. The rest a step changes before it can
+ * be cut (the rows read ahead and the plan, the labeled batch's order,
+ * the loss weights, the features) is the run's scratch for later steps,
+ * which a cut run never reads again. */
+typedef struct {
+    long nblocks;       /* the model's blocks (a new one is dropped) */
+    long cached_dirs;   /* its direction cache */
+    long cc_filled;     /* its column cache's directions */
+    long fc_filled;     /* the rows' feature cache's */
+    double bias;        /* the balance rule's bias and its threshold */
+    double mean_ema;
+    size_t upos;        /* the pass: its position, number and order */
+    long epoch;
+} step_mark;
+
 /* Everything a run needs besides the model. */
 typedef struct {
     const tsgs_dataset *ds;
@@ -67,6 +84,12 @@ typedef struct {
     int big_update;     /* the labeled-cache update is worth a team */
     long view_blocks;   /* fast path: the blocks the predictions see */
     const tsgs_train_hooks *hooks;
+    /* The caller's stop, polled inside a step where its work grows with
+     * the rows' width (the sparse kernels, the column cache's new
+     * directions; NULL: between steps only): a step that sees it is
+     * abandoned, the state back to r->mark. */
+    tsgs__stop *halt;
+    step_mark mark;
     long T, t1;         /* the run's steps; the last of this stretch */
     long max_blocks;
     size_t *draws;      /* the shuffle's draws: two chunks */
@@ -98,8 +121,14 @@ typedef struct {
 /* Step t (1-based) by the run's path: the fast one (r->fast), FRS
  * (r->frs) or the general one; called by every thread of the team (or
  * outside a parallel region, by one). TSGS_OK, or why the step failed;
- * r->stop when the hooks asked to stop. */
+ * r->stop when the hooks asked to stop: at the step's end, or inside it
+ * (r->halt), which abandons it: the model and the run as step t - 1 left
+ * them (r->mark), r->t_last unchanged. */
 tsgs_status tsgs__sgd_step(run_t *r, tsgs_model *m, long t, lane_t *me);
+
+/* Serial: r->mark from the model and the run as they are (the end of the
+ * step before the next one; sgd.c before a stretch's first step). */
+void tsgs__sgd_mark(run_t *r, const tsgs_model *m);
 
 /* A new random order of the unlabeled rows for pass r->epoch (team). */
 void tsgs__sgd_shuffle_pass(run_t *r);
