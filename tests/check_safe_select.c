@@ -260,9 +260,17 @@ START_TEST(no_worse_only_where_the_deficit_is_bounded)
     pc.discordant = 2;
     ck_assert_int_eq(tsgs__path_no_worse(&pc, 1, 0.10, 100), 0);
     ck_assert_int_eq(tsgs__path_no_worse(&pc, 2, 0.10, 100), 1);
-    /* 10 labels, 20 answers: one behind with one discordant row is 3 */
-    tsgs__path_choice ten = {4, 0, 17, 16, 1};
+    /* 10 labels, 20 answers: no path behind can be within 10% (2 of 20:
+     * one behind with one discordant row is 3), so the bound is not
+     * applied and one answer behind is kept as before, two are not */
+    tsgs__path_choice ten = {4, 0, 17, 16, 4};
+    ck_assert_int_eq(tsgs__path_no_worse(&ten, 1, 0.10, 20), 1);
+    ten.right_path = 15;
     ck_assert_int_eq(tsgs__path_no_worse(&ten, 1, 0.10, 20), 0);
+    /* with 15% (3 of 20) it applies: 1 + 2 sqrt(4) = 5 > 3 */
+    ten.right_path = 16;
+    ck_assert_int_eq(tsgs__path_no_worse(&ten, 1, 0.15, 20), 0);
+    ten.discordant = 1;
     ck_assert_int_eq(tsgs__path_no_worse(&ten, 1, 0.15, 20), 1);
 }
 END_TEST

@@ -89,9 +89,14 @@ int tsgs__path_no_worse(const tsgs__path_choice *pc, size_t answers,
     if (pc->right_path >= pc->right_sup)
         return 1;
     const size_t behind = pc->right_sup - pc->right_path;
+    /* the least deficit a path behind can have: one answer, one
+     * discordant row; where even that is beyond the share, the held-out
+     * answers are too few for the bound to tell anything apart */
+    const double cap = worst_share * (double)total;
+    if (1.0 + 2.0 > cap)
+        return behind <= answers;
     return behind <= answers &&
-           (double)behind + 2.0 * sqrt((double)pc->discordant) <=
-               worst_share * (double)total;
+           (double)behind + 2.0 * sqrt((double)pc->discordant) <= cap;
 }
 
 /* For a constant prediction the rows where exactly one of the two is

@@ -44,7 +44,9 @@ void tsgs__choose_path(const tsgs__heldout *h, double margin_sd,
  * to `answers` below the supervised SVM's: where it is not behind, or
  * behind by at most `answers` with its pessimistic deficit -- the rows
  * behind plus two SDs of the paired difference (sqrt(discordant)) -- at
- * most worst_share of the held-out answers (nl x repeats, `total`). */
+ * most worst_share of the held-out answers (nl x repeats, `total`).
+ * Where even one answer behind with one discordant row (3) is beyond that
+ * share, the bound is not applied: up to `answers` behind. */
 int tsgs__path_no_worse(const tsgs__path_choice *pc, size_t answers,
                         double worst_share, size_t total);
 
