@@ -1104,6 +1104,37 @@ START_TEST(multiclass_train_predict)
 }
 END_TEST
 
+/* With -c and -g given no grid runs: the summary says so, not "grid CV
+ * 0.0%" (two classes, and one-vs-rest's first class); with -c alone the
+ * grid over sigma runs and its CV rate is named. */
+START_TEST(given_c_and_gamma_say_no_cv_ran)
+{
+    const char *model = tmp("m.model"), *three = tmp("three.svm");
+    FILE *f = fopen(three, "w");
+    ck_assert_ptr_nonnull(f);
+    for (int i = 0; i < 30; i++)
+        fprintf(f, "%d 1:%g\n", i % 3 + 1, (i % 3) * 2.0 + 0.05 * (i % 7));
+    ck_assert_int_eq(fclose(f), 0);
+    const char *files[] = {DATA "train.svm", three};
+    result r;
+    for (int k = 0; k < 2; k++) {
+        run(&r, "train", "-c", "1", "-g", "0.5", files[k], model, NULL);
+        ck_assert_msg(r.status == 0, "train: %s", r.err);
+        ck_assert_msg(strstr(r.err, "safe: sigma 0.5, C 1 (per row; both "
+                                    "given, no grid CV ran); kept "),
+                      "%s", r.err);
+        ck_assert_msg(!strstr(r.err, "grid CV 0"), "%s", r.err);
+        result_free(&r);
+    }
+    run(&r, "train", "-c", "1", DATA "train.svm", model, NULL);
+    ck_assert_msg(r.status == 0, "train: %s", r.err);
+    const char *cv = strstr(r.err, "C 1 (per row), grid CV ");
+    ck_assert_msg(cv && atof(cv + strlen("C 1 (per row), grid CV ")) > 50.0,
+                  "%s", r.err);
+    result_free(&r);
+}
+END_TEST
+
 /* svm-train's short options: -c is the cost per labeled row, -g gamma;
  * -t 2 / -s 0 / -b 0 / -m / -h accepted; the rest refused, naming why and
  * the way here. predict writes to standard output for "-". */
@@ -3125,6 +3156,7 @@ Suite *cli_suite(void)
     tcase_add_test(tc, command_line_beats_config);
     tcase_add_test(tc, svm_train_short_options);
     tcase_add_test(tc, multiclass_train_predict);
+    tcase_add_test(tc, given_c_and_gamma_say_no_cv_ran);
     tcase_add_test(tc, labeled_keeps_n);
     tcase_add_test(tc, unlabeled_file_and_label);
     tcase_add_test(tc, interrupt_saves_model);
