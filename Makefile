@@ -6,7 +6,8 @@
 #   make coverage   line coverage of the tests (build-cov/, tests/coverage.sh)
 #   make shared     build/libtsgs3vm.so alone (`pip install .`: setup.py)
 #   make install    PREFIX=/usr/local DESTDIR= : header, library, tool, .pc,
-#                   man page (share/man/man1/tsgs3vm.1)
+#                   man page (share/man/man1/tsgs3vm.1), Python package
+#                   (PYTHON_SITE; PYTHON=none: not it)
 #   make fuzz, fuzz-run, test-asan, test-tsan: tests/hardening.mk
 CC ?= cc
 CFLAGS ?= -O2 -g
@@ -57,7 +58,8 @@ DEB_PACKAGES := build-essential pkg-config libhwloc-dev check zlib1g-dev \
     python3-numpy python3-sklearn python3-pytest python3-matplotlib \
     python3-pip python3-setuptools
 
-.PHONY: all shared test test-python bench install clean deps coverage FORCE
+.PHONY: all shared test test-python bench install install-python clean deps \
+    coverage FORCE
 all: $(LIBA) $(LIBSO) $(TOOL)
 
 $(B)/%.o: %.c
@@ -173,6 +175,33 @@ install: all $(B)/tsgs3vm.pc
 	install -m 644 $(B)/tsgs3vm.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
 	install -m 755 $(TOOL) $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 docs/tsgs3vm.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	@$(MAKE) --no-print-directory install-python
+
+# The Python package (python/tsgs3vm: pure Python, ctypes) copied into
+# PYTHON_SITE with a relative link to the installed libtsgs3vm.so.0 beside
+# it, where _native.py looks first: no pip, no network, no build. The
+# default is Debian's PREFIX/lib/python3.X/dist-packages (on python3's
+# sys.path for /usr/local), site-packages elsewhere; PYTHON_SITE=DIR picks
+# another, PYTHON=none (or no python3) skips it with a note.
+PY_SITE_CMD = import sys, sysconfig; print("%s/lib/python%d.%d/%s" % ( \
+    "$(PREFIX)", sys.version_info[0], sys.version_info[1], "dist-packages" \
+    if "posix_local" in sysconfig.get_scheme_names() else "site-packages"))
+PYTHON_SITE ?= $(shell $(PYTHON) -c '$(PY_SITE_CMD)' 2>/dev/null)
+install-python:
+	@if [ -z "$(PYTHON_SITE)" ]; then \
+	    echo "note: no Python ($(PYTHON)): the Python package is not" \
+	         "installed; later: pip install ./python"; exit 0; fi; \
+	d="$(DESTDIR)$(PYTHON_SITE)/tsgs3vm"; \
+	lib=$$(realpath -m --relative-to="$(PYTHON_SITE)/tsgs3vm" \
+	       "$(PREFIX)/lib"); \
+	set -e; echo "install python/tsgs3vm -> $$d"; \
+	install -d "$$d"; \
+	install -m 644 python/tsgs3vm/*.py "$$d/"; \
+	ln -sfn "$$lib/libtsgs3vm.so.$(SO_MAJOR)" \
+	    "$$d/libtsgs3vm.so.$(SO_MAJOR)"; \
+	$(PYTHON) -c 'import sys; sys.exit("$(PYTHON_SITE)" not in sys.path)' \
+	    || echo "note: $(PYTHON_SITE) is not on $(PYTHON)'s path:" \
+	            "PYTHONPATH=$(PYTHON_SITE) to import tsgs3vm"
 
 deps:
 	apt-get update -qq

@@ -246,32 +246,73 @@ START_TEST(train_then_predict)
     ck_assert_msg(r.status == 0, "predict: %s", r.err);
     double pct;
     size_t k, n;
-    const char *line = strstr(r.out, "Accuracy = ");
-    ck_assert_msg(line, "no accuracy line in: %s", r.out);
-    ck_assert_int_eq(sscanf(line, "Accuracy = %lf%% (%zu/%zu)", &pct, &k, &n),
-                     3);
+    /* svm-predict's line, to the byte: standard output holds it alone */
+    int used = 0;
+    ck_assert_msg(sscanf(r.out, "Accuracy = %lf%% (%zu/%zu) "
+                                "(classification)\n%n",
+                         &pct, &k, &n, &used) == 3 &&
+                      r.out[used] == '\0',
+                  "not svm-predict's accuracy line: %s", r.out);
+    char want[96];
+    snprintf(want, sizeof want, "Accuracy = %g%% (%zu/%zu) (classification)\n",
+             (double)k / (double)n * 100, k, n);
+    ck_assert_str_eq(r.out, want);
     result_free(&r);
 
     double truth[200];
     size_t nt = read_labels(DATA "test.svm", truth, 200);
     ck_assert_uint_eq(nt, 80);
     ck_assert_uint_eq(n, nt);
-    FILE *f = fopen(out, "r");
-    ck_assert_ptr_nonnull(f);
+    /* svm-predict's layout: a line per row, the label alone */
+    text = slurp(out);
+    char *line = text, *end;
+    ck_assert_ptr_nonnull(text);
     size_t rows = 0, right = 0;
-    double label, dec;
-    while (fscanf(f, "%lf %lf", &label, &dec) == 2) {
+    for (; *line; line = end + 1, rows++) {
         ck_assert_uint_lt(rows, nt);
+        end = strchr(line, '\n');
+        ck_assert_ptr_nonnull(end);
+        ck_assert_msg(strncmp(line, "1\n", 2) == 0 ||
+                          strncmp(line, "-1\n", 3) == 0,
+                      "line %zu is not a label alone: %.40s", rows, line);
+        right += atof(line) == truth[rows];
+    }
+    free(text);
+    ck_assert_uint_eq(rows, nt);
+    ck_assert_uint_eq(k, right);
+    ck_assert_double_eq_tol(pct, 100.0 * (double)k / (double)n, 1e-4);
+    /* --decision-values: the label, then its decision value, whose sign
+     * is the label's; the same labels and accuracy line */
+    const char *dv = tmp("dv.txt");
+    run(&r, "predict", "--decision-values", model, DATA "test.svm", dv, NULL);
+    ck_assert_msg(r.status == 0, "predict: %s", r.err);
+    ck_assert_str_eq(r.out, want);
+    result_free(&r);
+    double y[200];
+    ck_assert_uint_eq(read_labels(dv, y, 200), nt);
+    FILE *f = fopen(dv, "r");
+    ck_assert_ptr_nonnull(f);
+    double label, dec;
+    size_t rows_dv = 0, right_dv = 0;
+    while (fscanf(f, "%lf %lf", &label, &dec) == 2) {
         ck_assert(label == 1.0 || label == -1.0);
         ck_assert((label > 0) == (dec > 0));
-        right += label == truth[rows];
-        rows++;
+        right_dv += label == truth[rows_dv];
+        rows_dv++;
     }
     ck_assert(feof(f));
     fclose(f);
-    ck_assert_uint_eq(rows, nt);
-    ck_assert_uint_eq(k, right);
-    ck_assert_double_eq_tol(pct, 100.0 * (double)k / (double)n, 0.006);
+    ck_assert_uint_eq(rows_dv, nt);
+    ck_assert_uint_eq(right_dv, right);
+    /* the probabilities' layout and the decision values: one or the
+     * other; train has no such option */
+    run(&r, "predict", "-b", "1", "--decision-values", model, DATA "test.svm",
+        dv, NULL);
+    assert_error(&r, "-b 1 and --decision-values", NULL);
+    result_free(&r);
+    run(&r, "train", "--decision-values", DATA "train.svm", model, NULL);
+    assert_error(&r, "unknown option --decision-values", NULL);
+    result_free(&r);
     /* two overlapping classes: clearly better than chance, not perfect */
     ck_assert_uint_gt(k, n * 6 / 10);
     assert_no_temp();
@@ -1019,9 +1060,17 @@ START_TEST(multiclass_train_predict)
     result_free(&r);
     run(&r, "predict", model, data, out, NULL);
     ck_assert_msg(r.status == 0, "predict: %s", r.err);
-    ck_assert_ptr_nonnull(strstr(r.out, "Accuracy = 100.00% (60/60)"));
+    ck_assert_str_eq(r.out, "Accuracy = 100% (60/60) (classification)\n");
     result_free(&r);
     char *text = slurp(out);
+    ck_assert_ptr_nonnull(text);
+    ck_assert(strncmp(text, "10\n20\n30\n10\n", 12) == 0);
+    free(text);
+    /* --decision-values: the label, then each class's value */
+    run(&r, "predict", "--decision-values=yes", model, data, out, NULL);
+    ck_assert_msg(r.status == 0, "predict: %s", r.err);
+    result_free(&r);
+    text = slurp(out);
     ck_assert_ptr_nonnull(text);
     double label, s1, s2, s3;
     char extra;
@@ -1052,6 +1101,37 @@ START_TEST(multiclass_train_predict)
     remove(data);
     remove(model);
     remove(out);
+}
+END_TEST
+
+/* With -c and -g given no grid runs: the summary says so, not "grid CV
+ * 0.0%" (two classes, and one-vs-rest's first class); with -c alone the
+ * grid over sigma runs and its CV rate is named. */
+START_TEST(given_c_and_gamma_say_no_cv_ran)
+{
+    const char *model = tmp("m.model"), *three = tmp("three.svm");
+    FILE *f = fopen(three, "w");
+    ck_assert_ptr_nonnull(f);
+    for (int i = 0; i < 30; i++)
+        fprintf(f, "%d 1:%g\n", i % 3 + 1, (i % 3) * 2.0 + 0.05 * (i % 7));
+    ck_assert_int_eq(fclose(f), 0);
+    const char *files[] = {DATA "train.svm", three};
+    result r;
+    for (int k = 0; k < 2; k++) {
+        run(&r, "train", "-c", "1", "-g", "0.5", files[k], model, NULL);
+        ck_assert_msg(r.status == 0, "train: %s", r.err);
+        ck_assert_msg(strstr(r.err, "safe: sigma 0.5, C 1 (per row; both "
+                                    "given, no grid CV ran); kept "),
+                      "%s", r.err);
+        ck_assert_msg(!strstr(r.err, "grid CV 0"), "%s", r.err);
+        result_free(&r);
+    }
+    run(&r, "train", "-c", "1", DATA "train.svm", model, NULL);
+    ck_assert_msg(r.status == 0, "train: %s", r.err);
+    const char *cv = strstr(r.err, "C 1 (per row), grid CV ");
+    ck_assert_msg(cv && atof(cv + strlen("C 1 (per row), grid CV ")) > 50.0,
+                  "%s", r.err);
+    result_free(&r);
 }
 END_TEST
 
@@ -2910,7 +2990,8 @@ START_TEST(format_1_models_predict_as_before)
         snprintf(want, sizeof want, DATA "%s.pred", models[i]);
         const char *out = tmp("v1.pred");
         result r;
-        run(&r, "predict", "-q", model, DATA "test.svm", out, NULL);
+        run(&r, "predict", "-q", "--decision-values", model, DATA "test.svm",
+            out, NULL);
         ck_assert_msg(r.status == 0, "%s: %s", model, r.err);
         result_free(&r);
         ck_assert_msg(same_file(out, want), "%s", model);
@@ -3075,6 +3156,7 @@ Suite *cli_suite(void)
     tcase_add_test(tc, command_line_beats_config);
     tcase_add_test(tc, svm_train_short_options);
     tcase_add_test(tc, multiclass_train_predict);
+    tcase_add_test(tc, given_c_and_gamma_say_no_cv_ran);
     tcase_add_test(tc, labeled_keeps_n);
     tcase_add_test(tc, unlabeled_file_and_label);
     tcase_add_test(tc, interrupt_saves_model);

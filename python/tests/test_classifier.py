@@ -44,8 +44,8 @@ def write_libsvm(path, X, y):
 
 
 def tool_predictions(tool, model, data, out):
-    subprocess.run([tool, "predict", "-q", "--threads", "1", model, data,
-                    out], check=True)
+    subprocess.run([tool, "predict", "-q", "--decision-values", "--threads",
+                    "1", model, data, out], check=True)
     rows = [line.split() for line in open(out)]
     return (np.array([float(r[0]) for r in rows]),
             np.array([[float(v) for v in r[1:]] for r in rows]))

@@ -128,3 +128,67 @@ def test_pip_install_root_bundles_the_library(tmp_path):
     path, score = run.stdout.split()
     assert path == str(target / "tsgs3vm" / "libtsgs3vm.so.0")
     assert float(score) > 0.95
+
+
+def test_make_install_installs_the_package(tmp_path):
+    """`make install` (issue #30) installs the Python package too, with no
+    pip and no network: python/tsgs3vm copied into PREFIX's
+    python3.X/dist-packages (Debian's; site-packages elsewhere) with a
+    relative link to PREFIX/lib/libtsgs3vm.so.0, so that under DESTDIR,
+    and with no TSGS3VM_LIBRARY, it imports the installed library and
+    fits; PYTHON=none installs the rest alone."""
+    lib = os.environ.get("TSGS3VM_LIBRARY", "")
+    build = os.path.relpath(os.path.dirname(os.path.realpath(lib)), ROOT)
+    assert lib and not build.startswith(os.pardir), "make test-python sets it"
+    make = ["make", "--no-print-directory", "-C", ROOT, "B=" + build]
+    if subprocess.run(make + ["-q", "all"]).returncode != 0:
+        import pytest
+        pytest.skip("the build is not up to date: make install would build")
+    prefix, dest = "/opt/tsgs3vm-test", tmp_path / "dest"
+    env = {k: v for k, v in os.environ.items() if k != "MAKEFLAGS"}
+    run = subprocess.run(make + ["install", "PREFIX=" + prefix,
+                                 "DESTDIR=" + str(dest),
+                                 "PYTHON=" + sys.executable],
+                         env=env, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stdout + run.stderr
+    import sysconfig
+    site = "python%d.%d/%s" % (sys.version_info[0], sys.version_info[1],
+                               "dist-packages" if "posix_local" in
+                               sysconfig.get_scheme_names() else
+                               "site-packages")
+    pkg = dest / prefix.lstrip("/") / "lib" / site / "tsgs3vm"
+    assert sorted(p.name for p in pkg.iterdir()) == [
+        "__init__.py", "_native.py", "classifier.py", "errors.py",
+        "libtsgs3vm.so.0"]
+    link = os.readlink(pkg / "libtsgs3vm.so.0")
+    assert link == "../../../libtsgs3vm.so.0"  # relative: DESTDIR-proof
+    installed = dest / prefix.lstrip("/") / "lib" / "libtsgs3vm.so.0"
+    assert os.path.samefile(pkg / "libtsgs3vm.so.0", installed)
+    assert (dest / prefix.lstrip("/") / "share/man/man1/tsgs3vm.1").exists()
+    assert "PYTHONPATH=" + prefix + "/lib/" + site in run.stdout
+    script = (
+        "import tsgs3vm\n"
+        "from sklearn.datasets import make_moons\n"
+        "print(tsgs3vm.__file__, tsgs3vm._native.lib._name)\n"
+        "X, y = make_moons(200, noise=0.1, random_state=0)\n"
+        "clf = tsgs3vm.TSGS3VMClassifier(C=10, gamma=2, random_state=0)\n"
+        "print(clf.fit(X, y).score(X, y))\n")
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("PYTHONPATH", "TSGS3VM_LIBRARY")}
+    env["PYTHONPATH"] = str(pkg.parent)
+    run = subprocess.run([sys.executable, "-c", script], cwd=str(tmp_path),
+                         env=env, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    path, loaded, score = run.stdout.split()
+    assert path == str(pkg / "__init__.py")
+    assert loaded == str(pkg / "libtsgs3vm.so.0")
+    assert float(score) > 0.95
+
+    dest2 = tmp_path / "dest2"
+    run = subprocess.run(make + ["install", "PREFIX=" + prefix,
+                                 "DESTDIR=" + str(dest2), "PYTHON=none"],
+                         env=env, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "pip install ./python" in run.stdout
+    assert (dest2 / prefix.lstrip("/") / "bin" / "tsgs3vm").exists()
+    assert not list(dest2.rglob("*.py"))

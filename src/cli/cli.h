@@ -23,6 +23,7 @@ typedef struct {
     int libsvm_gamma;           /* -g given: gamma on the user's features */
     int scale_given;            /* --scale (or the config's scale) given */
     int probability_out;        /* predict -b 1: write probabilities */
+    int decision_values;        /* predict --decision-values: write them */
     double max_memory;          /* --max-memory bytes; -1 auto; 0 none */
     unsigned read_given;        /* CLI_GAVE_ bits: data options the user
                                    gave (command line or config file) */
@@ -137,7 +138,9 @@ size_t cli_count_correct(const tsgs_model *m, const tsgs_dataset *ds,
                          size_t *n_foreign);
 
 /* Prints the accuracy line "<what> = XX.XX% (k/n)" on `to`, after a
- * warning on stderr (unless quiet) when labels are not the model's. */
+ * warning on stderr (unless quiet) when labels are not the model's; what
+ * "Accuracy" (predict's) is svm-predict's line to the byte,
+ * "Accuracy = %g% (k/n) (classification)". */
 void cli_print_accuracy(FILE *to, const char *what, const char *path,
                         const tsgs_model *m, const tsgs_dataset *ds,
                         const double *scores, int quiet);

@@ -112,8 +112,13 @@ void cli_print_tally(FILE *to, const char *what, const char *path,
                             "they count as wrong\n",
                     path, t->foreign, n, tsgs_model_classes(m, NULL));
     }
-    fprintf(to, "%s = %.2f%% (%zu/%zu)\n", what,
-            100.0 * (double)t->right / (double)n, t->right, n);
+    /* predict's line is svm-predict's, to the byte (scripts parse it) */
+    if (strcmp(what, "Accuracy") == 0)
+        fprintf(to, "Accuracy = %g%% (%zu/%zu) (classification)\n",
+                (double)t->right / (double)n * 100, t->right, n);
+    else
+        fprintf(to, "%s = %.2f%% (%zu/%zu)\n", what,
+                100.0 * (double)t->right / (double)n, t->right, n);
 }
 
 int cli_is_special(const char *path)
@@ -203,6 +208,10 @@ static tsgs_status set_key(const char *key, const char *value, void *user,
         double b;
         if (cli_parse_size(value, &b) == 0) o->max_memory = b;
         else why = "auto, 0 (no limit) or a size such as 8G, 512M";
+    } else if (strcmp(key, "decision-values") == 0) {
+        if (strcmp(value, "1") == 0 || strcmp(value, "yes") == 0) o->decision_values = 1;
+        else if (strcmp(value, "0") == 0 || strcmp(value, "no") == 0) o->decision_values = 0;
+        else why = "yes or no";
     } else if (strcmp(key, "quiet") == 0) {
         if (strcmp(value, "1") == 0 || strcmp(value, "yes") == 0) o->quiet = 1;
         else if (strcmp(value, "0") == 0 || strcmp(value, "no") == 0) o->quiet = 0;
@@ -487,6 +496,9 @@ int cli_parse(cli_opts *o, int argc, char **argv, const char *const *allowed)
         } else if (!only_positional &&
                    (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0)) {
             o->quiet = 1;
+        } else if (!only_positional && strcmp(a, "--decision-values") == 0 &&
+                   allowed_key("decision-values", allowed)) {
+            o->decision_values = 1; /* alone, as --quiet; =no to undo */
         } else if (!only_positional && a[0] == '-' && a[1] == '-') {
             char key[64];
             const char *value;

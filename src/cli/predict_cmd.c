@@ -10,24 +10,29 @@
 
 static const char *const predict_keys[] = {
     "threads", "bind", "format", "label-column", "skip-columns", "header",
-    "unlabeled-label", "quiet", NULL};
+    "unlabeled-label", "quiet", "decision-values", NULL};
 
 static void usage(void)
 {
     printf("Usage: tsgs3vm predict [options] MODEL_FILE TEST_FILE "
            "[OUTPUT_FILE]\n\n"
-           "Writes one line per row of TEST_FILE to OUTPUT_FILE: the "
-           "predicted label and the\ndecision value (a model of K > 2 "
-           "classes: each class's one-vs-rest decision\nvalue, classes in "
-           "ascending order). When TEST_FILE has labels, prints the\n"
-           "accuracy as svm-predict does.\n\n"
+           "Writes one line per row of TEST_FILE to OUTPUT_FILE, as "
+           "svm-predict: the\npredicted label. When TEST_FILE has labels, "
+           "prints the accuracy as svm-predict\ndoes: Accuracy = X%% (a/b) "
+           "(classification).\n\n"
            "  --threads N     threads (0: OMP_NUM_THREADS, else one per "
            "core)\n"
            "  --bind POLICY   auto, compact, scatter or none\n"
            "  -q, --quiet     no accuracy line\n"
-           "  -b 0|1          1: write each class's probability instead of the\n"
-           "                  decision values, after a \"labels\" line, as\n"
-           "                  svm-predict -b 1 (the model trained with -b 1)\n"
+           "  -b 0|1          1: each line the label and each class's "
+           "probability, after a\n"
+           "                  \"labels\" line, as svm-predict -b 1 (the "
+           "model trained with -b 1)\n"
+           "  --decision-values\n"
+           "                  each line the label and its decision value (a "
+           "model of K > 2\n"
+           "                  classes: each class's one-vs-rest value, "
+           "classes ascending)\n"
            "  --config FILE   read key = value options from FILE\n"
            "TEST_FILE may be - (standard input), OUTPUT_FILE - (standard "
            "output; the\naccuracy line then goes to standard error).\n"
@@ -104,10 +109,11 @@ static void put_labels(FILE *out, const tsgs_model *m)
     free(labels);
 }
 
-/* "label score..." per row: the label, then the decision value (binary)
- * or each class's one-vs-rest decision value; with probabilities, the
- * label and each class's probability. */
-static void put_rows(FILE *out, const predictions *pr)
+/* A line per row: the label alone (svm-predict's layout); with
+ * --decision-values (values set), the label then the decision value
+ * (binary) or each class's one-vs-rest decision value; with
+ * probabilities, the label and each class's probability. */
+static void put_rows(FILE *out, const predictions *pr, int values)
 {
     const tsgs_model *m = pr->model;
     const size_t k = tsgs_model_score_columns(m);
@@ -117,7 +123,7 @@ static void put_rows(FILE *out, const predictions *pr)
         if (pr->proba)
             for (size_t c = 0; c < nc; c++)
                 fprintf(out, " %.17g", pr->proba[i * nc + c]);
-        else
+        else if (values)
             for (size_t c = 0; c < k; c++)
                 fprintf(out, " %.17g", pr->scores[i * k + c]);
         fputc('\n', out);
@@ -371,7 +377,7 @@ static int score_file(pass *p, tsgs_reader *rd, const char *out_path)
         if (!bad && out.f) {
             const predictions pr = {p->model, p->scores, p->proba,
                                     tsgs_dataset_rows(block)};
-            put_rows(out.f, &pr);
+            put_rows(out.f, &pr, p->o->decision_values);
         }
         rows = block_rows(block, p->d);
         tsgs_dataset_free(block);
@@ -410,6 +416,12 @@ int cmd_predict(int argc, char **argv)
     if (o.npositional < 2 || o.npositional > 3) {
         fprintf(stderr, "ERROR: predict needs MODEL_FILE TEST_FILE "
                         "[OUTPUT_FILE] (see tsgs3vm predict --help)\n");
+        goto done;
+    }
+    if (o.probability_out && o.decision_values) {
+        fprintf(stderr, "ERROR: -b 1 and --decision-values: a line holds "
+                        "the probabilities (svm-predict -b 1's layout) or "
+                        "the decision values; give one\n");
         goto done;
     }
     if (tsgs_model_load(o.positional[0], &model, &err)) {
