@@ -487,27 +487,6 @@ tsgs_status tsgs_train(const tsgs_dataset *ds, const tsgs_params *params,
     return st;
 }
 
-/* The safe solver's note reads "C c (per row), grid CV 0.0%" where both
- * sigma and C were given: no grid ran (model_select.c leaves grid_cv 0),
- * so it says that instead of a CV rate that never was. (The note is the
- * solver's; here because solvers/ is another engineer's to change:
- * describe() in safe.c is where it belongs.) */
-static void note_no_grid(const tsgs_params *p, tsgs_model *m)
-{
-    static const char ran[] = " (per row), grid CV 0.0%;";
-    static const char none[] = " (per row; both given, no grid CV ran);";
-    if (!m || !(p->sigma > 0.0) || !(p->c > 0.0 || p->c_total > 0.0))
-        return;
-    char *at = strstr(m->note, ran);
-    if (!at)
-        return;
-    const size_t head = (size_t)(at - m->note), tail = strlen(at + sizeof ran - 1);
-    if (head + sizeof none - 1 + tail >= sizeof m->note)
-        return;
-    memmove(at + sizeof none - 1, at + sizeof ran - 1, tail + 1);
-    memcpy(at, none, sizeof none - 1);
-}
-
 tsgs_status tsgs__train_ex(const tsgs_dataset *ds, const tsgs_params *params,
                            const tsgs_train_hooks *hooks,
                            const tsgs__train_opts *opt, tsgs_model **out,
@@ -600,8 +579,6 @@ tsgs_status tsgs__train_ex(const tsgs_dataset *ds, const tsgs_params *params,
     TSGS_TRACE_START(t_solver);
     st = solver_of(params->solver)->train(&job, out, &stopped, err);
     TSGS_TRACE_SPAN("solver", 0, t_solver);
-    if (st == TSGS_OK)
-        note_no_grid(params, *out);
     tsgs__scaler_clear(&job.scaler); /* a no-op once a model took it */
     if (stopped_early)
         *stopped_early = stopped;

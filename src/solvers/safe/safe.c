@@ -1229,11 +1229,17 @@ static void describe(safe_t *s, int semi, int stopped,
     const char *best_arm = sel->arm[best] ? " (cluster path)" : "";
     const double kept_t = sel->cand[kept] ? TEMPS[sel->cand[kept] - 1] : 0;
     const double best_t = sel->cand[best] ? TEMPS[sel->cand[best] - 1] : 0;
+    /* sigma and C both given: no grid ran, and grid_cv is no rate */
+    const int given = s->p.sigma > 0.0 && (s->p.c > 0.0 || s->p.c_total > 0.0);
     int n = s->grid.interrupted
                 ? snprintf(s->note, sizeof s->note,
                            "safe: sigma %.4g, C %.4g (per row: the grid's "
                            "centre, model selection interrupted); kept ",
                            s->fs.sigma, s->grid.c_lib)
+            : given ? snprintf(s->note, sizeof s->note,
+                               "safe: sigma %.4g, C %.4g (per row; both "
+                               "given, no grid CV ran); kept ",
+                               s->fs.sigma, s->grid.c_lib)
                 : snprintf(s->note, sizeof s->note,
                            "safe: sigma %.4g, C %.4g (per row), grid CV "
                            "%.1f%%; kept ",
