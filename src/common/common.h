@@ -149,4 +149,7 @@ void tsgs__seeded_shuffle(size_t *idx, size_t n, uint64_t seed, uint64_t tag,
 int tsgs__seeded_sample(size_t n, size_t k, uint64_t seed, uint64_t tag,
                         int threads, size_t *pos);
 
+/* Seconds on a monotonic clock (clock.c): the library's one clock. */
+double tsgs__now_s(void);
+
 #endif /* TSGS_COMMON_COMMON_H */
