@@ -330,6 +330,51 @@ END_TEST
  * stochastic solvers take max(1024, ceil(sqrt(n))) whatever the dimension;
  * a budget given wins. Then end to end: the safe solver's model on wide
  * and on narrow rows. */
+/* The packer writes every lane below count and zeroes the last group's
+ * unused lanes, whatever the panel held (it no longer clears the whole
+ * panel first): the same bits as packing into a zeroed panel. */
+START_TEST(packing_overwrites_whatever_the_panel_held)
+{
+    const long counts[] = {1, TSGS__LANES - 1, TSGS__LANES, 2 * TSGS__LANES + 3};
+    for (int orth = 0; orth <= 1; orth++)
+        for (size_t c = 0; c < sizeof counts / sizeof *counts; c++) {
+            tsgs__fspec fs = spec(13, orth ? TSGS_DIRECTIONS_ORTHOGONAL
+                                           : TSGS_DIRECTIONS_IID, 7);
+            const long count = counts[c];
+            const size_t ng = (size_t)(count + TSGS__LANES - 1) / TSGS__LANES;
+            const size_t np = ng * TSGS__LANES * fs.d, nf = ng * TSGS__LANES;
+            float *clean = calloc(np, sizeof(float));
+            float *dirty = malloc(sizeof(float) * np);
+            float *pc = calloc(nf, sizeof(float));
+            float *pd = malloc(sizeof(float) * nf);
+            ck_assert(clean && dirty && pc && pd);
+            for (size_t i = 0; i < np; i++)
+                dirty[i] = NAN;
+            for (size_t i = 0; i < nf; i++)
+                pd[i] = 12345.0f;
+            ck_assert_int_eq(tsgs__pack_directions(&fs, 5, count, clean, pc), 0);
+            ck_assert_int_eq(tsgs__pack_directions(&fs, 5, count, dirty, pd), 0);
+            ck_assert_int_eq(memcmp(clean, dirty, sizeof(float) * np), 0);
+            ck_assert_int_eq(memcmp(pc, pd, sizeof(float) * nf), 0);
+            /* the unused lanes are zero, the used ones are not */
+            for (size_t k = 0; k < fs.d; k++)
+                for (long lane = 0; lane < TSGS__LANES; lane++) {
+                    float v = dirty[(ng - 1) * fs.d * TSGS__LANES +
+                                    k * TSGS__LANES + (size_t)lane];
+                    long i = (long)(ng - 1) * TSGS__LANES + lane;
+                    if (i >= count)
+                        ck_assert(v == 0.0f);
+                    else
+                        ck_assert(isfinite(v) && v != 0.0f);
+                }
+            free(clean);
+            free(dirty);
+            free(pc);
+            free(pd);
+        }
+}
+END_TEST
+
 START_TEST(auto_feature_count_follows_the_dimension)
 {
     tsgs_params p = tsgs_params_default(); /* safe, max-features -1 */
@@ -382,6 +427,7 @@ Suite *features_suite(void)
     tcase_add_test(tc, cached_block_directions_match_regenerated);
     tcase_add_test(tc, model_files_record_the_directions);
     tcase_add_test(tc, auto_feature_count_follows_the_dimension);
+    tcase_add_test(tc, packing_overwrites_whatever_the_panel_held);
     suite_add_tcase(s, tc);
     return s;
 }

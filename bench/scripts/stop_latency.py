@@ -5,7 +5,9 @@
 # from the signal to the moment the partial model's file (MODEL.partial
 # or its temporary) appears in DIR, which is as tsgs_train returns, and
 # to the exit. Any old MODEL* files in DIR ("w.model" by default: the
-# STOP_MODEL variable) are removed first.
+# STOP_MODEL variable) are removed first. STOP_AFTER=S sends it S seconds
+# after the start instead (runs that print no "iter " line, such as the
+# default's grid on wide rows); STOP_SIGNAL=INT sends SIGINT (Ctrl-C).
 import os, signal, subprocess, sys, threading, time
 
 tool, out, args = sys.argv[1], sys.argv[2], sys.argv[3:]
@@ -28,11 +30,17 @@ def reader():
 
 threading.Thread(target=reader, daemon=True).start()
 t0 = time.monotonic()
-first.wait()
-t_first = time.monotonic()
-time.sleep(1.0)
+after = os.environ.get("STOP_AFTER")
+if after:
+    time.sleep(float(after))
+    t_first = t0
+else:
+    first.wait()
+    t_first = time.monotonic()
+    time.sleep(1.0)
 t_sig = time.monotonic()
-p.send_signal(signal.SIGTERM)
+p.send_signal(signal.SIGINT if os.environ.get("STOP_SIGNAL") == "INT"
+              else signal.SIGTERM)
 t_write = None
 while p.poll() is None:
     if t_write is None and any(f.startswith(model + ".partial")

@@ -145,9 +145,12 @@ static int orthogonal_group(const tsgs__fspec *fs, long q, double *Q,
         for (size_t k = 0; k < d; k++)
             row[k] *= unit;
     }
-    /* Rows are unit vectors now; give each its chi length. */
+    /* Rows are unit vectors now; give each its chi length (d draws each:
+     * polled as the rows above, a wide group's lengths take seconds). */
     const double gauss_sd = sqrt(2.0 * fs->sigma);
     for (long i = 0; i < m; i++) {
+        if (tsgs__stop_due(stop, grace))
+            return 1;
         uint32_t g = (uint32_t)(q * m + i), hi = (uint32_t)((q * m + i) >> 32);
         double chi2 = 0.0;
         for (size_t k = 0; k < d; k += 2) {
@@ -198,6 +201,10 @@ static int directions_strided(const tsgs__fspec *fs, long g0, long count,
         long g = g0 + i, q = g / fs->group;
         if (q != built && (rc = orthogonal_group(fs, q, Q, raw, stop, grace)) != 0)
             break;
+        if (tsgs__stop_due(stop, grace)) { /* each copy is d strided writes */
+            rc = 1;
+            break;
+        }
         built = q;
         const double *row = Q + (size_t)(g - q * fs->group) * d;
         long grp = i / TSGS__LANES, lane = i % TSGS__LANES;
@@ -244,9 +251,18 @@ int tsgs__pack_directions_stop(const tsgs__fspec *fs, long g0, long count,
                                double grace)
 {
     const size_t d = fs->d;
-    const long ngroups = (count + TSGS__LANES - 1) / TSGS__LANES;
-    memset(panel, 0, sizeof(float) * (size_t)ngroups * d * TSGS__LANES);
-    memset(phase, 0, sizeof(float) * (size_t)ngroups * TSGS__LANES);
+    /* Every lane below count is written in full below; only the last
+     * group's unused lanes are zeroed (clearing the whole panel first
+     * took seconds, unpolled, for a 1,000,000-wide input). */
+    const long used = count % TSGS__LANES;
+    if (used) {
+        float *last = panel + (size_t)(count / TSGS__LANES) * d * TSGS__LANES;
+        for (size_t k = 0; k < d; k++)
+            for (long lane = used; lane < TSGS__LANES; lane++)
+                last[k * TSGS__LANES + (size_t)lane] = 0.0f;
+        for (long lane = used; lane < TSGS__LANES; lane++)
+            phase[count - used + lane] = 0.0f;
+    }
     /* Straight into the panel: no d-sized scratch (a VLA of d floats
      * overflows a thread's stack for wide data). */
     return directions_strided(fs, g0, count, panel, phase, stop, grace);
