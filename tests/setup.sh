@@ -6,7 +6,7 @@
 #   tests/setup.sh             what make needs
 #   tests/setup.sh test        also what make test needs (Check for C,
 #                              Debian's Python 3 with NumPy, scikit-learn,
-#                              pytest and matplotlib for the Python package,
+#                              pytest, matplotlib and pandas for the Python package,
 #                              pip and setuptools to test its install)
 #   tests/setup.sh hardening   also what make fuzz and make test-tsan need
 #                              (clang, its libFuzzer and sanitizer runtimes,
@@ -17,7 +17,8 @@ pkgs=(make build-essential pkg-config libhwloc-dev check zlib1g-dev
 for want in "$@"; do
     case "$want" in
     test) pkgs+=(python3 python3-numpy python3-sklearn python3-pytest
-                python3-matplotlib python3-pip python3-setuptools) ;;
+                python3-matplotlib python3-pandas python3-pip
+                python3-setuptools) ;;
     hardening) pkgs+=(clang-14 libclang-rt-14-dev libomp-14-dev) ;;
     *) echo "tests/setup.sh: unknown set '$want' (known: test, hardening)" >&2
        exit 2 ;;
