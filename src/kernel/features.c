@@ -101,49 +101,106 @@ static void direction_strided(const tsgs__fspec *fs, long block, long j,
     *phase = direction_phase(fs, block, j);
 }
 
+/* Rows projected together (orthogonal_group): a dot product is a chain
+ * of dependent additions, bound by the adder's latency; the batch's rows
+ * projected on the same earlier row in one pass run their chains side by
+ * side. Each row's operations, and their order, are those of one row at a
+ * time, so the directions keep their bits. */
+#define ORTHO_BATCH 4
+
+/* rows[b] -= <rows[b], prev> prev for the nb <= ORTHO_BATCH rows of
+ * `rows` (d apart), each dot product summed in index order. */
+static void project_rows(double *rows, long nb, const double *prev, size_t d)
+{
+    double dot[ORTHO_BATCH] = {0.0, 0.0, 0.0, 0.0};
+    if (nb == ORTHO_BATCH) {
+        const double *r0 = rows, *r1 = rows + d, *r2 = rows + 2 * d,
+                     *r3 = rows + 3 * d;
+        double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+        for (size_t k = 0; k < d; k++) {
+            s0 += r0[k] * prev[k];
+            s1 += r1[k] * prev[k];
+            s2 += r2[k] * prev[k];
+            s3 += r3[k] * prev[k];
+        }
+        dot[0] = s0, dot[1] = s1, dot[2] = s2, dot[3] = s3;
+    } else {
+        for (long b = 0; b < nb; b++)
+            for (size_t k = 0; k < d; k++)
+                dot[b] += rows[(size_t)b * d + k] * prev[k];
+    }
+    for (long b = 0; b < nb; b++) {
+        double *row = rows + (size_t)b * d;
+        for (size_t k = 0; k < d; k++)
+            row[k] -= dot[b] * prev[k];
+    }
+}
+
+/* Global direction g's iid draw into raw (d floats) and row (doubles);
+ * returns its squared length. */
+static double draw_row(const tsgs__fspec *fs, long g, float *raw,
+                       double *row)
+{
+    float phase;
+    direction_strided(fs, g / fs->dirs, g % fs->dirs, raw, 1, &phase);
+    double len0 = 0.0;
+    for (size_t k = 0; k < fs->d; k++)
+        row[k] = raw[k];
+    for (size_t k = 0; k < fs->d; k++)
+        len0 += row[k] * row[k];
+    return len0;
+}
+
+/* A projected row made a unit vector; a residual lost to rounding keeps
+ * direction g's raw draw (i < m <= d Gaussian vectors are independent
+ * with probability one). */
+static void unit_row(const tsgs__fspec *fs, long g, double len0, float *raw,
+                     double *row)
+{
+    const size_t d = fs->d;
+    double len = 0.0;
+    for (size_t k = 0; k < d; k++)
+        len += row[k] * row[k];
+    if (!(len > 1e-20 * len0)) {
+        len = draw_row(fs, g, raw, row);
+    }
+    const double unit = 1.0 / sqrt(len);
+    for (size_t k = 0; k < d; k++)
+        row[k] *= unit;
+}
+
 /* Group q of an orthogonal spec into Q (group x d doubles): row i is
- * global direction q * group + i, with its full length. raw: d floats of
- * scratch. Returns 1 when stop (polled before each row: i x d work) cut
- * it, else 0. */
+ * global direction q * group + i, with its full length, by modified
+ * Gram-Schmidt against the rows before it. raw: d floats of scratch.
+ * Returns 1 when stop (polled before each draw, each earlier row a batch
+ * is projected on, and each length: at most ORTHO_BATCH x d work) cut it,
+ * else 0. */
 static int orthogonal_group(const tsgs__fspec *fs, long q, double *Q,
                             float *raw, tsgs__stop *stop, double grace)
 {
     const size_t d = fs->d;
     const long m = fs->group;
-    for (long i = 0; i < m; i++) {
-        if (tsgs__stop_due(stop, grace))
-            return 1;
-        long g = q * m + i;
-        float phase;
-        direction_strided(fs, g / fs->dirs, g % fs->dirs, raw, 1, &phase);
-        double *row = Q + (size_t)i * d;
-        for (size_t k = 0; k < d; k++)
-            row[k] = raw[k];
-        double len0 = 0.0;
-        for (size_t k = 0; k < d; k++)
-            len0 += row[k] * row[k];
-        /* Modified Gram-Schmidt against the rows before it. */
-        for (long j = 0; j < i; j++) {
-            const double *prev = Q + (size_t)j * d;
-            double dot = 0.0;
-            for (size_t k = 0; k < d; k++)
-                dot += row[k] * prev[k];
-            for (size_t k = 0; k < d; k++)
-                row[k] -= dot * prev[k];
+    for (long i0 = 0; i0 < m; i0 += ORTHO_BATCH) {
+        const long nb = m - i0 < ORTHO_BATCH ? m - i0 : ORTHO_BATCH;
+        double *rows = Q + (size_t)i0 * d;
+        double len0[ORTHO_BATCH];
+        for (long b = 0; b < nb; b++) {
+            if (tsgs__stop_due(stop, grace))
+                return 1;
+            len0[b] = draw_row(fs, q * m + i0 + b, raw, rows + (size_t)b * d);
         }
-        double len = 0.0;
-        for (size_t k = 0; k < d; k++)
-            len += row[k] * row[k];
-        /* i < m <= d Gaussian vectors are independent with probability
-         * one; a residual lost to rounding keeps the raw direction. */
-        if (!(len > 1e-20 * len0)) {
-            for (size_t k = 0; k < d; k++)
-                row[k] = raw[k];
-            len = len0;
+        for (long j = 0; j < i0; j++) {
+            if (tsgs__stop_due(stop, grace))
+                return 1;
+            project_rows(rows, nb, Q + (size_t)j * d, d);
         }
-        const double unit = 1.0 / sqrt(len);
-        for (size_t k = 0; k < d; k++)
-            row[k] *= unit;
+        /* within the batch, in order: row b on the rows made before it */
+        for (long b = 0; b < nb; b++) {
+            double *row = rows + (size_t)b * d;
+            for (long j = 0; j < b; j++)
+                project_rows(row, 1, rows + (size_t)j * d, d);
+            unit_row(fs, q * m + i0 + b, len0[b], raw, row);
+        }
     }
     /* Rows are unit vectors now; give each its chi length (d draws each:
      * polled as the rows above, a wide group's lengths take seconds). */
