@@ -1,0 +1,50 @@
+#!/usr/bin/python3
+"""Lists the functions of src/**/*.c over 80 lines (issue #32), from the
+line their declaration starts on to their closing brace, longest first,
+and fails (exit 1) when one of them is I/O or tool code: the tool
+(src/cli/), the data readers (src/data/reader.c, compress.c, npy.c) and
+the model file's reader and writer (src/model/model_io.c). The others
+are listed as a note.
+
+Usage: long_functions.py [SRC]   (default: src)"""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import csource  # noqa: E402
+
+MAX_LINES = 80
+IO_AND_TOOL = ("cli/", "data/reader.c", "data/compress.c", "data/npy.c",
+               "model/model_io.c")
+
+
+def long_functions(src):
+    found = []
+    for folder, _, names in os.walk(src):
+        for name in sorted(names):
+            if not name.endswith(".c"):
+                continue
+            path = os.path.join(folder, name)
+            for d in csource.read(path).definitions:
+                if d.kind == "function" and d.lines > MAX_LINES:
+                    found.append((d.lines, os.path.relpath(path, src), d))
+    return sorted(found, key=lambda f: (-f[0], f[1], f[2].first))
+
+
+def main(argv):
+    src = argv[1] if len(argv) > 1 else "src"
+    found = long_functions(src)
+    io = [f for f in found if f[1].startswith(IO_AND_TOOL)]
+    for title, rows in (("I/O or tool code", io),
+                        ("elsewhere (a note)",
+                         [f for f in found if f not in io])):
+        print("functions over %d lines, %s: %d" % (MAX_LINES, title,
+                                                   len(rows)))
+        for lines, path, d in rows:
+            print("  %4d  %s:%d  %s" % (lines, path, d.first, d.name))
+    return 1 if io else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
