@@ -85,10 +85,6 @@ int cli_read(const cli_opts *o, const char *path, tsgs_dataset **out);
 
 void cli_error(const tsgs_error *err);
 
-/* --max-memory's value: "auto" (-1), 0 (no limit), or a size in bytes
- * with an optional K, M, G or T suffix (powers of 1024; "GB", "GiB" too).
- * Returns nonzero when it is none of these. */
-int cli_parse_size(const char *text, double *bytes);
 /* Prints an error and returns 1 when training ds (read from path) with p
  * needs more memory (tsgs_train_memory's estimate) than --max-memory
  * allows; auto: what the process can still allocate

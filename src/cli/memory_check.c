@@ -5,32 +5,6 @@
 #include "cli.h"
 
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-int cli_parse_size(const char *text, double *bytes)
-{
-    if (strcmp(text, "auto") == 0) {
-        *bytes = -1.0;
-        return 0;
-    }
-    char *end;
-    double v = strtod(text, &end);
-    if (end == text || !(v >= 0.0) || v > 1e18)
-        return 1;
-    static const char units[] = "KMGT";
-    double scale = 1.0;
-    if (*end) {
-        const char *u = strchr(units, *end);
-        if (!u || !*u || (end[1] && strcmp(end + 1, "B") != 0 &&
-                          strcmp(end + 1, "iB") != 0))
-            return 1;
-        for (const char *k = units; k <= u; k++)
-            scale *= 1024.0;
-    }
-    *bytes = v * scale;
-    return 0;
-}
 
 /* The limit --max-memory sets: the bytes given, or (auto) what this
  * process can still allocate, *what naming the limit that decided. */

@@ -152,6 +152,33 @@ static int parse_long(const char *v, long min, long *out)
     return 0;
 }
 
+/* --max-memory's value: "auto" (-1), 0 (no limit), or a size in bytes
+ * with an optional K, M, G or T suffix (powers of 1024; "GB", "GiB" too).
+ * Returns nonzero when it is none of these. */
+static int parse_size(const char *text, double *bytes)
+{
+    if (strcmp(text, "auto") == 0) {
+        *bytes = -1.0;
+        return 0;
+    }
+    char *end;
+    double v = strtod(text, &end);
+    if (end == text || !(v >= 0.0) || v > 1e18)
+        return 1;
+    static const char units[] = "KMGT";
+    double scale = 1.0;
+    if (*end) {
+        const char *u = strchr(units, *end);
+        if (!u || !*u || (end[1] && strcmp(end + 1, "B") != 0 &&
+                          strcmp(end + 1, "iB") != 0))
+            return 1;
+        for (const char *k = units; k <= u; k++)
+            scale *= 1024.0;
+    }
+    *bytes = v * scale;
+    return 0;
+}
+
 /* Keys of the tool itself (data and run options); the rest are params. */
 static tsgs_status set_key(const char *key, const char *value, void *user,
                            tsgs_error *err)
@@ -206,7 +233,7 @@ static tsgs_status set_key(const char *key, const char *value, void *user,
         else why = "a number of iterations >= 0";
     } else if (strcmp(key, "max-memory") == 0) {
         double b;
-        if (cli_parse_size(value, &b) == 0) o->max_memory = b;
+        if (parse_size(value, &b) == 0) o->max_memory = b;
         else why = "auto, 0 (no limit) or a size such as 8G, 512M";
     } else if (strcmp(key, "decision-values") == 0) {
         if (strcmp(value, "1") == 0 || strcmp(value, "yes") == 0) o->decision_values = 1;
