@@ -12,7 +12,7 @@
 #ifndef TSGS_SOLVER_H
 #define TSGS_SOLVER_H
 
-#include "internal.h"
+#include "train.h"
 
 typedef struct {
     const tsgs_dataset *ds;        /* checked: finite, two classes */

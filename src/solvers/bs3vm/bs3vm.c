@@ -47,6 +47,7 @@
  * smallest |delta_j| = |a_j| / t is the smallest |a_j|. At the end
  * alpha_j = a_j / T. */
 #include "solvers/solver.h"
+#include "solvers/bs3vm/bs3vm.h"
 
 #include <errno.h>
 #include <math.h>
@@ -408,7 +409,7 @@ static tsgs_status bs3vm_train(const tsgs_dataset *ds, const tsgs_params *params
     s.nu = s.n - s.nl;
 
     /* resolve this solver's settings; the model records them */
-    p->iterations = tsgs_train_steps(ds, p);
+    p->iterations = bs3vm_steps(ds, p);
     if (p->budget_labeled == 0)
         p->budget_labeled = (long)s.nl;
     if (p->budget_unlabeled == 0)

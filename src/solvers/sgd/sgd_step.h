@@ -5,6 +5,7 @@
 #define TSGS_SGD_STEP_H
 
 #include "solvers/solver.h"
+#include "solvers/sgd/sgd.h"
 
 /* What a step cut by a stop puts back (sgd_step.c, abandon_step): the
  * state the end of the step before left, taken there (tsgs__sgd_mark)
