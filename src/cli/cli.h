@@ -85,6 +85,13 @@ int cli_read(const cli_opts *o, const char *path, tsgs_dataset **out);
 
 void cli_error(const tsgs_error *err);
 
+/* The rows train and cv fit (train_data.c): path's, its labels checked
+ * (cli_check_labels), then --unlabeled FILE's rows appended, unlabeled,
+ * and the labels of --labeled N rows kept (the rest hidden, by --seed).
+ * Returns 0, or 1 after printing an error (*out untouched). */
+int cli_read_training(const cli_opts *o, const char *path,
+                      tsgs_dataset **out);
+
 /* Prints an error and returns 1 when training ds (read from path) with p
  * needs more memory (tsgs_train_memory's estimate) than --max-memory
  * allows; auto: what the process can still allocate

@@ -203,16 +203,272 @@ static void usage(const cli_opts *o)
     cli_print_param_help(&o->params);
 }
 
+/* What a train command holds, freed by run_free. */
+typedef struct {
+    tsgs_dataset *train, *test;
+    tsgs_dataset *sample; /* test's rows for the accuracies during training,
+                             NULL: all of them */
+    tsgs_model *model;
+} train_run;
+
+static void run_free(train_run *r)
+{
+    tsgs_dataset_free(r->train);
+    tsgs_dataset_free(r->sample);
+    tsgs_dataset_free(r->test);
+    tsgs_model_free(r->model);
+}
+
+/* The model file: MODEL_FILE, or without one TRAIN_FILE's base name +
+ * ".model" in the current folder, as svm-train names it (written into
+ * buf); NULL with -v K (svm-train's cross-validation), which writes no
+ * model. Returns 0, or 1 after an error (printed). */
+static int model_path_of(const cli_opts *o, char *buf, size_t size,
+                         const char **out)
+{
+    const char *train_path = o->positional[0];
+    if (o->cv_folds || o->positional[1]) {
+        *out = o->cv_folds ? NULL : o->positional[1];
+        return 0;
+    }
+    if (strcmp(train_path, "-") == 0) {
+        fprintf(stderr, "ERROR: train - (standard input) needs a "
+                        "MODEL_FILE\n");
+        return 1;
+    }
+    const char *base = strrchr(train_path, '/');
+    base = base ? base + 1 : train_path;
+    if (snprintf(buf, size, "%s.model", base) >= (int)size) {
+        fprintf(stderr, "ERROR: %s: name too long for a model file\n",
+                train_path);
+        return 1;
+    }
+    *out = buf;
+    return 0;
+}
+
+/* What can be checked before any read: TRAIN_FILE [MODEL_FILE], a model
+ * file that can be written (*model_path; NULL with -v K) and parameters
+ * that pass tsgs_params_check. Returns 0, or 1 after an error (printed). */
+static int check_arguments(const cli_opts *o, char *buf, size_t size,
+                           const char **model_path)
+{
+    tsgs_error err;
+    if (o->npositional < 1 || o->npositional > 2) {
+        fprintf(stderr, "ERROR: train needs TRAIN_FILE [MODEL_FILE] "
+                        "(see tsgs3vm train --help)\n");
+        return 1;
+    }
+    if (model_path_of(o, buf, size, model_path))
+        return 1;
+    if ((*model_path &&
+         tsgs_model_check_path(*model_path, &err) != TSGS_OK) ||
+        tsgs_params_check(&o->params, &err) != TSGS_OK) {
+        cli_error(&err);
+        return 1;
+    }
+    return 0;
+}
+
+/* --test FILE into r->test, read as wide as the training rows at least
+ * and with no unlabeled label, the features the training rows lack
+ * dropped (with a warning); then r->sample, the seeded sample that the
+ * accuracies during training use. Returns 0, or 1 after an error
+ * (printed). */
+static int read_test_set(const cli_opts *o, const char *train_path,
+                         train_run *r)
+{
+    const size_t d = tsgs_dataset_features(r->train);
+    tsgs_read_options ro = o->read;
+    ro.min_features = d;
+    ro.threads = o->params.threads;
+    ro.has_unlabeled_label = 0;
+    tsgs_error err;
+    if (tsgs_dataset_read(cli_path(o->test_file, 0), &ro, &r->test, &err)) {
+        cli_error(&err);
+        return 1;
+    }
+    tsgs_data_layout layout;
+    tsgs_dataset_layout(r->train, &layout);
+    if (cli_check_narrow(o->test_file, r->test, d, &layout) ||
+        cli_drop_unseen(o->test_file, r->test, d))
+        return 1;
+    if (tsgs_dataset_features(r->test) != d) {
+        fprintf(stderr, "ERROR: %s: %zu features per row, but %s has "
+                        "%zu\n",
+                o->test_file, tsgs_dataset_features(r->test), train_path, d);
+        return 1;
+    }
+    if (tsgs_dataset_labeled_count(r->test) == 0) {
+        fprintf(stderr, "ERROR: %s: no labeled rows to measure the "
+                        "accuracy on\n",
+                o->test_file);
+        return 1;
+    }
+    return test_sample(r->test, TEST_SAMPLE_MAX, o->params.seed, &r->sample);
+}
+
+/* The training rows (cli_read_training) and --test FILE's, then a line
+ * that says what was read (unless quiet). Returns 0, or 1 after an error
+ * (printed). */
+static int read_data(const cli_opts *o, train_run *r)
+{
+    const char *path = o->positional[0];
+    double t0 = cli_wall_s();
+    if (cli_read_training(o, path, &r->train) ||
+        (o->test_file && read_test_set(o, path, r)))
+        return 1;
+    size_t n = tsgs_dataset_rows(r->train),
+           nl = tsgs_dataset_labeled_count(r->train);
+    if (!o->quiet)
+        fprintf(stderr, "read %zu rows x %zu features (%zu labeled, %zu "
+                        "unlabeled) in %.2fs\n",
+                n, tsgs_dataset_features(r->train), nl, n - nl,
+                cli_wall_s() - t0);
+    return 0;
+}
+
+/* The training's hooks: progress and warnings on stderr (ps), a stop on
+ * SIGINT or SIGTERM, and the test accuracy (on r's sample, or the whole
+ * test file) every --test-every steps, ten times a run when 0. */
+static void set_hooks(tsgs_train_hooks *hooks, progress_state *ps,
+                      const cli_opts *o, const train_run *r)
+{
+    memset(hooks, 0, sizeof *hooks);
+    hooks->progress = on_progress;
+    hooks->progress_every = 1;
+    hooks->should_stop = cli_should_stop;
+    hooks->user = ps;
+    hooks->warn = on_warn;
+    hooks->monitor = r->sample ? r->sample : r->test;
+    hooks->monitor_every = o->test_every;
+    if (r->test && o->test_every == 0) {
+        long T = tsgs_train_steps(r->train, &o->params);
+        hooks->monitor_every = T / 10 > 0 ? T / 10 : 1;
+    }
+}
+
+/* A training that returned no model: stopped by a signal before there was
+ * one (said; the exit status 128 + the signal), or an error (printed;
+ * 1). */
+static int training_failed(const char *train_path, const tsgs_dataset *train,
+                           const char *model_path, const tsgs_error *err)
+{
+    if (err->code == TSGS_ERR_STOPPED && cli_stop_signal) {
+        fprintf(stderr, "interrupted: %s; %s untouched\n", err->message,
+                model_path);
+        return 128 + cli_stop_signal;
+    }
+    cli_training_error(train_path, train, err);
+    return 1;
+}
+
+/* Says where the model went (path; `asked` the MODEL_FILE a stopped run
+ * left untouched): always after a stop, else unless quiet; then the
+ * solver's note unless quiet. */
+static void report_saved(const cli_opts *o, const tsgs_model *m,
+                         const char *path, const char *asked, int stopped,
+                         double train_s)
+{
+    const char *what = tsgs_model_params(m)->solver == TSGS_SOLVER_BS3VM
+                           ? "support vectors" : "random features";
+    if (stopped)
+        fprintf(stderr, "interrupted: %ld %s, %.3fs; model of the "
+                        "iterations done written to %s (%s untouched)\n",
+                tsgs_model_feature_count(m), what, train_s, path, asked);
+    else if (!o->quiet)
+        fprintf(stderr, "trained: %ld %s, %.3fs; model written to %s\n",
+                tsgs_model_feature_count(m), what, train_s, path);
+    if (!o->quiet && tsgs_model_note(m)[0])
+        fprintf(stderr, "%s\n", tsgs_model_note(m));
+}
+
+/* Writes the model to model_path, and says so. A stopped run's model is a
+ * partial one: it goes beside, to MODEL_FILE.partial, and MODEL_FILE
+ * keeps the model it held (a good one is not replaced). Returns 0, or 1
+ * after an error (printed). */
+static int save_model(const cli_opts *o, const tsgs_model *m,
+                      const char *model_path, int stopped, double train_s)
+{
+    char partial[4096 + 16];
+    const char *path = model_path;
+    tsgs_error err;
+    if (stopped) {
+        if (snprintf(partial, sizeof partial, "%s.partial", model_path) >=
+            (int)sizeof partial) {
+            fprintf(stderr, "ERROR: %s: name too long\n", model_path);
+            return 1;
+        }
+        path = partial;
+    }
+    if (tsgs_model_save(m, path, &err)) {
+        cli_error(&err);
+        return 1;
+    }
+    cli_default_mode(path);
+    report_saved(o, m, path, model_path, stopped, train_s);
+    return 0;
+}
+
+/* The model's accuracy on the whole --test file, on standard output.
+ * Returns 0, or 1 after an error (printed). */
+static int print_test_accuracy(const cli_opts *o, const tsgs_model *m,
+                               const tsgs_dataset *test)
+{
+    size_t nt = tsgs_dataset_rows(test);
+    double *dec = malloc(sizeof(double) * tsgs_model_score_columns(m) *
+                         (nt ? nt : 1));
+    tsgs_error err;
+    int rc = 1;
+    if (!dec) {
+        fprintf(stderr, "ERROR: out of memory\n");
+    } else if (tsgs_predict_scores(m, test, 0, dec, &err)) {
+        cli_error(&err);
+    } else {
+        cli_print_accuracy(stdout, "Test accuracy", o->test_file, m, test,
+                           dec, o->quiet);
+        rc = 0;
+    }
+    free(dec);
+    return rc;
+}
+
+/* Trains on r's rows (Ctrl-C or SIGTERM stops it cleanly: the model of
+ * the iterations done is kept), writes the model and, with --test, its
+ * final accuracy. Returns the exit status: 128 + the signal after a
+ * stop. */
+static int train_and_save(const cli_opts *o, train_run *r,
+                          const char *model_path)
+{
+    progress_state ps = {o->quiet, isatty(2), 0.0,
+                         r->sample ? tsgs_dataset_rows(r->sample) : 0};
+    tsgs_train_hooks hooks;
+    set_hooks(&hooks, &ps, o, r);
+    int stopped = 0;
+    tsgs_error err;
+    double t1 = cli_wall_s();
+    cli_catch_stops(NULL);
+    if (tsgs_train(r->train, &o->params, &hooks, &r->model, &stopped, &err))
+        return training_failed(o->positional[0], r->train, model_path, &err);
+    double train_s = cli_wall_s() - t1;
+    if (save_model(o, r->model, model_path, stopped, train_s) ||
+        (r->test && print_test_accuracy(o, r->model, r->test)))
+        return 1;
+    if (fflush(stdout) != 0) {
+        fprintf(stderr, "ERROR: writing to stdout failed\n");
+        return 1;
+    }
+    return stopped ? 128 + (cli_stop_signal ? cli_stop_signal : SIGINT) : 0;
+}
+
 int cmd_train(int argc, char **argv)
 {
     cli_opts o;
     cli_opts_init(&o);
-    int rc = 1;
-    tsgs_dataset *train = NULL, *extra = NULL, *test = NULL, *sample = NULL;
-    tsgs_model *model = NULL;
-    double *dec = NULL;
-    tsgs_error err;
+    train_run r = {NULL, NULL, NULL, NULL};
     char default_model[4096];
+    const char *model_path = NULL;
+    int rc = 1;
     if (cli_parse(&o, argc, argv, train_keys))
         goto done;
     if (o.help) {
@@ -220,196 +476,22 @@ int cmd_train(int argc, char **argv)
         rc = 0;
         goto done;
     }
-    if (o.npositional < 1 || o.npositional > 2) {
-        fprintf(stderr, "ERROR: train needs TRAIN_FILE [MODEL_FILE] "
-                        "(see tsgs3vm train --help)\n");
+    if (check_arguments(&o, default_model, sizeof default_model,
+                        &model_path))
         goto done;
-    }
-    /* -v K (svm-train's cross-validation) writes no model; without a
-     * MODEL_FILE the model is TRAIN_FILE's base name + ".model" in the
-     * current folder, as svm-train names it */
-    const char *train_path = o.positional[0],
-               *model_path = o.cv_folds ? NULL : o.positional[1];
-    if (!model_path && !o.cv_folds) {
-        if (strcmp(train_path, "-") == 0) {
-            fprintf(stderr, "ERROR: train - (standard input) needs a "
-                            "MODEL_FILE\n");
-            goto done;
-        }
-        const char *base = strrchr(train_path, '/');
-        base = base ? base + 1 : train_path;
-        if (snprintf(default_model, sizeof default_model, "%s.model",
-                     base) >= (int)sizeof default_model) {
-            fprintf(stderr, "ERROR: %s: name too long for a model file\n",
-                    train_path);
-            goto done;
-        }
-        model_path = default_model;
-    }
-    if ((model_path && tsgs_model_check_path(model_path, &err) != TSGS_OK) ||
-        tsgs_params_check(&o.params, &err) != TSGS_OK) {
-        cli_error(&err);
-        goto done;
-    }
-
     /* From here on Ctrl-C (or SIGTERM) ends the run: at once before
      * training, where nothing is written that a stop could leave half
      * done (a read of a huge file or a wide row is not waited for), and
-     * during it cleanly: the model of the iterations done so far is
-     * saved, or none where a stop came before there was one. A second
-     * one ends the process. */
+     * during it cleanly (train_and_save). A second one ends the
+     * process. */
     cli_catch_stops("interrupted before training: no model written\n");
-
-    double t0 = cli_wall_s();
-    if (cli_read(&o, train_path, &train) || cli_check_labels(&o, train_path, train))
+    if (read_data(&o, &r) ||
+        cli_check_memory(&o, o.positional[0], r.train, &o.params))
         goto done;
-    if (o.unlabeled_file) {
-        if (cli_read(&o, o.unlabeled_file, &extra))
-            goto done;
-        if (tsgs_dataset_append_unlabeled(train, extra, &err)) {
-            cli_error(&err);
-            goto done;
-        }
-        tsgs_dataset_free(extra);
-        extra = NULL;
-    }
-    if (o.labeled > 0 &&
-        tsgs_dataset_keep_labels(train, (size_t)o.labeled, o.params.seed,
-                                 &err)) {
-        cli_error(&err);
-        goto done;
-    }
-    if (o.test_file) {
-        tsgs_read_options ro = o.read;
-        ro.min_features = tsgs_dataset_features(train);
-        ro.threads = o.params.threads;
-        ro.has_unlabeled_label = 0;
-        if (tsgs_dataset_read(cli_path(o.test_file, 0), &ro, &test, &err)) {
-            cli_error(&err);
-            goto done;
-        }
-        tsgs_data_layout layout;
-        tsgs_dataset_layout(train, &layout);
-        if (cli_check_narrow(o.test_file, test, tsgs_dataset_features(train),
-                             &layout) ||
-            cli_drop_unseen(o.test_file, test, tsgs_dataset_features(train)))
-            goto done;
-        if (tsgs_dataset_features(test) != tsgs_dataset_features(train)) {
-            fprintf(stderr, "ERROR: %s: %zu features per row, but %s has "
-                            "%zu\n",
-                    o.test_file, tsgs_dataset_features(test), train_path,
-                    tsgs_dataset_features(train));
-            goto done;
-        }
-        if (tsgs_dataset_labeled_count(test) == 0) {
-            fprintf(stderr, "ERROR: %s: no labeled rows to measure the "
-                            "accuracy on\n",
-                    o.test_file);
-            goto done;
-        }
-        if (test_sample(test, TEST_SAMPLE_MAX, o.params.seed, &sample))
-            goto done;
-    }
-    size_t n = tsgs_dataset_rows(train), nl = tsgs_dataset_labeled_count(train);
-    if (!o.quiet)
-        fprintf(stderr, "read %zu rows x %zu features (%zu labeled, %zu "
-                        "unlabeled) in %.2fs\n",
-                n, tsgs_dataset_features(train), nl, n - nl, cli_wall_s() - t0);
-    if (cli_check_memory(&o, train_path, train, &o.params))
-        goto done;
-    if (o.cv_folds) {
-        rc = cross_validate(&o, train_path, train);
-        goto done;
-    }
-
-    progress_state ps = {o.quiet, isatty(2), 0.0,
-                         sample ? tsgs_dataset_rows(sample) : 0};
-    tsgs_train_hooks hooks;
-    memset(&hooks, 0, sizeof hooks);
-    hooks.progress = on_progress;
-    hooks.progress_every = 1;
-    hooks.should_stop = cli_should_stop;
-    hooks.user = &ps;
-    hooks.warn = on_warn;
-    hooks.monitor = sample ? sample : test;
-    hooks.monitor_every = o.test_every;
-    if (test && o.test_every == 0) {
-        /* Ten measurements a run. */
-        long T = tsgs_train_steps(train, &o.params);
-        hooks.monitor_every = T / 10 > 0 ? T / 10 : 1;
-    }
-
-    int stopped = 0;
-    double t1 = cli_wall_s();
-    cli_catch_stops(NULL);
-    if (tsgs_train(train, &o.params, &hooks, &model, &stopped, &err)) {
-        if (err.code == TSGS_ERR_STOPPED && cli_stop_signal) {
-            /* stopped before there was a model to keep */
-            fprintf(stderr, "interrupted: %s; %s untouched\n", err.message,
-                    model_path);
-            rc = 128 + cli_stop_signal;
-        } else {
-            cli_training_error(train_path, train, &err);
-        }
-        goto done;
-    }
-    double train_s = cli_wall_s() - t1;
-    /* a stopped run's model is a partial one: it goes beside MODEL_FILE,
-     * which keeps the model it held (a good one is not replaced) */
-    char partial[4096 + 16];
-    const char *asked = model_path;
-    if (stopped) {
-        if (snprintf(partial, sizeof partial, "%s.partial", model_path) >=
-            (int)sizeof partial) {
-            fprintf(stderr, "ERROR: %s: name too long\n", model_path);
-            goto done;
-        }
-        model_path = partial;
-    }
-    if (tsgs_model_save(model, model_path, &err)) {
-        cli_error(&err);
-        goto done;
-    }
-    cli_default_mode(model_path);
-    const char *what = tsgs_model_params(model)->solver == TSGS_SOLVER_BS3VM
-                           ? "support vectors" : "random features";
-    if (stopped)
-        fprintf(stderr, "interrupted: %ld %s, %.3fs; model of the "
-                        "iterations done written to %s (%s untouched)\n",
-                tsgs_model_feature_count(model), what, train_s, model_path,
-                asked);
-    else if (!o.quiet)
-        fprintf(stderr, "trained: %ld %s, %.3fs; model written to %s\n",
-                tsgs_model_feature_count(model), what, train_s, model_path);
-    if (!o.quiet && tsgs_model_note(model)[0])
-        fprintf(stderr, "%s\n", tsgs_model_note(model));
-    if (test) {
-        size_t nt = tsgs_dataset_rows(test);
-        dec = malloc(sizeof(double) * tsgs_model_score_columns(model) *
-                     (nt ? nt : 1));
-        if (!dec) {
-            fprintf(stderr, "ERROR: out of memory\n");
-            goto done;
-        }
-        if (tsgs_predict_scores(model, test, 0, dec, &err)) {
-            cli_error(&err);
-            goto done;
-        }
-        cli_print_accuracy(stdout, "Test accuracy", o.test_file, model, test, dec,
-                           o.quiet);
-    }
-    if (fflush(stdout) != 0) {
-        fprintf(stderr, "ERROR: writing to stdout failed\n");
-        goto done;
-    }
-    rc = stopped ? 128 + (cli_stop_signal ? cli_stop_signal : SIGINT) : 0;
+    rc = o.cv_folds ? cross_validate(&o, o.positional[0], r.train)
+                    : train_and_save(&o, &r, model_path);
 done:
-    free(dec);
-    tsgs_dataset_free(train);
-    tsgs_dataset_free(extra);
-    tsgs_dataset_free(sample);
-    tsgs_dataset_free(test);
-    tsgs_model_free(model);
+    run_free(&r);
     cli_opts_free(&o);
     return rc;
 }
