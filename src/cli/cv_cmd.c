@@ -201,184 +201,260 @@ static void on_done(size_t i, double mean, double sd, void *user)
             100 * mean, 100 * sd, cli_wall_s() - c->t0);
 }
 
-int cmd_cv(int argc, char **argv)
-{
+/* The cv command's own options, which cli_parse does not know. */
+typedef struct {
     axis_t axes[MAX_AXES];
-    int naxes = 0, folds = 5;
-    tsgs_cv_parallel mode = TSGS_CV_PARALLEL_GRID;
-    const char *write_config = NULL;
-    char **rest = calloc((size_t)argc + 1, sizeof *rest);
-    if (!rest)
+    int naxes, folds;
+    tsgs_cv_parallel mode;
+    const char *write_config;
+} cv_opts;
+
+/* The value of --cv-parallel: 0, or 1 after an error (printed). */
+static int parse_mode(const char *value, tsgs_cv_parallel *mode)
+{
+    if (strcmp(value, "grid") == 0)
+        *mode = TSGS_CV_PARALLEL_GRID;
+    else if (strcmp(value, "fit") == 0)
+        *mode = TSGS_CV_PARALLEL_FIT;
+    else {
+        fprintf(stderr, "ERROR: --cv-parallel \"%s\": grid or fit\n", value);
         return 1;
-    int nrest = 0, bad = 0;
-    /* Take the cv options out before the common parser sees them. */
+    }
+    return 0;
+}
+
+/* Takes cv's options (--grid, --folds or -v, --cv-parallel,
+ * --write-config) out of argv into cv, the others into rest[*nrest] for
+ * cli_parse. Returns 0, or 1 after an error (printed). */
+static int take_cv_options(int argc, char **argv, cv_opts *cv, char **rest,
+                           int *nrest)
+{
+    int bad = 0;
     for (int i = 0; i < argc && !bad; i++) {
         const char *a = argv[i];
         const char *val = i + 1 < argc ? argv[i + 1] : NULL;
         if (i > 0 && strcmp(a, "--grid") == 0 && val) {
-            if (naxes == MAX_AXES) {
+            if (cv->naxes == MAX_AXES) {
                 fprintf(stderr, "ERROR: at most %d --grid axes\n", MAX_AXES);
                 bad = 1;
             } else {
-                bad = parse_axis(val, &axes[naxes++]);
+                bad = parse_axis(val, &cv->axes[cv->naxes++]);
             }
             i++;
         } else if (i > 0 && (strcmp(a, "--folds") == 0 ||
                              strcmp(a, "-v") == 0) && val) { /* svm-train */
-            bad = cli_parse_folds(a, val, &folds);
+            bad = cli_parse_folds(a, val, &cv->folds);
             i++;
         } else if (i > 0 && strcmp(a, "--cv-parallel") == 0 && val) {
-            if (strcmp(val, "grid") == 0)
-                mode = TSGS_CV_PARALLEL_GRID;
-            else if (strcmp(val, "fit") == 0)
-                mode = TSGS_CV_PARALLEL_FIT;
-            else {
-                fprintf(stderr, "ERROR: --cv-parallel \"%s\": grid or fit\n", val);
-                bad = 1;
-            }
+            bad = parse_mode(val, &cv->mode);
             i++;
         } else if (i > 0 && strcmp(a, "--write-config") == 0 && val) {
-            write_config = val;
+            cv->write_config = val;
             i++;
         } else {
-            rest[nrest++] = argv[i];
+            rest[(*nrest)++] = argv[i];
         }
     }
-    cli_opts o;
-    cli_opts_init(&o);
-    if (bad || cli_parse(&o, nrest, rest, cv_keys)) {
-        free(rest);
-        cli_opts_free(&o);
+    return bad;
+}
+
+/* cv's options, then the common ones (cli_parse). Returns 0, or 1 after an
+ * error (printed). */
+static int parse_arguments(int argc, char **argv, cv_opts *cv, cli_opts *o)
+{
+    char **rest = calloc((size_t)argc + 1, sizeof *rest);
+    if (!rest)
         return 1;
-    }
+    int nrest = 0;
+    int bad = take_cv_options(argc, argv, cv, rest, &nrest) ||
+              cli_parse(o, nrest, rest, cv_keys);
     free(rest);
-    if (o.help) {
-        usage(&o);
-        cli_opts_free(&o);
-        return 0;
-    }
-    if (o.npositional != 1) {
-        fprintf(stderr, "ERROR: cv needs TRAIN_FILE (see tsgs3vm cv --help)\n");
-        cli_opts_free(&o);
-        return 1;
-    }
-    /* the config's folder before the CV, not after it */
-    tsgs_error perr;
-    if (write_config && tsgs_model_check_path(write_config, &perr) != TSGS_OK) {
-        fprintf(stderr, "ERROR: --write-config %s\n", perr.message);
-        cli_opts_free(&o);
-        return 1;
-    }
-    size_t npoints = 1;
-    for (int a = 0; a < naxes; a++)
-        npoints *= (size_t)axes[a].nvalues;
-    tsgs_params *points = calloc(npoints, sizeof *points);
-    double *mean = calloc(npoints, sizeof(double));
-    double *sd = calloc(npoints, sizeof(double));
-    tsgs_dataset *train = NULL, *extra = NULL;
+    return bad;
+}
+
+/* What can be checked before the grid is built: TRAIN_FILE, and a
+ * --write-config file that can be written (its folder before the CV, not
+ * after it). Returns 0, or 1 after an error (printed). */
+static int check_arguments(const cv_opts *cv, const cli_opts *o)
+{
     tsgs_error err;
-    int rc = 1;
-    if (!points || !mean || !sd) {
+    if (o->npositional != 1) {
+        fprintf(stderr, "ERROR: cv needs TRAIN_FILE (see tsgs3vm cv "
+                        "--help)\n");
+        return 1;
+    }
+    if (cv->write_config &&
+        tsgs_model_check_path(cv->write_config, &err) != TSGS_OK) {
+        fprintf(stderr, "ERROR: --write-config %s\n", err.message);
+        return 1;
+    }
+    return 0;
+}
+
+/* The grid's points (base with one value of each axis, the last axis
+ * fastest) and their results. */
+typedef struct {
+    size_t npoints;
+    tsgs_params *points;
+    double *mean, *sd;
+} grid_t;
+
+static void grid_free(grid_t *g)
+{
+    free(g->points);
+    free(g->mean);
+    free(g->sd);
+}
+
+/* Fills g with the points of cv's axes over base, each checked. Returns
+ * 0, or 1 after an error (printed). */
+static int grid_build(grid_t *g, const cv_opts *cv, const tsgs_params *base)
+{
+    tsgs_error err;
+    g->npoints = 1;
+    for (int a = 0; a < cv->naxes; a++)
+        g->npoints *= (size_t)cv->axes[a].nvalues;
+    g->points = calloc(g->npoints, sizeof *g->points);
+    g->mean = calloc(g->npoints, sizeof(double));
+    g->sd = calloc(g->npoints, sizeof(double));
+    if (!g->points || !g->mean || !g->sd) {
         fprintf(stderr, "ERROR: out of memory\n");
-        goto done;
+        return 1;
     }
-    for (size_t i = 0; i < npoints; i++) {
+    for (size_t i = 0; i < g->npoints; i++) {
         int pick[MAX_AXES];
-        point_values(axes, naxes, i, pick);
-        points[i] = o.params;
-        for (int a = 0; a < naxes; a++)
-            if (tsgs_params_set(&points[i], axes[a].key,
-                                axes[a].values[pick[a]], &err) != TSGS_OK) {
+        point_values(cv->axes, cv->naxes, i, pick);
+        g->points[i] = *base;
+        for (int a = 0; a < cv->naxes; a++)
+            if (tsgs_params_set(&g->points[i], cv->axes[a].key,
+                                cv->axes[a].values[pick[a]],
+                                &err) != TSGS_OK) {
                 fprintf(stderr, "ERROR: --grid: %s\n", err.message);
-                goto done;
+                return 1;
             }
-        if (tsgs_params_check(&points[i], &err) != TSGS_OK) {
-            fprintf(stderr, "ERROR: grid point %zu: %s\n", i + 1, err.message);
-            goto done;
+        if (tsgs_params_check(&g->points[i], &err) != TSGS_OK) {
+            fprintf(stderr, "ERROR: grid point %zu: %s\n", i + 1,
+                    err.message);
+            return 1;
         }
     }
-    /* cv writes no file: Ctrl-C (or SIGTERM) ends it at once, in the read
-     * or in the fits */
-    cli_catch_stops("interrupted: cross-validation stopped, no results\n");
-    if (cli_read(&o, o.positional[0], &train) || cli_check_labels(&o, o.positional[0], train))
-        goto done;
-    if (o.unlabeled_file) {
-        if (cli_read(&o, o.unlabeled_file, &extra))
-            goto done;
-        if (tsgs_dataset_append_unlabeled(train, extra, &err)) {
-            cli_error(&err);
-            goto done;
-        }
-    }
-    if (o.labeled > 0 && tsgs_dataset_keep_labels(train, (size_t)o.labeled,
-                                                  o.params.seed, &err)) {
-        cli_error(&err);
-        goto done;
-    }
-    for (size_t i = 0; i < npoints; i++)
-        if (cli_check_memory(&o, o.positional[0], train, &points[i]))
-            goto done;
-    report_ctx ctx = {axes, naxes, o.quiet, cli_wall_s()};
-    if (!o.quiet)
+    return 0;
+}
+
+/* The cross-validation of every point of g on train (path: its file),
+ * after --max-memory's check of each; a line per point on stderr unless
+ * quiet. Returns 0, or 1 after an error (printed). */
+static int run_grid(const cv_opts *cv, const cli_opts *o, const char *path,
+                    const tsgs_dataset *train, grid_t *g)
+{
+    tsgs_error err;
+    for (size_t i = 0; i < g->npoints; i++)
+        if (cli_check_memory(o, path, train, &g->points[i]))
+            return 1;
+    report_ctx ctx = {cv->axes, cv->naxes, o->quiet, cli_wall_s()};
+    if (!o->quiet)
         fprintf(stderr, "%zu grid points x %d folds on %zu labeled rows "
                         "(%s-parallel)\n",
-                npoints, folds, tsgs_dataset_labeled_count(train),
-                mode == TSGS_CV_PARALLEL_GRID ? "grid" : "fit");
-    if (tsgs_cv(train, points, npoints, folds, o.params.seed,
-                o.params.threads, mode, mean, sd, on_done, &ctx, &err)) {
-        cli_training_error(o.positional[0], train, &err);
-        goto done;
+                g->npoints, cv->folds, tsgs_dataset_labeled_count(train),
+                cv->mode == TSGS_CV_PARALLEL_GRID ? "grid" : "fit");
+    if (tsgs_cv(train, g->points, g->npoints, cv->folds, o->params.seed,
+                o->params.threads, cv->mode, g->mean, g->sd, on_done, &ctx,
+                &err)) {
+        cli_training_error(path, train, &err);
+        return 1;
     }
-    size_t best = best_point(axes, naxes, mean, npoints);
-    for (int a = 0; a < naxes; a++)
+    return 0;
+}
+
+/* The table on standard output: a tab-separated line per point, then the
+ * best one as options. Returns 0, or 1 after an error (printed). */
+static int print_table(const cv_opts *cv, const grid_t *g, size_t best)
+{
+    const axis_t *axes = cv->axes;
+    int pick[MAX_AXES];
+    for (int a = 0; a < cv->naxes; a++)
         printf("%s\t", axes[a].key);
     printf("cv_accuracy\tcv_sd\n");
-    for (size_t i = 0; i < npoints; i++) {
-        int pick[MAX_AXES];
-        point_values(axes, naxes, i, pick);
-        for (int a = 0; a < naxes; a++)
+    for (size_t i = 0; i < g->npoints; i++) {
+        point_values(axes, cv->naxes, i, pick);
+        for (int a = 0; a < cv->naxes; a++)
             printf("%s\t", axes[a].values[pick[a]]);
-        printf("%.6f\t%.6f\n", mean[i], sd[i]);
+        printf("%.6f\t%.6f\n", g->mean[i], g->sd[i]);
     }
-    int pick[MAX_AXES];
-    point_values(axes, naxes, best, pick);
+    point_values(axes, cv->naxes, best, pick);
     printf("# best:");
-    for (int a = 0; a < naxes; a++)
+    for (int a = 0; a < cv->naxes; a++)
         printf(" --%s %s", axes[a].key, axes[a].values[pick[a]]);
-    printf("  (%d-fold accuracy %.2f%%, sd %.2f)\n", folds, 100 * mean[best],
-           100 * sd[best]);
+    printf("  (%d-fold accuracy %.2f%%, sd %.2f)\n", cv->folds,
+           100 * g->mean[best], 100 * g->sd[best]);
     if (fflush(stdout) != 0 || ferror(stdout)) {
         fprintf(stderr, "ERROR: writing the table to standard output "
                         "failed: %s\n",
                 strerror(errno));
+        return 1;
+    }
+    return 0;
+}
+
+/* --write-config FILE: the best point's parameters as a config file, every
+ * key, under a comment naming the data and the score. Returns 0, or 1
+ * after an error (printed). */
+static int write_best_config(const cv_opts *cv, const char *train_path,
+                             const grid_t *g, size_t best)
+{
+    const char *path = cv->write_config;
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "ERROR: %s: %s\n", path, strerror(errno));
+        return 1;
+    }
+    fprintf(f, "# written by tsgs3vm cv on %s: best of %zu grid points, "
+               "%d-fold accuracy %.4f (sd %.4f)\n",
+            train_path, g->npoints, cv->folds, g->mean[best], g->sd[best]);
+    char value[TSGS_PARAM_VALUE_MAX];
+    const char *key;
+    for (size_t k = 0; (key = tsgs_params_key(k, &g->points[best], value,
+                                              sizeof value, NULL)); k++)
+        fprintf(f, "%s = %s\n", key, value);
+    if (fclose(f) != 0) {
+        fprintf(stderr, "ERROR: %s: %s\n", path, strerror(errno));
+        return 1;
+    }
+    return 0;
+}
+
+int cmd_cv(int argc, char **argv)
+{
+    cv_opts cv = {.folds = 5, .mode = TSGS_CV_PARALLEL_GRID};
+    cli_opts o;
+    cli_opts_init(&o);
+    grid_t g = {0, NULL, NULL, NULL};
+    tsgs_dataset *train = NULL;
+    int rc = 1;
+    if (parse_arguments(argc, argv, &cv, &o))
+        goto done;
+    if (o.help) {
+        usage(&o);
+        rc = 0;
         goto done;
     }
-    if (write_config) {
-        FILE *f = fopen(write_config, "w");
-        if (!f) {
-            fprintf(stderr, "ERROR: %s: %s\n", write_config, strerror(errno));
-            goto done;
-        }
-        fprintf(f, "# written by tsgs3vm cv on %s: best of %zu grid points, "
-                   "%d-fold accuracy %.4f (sd %.4f)\n",
-                o.positional[0], npoints, folds, mean[best], sd[best]);
-        char value[TSGS_PARAM_VALUE_MAX];
-        const char *key;
-        for (size_t k = 0; (key = tsgs_params_key(k, &points[best], value,
-                                                  sizeof value, NULL)); k++)
-            fprintf(f, "%s = %s\n", key, value);
-        if (fclose(f) != 0) {
-            fprintf(stderr, "ERROR: %s: %s\n", write_config, strerror(errno));
-            goto done;
-        }
-    }
+    if (check_arguments(&cv, &o) || grid_build(&g, &cv, &o.params))
+        goto done;
+    /* cv writes no file: Ctrl-C (or SIGTERM) ends it at once, in the read
+     * or in the fits */
+    cli_catch_stops("interrupted: cross-validation stopped, no results\n");
+    const char *path = o.positional[0];
+    if (cli_read_training(&o, path, &train) ||
+        run_grid(&cv, &o, path, train, &g))
+        goto done;
+    size_t best = best_point(cv.axes, cv.naxes, g.mean, g.npoints);
+    if (print_table(&cv, &g, best) ||
+        (cv.write_config && write_best_config(&cv, path, &g, best)))
+        goto done;
     rc = 0;
 done:
-    free(points);
-    free(mean);
-    free(sd);
+    grid_free(&g);
     tsgs_dataset_free(train);
-    tsgs_dataset_free(extra);
     cli_opts_free(&o);
     return rc;
 }
