@@ -115,6 +115,137 @@ static int take_own(int argc, char **argv, synth_opts *s, char **kept,
     return 0;
 }
 
+/* SAMPLE_FILE and OUTPUT_FILE given, and --layout a layout's name
+ * (*layout). Returns 0, or 1 after an error (printed). */
+static int check_arguments(const cli_opts *o, const synth_opts *s,
+                           tsgs_layout *layout)
+{
+    tsgs_error err;
+    if (o->npositional != 2) {
+        fprintf(stderr, "ERROR: synth needs SAMPLE_FILE and OUTPUT_FILE "
+                        "(see tsgs3vm synth --help)\n");
+        return 1;
+    }
+    if (tsgs_layout_from_name(s->layout, layout, &err) != TSGS_OK) {
+        fprintf(stderr, "ERROR: --%s\n", err.message);
+        return 1;
+    }
+    return 0;
+}
+
+/* The mixture fitted to SAMPLE_FILE's labeled rows, said in a line
+ * unless quiet; *t_fitted: when the fit ended. Returns 0, or 1 after an
+ * error (printed). */
+static int fit_sample(const cli_opts *o, const synth_opts *s,
+                      tsgs_mixture **out, double *t_fitted)
+{
+    const char *path = o->positional[0];
+    tsgs_dataset *ds = NULL;
+    tsgs_mixture *m = NULL;
+    tsgs_error err;
+    double t0 = cli_wall_s();
+    if (cli_read(o, path, &ds))
+        return 1;
+    if (tsgs_mixture_fit(ds, (int)s->components, o->params.seed, &m, &err)) {
+        fprintf(stderr, "ERROR: %s: %s\n", path, err.message);
+        tsgs_dataset_free(ds);
+        return 1;
+    }
+    double t1 = cli_wall_s();
+    if (!o->quiet)
+        fprintf(stderr,
+                "synth: SYNTHETIC data: %zu features, %ld Gaussians per "
+                "class fitted to %zu rows of %s in %.2fs; class %g %.4f, "
+                "class %g %.4f\n",
+                tsgs_mixture_features(m), s->components,
+                tsgs_dataset_labeled_count(ds), path, t1 - t0,
+                tsgs_mixture_class_label(m, 0),
+                tsgs_mixture_class_fraction(m, 0),
+                tsgs_mixture_class_label(m, 1),
+                tsgs_mixture_class_fraction(m, 1));
+    tsgs_dataset_free(ds);
+    *out = m;
+    *t_fitted = t1;
+    return 0;
+}
+
+/* A file of a fixed layout (susy: 18 features, higgs: 28) takes a
+ * mixture of that width: checked before the file is created. Returns 0,
+ * or 1 after an error (printed). */
+static int check_width(const cli_opts *o, const synth_opts *s,
+                       tsgs_layout layout, const tsgs_mixture *m)
+{
+    if (strcmp(o->positional[1], "-") == 0 || layout == TSGS_LAYOUT_LIBSVM)
+        return 0;
+    size_t need = layout == TSGS_LAYOUT_SUSY ? 18 : 28;
+    if (tsgs_mixture_features(m) == need)
+        return 0;
+    fprintf(stderr, "ERROR: the %s layout has %zu features; %s has "
+                    "%zu (use --layout libsvm, or check "
+                    "--skip-columns / --label-column)\n",
+            s->layout, need, o->positional[0], tsgs_mixture_features(m));
+    return 1;
+}
+
+/* Says what was written (unless quiet): the rows, the layout, the seed,
+ * the rate since the fit ended (t_fitted) and, for a file (bytes >= 0),
+ * its size. */
+static void report_written(const cli_opts *o, const synth_opts *s,
+                           const char *out, long bytes, double t_fitted)
+{
+    double t2 = cli_wall_s(), dt = t2 - t_fitted > 0 ? t2 - t_fitted : 1e-9;
+    if (o->quiet)
+        return;
+    fprintf(stderr, "synth: wrote %llu SYNTHETIC rows (%s layout, seed "
+                    "%llu) to %s in %.2fs: %.3g rows/s",
+            s->rows, s->layout, (unsigned long long)o->params.seed, out, dt,
+            (double)s->rows / dt);
+    if (bytes >= 0)
+        fprintf(stderr, ", %.1f MB, %.1f MB/s", (double)bytes / 1e6,
+                (double)bytes / 1e6 / dt);
+    fputc('\n', stderr);
+}
+
+/* Writes --rows rows drawn from m to OUTPUT_FILE ("-": standard output)
+ * and says so. A file that fails is removed (a partial file is not a data
+ * set); a pipe or a device is written into and never removed. Returns 0,
+ * or 1 after an error (printed). */
+static int write_rows(const cli_opts *o, const synth_opts *s,
+                      tsgs_layout layout, const tsgs_mixture *m,
+                      double t_fitted)
+{
+    const char *out = o->positional[1];
+    const int to_stdout = strcmp(out, "-") == 0;
+    const int special = !to_stdout && cli_is_special(out);
+    FILE *f = to_stdout ? stdout : fopen(out, "wb");
+    tsgs_error err;
+    if (!f) {
+        fprintf(stderr, "ERROR: %s: cannot open for writing: %s\n", out,
+                strerror(errno));
+        return 1;
+    }
+    if (tsgs_synth_write(m, o->params.seed, 0, s->rows, layout, 1,
+                         o->params.threads, f, &err)) {
+        fprintf(stderr, "ERROR: %s: %s\n", out, err.message);
+        if (!to_stdout) {
+            fclose(f);
+            if (!special)
+                remove(out);
+        }
+        return 1;
+    }
+    long bytes = to_stdout ? -1 : ftell(f);
+    if (!to_stdout && fclose(f) != 0) {
+        fprintf(stderr, "ERROR: %s: writing failed: %s\n", out,
+                strerror(errno));
+        if (!special)
+            remove(out);
+        return 1;
+    }
+    report_written(o, s, out, bytes, t_fitted);
+    return 0;
+}
+
 int cmd_synth(int argc, char **argv)
 {
     static const char *const keys[] = {"seed", "threads", "format",
@@ -123,10 +254,10 @@ int cmd_synth(int argc, char **argv)
     cli_opts o;
     cli_opts_init(&o);
     synth_opts s = {1000000ULL, "susy", 8};
-    tsgs_dataset *ds = NULL;
     tsgs_mixture *m = NULL;
-    FILE *f = NULL;
-    int to_stdout = 0, special = 0, rc = 1;
+    tsgs_layout layout;
+    double t_fitted;
+    int rc = 1;
     char **kept = malloc(sizeof(char *) * ((size_t)argc + 1));
     int nkept = 0;
     if (!kept) {
@@ -141,97 +272,14 @@ int cmd_synth(int argc, char **argv)
         rc = 0;
         goto done;
     }
-    if (o.npositional != 2) {
-        fprintf(stderr, "ERROR: synth needs SAMPLE_FILE and OUTPUT_FILE "
-                        "(see tsgs3vm synth --help)\n");
+    if (check_arguments(&o, &s, &layout) ||
+        fit_sample(&o, &s, &m, &t_fitted) ||
+        check_width(&o, &s, layout, m) ||
+        write_rows(&o, &s, layout, m, t_fitted))
         goto done;
-    }
-    tsgs_error err;
-    tsgs_layout layout;
-    if (tsgs_layout_from_name(s.layout, &layout, &err) != TSGS_OK) {
-        fprintf(stderr, "ERROR: --%s\n", err.message);
-        goto done;
-    }
-    double t0 = cli_wall_s();
-    if (cli_read(&o, o.positional[0], &ds))
-        goto done;
-    if (tsgs_mixture_fit(ds, (int)s.components, o.params.seed, &m, &err)) {
-        fprintf(stderr, "ERROR: %s: %s\n", o.positional[0], err.message);
-        goto done;
-    }
-    double t1 = cli_wall_s();
-    if (!o.quiet)
-        fprintf(stderr,
-                "synth: SYNTHETIC data: %zu features, %ld Gaussians per "
-                "class fitted to %zu rows of %s in %.2fs; class %g %.4f, "
-                "class %g %.4f\n",
-                tsgs_mixture_features(m), s.components,
-                tsgs_dataset_labeled_count(ds), o.positional[0], t1 - t0,
-                tsgs_mixture_class_label(m, 0),
-                tsgs_mixture_class_fraction(m, 0),
-                tsgs_mixture_class_label(m, 1),
-                tsgs_mixture_class_fraction(m, 1));
-    tsgs_dataset_free(ds);
-    ds = NULL;
-    const char *out = o.positional[1];
-    to_stdout = strcmp(out, "-") == 0;
-    if (!to_stdout && layout != TSGS_LAYOUT_LIBSVM) {
-        /* Check the layout before creating the file. */
-        size_t need = layout == TSGS_LAYOUT_SUSY ? 18 : 28;
-        if (tsgs_mixture_features(m) != need) {
-            fprintf(stderr, "ERROR: the %s layout has %zu features; %s has "
-                            "%zu (use --layout libsvm, or check "
-                            "--skip-columns / --label-column)\n",
-                    s.layout, need, o.positional[0],
-                    tsgs_mixture_features(m));
-            goto done;
-        }
-    }
-    /* A pipe or a device is written into and never removed. */
-    special = !to_stdout && cli_is_special(out);
-    f = to_stdout ? stdout : fopen(out, "wb");
-    if (!f) {
-        fprintf(stderr, "ERROR: %s: cannot open for writing: %s\n", out,
-                strerror(errno));
-        goto done;
-    }
-    if (tsgs_synth_write(m, o.params.seed, 0, s.rows, layout, 1,
-                         o.params.threads, f, &err)) {
-        fprintf(stderr, "ERROR: %s: %s\n", out, err.message);
-        goto done;
-    }
-    long bytes = to_stdout ? -1 : ftell(f);
-    if (!to_stdout) {
-        FILE *g = f;
-        f = NULL;
-        if (fclose(g) != 0) {
-            fprintf(stderr, "ERROR: %s: writing failed: %s\n", out,
-                    strerror(errno));
-            if (!special)
-                remove(out);
-            goto done;
-        }
-    }
-    double t2 = cli_wall_s(), dt = t2 - t1 > 0 ? t2 - t1 : 1e-9;
-    if (!o.quiet) {
-        fprintf(stderr, "synth: wrote %llu SYNTHETIC rows (%s layout, seed "
-                        "%llu) to %s in %.2fs: %.3g rows/s",
-                s.rows, s.layout, (unsigned long long)o.params.seed, out, dt,
-                (double)s.rows / dt);
-        if (bytes >= 0)
-            fprintf(stderr, ", %.1f MB, %.1f MB/s", (double)bytes / 1e6,
-                    (double)bytes / 1e6 / dt);
-        fputc('\n', stderr);
-    }
     rc = 0;
 done:
-    if (f && !to_stdout) {
-        fclose(f);
-        if (!special) /* a partial file is not a data set */
-            remove(o.positional[1]);
-    }
     tsgs_mixture_free(m);
-    tsgs_dataset_free(ds);
     cli_opts_free(&o);
     free(kept);
     return rc;
