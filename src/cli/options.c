@@ -369,16 +369,15 @@ static int class_weight_option(cli_opts *o, const char *flag,
     return 0;
 }
 
-/* svm-train's / svm-predict's short option `flag` with its value. 0 when
- * taken; 1 after printing why not. */
-static int short_option(cli_opts *o, const char *flag, const char *value,
-                        const char *const *allowed)
+/* svm-train's -c, -g, -t, -s and -v, which train and cv take: 0 when
+ * taken; 1 after printing why not; -1 when flag is none of them. */
+static int train_short_option(cli_opts *o, const char *flag,
+                              const char *value)
 {
-    const int train = allowed_key("c", allowed);
     double x;
     tsgs_error err;
     memset(&err, 0, sizeof err);
-    if (strcmp(flag, "-c") == 0 && train) {
+    if (strcmp(flag, "-c") == 0) {
         o->legacy_c_file = NULL;
         if (parse_number(value, &x) != 0 || !(x > 0.0) ||
             set_key("cost", value, o, &err) != TSGS_OK) {
@@ -390,7 +389,7 @@ static int short_option(cli_opts *o, const char *flag, const char *value,
         }
         return 0;
     }
-    if (strcmp(flag, "-g") == 0 && train) {
+    if (strcmp(flag, "-g") == 0) {
         if (set_key("sigma", value, o, &err) != TSGS_OK) {
             fprintf(stderr, "ERROR: -g (gamma, --sigma): %s\n", err.message);
             return 1;
@@ -398,7 +397,7 @@ static int short_option(cli_opts *o, const char *flag, const char *value,
         o->libsvm_gamma = 1;
         return 0;
     }
-    if (strcmp(flag, "-t") == 0 && train) {
+    if (strcmp(flag, "-t") == 0) {
         if (strcmp(value, "2") == 0)
             return set_key("kernel", "rbf", o, &err) != TSGS_OK;
         fprintf(stderr, "ERROR: -t %s: this tool has the rbf kernel (-t 2) "
@@ -408,7 +407,7 @@ static int short_option(cli_opts *o, const char *flag, const char *value,
                 value);
         return 1;
     }
-    if (strcmp(flag, "-s") == 0 && train) {
+    if (strcmp(flag, "-s") == 0) {
         if (strcmp(value, "0") == 0)
             return 0; /* C-SVC: what every solver here is */
         fprintf(stderr, "ERROR: -s %s: this tool trains C-SVC classifiers "
@@ -416,21 +415,36 @@ static int short_option(cli_opts *o, const char *flag, const char *value,
                 value);
         return 1;
     }
-    if (strcmp(flag, "-v") == 0 && train)
+    if (strcmp(flag, "-v") == 0)
         return cli_parse_folds(flag, value, &o->cv_folds);
-    if (strcmp(flag, "-b") == 0) {
-        if (strcmp(value, "0") != 0 && strcmp(value, "1") != 0) {
-            fprintf(stderr, "ERROR: -b %s: expected 0 or 1 (probability "
-                            "outputs)\n",
-                    value);
-            return 1;
-        }
-        /* train: fit them (--probability); predict: write them */
-        if (train)
-            return set_key("probability", value, o, &err) != TSGS_OK;
-        o->probability_out = value[0] == '1';
-        return 0;
+    return -1;
+}
+
+/* -b 0|1: train (train != 0) fits probability outputs (--probability);
+ * predict writes them. 0 when taken; 1 after printing why not. */
+static int probability_option(cli_opts *o, const char *value, int train)
+{
+    if (strcmp(value, "0") != 0 && strcmp(value, "1") != 0) {
+        fprintf(stderr, "ERROR: -b %s: expected 0 or 1 (probability "
+                        "outputs)\n",
+                value);
+        return 1;
     }
+    if (train) {
+        tsgs_error err;
+        memset(&err, 0, sizeof err);
+        return set_key("probability", value, o, &err) != TSGS_OK;
+    }
+    o->probability_out = value[0] == '1';
+    return 0;
+}
+
+/* svm-train's options that change nothing here (-m, -h: LIBSVM's kernel
+ * cache and shrinking change how fast it gets there, not the model):
+ * 0, accepted and ignored; those with no counterpart here (-d, -r, -n, -p,
+ * -e): 1 after saying so; -1 for any other flag. */
+static int libsvm_only_option(const char *flag, const char *value)
+{
     static const char *const others[][2] = {
         {"-d", "the kernel degree (no polynomial kernel here)"},
         {"-r", "coef0 (no polynomial or sigmoid kernel here)"},
@@ -439,8 +453,7 @@ static int short_option(cli_opts *o, const char *flag, const char *value,
         {"-e", "the stopping tolerance (the steps are set by --passes or "
                "--iterations)"},
     };
-    /* The kernel cache size and shrinking change how fast LIBSVM gets
-     * there, not the model: accepted and ignored. */
+    double x;
     if ((strcmp(flag, "-m") == 0 && parse_number(value, &x) == 0) ||
         (strcmp(flag, "-h") == 0 &&
          (strcmp(value, "0") == 0 || strcmp(value, "1") == 0)))
@@ -452,6 +465,22 @@ static int short_option(cli_opts *o, const char *flag, const char *value,
                     flag, flag, others[i][1]);
             return 1;
         }
+    return -1;
+}
+
+/* svm-train's / svm-predict's short option `flag` with its value. 0 when
+ * taken; 1 after printing why not. */
+static int short_option(cli_opts *o, const char *flag, const char *value,
+                        const char *const *allowed)
+{
+    const int train = allowed_key("c", allowed);
+    int rc = train ? train_short_option(o, flag, value) : -1;
+    if (rc < 0 && strcmp(flag, "-b") == 0)
+        rc = probability_option(o, value, train);
+    if (rc < 0)
+        rc = libsvm_only_option(flag, value);
+    if (rc >= 0)
+        return rc;
     if (strncmp(flag, "-w", 2) == 0 && train)
         return class_weight_option(o, flag, value);
     if (strncmp(flag, "-w", 2) == 0) {
@@ -476,11 +505,14 @@ static int takes_value(const char *a)
     return strncmp(a, "-w", 2) == 0 && a[2] != '\0';
 }
 
-int cli_parse(cli_opts *o, int argc, char **argv, const char *const *allowed)
+/* cli_parse's first pass: the files of --config FILE and --config=FILE,
+ * read before the rest so that the command line overrides them. Returns
+ * 0, or 1 after an error (printed). */
+static int read_config_files(cli_opts *o, int argc, char **argv,
+                             const char *const *allowed)
 {
     tsgs_error err;
     memset(&err, 0, sizeof err);
-    /* Pass 1: config files, so the command line overrides them. */
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--") == 0)
             break;
@@ -506,80 +538,123 @@ int cli_parse(cli_opts *o, int argc, char **argv, const char *const *allowed)
             return 1;
         }
     }
+    return 0;
+}
+
+/* Whether argv[i] asks for help: --help, or -h alone (svm-train's -h
+ * takes 0 or 1). */
+static int is_help(int argc, char **argv, int i)
+{
+    return strcmp(argv[i], "--help") == 0 ||
+           (strcmp(argv[i], "-h") == 0 &&
+            (i + 1 >= argc || argv[i + 1][0] == '-'));
+}
+
+/* argv[*i], "--key=value" or "--key value" (*i then moves past the
+ * value, which does not start with "--"): one of the allowed keys, set.
+ * Returns 0, or 1 after an error (printed). */
+static int long_option(cli_opts *o, int argc, char **argv, int *i,
+                       const char *const *allowed)
+{
+    const char *a = argv[*i];
+    char key[64];
+    const char *value;
+    const char *eq = strchr(a + 2, '=');
+    size_t klen = eq ? (size_t)(eq - (a + 2)) : strlen(a + 2);
+    tsgs_error err;
+    memset(&err, 0, sizeof err);
+    if (klen == 0 || klen >= sizeof key) {
+        fprintf(stderr, "ERROR: bad option \"%s\"\n", a);
+        return 1;
+    }
+    memcpy(key, a + 2, klen);
+    key[klen] = '\0';
+    if (!allowed_key(key, allowed)) {
+        fprintf(stderr, "ERROR: unknown option --%s (see --help)\n", key);
+        return 1;
+    }
+    if (eq) {
+        value = eq + 1;
+    } else if (*i + 1 < argc && strncmp(argv[*i + 1], "--", 2) != 0) {
+        value = argv[++*i];
+    } else {
+        fprintf(stderr, "ERROR: option --%s needs a value\n", key);
+        return 1;
+    }
+    if (is_c_key(key))
+        o->legacy_c_file = NULL;
+    if (set_key(key, value, o, &err) != TSGS_OK) {
+        fprintf(stderr, "ERROR: --%s\n", err.message);
+        return 1;
+    }
+    return 0;
+}
+
+/* argv[*i], a short option of svm-train's, with its value (*i moves past
+ * it). Returns 0, or 1 after an error (printed). */
+static int short_flag(cli_opts *o, int argc, char **argv, int *i,
+                      const char *const *allowed)
+{
+    const char *a = argv[*i];
+    if (strcmp(a, "-w") == 0) {
+        fprintf(stderr, "ERROR: -w needs the class label in the flag: "
+                        "-wLABEL WEIGHT, e.g. -w1 5 -w-1 0.5 (svm-train's "
+                        "-wi)\n");
+        return 1;
+    }
+    if (!takes_value(a)) {
+        fprintf(stderr, "ERROR: unknown option \"%s\" (see --help)\n", a);
+        return 1;
+    }
+    if (*i + 1 >= argc) {
+        fprintf(stderr, "ERROR: option %s needs a value\n", a);
+        return 1;
+    }
+    return short_option(o, a, argv[++*i], allowed);
+}
+
+static int add_positional(cli_opts *o, const char *a)
+{
+    if (o->npositional == 4) {
+        fprintf(stderr, "ERROR: too many arguments (\"%s\")\n", a);
+        return 1;
+    }
+    o->positional[o->npositional++] = a;
+    return 0;
+}
+
+int cli_parse(cli_opts *o, int argc, char **argv, const char *const *allowed)
+{
+    /* Pass 1: config files, so the command line overrides them. */
+    if (read_config_files(o, argc, argv, allowed))
+        return 1;
     int only_positional = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (!only_positional && strcmp(a, "--") == 0) {
+        int bad = 0;
+        if (only_positional)
+            bad = add_positional(o, a);
+        else if (strcmp(a, "--") == 0)
             only_positional = 1;
-        } else if (!only_positional && is_config_flag(a)) {
-            i++;
-        } else if (!only_positional && strncmp(a, "--config=", 9) == 0) {
-            /* read in pass 1 */
-        } else if (!only_positional &&
-                   ((strcmp(a, "-h") == 0 && (i + 1 >= argc ||
-                                              argv[i + 1][0] == '-')) ||
-                    strcmp(a, "--help") == 0)) {
+        else if (is_config_flag(a))
+            i++; /* read in pass 1, as --config=FILE */
+        else if (strncmp(a, "--config=", 9) == 0)
+            continue;
+        else if (is_help(argc, argv, i))
             o->help = 1; /* -h alone; svm-train's -h 0/1 below */
-        } else if (!only_positional &&
-                   (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0)) {
+        else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0)
             o->quiet = 1;
-        } else if (!only_positional && strcmp(a, "--decision-values") == 0 &&
-                   allowed_key("decision-values", allowed)) {
+        else if (strcmp(a, "--decision-values") == 0 &&
+                 allowed_key("decision-values", allowed))
             o->decision_values = 1; /* alone, as --quiet; =no to undo */
-        } else if (!only_positional && a[0] == '-' && a[1] == '-') {
-            char key[64];
-            const char *value;
-            const char *eq = strchr(a + 2, '=');
-            size_t klen = eq ? (size_t)(eq - (a + 2)) : strlen(a + 2);
-            if (klen == 0 || klen >= sizeof key) {
-                fprintf(stderr, "ERROR: bad option \"%s\"\n", a);
-                return 1;
-            }
-            memcpy(key, a + 2, klen);
-            key[klen] = '\0';
-            if (!allowed_key(key, allowed)) {
-                fprintf(stderr, "ERROR: unknown option --%s (see --help)\n",
-                        key);
-                return 1;
-            }
-            if (eq) {
-                value = eq + 1;
-            } else if (i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0) {
-                value = argv[++i];
-            } else {
-                fprintf(stderr, "ERROR: option --%s needs a value\n", key);
-                return 1;
-            }
-            if (is_c_key(key))
-                o->legacy_c_file = NULL;
-            if (set_key(key, value, o, &err) != TSGS_OK) {
-                fprintf(stderr, "ERROR: --%s\n", err.message);
-                return 1;
-            }
-        } else if (!only_positional && strcmp(a, "-w") == 0) {
-            fprintf(stderr, "ERROR: -w needs the class label in the flag: "
-                            "-wLABEL WEIGHT, e.g. -w1 5 -w-1 0.5 (svm-train's "
-                            "-wi)\n");
+        else if (a[0] == '-' && a[1] == '-')
+            bad = long_option(o, argc, argv, &i, allowed);
+        else if (a[0] == '-' && a[1] != '\0')
+            bad = short_flag(o, argc, argv, &i, allowed);
+        else
+            bad = add_positional(o, a);
+        if (bad)
             return 1;
-        } else if (!only_positional && a[0] == '-' && a[1] != '\0') {
-            if (!takes_value(a)) {
-                fprintf(stderr, "ERROR: unknown option \"%s\" (see --help)\n",
-                        a);
-                return 1;
-            }
-            if (i + 1 >= argc) {
-                fprintf(stderr, "ERROR: option %s needs a value\n", a);
-                return 1;
-            }
-            if (short_option(o, a, argv[++i], allowed))
-                return 1;
-        } else {
-            if (o->npositional == 4) {
-                fprintf(stderr, "ERROR: too many arguments (\"%s\")\n", a);
-                return 1;
-            }
-            o->positional[o->npositional++] = a;
-        }
     }
     /* svm-train's -g is gamma on the user's own features (scaled by
      * svm-scale, or not at all): no scaling of ours under it, unless
