@@ -396,13 +396,101 @@ fail:
     return 1;
 }
 
+/* OUTPUT_FILE, or NULL when none was given. */
+static const char *output_path(const cli_opts *o)
+{
+    return o->npositional == 3 ? o->positional[2] : NULL;
+}
+
+/* MODEL_FILE TEST_FILE [OUTPUT_FILE], and -b 1 or --decision-values, not
+ * both. Returns 0, or 1 after an error (printed). */
+static int check_arguments(const cli_opts *o)
+{
+    if (o->npositional < 2 || o->npositional > 3) {
+        fprintf(stderr, "ERROR: predict needs MODEL_FILE TEST_FILE "
+                        "[OUTPUT_FILE] (see tsgs3vm predict --help)\n");
+        return 1;
+    }
+    if (o->probability_out && o->decision_values) {
+        fprintf(stderr, "ERROR: -b 1 and --decision-values: a line holds "
+                        "the probabilities (svm-predict -b 1's layout) or "
+                        "the decision values; give one\n");
+        return 1;
+    }
+    return 0;
+}
+
+/* MODEL_FILE, which must have probability outputs when -b 1 asks for
+ * them. Returns 0, or 1 after an error (printed). */
+static int load_model(const cli_opts *o, tsgs_model **out)
+{
+    tsgs_error err;
+    tsgs_model *m = NULL;
+    if (tsgs_model_load(o->positional[0], &m, &err)) {
+        cli_error(&err);
+        return 1;
+    }
+    if (o->probability_out && !tsgs_model_has_probability(m)) {
+        fprintf(stderr, "ERROR: %s: -b 1: the model has no probability "
+                        "outputs; train it with -b 1 (--probability 1)\n",
+                o->positional[0]);
+        tsgs_model_free(m);
+        return 1;
+    }
+    *out = m;
+    return 0;
+}
+
+/* Opens TEST_FILE, read as the model's training file was where the user
+ * says nothing else (*layout: the model's; `taken`: the options taken
+ * from it, in words). From here a stop abandons the output: OUTPUT_FILE
+ * keeps what it held. Returns 0, 1 after an error (printed), or 128 + a
+ * signal that stopped it (said). */
+static int open_test_file(cli_opts *o, const tsgs_model *model,
+                          tsgs_data_layout *layout, char *taken,
+                          size_t size, tsgs_reader **rd)
+{
+    tsgs_error err;
+    tsgs_model_layout(model, layout);
+    cli_apply_layout(o, layout, o->positional[1], taken, size);
+    o->read.min_features = tsgs_model_features_in(model);
+    cli_catch_stops(NULL);
+    const tsgs_read_options ro = cli_read_options(o);
+    if (tsgs_reader_open(cli_path(o->positional[1], 0), &ro, rd, &err) ==
+        TSGS_OK)
+        return 0;
+    if (err.code == TSGS_ERR_STOPPED && cli_stop_signal)
+        return stopped(&(output){NULL, NULL, NULL}, output_path(o), &err);
+    cli_error(&err);
+    layout_note(o->positional[1], taken, &err);
+    return 1;
+}
+
+/* After the pass: svm-predict's accuracy line unless quiet (on standard
+ * error when the lines went to standard output), and standard output
+ * flushed. Returns 0, or 1 after an error (printed). */
+static int finish(const cli_opts *o, const pass *p)
+{
+    const char *out = output_path(o);
+    const int to_stdout = out && strcmp(out, "-") == 0;
+    if (!o->quiet)
+        cli_print_tally(to_stdout ? stderr : stdout, "Accuracy",
+                        o->positional[1], p->model, &p->tally, 0);
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "ERROR: writing to stdout failed\n");
+        return 1;
+    }
+    return 0;
+}
+
 int cmd_predict(int argc, char **argv)
 {
     cli_opts o;
     cli_opts_init(&o);
-    tsgs_error err;
     tsgs_model *model = NULL;
     tsgs_reader *rd = NULL;
+    tsgs_data_layout layout;
+    char taken[256];
     pass p;
     memset(&p, 0, sizeof p);
     int rc = 1;
@@ -413,67 +501,20 @@ int cmd_predict(int argc, char **argv)
         rc = 0;
         goto done;
     }
-    if (o.npositional < 2 || o.npositional > 3) {
-        fprintf(stderr, "ERROR: predict needs MODEL_FILE TEST_FILE "
-                        "[OUTPUT_FILE] (see tsgs3vm predict --help)\n");
+    if (check_arguments(&o) || load_model(&o, &model))
         goto done;
-    }
-    if (o.probability_out && o.decision_values) {
-        fprintf(stderr, "ERROR: -b 1 and --decision-values: a line holds "
-                        "the probabilities (svm-predict -b 1's layout) or "
-                        "the decision values; give one\n");
+    if ((rc = open_test_file(&o, model, &layout, taken, sizeof taken,
+                             &rd)) != 0)
         goto done;
-    }
-    if (tsgs_model_load(o.positional[0], &model, &err)) {
-        cli_error(&err);
-        goto done;
-    }
-    if (o.probability_out && !tsgs_model_has_probability(model)) {
-        fprintf(stderr, "ERROR: %s: -b 1: the model has no probability "
-                        "outputs; train it with -b 1 (--probability 1)\n",
-                o.positional[0]);
-        goto done;
-    }
-    /* the test file is read as the training file was, where the user
-     * says nothing else */
-    tsgs_data_layout layout;
-    char taken[256];
-    tsgs_model_layout(model, &layout);
-    cli_apply_layout(&o, &layout, o.positional[1], taken, sizeof taken);
-    o.read.min_features = tsgs_model_features_in(model);
-    /* From here a stop abandons the output (score_file): OUTPUT_FILE
-     * keeps what it held */
-    cli_catch_stops(NULL);
-    const tsgs_read_options ro = cli_read_options(&o);
-    if (tsgs_reader_open(cli_path(o.positional[1], 0), &ro, &rd, &err)) {
-        if (err.code == TSGS_ERR_STOPPED && cli_stop_signal) {
-            rc = stopped(&(output){NULL, NULL, NULL},
-                         o.npositional == 3 ? o.positional[2] : NULL, &err);
-            goto done;
-        }
-        cli_error(&err);
-        layout_note(o.positional[1], taken, &err);
-        goto done;
-    }
     p.layout = &layout;
     p.taken = taken;
     p.o = &o;
     p.model = model;
     p.in = o.positional[1];
     p.d = tsgs_model_features_in(model);
-    if ((rc = score_file(&p, rd, o.npositional == 3 ? o.positional[2]
-                                                    : NULL)) != 0)
+    if ((rc = score_file(&p, rd, output_path(&o))) != 0)
         goto done;
-    rc = 1;
-    const int to_stdout = o.npositional == 3 && strcmp(o.positional[2], "-") == 0;
-    if (!o.quiet)
-        cli_print_tally(to_stdout ? stderr : stdout, "Accuracy",
-                        o.positional[1], model, &p.tally, 0);
-    if (fflush(stdout) != 0 || ferror(stdout)) {
-        fprintf(stderr, "ERROR: writing to stdout failed\n");
-        goto done;
-    }
-    rc = 0;
+    rc = finish(&o, &p);
 done:
     free(p.scores);
     free(p.proba);
