@@ -279,101 +279,100 @@ static int read_at(int fd, void *buf, size_t n, uint64_t off, int *e)
     return 1;
 }
 
-/* Opens path and checks its header against its size: *fd open on
- * success. */
-static tsgs_status npy_open(const char *path, int *fd, npy_header *h,
-                            uint64_t *file_size, tsgs_error *err)
+/* The size of the file open as f, which must be a regular one. */
+static tsgs_status regular_size(int f, const char *path, uint64_t *size,
+                                tsgs_error *err)
 {
-    memset(h, 0, sizeof *h);
-    char *text = NULL;
-    tsgs_status st = TSGS_OK;
-    int f = open(path, O_RDONLY | O_CLOEXEC);
-    if (f < 0)
-        return tsgs__fail(err, TSGS_ERR_IO, path, 0, "cannot open: %s",
-                          strerror(errno));
     struct stat sb;
-    if (fstat(f, &sb) != 0) {
-        st = tsgs__fail(err, TSGS_ERR_IO, path, 0, "cannot stat: %s",
-                        strerror(errno));
-        goto fail;
-    }
-    if (!S_ISREG(sb.st_mode)) {
-        st = tsgs__fail(err, TSGS_ERR_UNSUPPORTED, path, 0,
-                        "a .npy file is mapped, so it must be a regular "
-                        "file (not a pipe or a device)");
-        goto fail;
-    }
-    uint64_t size = (uint64_t)sb.st_size;
+    if (fstat(f, &sb) != 0)
+        return tsgs__fail(err, TSGS_ERR_IO, path, 0, "cannot stat: %s",
+                          strerror(errno));
+    if (!S_ISREG(sb.st_mode))
+        return tsgs__fail(err, TSGS_ERR_UNSUPPORTED, path, 0,
+                          "a .npy file is mapped, so it must be a regular "
+                          "file (not a pipe or a device)");
+    *size = (uint64_t)sb.st_size;
+    return TSGS_OK;
+}
+
+/* The preamble of the file open as f (size bytes): the magic, version
+ * 1.0, 2.0 or 3.0, and the header's length (*hlen), which follows in
+ * *lenbytes bytes; h->data_off, where the data start, within the file. */
+static tsgs_status read_preamble(int f, const char *path, uint64_t size,
+                                 npy_header *h, size_t *lenbytes,
+                                 uint64_t *hlen, tsgs_error *err)
+{
     unsigned char pre[NPY_PREAMBLE_MAX];
     int e = 0;
     size_t have = size < sizeof pre ? (size_t)size : sizeof pre;
-    if (!read_at(f, pre, have, 0, &e)) {
-        st = tsgs__fail(err, TSGS_ERR_IO, path, 0, "read failed: %s",
-                        strerror(e ? e : EIO));
-        goto fail;
-    }
-    if (!tsgs__npy_magic(pre, have)) {
-        st = tsgs__fail(err, TSGS_ERR_PARSE, path, 0,
-                        "magic: not a NumPy .npy file (it does not start "
-                        "with \"\\x93NUMPY\")");
-        goto fail;
-    }
-    if (have < 8) {
-        st = tsgs__fail(err, TSGS_ERR_PARSE, path, 0,
-                        "truncated: the file ends inside the version");
-        goto fail;
-    }
+    if (!read_at(f, pre, have, 0, &e))
+        return tsgs__fail(err, TSGS_ERR_IO, path, 0, "read failed: %s",
+                          strerror(e ? e : EIO));
+    if (!tsgs__npy_magic(pre, have))
+        return tsgs__fail(err, TSGS_ERR_PARSE, path, 0,
+                          "magic: not a NumPy .npy file (it does not start "
+                          "with \"\\x93NUMPY\")");
+    if (have < 8)
+        return tsgs__fail(err, TSGS_ERR_PARSE, path, 0,
+                          "truncated: the file ends inside the version");
     int major = pre[6], minor = pre[7];
-    if ((major < 1 || major > 3) || minor != 0) {
-        st = tsgs__fail(err, TSGS_ERR_PARSE, path, 0,
-                        "version %d.%d: expected 1.0, 2.0 or 3.0", major,
-                        minor);
-        goto fail;
-    }
-    size_t lenbytes = major == 1 ? 2 : 4;
-    if (have < 8 + lenbytes) {
-        st = tsgs__fail(err, TSGS_ERR_PARSE, path, 0,
-                        "truncated: the file ends inside the header length");
-        goto fail;
-    }
-    uint64_t hlen = (uint64_t)pre[8] | (uint64_t)pre[9] << 8;
-    if (lenbytes == 4)
-        hlen |= (uint64_t)pre[10] << 16 | (uint64_t)pre[11] << 24;
-    if (hlen > NPY_HEADER_MAX) {
-        st = tsgs__fail(err, TSGS_ERR_PARSE, path, 0,
-                        "header length %llu: larger than %zu bytes",
-                        (unsigned long long)hlen, NPY_HEADER_MAX);
-        goto fail;
-    }
-    h->data_off = 8 + lenbytes + hlen;
-    if (h->data_off > size) {
-        st = tsgs__fail(err, TSGS_ERR_PARSE, path, 0,
-                        "truncated: the header needs %llu bytes, the file "
-                        "has %llu",
-                        (unsigned long long)h->data_off,
-                        (unsigned long long)size);
-        goto fail;
-    }
-    text = malloc((size_t)hlen + 1);
-    if (!text) {
-        st = TSGS__NOMEM(err);
-        goto fail;
-    }
+    if ((major < 1 || major > 3) || minor != 0)
+        return tsgs__fail(err, TSGS_ERR_PARSE, path, 0,
+                          "version %d.%d: expected 1.0, 2.0 or 3.0", major,
+                          minor);
+    *lenbytes = major == 1 ? 2 : 4;
+    if (have < 8 + *lenbytes)
+        return tsgs__fail(err, TSGS_ERR_PARSE, path, 0,
+                          "truncated: the file ends inside the header "
+                          "length");
+    *hlen = (uint64_t)pre[8] | (uint64_t)pre[9] << 8;
+    if (*lenbytes == 4)
+        *hlen |= (uint64_t)pre[10] << 16 | (uint64_t)pre[11] << 24;
+    if (*hlen > NPY_HEADER_MAX)
+        return tsgs__fail(err, TSGS_ERR_PARSE, path, 0,
+                          "header length %llu: larger than %zu bytes",
+                          (unsigned long long)*hlen, NPY_HEADER_MAX);
+    h->data_off = 8 + *lenbytes + *hlen;
+    if (h->data_off > size)
+        return tsgs__fail(err, TSGS_ERR_PARSE, path, 0,
+                          "truncated: the header needs %llu bytes, the file "
+                          "has %llu",
+                          (unsigned long long)h->data_off,
+                          (unsigned long long)size);
+    return TSGS_OK;
+}
+
+/* The header's dict (hlen bytes after the preamble's lenbytes length
+ * bytes), read and parsed into h. */
+static tsgs_status read_header(int f, const char *path, size_t lenbytes,
+                               uint64_t hlen, npy_header *h, tsgs_error *err)
+{
+    char *text = malloc((size_t)hlen + 1);
+    if (!text)
+        return TSGS__NOMEM(err);
+    int e = 0;
+    tsgs_status st;
     if (!read_at(f, text, (size_t)hlen, 8 + lenbytes, &e)) {
         st = tsgs__fail(err, TSGS_ERR_IO, path, 0, "read failed: %s",
                         strerror(e ? e : EIO));
-        goto fail;
+    } else {
+        text[hlen] = '\0';
+        st = parse_dict(path, text, (size_t)hlen, h, err);
     }
-    text[hlen] = '\0';
-    if ((st = parse_dict(path, text, (size_t)hlen, h, err)) != TSGS_OK)
-        goto fail;
+    free(text);
+    return st;
+}
+
+/* h->count, the elements of h's shape, which the size - h->data_off
+ * bytes after the header must hold exactly. */
+static tsgs_status check_data_size(const char *path, uint64_t size,
+                                   npy_header *h, tsgs_error *err)
+{
     uint64_t count = 1;
     for (int i = 0; i < h->ndim; i++) {
-        if (h->shape[i] != 0 && count > UINT64_MAX / h->shape[i]) {
-            st = tsgs__fail(err, TSGS_ERR_PARSE, path, 0,
-                            "header field 'shape': the sizes overflow");
-            goto fail;
-        }
+        if (h->shape[i] != 0 && count > UINT64_MAX / h->shape[i])
+            return tsgs__fail(err, TSGS_ERR_PARSE, path, 0,
+                              "header field 'shape': the sizes overflow");
         count *= h->shape[i];
     }
     h->count = count;
@@ -383,23 +382,44 @@ static tsgs_status npy_open(const char *path, int *fd, npy_header *h,
         data != count * (uint64_t)h->type.size) {
         int trunc = count > UINT64_MAX / (uint64_t)h->type.size ||
                     data < count * (uint64_t)h->type.size;
-        st = tsgs__fail(err, TSGS_ERR_PARSE, path, 0,
-                        "%s: shape %s of '%s' needs %llu bytes of data "
-                        "after the header, the file has %llu",
-                        trunc ? "truncated" : "bytes after the array",
-                        shape_text(h, sh, sizeof sh), h->descr,
-                        (unsigned long long)(count * (uint64_t)h->type.size),
-                        (unsigned long long)data);
-        goto fail;
+        return tsgs__fail(err, TSGS_ERR_PARSE, path, 0,
+                          "%s: shape %s of '%s' needs %llu bytes of data "
+                          "after the header, the file has %llu",
+                          trunc ? "truncated" : "bytes after the array",
+                          shape_text(h, sh, sizeof sh), h->descr,
+                          (unsigned long long)(count *
+                                               (uint64_t)h->type.size),
+                          (unsigned long long)data);
     }
-    free(text);
+    return TSGS_OK;
+}
+
+/* Opens path and checks its header against its size: *fd open on
+ * success. */
+static tsgs_status npy_open(const char *path, int *fd, npy_header *h,
+                            uint64_t *file_size, tsgs_error *err)
+{
+    memset(h, 0, sizeof *h);
+    int f = open(path, O_RDONLY | O_CLOEXEC);
+    if (f < 0)
+        return tsgs__fail(err, TSGS_ERR_IO, path, 0, "cannot open: %s",
+                          strerror(errno));
+    uint64_t size = 0, hlen = 0;
+    size_t lenbytes = 0;
+    tsgs_status st = regular_size(f, path, &size, err);
+    if (st == TSGS_OK)
+        st = read_preamble(f, path, size, h, &lenbytes, &hlen, err);
+    if (st == TSGS_OK)
+        st = read_header(f, path, lenbytes, hlen, h, err);
+    if (st == TSGS_OK)
+        st = check_data_size(path, size, h, err);
+    if (st != TSGS_OK) {
+        close(f);
+        return st;
+    }
     *fd = f;
     *file_size = size;
     return TSGS_OK;
-fail:
-    free(text);
-    close(f);
-    return st;
 }
 
 /* ---------------------------------------------------------- elements */
@@ -672,6 +692,57 @@ static tsgs_status convert(const npy_file *f, const npy_layout *L,
                                     : "value is NaN or infinite");
 }
 
+/* ds's rows from f (laid out by L): the mapping itself when it holds
+ * them as they are (keep; f's mapping then ds's), checked finite, else
+ * converted into an allocation of ds's own (labels of a label column
+ * into ds->y). */
+static tsgs_status fill_rows(npy_file *f, const npy_layout *L,
+                             const tsgs_read_options *opt, int keep,
+                             int threads, tsgs_dataset *ds, tsgs_error *err)
+{
+    if (!keep) {
+        ds->x = malloc(sizeof(float) * (size_t)L->n * L->d_out);
+        if (!ds->x)
+            return tsgs__fail(err, TSGS_ERR_NOMEM, f->path, 0,
+                              "out of memory: %llu rows x %zu features as "
+                              "floats",
+                              (unsigned long long)L->n, L->d_out);
+        return convert(f, L, opt, ds->x, ds->y, threads, err);
+    }
+    ds->x = (float *)(void *)(f->map + f->h.data_off);
+    size_t count = (size_t)L->n * L->d;
+    size_t bad = tsgs__first_nonfinite(ds->x, count, threads);
+    if (bad < count) {
+        tsgs_status st = tsgs__fail(err, TSGS_ERR_DATA, f->path, 0,
+                                    "element [%zu, %zu] = %g: value is NaN "
+                                    "or infinite",
+                                    bad / L->d, bad % L->d,
+                                    (double)ds->x[bad]);
+        ds->x = NULL;
+        return st;
+    }
+    ds->map = f->map;
+    ds->map_len = (size_t)f->size;
+    f->map = NULL; /* the dataset owns the mapping now */
+    return TSGS_OK;
+}
+
+/* The layout ds records (a model keeps it): the format, the label and
+ * skipped columns as read, the unlabeled label. */
+static void record_layout(tsgs_dataset *ds, const npy_layout *L,
+                          const tsgs_read_options *opt)
+{
+    ds->layout.known = 1;
+    ds->layout.format = TSGS_FORMAT_NPY;
+    ds->layout.label_column =
+        L->labcol > 0 && opt->label_column == -1 ? -1 : L->labcol;
+    ds->layout.skip_columns = L->skip;
+    ds->layout.columns = (size_t)L->ncols;
+    ds->layout.has_unlabeled_label = opt->has_unlabeled_label != 0;
+    if (opt->has_unlabeled_label)
+        ds->layout.unlabeled_label = opt->unlabeled_label;
+}
+
 tsgs_status tsgs__npy_read(const char *path, const tsgs_read_options *opt,
                            tsgs_dataset **out, tsgs_error *err)
 {
@@ -705,48 +776,14 @@ tsgs_status tsgs__npy_read(const char *path, const tsgs_read_options *opt,
         ds->y[i] = TSGS_UNLABELED;
     ds->n = ds->cap = (size_t)L.n;
     ds->d = L.d_out;
-    if (keep) {
-        ds->x = (float *)(void *)(f.map + f.h.data_off);
-        size_t count = (size_t)L.n * L.d;
-        size_t bad = tsgs__first_nonfinite(ds->x, count, threads);
-        if (bad < count) {
-            st = tsgs__fail(err, TSGS_ERR_DATA, path, 0,
-                            "element [%zu, %zu] = %g: value is NaN or "
-                            "infinite",
-                            bad / L.d, bad % L.d, (double)ds->x[bad]);
-            ds->x = NULL;
-            goto fail;
-        }
-        ds->map = f.map;
-        ds->map_len = (size_t)f.size;
-        f.map = NULL; /* the dataset owns the mapping now */
-    } else {
-        ds->x = malloc(sizeof(float) * (size_t)L.n * L.d_out);
-        if (!ds->x) {
-            st = tsgs__fail(err, TSGS_ERR_NOMEM, path, 0,
-                            "out of memory: %llu rows x %zu features as "
-                            "floats",
-                            (unsigned long long)L.n, L.d_out);
-            goto fail;
-        }
-        if ((st = convert(&f, &L, opt, ds->x, ds->y, threads, err)) !=
-            TSGS_OK)
-            goto fail;
-    }
+    if ((st = fill_rows(&f, &L, opt, keep, threads, ds, err)) != TSGS_OK)
+        goto fail;
     npy_file_close(&f);
     if (companion &&
         (st = read_companion(lpath, L.n, opt, ds->y, err)) != TSGS_OK)
         goto fail;
     free(lpath);
-    ds->layout.known = 1;
-    ds->layout.format = TSGS_FORMAT_NPY;
-    ds->layout.label_column =
-        L.labcol > 0 && opt->label_column == -1 ? -1 : L.labcol;
-    ds->layout.skip_columns = L.skip;
-    ds->layout.columns = (size_t)L.ncols;
-    ds->layout.has_unlabeled_label = opt->has_unlabeled_label != 0;
-    if (opt->has_unlabeled_label)
-        ds->layout.unlabeled_label = opt->unlabeled_label;
+    record_layout(ds, &L, opt);
     *out = ds;
     return TSGS_OK;
 fail:
