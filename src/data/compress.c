@@ -243,6 +243,122 @@ static tsgs_status at_end(tsgs__istream *s, int *end, tsgs_error *err)
     return st;
 }
 
+/* The decoders' steps: avail bytes of input at s->raw + s->raw_pos, cap
+ * bytes of room in buf, *got what they wrote. */
+
+/* gzip; *member_end when a member ended (another may follow). */
+static tsgs_status gzip_step(tsgs__istream *s, unsigned char *buf,
+                             size_t cap, size_t avail, size_t *got,
+                             int *member_end, tsgs_error *err)
+{
+    s->z.next_in = s->raw + s->raw_pos;
+    s->z.avail_in = (uInt)avail;
+    s->z.next_out = buf;
+    s->z.avail_out = (uInt)cap;
+    int r = inflate(&s->z, Z_NO_FLUSH);
+    s->raw_pos += avail - s->z.avail_in;
+    *got = cap - s->z.avail_out;
+    if (r == Z_MEM_ERROR)
+        return TSGS__NOMEM(err);
+    if (r == Z_STREAM_END)
+        *member_end = 1;
+    else if (r == Z_BUF_ERROR && avail == 0 && s->raw_eof)
+        return corrupt(s, err);
+    else if (r != Z_OK && r != Z_BUF_ERROR)
+        return corrupt(s, err);
+    return TSGS_OK;
+}
+
+/* bzip2; *member_end when a stream ended (another may follow). */
+static tsgs_status bzip2_step(tsgs__istream *s, unsigned char *buf,
+                              size_t cap, size_t avail, size_t *got,
+                              int *member_end, tsgs_error *err)
+{
+    s->b.next_in = (char *)s->raw + s->raw_pos;
+    s->b.avail_in = (unsigned)avail;
+    s->b.next_out = (char *)buf;
+    s->b.avail_out = (unsigned)cap;
+    int r = BZ2_bzDecompress(&s->b);
+    s->raw_pos += avail - s->b.avail_in;
+    *got = cap - s->b.avail_out;
+    if (r == BZ_MEM_ERROR)
+        return TSGS__NOMEM(err);
+    if (r == BZ_STREAM_END)
+        *member_end = 1;
+    else if (r != BZ_OK)
+        return corrupt(s, err);
+    else if (*got == 0 && avail == 0 && s->raw_eof)
+        return corrupt(s, err); /* input ended inside a stream */
+    return TSGS_OK;
+}
+
+/* xz: s->done at the end of its stream. */
+static tsgs_status xz_step(tsgs__istream *s, unsigned char *buf,
+                           size_t cap, size_t avail, size_t *got,
+                           tsgs_error *err)
+{
+    s->x.next_in = s->raw + s->raw_pos;
+    s->x.avail_in = avail;
+    s->x.next_out = buf;
+    s->x.avail_out = cap;
+    /* FINISH once the rest of the file is in the buffer. */
+    lzma_ret r = lzma_code(&s->x, s->raw_eof ? LZMA_FINISH : LZMA_RUN);
+    s->raw_pos += avail - s->x.avail_in;
+    *got = cap - s->x.avail_out;
+    if (r == LZMA_STREAM_END) {
+        s->done = 1;
+        return TSGS_OK;
+    }
+    if (r == LZMA_MEM_ERROR)
+        return TSGS__NOMEM(err);
+    if (r != LZMA_OK)
+        return corrupt(s, err); /* BUF_ERROR at FINISH: truncated */
+    return TSGS_OK;
+}
+
+/* zstd: frames one after another (zstd -T, cat a.zst b.zst) are decoded
+ * in turn by the same context; input that ends inside a frame is
+ * truncated. s->done at the end of the file. */
+static tsgs_status zstd_step(tsgs__istream *s, unsigned char *buf,
+                             size_t cap, size_t avail, size_t *got,
+                             tsgs_error *err)
+{
+    ZSTD_inBuffer in = {s->raw + s->raw_pos, avail, 0};
+    ZSTD_outBuffer out = {buf, cap, 0};
+    size_t r = ZSTD_decompressStream(s->zs, &out, &in);
+    s->raw_pos += in.pos;
+    *got = out.pos;
+    if (ZSTD_isError(r))
+        return ZSTD_getErrorCode(r) == ZSTD_error_memory_allocation
+                   ? TSGS__NOMEM(err)
+                   : corrupt(s, err);
+    if (in.pos > 0 || out.pos > 0) /* idle calls hint the next frame */
+        s->zs_in_frame = r != 0;
+    if (*got == 0 && s->raw_pos == s->raw_len && s->raw_eof) {
+        if (s->zs_in_frame)
+            return corrupt(s, err);
+        s->done = 1;
+    }
+    return TSGS_OK;
+}
+
+/* After a gzip or bzip2 member: gzip and bzip2 files may be several
+ * members one after another (pigz, pbzip2, cat a.gz b.gz): s->done at
+ * the end of the file, else a decoder for the next one. */
+static tsgs_status next_member(tsgs__istream *s, tsgs_error *err)
+{
+    int end;
+    tsgs_status st = at_end(s, &end, err);
+    if (st != TSGS_OK)
+        return st;
+    if (end) {
+        s->done = 1;
+        return TSGS_OK;
+    }
+    decoder_end(s);
+    return decoder_start(s, err);
+}
+
 /* One decoder step into buf; *got may be 0 while input is consumed. */
 static tsgs_status decode_step(tsgs__istream *s, unsigned char *buf,
                                size_t cap, size_t *got, tsgs_error *err)
@@ -251,95 +367,21 @@ static tsgs_status decode_step(tsgs__istream *s, unsigned char *buf,
     if (st != TSGS_OK)
         return st;
     size_t avail = s->raw_len - s->raw_pos;
-    int stream_end = 0;
+    int member_end = 0;
     /* The decoders count in unsigned int: keep each step below that. */
     if (cap > (1u << 30))
         cap = 1u << 30;
-    if (s->kind == TSGS__COMP_GZIP) {
-        s->z.next_in = s->raw + s->raw_pos;
-        s->z.avail_in = (uInt)avail;
-        s->z.next_out = buf;
-        s->z.avail_out = (uInt)cap;
-        int r = inflate(&s->z, Z_NO_FLUSH);
-        s->raw_pos += avail - s->z.avail_in;
-        *got = cap - s->z.avail_out;
-        if (r == Z_MEM_ERROR)
-            return TSGS__NOMEM(err);
-        if (r == Z_STREAM_END)
-            stream_end = 1;
-        else if (r == Z_BUF_ERROR && avail == 0 && s->raw_eof)
-            return corrupt(s, err);
-        else if (r != Z_OK && r != Z_BUF_ERROR)
-            return corrupt(s, err);
-    } else if (s->kind == TSGS__COMP_XZ) {
-        s->x.next_in = s->raw + s->raw_pos;
-        s->x.avail_in = avail;
-        s->x.next_out = buf;
-        s->x.avail_out = cap;
-        /* FINISH once the rest of the file is in the buffer. */
-        lzma_ret r = lzma_code(&s->x, s->raw_eof ? LZMA_FINISH : LZMA_RUN);
-        s->raw_pos += avail - s->x.avail_in;
-        *got = cap - s->x.avail_out;
-        if (r == LZMA_STREAM_END) {
-            s->done = 1;
-            return TSGS_OK;
-        }
-        if (r == LZMA_MEM_ERROR)
-            return TSGS__NOMEM(err);
-        if (r != LZMA_OK)
-            return corrupt(s, err); /* BUF_ERROR at FINISH: truncated */
-        return TSGS_OK;
-    } else if (s->kind == TSGS__COMP_ZSTD) {
-        /* Frames one after another (zstd -T, cat a.zst b.zst) are decoded
-         * in turn by the same context; input that ends inside a frame is
-         * truncated. */
-        ZSTD_inBuffer in = {s->raw + s->raw_pos, avail, 0};
-        ZSTD_outBuffer out = {buf, cap, 0};
-        size_t r = ZSTD_decompressStream(s->zs, &out, &in);
-        s->raw_pos += in.pos;
-        *got = out.pos;
-        if (ZSTD_isError(r))
-            return ZSTD_getErrorCode(r) == ZSTD_error_memory_allocation
-                       ? TSGS__NOMEM(err)
-                       : corrupt(s, err);
-        if (in.pos > 0 || out.pos > 0) /* idle calls hint the next frame */
-            s->zs_in_frame = r != 0;
-        if (*got == 0 && s->raw_pos == s->raw_len && s->raw_eof) {
-            if (s->zs_in_frame)
-                return corrupt(s, err);
-            s->done = 1;
-        }
-        return TSGS_OK;
-    } else {
-        s->b.next_in = (char *)s->raw + s->raw_pos;
-        s->b.avail_in = (unsigned)avail;
-        s->b.next_out = (char *)buf;
-        s->b.avail_out = (unsigned)cap;
-        int r = BZ2_bzDecompress(&s->b);
-        s->raw_pos += avail - s->b.avail_in;
-        *got = cap - s->b.avail_out;
-        if (r == BZ_MEM_ERROR)
-            return TSGS__NOMEM(err);
-        if (r == BZ_STREAM_END)
-            stream_end = 1;
-        else if (r != BZ_OK)
-            return corrupt(s, err);
-        else if (*got == 0 && avail == 0 && s->raw_eof)
-            return corrupt(s, err); /* input ended inside a stream */
-    }
-    if (stream_end) {
-        /* gzip and bzip2 files may be several members one after another
-         * (pigz, pbzip2, cat a.gz b.gz): go on with the next one. */
-        int end;
-        if ((st = at_end(s, &end, err)) != TSGS_OK)
-            return st;
-        if (end) {
-            s->done = 1;
-            return TSGS_OK;
-        }
-        decoder_end(s);
-        return decoder_start(s, err);
-    }
+    if (s->kind == TSGS__COMP_XZ)
+        return xz_step(s, buf, cap, avail, got, err);
+    if (s->kind == TSGS__COMP_ZSTD)
+        return zstd_step(s, buf, cap, avail, got, err);
+    st = s->kind == TSGS__COMP_GZIP
+             ? gzip_step(s, buf, cap, avail, got, &member_end, err)
+             : bzip2_step(s, buf, cap, avail, got, &member_end, err);
+    if (st != TSGS_OK)
+        return st;
+    if (member_end)
+        return next_member(s, err);
     if (*got == 0 && avail == 0 && s->raw_eof)
         return corrupt(s, err);
     return TSGS_OK;
