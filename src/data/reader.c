@@ -485,6 +485,83 @@ static const char *skip_ws(const char *p, const char *e)
     return p;
 }
 
+/* Token k of a LIBSVM line, from s, whose index did not read as one above
+ * the previous index prev (p: where its digits stopped, ix their value):
+ * an SVMlight query id ("qid:...", not a feature: TSGS_OK, *q at the
+ * token's end), or an error naming the token. */
+static tsgs_status bad_index(const reader *R, const char *s, const char *p,
+                             const char *e, long k, unsigned long ix,
+                             unsigned long prev, const char **q,
+                             tsgs_error *err)
+{
+    char tok[SHOW_MAX + 4];
+    *q = tok_end(s, e);
+    if (p == e || *p != ':') {
+        const char *colon = memchr(s, ':', (size_t)(*q - s));
+        if (!colon)
+            return tsgs__fail(err, TSGS_ERR_PARSE, R->path, R->lr.line,
+                              "token %ld \"%s\": expected index:value", k,
+                              show(s, *q, tok));
+        if (colon - s == 3 && strncmp(s, "qid", 3) == 0)
+            return TSGS_OK; /* SVMlight query id: not a feature */
+    }
+    if (p == e || *p != ':' || p == s || ix == 0)
+        return tsgs__fail(err, TSGS_ERR_PARSE, R->path, R->lr.line,
+                          "token %ld \"%s\": index is not a positive "
+                          "integer",
+                          k, show(s, *q, tok));
+    if (ix > MAX_INDEX)
+        return tsgs__fail(err, TSGS_ERR_PARSE, R->path, R->lr.line,
+                          "token %ld \"%s\": index is larger than %lu", k,
+                          show(s, *q, tok), MAX_INDEX);
+    return tsgs__fail(err, TSGS_ERR_PARSE, R->path, R->lr.line,
+                      "token %ld \"%s\": index %lu is not above the "
+                      "previous index %lu (indexes must increase)",
+                      k, show(s, *q, tok), ix, prev);
+}
+
+/* The value of token k (from s), after its ':' at v: a float (*fv), *q
+ * where it ends. '#' right after a value starts a comment too (as in
+ * SVMlight). */
+static tsgs_status pair_value(reader *R, const char *s, const char *v,
+                              const char *e, long k, float *fv,
+                              const char **q, tsgs_error *err)
+{
+    decimal dv;
+    const char *stop;
+    if (scan_decimal(v, e, &dv, &stop) &&
+        (stop == e || is_ws(*stop) || *stop == '#')) {
+        double x = decimal_value(&dv);
+        if (!(fabs(x) <= FLT_MAX)) {
+            *q = tok_end(s, e);
+            return num_fail(R, NUM_RANGE, 0, "token", k, s, *q, err);
+        }
+        *fv = (float)x;
+        *q = stop;
+        return TSGS_OK;
+    }
+    *q = tok_end(s, e);
+    int rc = parse_float(v, *q, fv);
+    return num_fail(R, rc == NUM_OK ? NUM_BAD : rc, 0, "token", k, s, *q,
+                    err);
+}
+
+/* Appends the pair (ix, fv) to R's pairs. */
+static tsgs_status push_pair(reader *R, unsigned long ix, float fv,
+                             tsgs_error *err)
+{
+    if (R->np == R->pcap) {
+        size_t c = R->pcap;
+        if (!grow((void **)&R->idx, &c, R->np + 1, sizeof(uint32_t)) ||
+            !grow((void **)&R->val, &R->pcap, R->np + 1, sizeof(float)))
+            return TSGS__NOMEM(err);
+    }
+    R->idx[R->np] = (uint32_t)ix;
+    R->val[R->np] = fv;
+    R->np++;
+    return TSGS_OK;
+}
+
 /* One LIBSVM / SVMlight line with at least one token. */
 static tsgs_status libsvm_line(reader *R, const char *p, const char *e,
                                tsgs_error *err)
@@ -518,71 +595,18 @@ static tsgs_status libsvm_line(reader *R, const char *p, const char *e,
         for (; p < e && is_digit(*p); p++)
             if (ix <= MAX_INDEX)
                 ix = ix * 10 + (unsigned long)(*p - '0');
-        if (p == e || *p != ':') {
-            q = tok_end(s, e);
-            const char *colon = memchr(s, ':', (size_t)(q - s));
-            if (!colon)
-                return tsgs__fail(err, TSGS_ERR_PARSE, R->path, R->lr.line,
-                                  "token %ld \"%s\": expected index:value",
-                                  k, show(s, q, tok));
-            if (colon - s == 3 && strncmp(s, "qid", 3) == 0)
-                continue; /* SVMlight query id: not a feature */
-            return tsgs__fail(err, TSGS_ERR_PARSE, R->path, R->lr.line,
-                              "token %ld \"%s\": index is not a positive "
-                              "integer",
-                              k, show(s, q, tok));
-        }
-        if (p == s || ix == 0) {
-            q = tok_end(s, e);
-            return tsgs__fail(err, TSGS_ERR_PARSE, R->path, R->lr.line,
-                              "token %ld \"%s\": index is not a positive "
-                              "integer",
-                              k, show(s, q, tok));
-        }
-        if (ix > MAX_INDEX) {
-            q = tok_end(s, e);
-            return tsgs__fail(err, TSGS_ERR_PARSE, R->path, R->lr.line,
-                              "token %ld \"%s\": index is larger than %lu",
-                              k, show(s, q, tok), MAX_INDEX);
-        }
-        if (ix <= prev) {
-            q = tok_end(s, e);
-            return tsgs__fail(err, TSGS_ERR_PARSE, R->path, R->lr.line,
-                              "token %ld \"%s\": index %lu is not above the "
-                              "previous index %lu (indexes must increase)",
-                              k, show(s, q, tok), ix, prev);
+        if (p == e || *p != ':' || p == s || ix == 0 || ix > MAX_INDEX ||
+            ix <= prev) {
+            if ((st = bad_index(R, s, p, e, k, ix, prev, &q, err)) !=
+                TSGS_OK)
+                return st;
+            continue; /* a query id */
         }
         prev = ix;
-        /* value: from after ':' to the end of the token */
-        const char *v = p + 1;
-        decimal dv;
-        const char *stop;
         float fv;
-        /* '#' right after a value starts a comment too (as in SVMlight). */
-        if (scan_decimal(v, e, &dv, &stop) &&
-            (stop == e || is_ws(*stop) || *stop == '#')) {
-            double x = decimal_value(&dv);
-            if (!(fabs(x) <= FLT_MAX)) {
-                q = tok_end(s, e);
-                return num_fail(R, NUM_RANGE, 0, "token", k, s, q, err);
-            }
-            fv = (float)x;
-            q = stop;
-        } else {
-            q = tok_end(s, e);
-            rc = parse_float(v, q, &fv);
-            return num_fail(R, rc == NUM_OK ? NUM_BAD : rc, 0, "token", k, s,
-                            q, err);
-        }
-        if (R->np == R->pcap) {
-            size_t c = R->pcap;
-            if (!grow((void **)&R->idx, &c, R->np + 1, sizeof(uint32_t)) ||
-                !grow((void **)&R->val, &R->pcap, R->np + 1, sizeof(float)))
-                return TSGS__NOMEM(err);
-        }
-        R->idx[R->np] = (uint32_t)ix;
-        R->val[R->np] = fv;
-        R->np++;
+        if ((st = pair_value(R, s, p + 1, e, k, &fv, &q, err)) != TSGS_OK ||
+            (st = push_pair(R, ix, fv, err)) != TSGS_OK)
+            return st;
     }
     if (prev > R->dmax)
         R->dmax = prev;
@@ -1144,6 +1168,76 @@ static void put_part(const reader *K, tsgs_format fmt, size_t d, size_t r0,
     }
 }
 
+/* finish_parts for sparse rows: R's then the chunks' (row0[c]: the first
+ * row of chunk c) into a dataset of n rows d wide (finish_sparse). */
+static tsgs_status finish_parts_sparse(reader *R, reader *C, int nc,
+                                       const size_t *row0, size_t n, size_t d,
+                                       int threads, tsgs_dataset **out,
+                                       tsgs_error *err)
+{
+    reader **part = malloc(sizeof(reader *) * (size_t)(nc + 1));
+    size_t *first = malloc(sizeof(size_t) * (size_t)(nc + 1));
+    tsgs_status st;
+    if (!part || !first) {
+        st = TSGS__NOMEM(err);
+    } else {
+        part[0] = R;
+        first[0] = 0;
+        for (int c = 0; c < nc; c++) {
+            part[c + 1] = &C[c];
+            first[c + 1] = row0[c];
+        }
+        st = finish_sparse(part, nc + 1, first, n, d, threads, out, err);
+    }
+    free(part);
+    free(first);
+    return st;
+}
+
+/* finish_parts for dense rows (all: R's settings with every part's
+ * counts; d: the LIBSVM width so far): R's rows then the chunks', each
+ * chunk written by a thread and let go once written. */
+static tsgs_status finish_parts_dense(reader *R, tsgs_format fmt, reader *C,
+                                      int nc, const size_t *row0,
+                                      const reader *all, size_t d,
+                                      int threads, tsgs_dataset **out,
+                                      tsgs_error *err)
+{
+    tsgs_status st = final_width(all, fmt, &d, err);
+    if (st != TSGS_OK)
+        return st;
+    tsgs_dataset *ds = calloc(1, sizeof *ds);
+    if (!ds || !(ds->y = malloc(sizeof(double) * all->n))) {
+        tsgs_dataset_free(ds);
+        return TSGS__NOMEM(err);
+    }
+    /* zeros where rows are sparse or padded; written once otherwise */
+    int zero = fmt == TSGS_FORMAT_LIBSVM || d != R->d;
+    ds->x = zero ? calloc(all->n * d, sizeof(float))
+                 : malloc(sizeof(float) * all->n * d);
+    if (!ds->x) {
+        tsgs_dataset_free(ds);
+        return rows_too_big(all, d, err);
+    }
+    put_part(R, fmt, d, 0, ds->x, ds->y);
+    (void)threads;
+    /* Each chunk's rows are let go once written: the dataset's pages are
+     * touched only as they are written, so the peak stays near one copy
+     * of the rows plus the chunks in hand (both copies whole, 2.5 GB for
+     * 10.5M x 28, against 1.5 GB before the split read). */
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
+#endif
+    for (int c = 0; c < nc; c++) {
+        put_part(&C[c], fmt, d, row0[c], ds->x, ds->y);
+        drop_rows(&C[c]);
+    }
+    ds->n = ds->cap = all->n;
+    ds->d = d;
+    *out = ds;
+    return TSGS_OK;
+}
+
 /* The dataset of R's rows then the chunks', in file order: each part
  * written straight into the rows by a thread (as finish does for one). */
 static tsgs_status finish_parts(reader *R, tsgs_format fmt, reader *C,
@@ -1163,7 +1257,6 @@ static tsgs_status finish_parts(reader *R, tsgs_format fmt, reader *C,
     all.n = row0[nc];
     size_t d = 0;
     tsgs_status st;
-    tsgs_dataset *ds = NULL;
     if (fmt == TSGS_FORMAT_LIBSVM && all.n > 0) {
         size_t nnz = R->np;
         for (int c = 0; c < nc; c++)
@@ -1171,61 +1264,13 @@ static tsgs_status finish_parts(reader *R, tsgs_format fmt, reader *C,
         d = all.dmax > R->opt->min_features ? all.dmax
                                              : R->opt->min_features;
         if (d > 0 && !tsgs__keep_dense(all.n, d, nnz)) {
-            reader **part = malloc(sizeof(reader *) * (size_t)(nc + 1));
-            size_t *first = malloc(sizeof(size_t) * (size_t)(nc + 1));
-            if (!part || !first) {
-                free(part);
-                free(first);
-                st = TSGS__NOMEM(err);
-                goto done;
-            }
-            part[0] = R;
-            first[0] = 0;
-            for (int c = 0; c < nc; c++) {
-                part[c + 1] = &C[c];
-                first[c + 1] = row0[c];
-            }
-            st = finish_sparse(part, nc + 1, first, all.n, d, threads, out,
-                               err);
-            free(part);
-            free(first);
-            goto done;
+            st = finish_parts_sparse(R, C, nc, row0, all.n, d, threads, out,
+                                     err);
+            free(row0);
+            return st;
         }
     }
-    if ((st = final_width(&all, fmt, &d, err)) != TSGS_OK)
-        goto done;
-    ds = calloc(1, sizeof *ds);
-    if (!ds || !(ds->y = malloc(sizeof(double) * all.n))) {
-        st = TSGS__NOMEM(err);
-        goto done;
-    }
-    /* zeros where rows are sparse or padded; written once otherwise */
-    int zero = fmt == TSGS_FORMAT_LIBSVM || d != R->d;
-    ds->x = zero ? calloc(all.n * d, sizeof(float))
-                 : malloc(sizeof(float) * all.n * d);
-    if (!ds->x) {
-        st = rows_too_big(&all, d, err);
-        goto done;
-    }
-    put_part(R, fmt, d, 0, ds->x, ds->y);
-    (void)threads;
-    /* Each chunk's rows are let go once written: the dataset's pages are
-     * touched only as they are written, so the peak stays near one copy
-     * of the rows plus the chunks in hand (both copies whole, 2.5 GB for
-     * 10.5M x 28, against 1.5 GB before the split read). */
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
-#endif
-    for (int c = 0; c < nc; c++) {
-        put_part(&C[c], fmt, d, row0[c], ds->x, ds->y);
-        drop_rows(&C[c]);
-    }
-    ds->n = ds->cap = all.n;
-    ds->d = d;
-    *out = ds;
-    ds = NULL;
-done:
-    tsgs_dataset_free(ds);
+    st = finish_parts_dense(R, fmt, C, nc, row0, &all, d, threads, out, err);
     free(row0);
     return st;
 }
