@@ -525,6 +525,15 @@ long tsgs_train_steps(const tsgs_dataset *train, const tsgs_params *p);
 tsgs_status tsgs_train_memory(const tsgs_dataset *train, const tsgs_params *p,
                               double *bytes, tsgs_error *err);
 
+/* An estimate of the seconds tsgs_train spends making its random
+ * features' directions, the part of a run that grows with the input's
+ * width (its columns, or the columns its sparse rows use), on this
+ * run's threads; near all of the run for a few rows of a very wide input,
+ * and leaving out the rest. For a caller to refuse a run before it
+ * starts. 0 for bs3vm. */
+tsgs_status tsgs_train_seconds(const tsgs_dataset *train, const tsgs_params *p,
+                               double *seconds, tsgs_error *err);
+
 /* The bytes this process can still allocate, by the tightest of its
  * limits: the address-space limit (RLIMIT_AS, `ulimit -v`) less the
  * address space mapped now; the memory limit of its cgroup and of each

@@ -14,7 +14,7 @@
  * coefficients: far from double's limits, and rare. */
 #define SCALE_FLOOR 1e-150
 
-static const tsgs__solver *solver_of(tsgs_solver id)
+const tsgs__solver *tsgs__solver_of(tsgs_solver id)
 {
     switch (id) {
     case TSGS_SOLVER_SAFE: return &tsgs__solver_safe;
@@ -207,7 +207,7 @@ static tsgs_status train_one_vs_rest(const tsgs_dataset *ds,
                         "a one-vs-rest model needs every class, so there is "
                         "none to keep",
                         k);
-    const tsgs__solver *solver = solver_of(params->solver);
+    const tsgs__solver *solver = tsgs__solver_of(params->solver);
     if (solver->ovr_finish) {
         tsgs_status fs = solver->ovr_finish(&share, classes,
                                             st == TSGS_OK ? subs : NULL, k,
@@ -414,7 +414,7 @@ static tsgs_status train_sparse(const tsgs_dataset *ds,
 
 long tsgs_train_steps(const tsgs_dataset *ds, const tsgs_params *p)
 {
-    return solver_of(p->solver)->steps(ds, p);
+    return tsgs__solver_of(p->solver)->steps(ds, p);
 }
 
 /* Cells of rows (non-zeros of sparse ones) from which a training whose
@@ -577,7 +577,7 @@ tsgs_status tsgs__train_ex(const tsgs_dataset *ds, const tsgs_params *params,
     TSGS_TRACE_SPAN("scaler", 0, t_scaler);
     int stopped = 0;
     TSGS_TRACE_START(t_solver);
-    st = solver_of(params->solver)->train(&job, out, &stopped, err);
+    st = tsgs__solver_of(params->solver)->train(&job, out, &stopped, err);
     TSGS_TRACE_SPAN("solver", 0, t_solver);
     tsgs__scaler_clear(&job.scaler); /* a no-op once a model took it */
     if (stopped_early)

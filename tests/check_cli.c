@@ -534,6 +534,47 @@ START_TEST(wide_rows_refused_naming_the_input)
 }
 END_TEST
 
+/* Width alone, in time: the default makes some 10,000 directions as wide
+ * as the input, so 2 rows x 20,000 columns are estimated at seconds and
+ * --max-time 1 refuses them before any work, naming the file, its shape,
+ * the estimate and the ways out; with C and sigma given and 64 features
+ * the same file trains, a sparse file as wide trains (its directions are
+ * as wide as its non-zeros' columns), --max-time 0 lifts the check, and a
+ * bad value is named. */
+START_TEST(wide_rows_refused_by_their_time)
+{
+    const char *wide = tmp("wide.csv"), *model = tmp("m.model");
+    write_wide_csv(wide, 20000);
+    result r;
+    run(&r, "train", "--max-time", "1", wide, model, NULL);
+    assert_error(&r, "wide.csv: 2 rows x 20000 features", "estimated at",
+                 "more than --max-time 1 s", "not the rows", "sparse rows",
+                 "--max-features", "--max-time 0", NULL);
+    ck_assert_ptr_null(strstr(r.err, "iter "));
+    result_free(&r);
+    ck_assert(!file_exists(model));
+    run(&r, "train", "-q", "--max-time", "1", "--sigma", "0.001", "-c", "1",
+        "--max-features", "64", wide, model, NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    result_free(&r);
+    ck_assert(file_exists(model));
+    const char *sparse = tmp("wide.svm");
+    FILE *f = fopen(sparse, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("+1 1:1 5:2 200000:1\n-1 2:1 7:1 199999:3\n", f);
+    ck_assert_int_eq(fclose(f), 0);
+    run(&r, "train", "-q", "--max-time", "1", sparse, model, NULL);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    result_free(&r);
+    static const char *const bad[] = {"-1", "soon", "1e13"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        run(&r, "train", "--max-time", bad[i], DATA "train.svm", model, NULL);
+        assert_error(&r, "max-time", bad[i], NULL);
+        result_free(&r);
+    }
+}
+END_TEST
+
 /* --max-memory auto honours the process's address-space limit: 2 rows x
  * 400,000 columns need a 1.6 GB panel, refused under a 1 GiB RLIMIT_AS
  * (ulimit -v) naming it, where the machine's free memory would have let
@@ -560,7 +601,8 @@ START_TEST(auto_limit_honours_rlimit_as)
     assert_error(&r, "wide.csv: 2 rows x 400000 features", "training needs "
                  "about", "(RLIMIT_AS; --max-memory auto)", NULL);
     result_free(&r);
-    run(&r, "train", "-q", "--max-memory", "0", wide, model, NULL);
+    run(&r, "train", "-q", "--max-memory", "0", "--max-time", "0", wide,
+        model, NULL);
     run_as_limit = 0;
     assert_error(&r, "wide.csv: 2 rows x 400000 features: out of memory",
                  "can still allocate", "(RLIMIT_AS)", NULL);
@@ -3142,6 +3184,7 @@ Suite *cli_suite(void)
     tcase_add_test(tc, bad_options);
     tcase_add_test(tc, memory_refused_up_front);
     tcase_add_test(tc, wide_rows_refused_naming_the_input);
+    tcase_add_test(tc, wide_rows_refused_by_their_time);
     tcase_add_test(tc, auto_limit_honours_rlimit_as);
     tcase_add_test(tc, bad_arguments);
     tcase_add_test(tc, predict_bad_inputs);

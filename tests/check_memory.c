@@ -1,6 +1,7 @@
 /* tsgs_train_memory: the estimate grows with the input dimension as the
  * direction panels do, covers the panel the grid allocates, follows the
- * solver's settings, and refuses NULL arguments. */
+ * solver's settings, and refuses NULL arguments; tsgs_train_seconds, the
+ * time its directions take, likewise. */
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
@@ -221,6 +222,88 @@ START_TEST(null_arguments)
 }
 END_TEST
 
+static double seconds(const tsgs_dataset *ds, const tsgs_params *p)
+{
+    double t = -1.0;
+    tsgs_error err;
+    ck_assert_int_eq(tsgs_train_seconds(ds, p, &t, &err), TSGS_OK);
+    ck_assert(t >= 0.0);
+    return t;
+}
+
+#define ck_assert_ratio(a, b, r) \
+    ck_assert_double_eq_tol((a) / (b), (r), 1e-12)
+
+/* tsgs_train_seconds: the directions' time doubles with the width (a
+ * group of 128 at both), halves with twice the threads, follows the
+ * stages the settings run (in sets of the first features' directions:
+ * the grid 7, the feature rows and refit 3, the cluster arm 8 under 100
+ * labels; tsg's grid 7 and its steps' blocks twice), is 0 for bs3vm,
+ * and on sparse rows grows with the columns of the rows it featurises
+ * (their non-zeros), not the dimension. */
+START_TEST(seconds_follow_width_threads_and_stages)
+{
+    tsgs_params p = tsgs_params_default();
+    p.threads = 1;
+    p.sigma = 0.0;
+    p.c = 0.0;
+    tsgs_dataset *a = rows_of(60, 2000, 20), *b = rows_of(60, 4000, 20);
+    const double chosen = seconds(a, &p);
+    ck_assert(chosen > 0.0);
+    ck_assert_ratio(seconds(b, &p), chosen, 2.0);
+    p.threads = 2;
+    ck_assert_ratio(seconds(a, &p), chosen, 0.5);
+    p.threads = 1;
+    p.sigma = 0.1;
+    const double sigma_given = seconds(a, &p);
+    p.c = 1.0;
+    const double both_given = seconds(a, &p);
+    ck_assert_ratio(chosen, both_given, 18.0 / 3.0);
+    ck_assert_ratio(sigma_given, both_given, 4.0 / 3.0);
+    tsgs_params q = p;
+    q.solver = TSGS_SOLVER_TSG;
+    const double tsg_given = seconds(a, &q);
+    q.sigma = 0.0;
+    q.c = 0.0;
+    ck_assert_ratio(seconds(a, &q), tsg_given, 9.0 / 2.0);
+    q.solver = TSGS_SOLVER_BS3VM;
+    ck_assert_double_eq(seconds(a, &q), 0.0);
+    /* 200 labels: no cluster arm */
+    tsgs_dataset *many = rows_of(400, 2000, 200);
+    p.sigma = 0.0;
+    p.c = 0.0;
+    const double many_chosen = seconds(many, &p);
+    p.sigma = 0.1;
+    p.c = 1.0;
+    ck_assert_ratio(many_chosen, seconds(many, &p), 10.0 / 3.0);
+    tsgs_dataset *s1 = csr_rows(60, 1000000, 5, 20),
+                 *s2 = csr_rows(60, 2000000, 5, 20),
+                 *s3 = csr_rows(60, 1000000, 10, 20);
+    p.sigma = 0.0;
+    p.c = 0.0;
+    ck_assert_ratio(seconds(s2, &p), seconds(s1, &p), 1.0);
+    ck_assert_ratio(seconds(s3, &p), seconds(s1, &p), 2.0);
+    ck_assert(seconds(s1, &p) < 1.0); /* 300 columns: 0.14 s */
+    /* the safe solver featurises the labeled rows and a sample of the
+     * others: 20 + 10 rows of 5 non-zeros, half the columns of 60 */
+    const double all_rows = seconds(s1, &p);
+    p.unlabeled_sample = 10;
+    ck_assert_ratio(seconds(s1, &p), all_rows, 0.5);
+    p.unlabeled_sample = 2000;
+    double t;
+    tsgs_error err;
+    ck_assert_int_eq(tsgs_train_seconds(NULL, &p, &t, &err), TSGS_ERR_PARAM);
+    ck_assert_int_eq(tsgs_train_seconds(a, NULL, &t, &err), TSGS_ERR_PARAM);
+    ck_assert_int_eq(tsgs_train_seconds(a, &p, NULL, &err), TSGS_ERR_PARAM);
+    tsgs_dataset_free(a);
+    tsgs_dataset_free(b);
+    tsgs_dataset_free(many);
+    tsgs_dataset_free(s1);
+    tsgs_dataset_free(s2);
+    tsgs_dataset_free(s3);
+}
+END_TEST
+
 Suite *memory_suite(void)
 {
     Suite *s = suite_create("memory");
@@ -232,5 +315,8 @@ Suite *memory_suite(void)
     tcase_add_test(tc, classes_side_by_side_count_each);
     tcase_add_test(tc, wide_rows_count_every_thread_and_the_scaler);
     suite_add_tcase(s, tc);
+    TCase *tt = tcase_create("seconds");
+    tcase_add_test(tt, seconds_follow_width_threads_and_stages);
+    suite_add_tcase(s, tt);
     return s;
 }

@@ -8,6 +8,11 @@
 
 #include "tsgs3vm.h"
 
+/* --max-time's default: a run whose directions alone are estimated to
+ * take longer (a CSV of 1,000,000 columns: about 7 minutes on two cores,
+ * whatever its rows) is refused unless asked for. */
+#define CLI_MAX_TIME_DEFAULT 300
+
 typedef struct {
     tsgs_params params;
     tsgs_read_options read;
@@ -25,6 +30,8 @@ typedef struct {
     int probability_out;        /* predict -b 1: write probabilities */
     int decision_values;        /* predict --decision-values: write them */
     double max_memory;          /* --max-memory bytes; -1 auto; 0 none */
+    double max_time;            /* --max-time seconds of the estimate
+                                   (tsgs_train_seconds); 0 none */
     unsigned read_given;        /* CLI_GAVE_ bits: data options the user
                                    gave (command line or config file) */
     int quiet;
@@ -98,6 +105,11 @@ int cli_read_training(const cli_opts *o, const char *path,
  * (tsgs_memory_available: RLIMIT_AS, cgroup, available memory). */
 int cli_check_memory(const cli_opts *o, const char *path,
                      const tsgs_dataset *ds, const tsgs_params *p);
+/* --max-time: 1 (an error printed) when the training of ds (read from
+ * path) with p is estimated (tsgs_train_seconds) to take longer than
+ * --max-time seconds; 0 when it may start. */
+int cli_check_time(const cli_opts *o, const char *path,
+                   const tsgs_dataset *ds, const tsgs_params *p);
 /* Prints a training error on ds (read from path): an out-of-memory one
  * or a data one without a file named with path (and, out of memory, ds's
  * shape and what the process can still allocate), others as they are. */

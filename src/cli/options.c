@@ -19,6 +19,7 @@ void cli_opts_init(cli_opts *o)
     o->params = tsgs_params_default();
     o->read = tsgs_read_options_default();
     o->max_memory = -1.0; /* auto */
+    o->max_time = CLI_MAX_TIME_DEFAULT;
 }
 
 void cli_opts_free(cli_opts *o)
@@ -235,6 +236,12 @@ static tsgs_status set_key(const char *key, const char *value, void *user,
         double b;
         if (parse_size(value, &b) == 0) o->max_memory = b;
         else why = "auto, 0 (no limit) or a size such as 8G, 512M";
+    } else if (strcmp(key, "max-time") == 0) {
+        char *end;
+        const double s = strtod(value, &end);
+        if (strcmp(value, "none") == 0) o->max_time = 0.0;
+        else if (end != value && !*end && s >= 0.0 && s <= 1e12) o->max_time = s;
+        else why = "seconds >= 0, or 0 / none (no limit)";
     } else if (strcmp(key, "decision-values") == 0) {
         if (strcmp(value, "1") == 0 || strcmp(value, "yes") == 0) o->decision_values = 1;
         else if (strcmp(value, "0") == 0 || strcmp(value, "no") == 0) o->decision_values = 0;

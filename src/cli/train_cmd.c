@@ -12,7 +12,7 @@
 static const char *const train_keys[] = {
     "@params", "format", "label-column", "skip-columns", "header",
     "unlabeled-label", "labeled", "unlabeled", "test", "test-every", "quiet",
-    "max-memory", NULL};
+    "max-memory", "max-time", NULL};
 
 /* Intermediate test accuracies use at most this many labeled test rows (a
  * fixed, seeded sample); the final line uses the whole file. */
@@ -180,6 +180,13 @@ static void usage(const cli_opts *o)
            "machine's available\n"
            "                           memory, the default), 0 (no limit), "
            "8G, 512M, ...\n"
+           "  --max-time SECONDS       refuse to train (before it starts) when "
+           "the estimated\n"
+           "                           time to make the random features' "
+           "directions, which\n"
+           "                           grows with the columns, exceeds "
+           "SECONDS (default %d;\n"
+           "                           0 or none: no limit)\n"
            "  --config FILE            read key = value options from FILE "
            "(command line wins;\n"
            "                           a file's c is C x the labeled rows, "
@@ -197,7 +204,7 @@ static void usage(const cli_opts *o)
            "  -m MB, -h 0|1            accepted and ignored (LIBSVM's cache "
            "and shrinking)\n"
            "  -v K                     see tsgs3vm cv --folds K\n\n",
-           TEST_SAMPLE_MAX);
+           TEST_SAMPLE_MAX, CLI_MAX_TIME_DEFAULT);
     cli_print_read_help(1);
     printf("\nModel options (key, default, meaning):\n");
     cli_print_param_help(&o->params);
@@ -486,7 +493,8 @@ int cmd_train(int argc, char **argv)
      * process. */
     cli_catch_stops("interrupted before training: no model written\n");
     if (read_data(&o, &r) ||
-        cli_check_memory(&o, o.positional[0], r.train, &o.params))
+        cli_check_memory(&o, o.positional[0], r.train, &o.params) ||
+        cli_check_time(&o, o.positional[0], r.train, &o.params))
         goto done;
     rc = o.cv_folds ? cross_validate(&o, o.positional[0], r.train)
                     : train_and_save(&o, &r, model_path);

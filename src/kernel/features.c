@@ -285,7 +285,7 @@ int tsgs__direction(const tsgs__fspec *fs, long block, long j, float *omega,
     }
     /* One lane of a packed group, then unpacked. */
     float *panel = malloc(sizeof(float) * TSGS__LANES * (fs->d ? fs->d : 1));
-    float lane_phase[TSGS__LANES];
+    float lane_phase[TSGS__LANES] = {0.0f};
     if (!panel)
         return -1;
     int rc = directions_strided(fs, block * fs->dirs + j, 1, panel, lane_phase,

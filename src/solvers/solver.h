@@ -39,7 +39,15 @@ typedef struct {
     tsgs_status (*ovr_finish)(struct tsgs__ovr_share *share,
                               const double *classes, tsgs_model **subs,
                               size_t k, tsgs_error *err);
+    /* The random feature directions a run makes, counted over its stages
+     * (a grid's widths, refits, paths; each direction as wide as the
+     * input, or as its sparse rows' columns): train_time.c's estimate of
+     * what grows with the width. 0: no random features. */
+    double (*directions)(const tsgs_dataset *ds, const tsgs_params *p);
 } tsgs__solver;
+
+/* The solver that trains p's solver setting. */
+const tsgs__solver *tsgs__solver_of(tsgs_solver id);
 
 extern const tsgs__solver tsgs__solver_sgd;   /* tsg, dsg, cdsg, frs */
 extern const tsgs__solver tsgs__solver_bs3vm; /* bs3vm */

@@ -541,4 +541,13 @@ static tsgs_status bs3vm_job(tsgs__train_job *job, tsgs_model **out,
                        job->hooks, job->opt.row_w, out, stopped_early, err);
 }
 
-const tsgs__solver tsgs__solver_bs3vm = {bs3vm_job, bs3vm_steps, NULL};
+/* Support vectors: no random features. */
+static double bs3vm_directions(const tsgs_dataset *ds, const tsgs_params *p)
+{
+    (void)ds;
+    (void)p;
+    return 0.0;
+}
+
+const tsgs__solver tsgs__solver_bs3vm = {bs3vm_job, bs3vm_steps, NULL,
+                                         bs3vm_directions};

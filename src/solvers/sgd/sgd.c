@@ -629,4 +629,26 @@ fail:
     return st;
 }
 
-const tsgs__solver tsgs__solver_sgd = {sgd_train, sgd_steps, NULL};
+/* The grid's feature sets when C or sigma is chosen (model_select.c: its
+ * widths, or one set at a given sigma, on the first blocks), then the
+ * steps' blocks, made for the feature cache and again where the
+ * supervised start or the model's panels need them: counted by a
+ * throwaway counter in features.c on a 300-wide CSV (every solver of this file: 9 first
+ * blocks' worth chosen, 2 given). Directions regenerated every step
+ * (--cache-mb 0) are not counted. */
+static double sgd_directions(const tsgs_dataset *ds, const tsgs_params *p)
+{
+    const tsgs__fspec fs = tsgs__fspec_of(p, ds->d);
+    const double first = (double)first_blocks(p, ds->d) * (double)fs.dirs;
+    const long features = p->max_features == 0
+                              ? sgd_steps(ds, p) * p->block_size
+                              : tsgs__default_features(p, ds->n, ds->d);
+    const double budget =
+        (double)tsgs__blocks_for(p, features) * (double)fs.dirs;
+    const int c_given = p->c > 0.0 || p->c_total > 0.0;
+    const double grid = p->sigma > 0.0 ? (c_given ? 0.0 : 1.0) : 7.0;
+    return grid * first + 2.0 * budget;
+}
+
+const tsgs__solver tsgs__solver_sgd = {sgd_train, sgd_steps, NULL,
+                                       sgd_directions};
