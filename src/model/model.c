@@ -419,20 +419,3 @@ const tsgs_params *tsgs_model_params(const tsgs_model *m)
 }
 
 const char *tsgs_model_note(const tsgs_model *m) { return m->note; }
-
-double tsgs_accuracy(const tsgs_model *m, const tsgs_dataset *ds,
-                     const double *scores, size_t *n_labeled)
-{
-    const size_t k = tsgs_model_score_columns(m);
-    size_t n = 0, right = 0;
-    for (size_t i = 0; i < ds->n; i++) {
-        if (isnan(ds->y[i]))
-            continue;
-        n++;
-        right += tsgs_model_label_of(m, scores + i * k) == ds->y[i];
-    }
-    if (n_labeled)
-        *n_labeled = n;
-    return n ? (double)right / (double)n : 0.0;
-}
-
