@@ -90,6 +90,15 @@ void tsgs_model_free(tsgs_model *m)
     free(m);
 }
 
+void tsgs__model_adopt(tsgs_model *m, double label_neg, double label_pos,
+                       tsgs__scaler *sc)
+{
+    m->label_neg = label_neg;
+    m->label_pos = label_pos;
+    m->scaler = *sc;
+    memset(sc, 0, sizeof *sc);
+}
+
 tsgs_status tsgs__model_add_block(tsgs_model *m, tsgs_error *err)
 {
     if (m->nblocks == m->cap_blocks) {

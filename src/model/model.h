@@ -50,6 +50,11 @@ struct tsgs_model {
     tsgs_model **ovr;
 };
 
+/* m takes the labels of its two classes and the scaler (which sc then
+ * no longer holds): what every solver and the loader give a new binary
+ * model. */
+void tsgs__model_adopt(tsgs_model *m, double label_neg, double label_pos,
+                       tsgs__scaler *sc);
 /* An empty model for d inputs with room for cap_blocks blocks. */
 tsgs_status tsgs__model_new(const tsgs_params *p, size_t d, long cap_blocks,
                             tsgs_model **out, tsgs_error *err);

@@ -969,24 +969,25 @@ static tsgs_status model_of_header(header_t *h, tsgs_model **out,
     m->nblocks = blocks;
     m->scale = h->scale;
     m->bias = h->bias;
-    m->label_neg = h->labels[0];
-    m->label_pos = h->labels[1];
     m->has_prob = !isnan(h->prob_ab[0]);
     m->prob_a = h->prob_ab[0];
     m->prob_b = h->prob_ab[1];
-    m->scaler.kind = h->scaling;
-    m->scaler.d = (size_t)h->d;
-    m->scaler.shift = h->shift;
-    m->scaler.mul = h->mul;
+    tsgs__scaler sc;
+    memset(&sc, 0, sizeof sc);
+    sc.kind = h->scaling;
+    sc.d = (size_t)h->d;
+    sc.shift = h->shift;
+    sc.mul = h->mul;
     h->shift = h->mul = NULL;
     /* a scaler-maxabs line beside another scaler kind: parsed, unused */
     if (h->scaling == TSGS_SCALE_MAXABS) {
-        m->scaler.nsc = h->nsc;
-        m->scaler.scol = h->scol;
-        m->scaler.smul = h->smul;
+        sc.nsc = h->nsc;
+        sc.scol = h->scol;
+        sc.smul = h->smul;
         h->scol = NULL;
         h->smul = NULL;
     }
+    tsgs__model_adopt(m, h->labels[0], h->labels[1], &sc);
     *out = m;
     return TSGS_OK;
 }

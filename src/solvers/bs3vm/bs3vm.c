@@ -448,10 +448,7 @@ static tsgs_status bs3vm_train(const tsgs_dataset *ds, const tsgs_params *params
         tsgs__scaler_clear(scaler);
         return st;
     }
-    m->label_neg = neg;
-    m->label_pos = pos;
-    m->scaler = *scaler;
-    memset(scaler, 0, sizeof *scaler); /* the model owns it now */
+    tsgs__model_adopt(m, neg, pos, scaler); /* the model owns it now */
     s.sc = &m->scaler;
     if ((st = tsgs__bs3vm_new(s.d, cap, p->kernel, p->sigma, &m->bs3vm, err)))
         goto fail;
