@@ -43,7 +43,7 @@ void tsgs__cost_to_user(tsgs_model *m, const tsgs_params *given, size_t nl)
     if (!m)
         return;
     per_row(&m->params, given, nl);
-    for (int k = 0; k < m->nclass; k++)
+    for (int k = 0; k < m->nclass; k++) /* one-vs-rest's classes */
         per_row(&m->ovr[k]->params, given, nl);
 }
 

@@ -176,7 +176,7 @@ tsgs_status tsgs_train_memory(const tsgs_dataset *ds, const tsgs_params *p,
 /* ------------------------------------------------ a model being loaded */
 
 /* What a model file's counts commit its reader to, before anything is
- * allocated for them (model_io.c): the coefficients, the direction cache
+ * allocated for them (model.c's rf_read): the coefficients, the direction cache
  * the model packs at load when it fits cache-mb, and for orthogonal
  * directions the dense row, the group orthonormalised in double and,
  * without the cache, the tile predict regenerates directions into. Sparse

@@ -1320,6 +1320,147 @@ START_TEST(every_kind_round_trips)
 }
 END_TEST
 
+/* A one-vs-rest model over three binary ones (the subs taken). */
+static tsgs_model *ovr_of(tsgs_model *a, tsgs_model *b, tsgs_model *c,
+                          const double *classes)
+{
+    tsgs_model *subs[3] = {a, b, c}, *m = NULL;
+    ck_assert_int_eq(tsgs__model_ovr(subs, classes, 3, &m, NULL), TSGS_OK);
+    return m;
+}
+
+static tsgs_model *load_text(const char *text, size_t len)
+{
+    spit("text.model", text, len);
+    tsgs_model *m = NULL;
+    tsgs_error err;
+    ck_assert_msg(tsgs_model_load("text.model", &m, &err) == TSGS_OK, "%s",
+                  err.message);
+    remove("text.model");
+    return m;
+}
+
+/* m's kind's own write gives the bytes tsgs_model_save writes; a binary
+ * kind's section key is the line that ends its header; the file loads as
+ * a model of the same kind, which saves the same bytes, counts the same
+ * features and gives the same decision values on ds. */
+static void check_kind_table(const tsgs_model *m, const tsgs__model_kind *want,
+                             const tsgs_dataset *ds)
+{
+    const tsgs__model_kind *kind = m->kind;
+    ck_assert_ptr_eq(kind, want);
+    ck_assert_int_eq(tsgs_model_save(m, "k1.model", NULL), TSGS_OK);
+    FILE *f = fopen("k2.model", "w");
+    ck_assert_ptr_nonnull(f);
+    kind->write(f, m, &m->layout);
+    fclose(f);
+    size_t l1, l2, l3;
+    char *t1 = slurp("k1.model", &l1), *t2 = slurp("k2.model", &l2);
+    ck_assert_uint_eq(l1, l2);
+    ck_assert_int_eq(memcmp(t1, t2, l1), 0);
+    ck_assert_int_eq(kind->per_class, !kind->section);
+    if (kind->section) {
+        char key[64];
+        snprintf(key, sizeof key, "\n%s ", kind->section);
+        ck_assert_msg(strstr(t1, key), "%s: no %s line", kind->name,
+                      kind->section);
+    }
+    tsgs_model *back = NULL;
+    tsgs_error err;
+    ck_assert_msg(tsgs_model_load("k1.model", &back, &err) == TSGS_OK,
+                  "%s: %s", kind->name, err.message);
+    ck_assert_ptr_eq(back->kind, kind);
+    ck_assert_int_eq(tsgs_model_save(back, "k3.model", NULL), TSGS_OK);
+    char *t3 = slurp("k3.model", &l3);
+    ck_assert_uint_eq(l1, l3);
+    ck_assert_int_eq(memcmp(t1, t3, l1), 0);
+    ck_assert_int_gt(kind->feature_count(back), 0);
+    ck_assert_int_eq(kind->feature_count(back), tsgs_model_feature_count(m));
+    const size_t n = tsgs_dataset_rows(ds), k = tsgs_model_score_columns(m);
+    double *a = malloc(sizeof(double) * n * k);
+    double *b = malloc(sizeof(double) * n * k);
+    ck_assert_int_eq(kind->decision(back, ds, 1, 1e8, a, NULL), TSGS_OK);
+    ck_assert_int_eq(tsgs_predict_scores(m, ds, 2, b, NULL), TSGS_OK);
+    ck_assert_int_eq(memcmp(a, b, sizeof(double) * n * k), 0);
+    free(a);
+    free(b);
+    free(t1);
+    free(t2);
+    free(t3);
+    tsgs_model_free(back);
+    remove("k1.model");
+    remove("k2.model");
+    remove("k3.model");
+}
+
+/* Each kind's table of operations (model.h) round-trips its file:
+ * random features, support vectors, one-vs-rest over either. */
+START_TEST(every_kind_table_round_trips)
+{
+    tsgs_dataset *d5 = NULL;
+    tsgs_dataset *d3 = fixture_blobs(60, 3, 2.0, 0.5, 10, 5, 4, NULL);
+    tsgs_model *rf = small_model(5, TSGS_SCALE_ZSCORE, &d5);
+    size_t len;
+    char *sv_text = bs3vm_text(&len);
+    tsgs_model *sv = load_text(sv_text, len);
+    static const double cl[3] = {1.0, 2.0, 3.0}, cl2[3] = {-1.0, 0.5, 4.0};
+    tsgs_model *ovr = ovr_of(small_model(5, TSGS_SCALE_ZSCORE, NULL),
+                             small_model(5, TSGS_SCALE_MINMAX, NULL),
+                             small_model(5, TSGS_SCALE_NONE, NULL), cl);
+    tsgs_model *ovr_sv = ovr_of(load_text(sv_text, len),
+                                load_text(sv_text, len),
+                                load_text(sv_text, len), cl2);
+    check_kind_table(rf, &tsgs__kind_rf, d5);
+    check_kind_table(sv, &tsgs__kind_sv, d3);
+    check_kind_table(ovr, &tsgs__kind_ovr, d5);
+    check_kind_table(ovr_sv, &tsgs__kind_ovr, d3);
+    ck_assert_int_eq(tsgs_model_feature_count(ovr_sv),
+                     3 * tsgs_model_feature_count(sv));
+    /* one-vs-rest takes no binary prediction call */
+    double f[60];
+    tsgs_error err;
+    ck_assert_int_eq(tsgs_predict(ovr_sv, d3, 1, f, &err), TSGS_ERR_PARAM);
+    ck_assert_msg(strstr(err.message, "a model of 3 classes"), "%s",
+                  err.message);
+    tsgs_model_free(rf);
+    tsgs_model_free(sv);
+    tsgs_model_free(ovr);
+    tsgs_model_free(ovr_sv);
+    free(sv_text);
+    tsgs_dataset_free(d3);
+    tsgs_dataset_free(d5);
+}
+END_TEST
+
+/* tsgs__model_adopt: the model takes both labels and the scaler, which
+ * the caller then no longer holds (freeing it frees nothing twice). */
+START_TEST(adopt_takes_labels_and_scaler)
+{
+    tsgs_params p = tsgs_params_default();
+    tsgs_model *m = NULL;
+    ck_assert_int_eq(tsgs__model_new(&p, 3, 1, &m, NULL), TSGS_OK);
+    ck_assert_ptr_eq(m->kind, &tsgs__kind_rf);
+    tsgs__scaler sc;
+    memset(&sc, 0, sizeof sc);
+    sc.kind = TSGS_SCALE_ZSCORE;
+    sc.d = 3;
+    sc.shift = calloc(3, sizeof(double));
+    sc.mul = calloc(3, sizeof(double));
+    double *shift = sc.shift;
+    tsgs__model_adopt(m, 2.0, 7.0, &sc);
+    ck_assert(m->label_neg == 2.0 && m->label_pos == 7.0);
+    ck_assert(tsgs_model_label(m, 0.5) == 7.0);
+    ck_assert(tsgs_model_label(m, -0.5) == 2.0);
+    ck_assert_ptr_eq(m->scaler.shift, shift);
+    ck_assert_int_eq(m->scaler.kind, TSGS_SCALE_ZSCORE);
+    ck_assert_ptr_null(sc.shift);
+    ck_assert_ptr_null(sc.mul);
+    ck_assert_int_eq(sc.kind, TSGS_SCALE_NONE);
+    tsgs__scaler_clear(&sc);
+    tsgs_model_free(m);
+}
+END_TEST
+
 START_TEST(predict_refuses_other_width)
 {
     tsgs_dataset *ds;
@@ -1703,6 +1844,8 @@ Suite *model_suite(void)
     tcase_add_test(tc, ovr_counts_refused_on_their_line);
     tcase_add_test(tc, model_from_pipe);
     tcase_add_test(tc, every_kind_round_trips);
+    tcase_add_test(tc, every_kind_table_round_trips);
+    tcase_add_test(tc, adopt_takes_labels_and_scaler);
     tcase_add_test(tc, layout_round_trips);
     tcase_add_test(tc, file_without_layout_predicts_the_same);
     tcase_add_test(tc, layout_errors_refused);

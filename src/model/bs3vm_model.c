@@ -1,9 +1,10 @@
 /* The BS3VM model (Le et al., UAI 2016): f(x) = sum_j alpha_j k(sv_j, x), a
  * kernel expansion over support vectors kept as scaled rows. What the
  * bs3vm solver (solvers/bs3vm.c) produces and a model holds: building,
- * prediction and the model-file section. It calls no solver, so the model
- * code can use it without depending on training. */
-#include "model/model.h"
+ * prediction and the model-file section, and the support-vector kind of
+ * model. It calls no solver, so the model code can use it without
+ * depending on training. */
+#include "model/model_file.h"
 
 #include <errno.h>
 #include <math.h>
@@ -139,6 +140,42 @@ static char *read_line(FILE *f, char **buf, size_t *cap, long *line)
     return *buf;
 }
 
+/* Support vector j of b from its line s: "alpha x_1 ... x_d". */
+static tsgs_status parse_vector(tsgs__bs3vm *b, size_t j, const char *s,
+                                const char *path, long line, tsgs_error *err)
+{
+    const size_t d = b->d;
+    for (size_t k = 0; k <= d; k++) {
+        char *end;
+        errno = 0;
+        double v = strtod(s, &end);
+        int ok = end != s && isfinite(v) && (k == 0 || isfinite((float)v));
+        if (!ok)
+            return tsgs__fail(err, TSGS_ERR_FORMAT, path, line,
+                              "support vector: value %zu of %zu is missing "
+                              "or not a finite number",
+                              k + 1, d + 1);
+        if (k == 0 && fabs(v) > TSGS__MODEL_VALUE_MAX)
+            return tsgs__fail(err, TSGS_ERR_FORMAT, path, line,
+                              "support vector: its weight %g is beyond "
+                              "+-%g (no trained model comes near)",
+                              v, TSGS__MODEL_VALUE_MAX);
+        if (k == 0)
+            b->alpha[j] = v;
+        else
+            b->x[j * d + k - 1] = (float)v;
+        s = end;
+    }
+    while (*s == ' ' || *s == '\t')
+        s++;
+    if (*s != '\0')
+        return tsgs__fail(err, TSGS_ERR_FORMAT, path, line,
+                          "support vector: unexpected text \"%.40s\" after "
+                          "%zu values",
+                          s, d + 1);
+    return TSGS_OK;
+}
+
 tsgs_status tsgs__bs3vm_read(FILE *f, const char *path, long *line,
                              long n_sv, size_t d, tsgs_kernel kernel,
                              double sigma, tsgs__bs3vm **out,
@@ -149,8 +186,8 @@ tsgs_status tsgs__bs3vm_read(FILE *f, const char *path, long *line,
     size_t bcap = 0;
     tsgs_status st;
     /* grown as lines arrive: a corrupt count must not size the model */
-    if ((st = tsgs__bs3vm_new(d, n_sv < 1024 ? (size_t)n_sv : 1024, kernel, sigma, &b,
-                     err)))
+    if ((st = tsgs__bs3vm_new(d, n_sv < 1024 ? (size_t)n_sv : 1024, kernel,
+                              sigma, &b, err)))
         return st;
     for (long j = 0; j < n_sv; j++) {
         char *s = read_line(f, &buf, &bcap, line);
@@ -163,41 +200,8 @@ tsgs_status tsgs__bs3vm_read(FILE *f, const char *path, long *line,
         if ((size_t)j == b->cap &&
             (st = tsgs__bs3vm_reserve(b, 2 * b->cap, err)) != TSGS_OK)
             goto fail;
-        for (size_t k = 0; k <= d; k++) {
-            char *end;
-            errno = 0;
-            double v = strtod(s, &end);
-            int ok = end != s && isfinite(v) &&
-                     (k == 0 || isfinite((float)v));
-            if (!ok) {
-                st = tsgs__fail(err, TSGS_ERR_FORMAT, path, *line,
-                                "support vector: value %zu of %zu is missing "
-                                "or not a finite number",
-                                k + 1, d + 1);
-                goto fail;
-            }
-            if (k == 0 && fabs(v) > TSGS__MODEL_VALUE_MAX) {
-                st = tsgs__fail(err, TSGS_ERR_FORMAT, path, *line,
-                                "support vector: its weight %g is beyond "
-                                "+-%g (no trained model comes near)",
-                                v, TSGS__MODEL_VALUE_MAX);
-                goto fail;
-            }
-            if (k == 0)
-                b->alpha[j] = v;
-            else
-                b->x[(size_t)j * d + k - 1] = (float)v;
-            s = end;
-        }
-        while (*s == ' ' || *s == '\t')
-            s++;
-        if (*s != '\0') {
-            st = tsgs__fail(err, TSGS_ERR_FORMAT, path, *line,
-                            "support vector: unexpected text \"%.40s\" after "
-                            "%zu values",
-                            s, d + 1);
+        if ((st = parse_vector(b, (size_t)j, s, path, *line, err)))
             goto fail;
-        }
         b->n_sv++;
     }
     char *s = read_line(f, &buf, &bcap, line);
@@ -216,3 +220,123 @@ fail:
     tsgs__bs3vm_free(b);
     return st;
 }
+
+/* ------------------------------------------- the support-vector kind */
+
+tsgs_status tsgs__model_new_sv(const tsgs_params *p, size_t d, size_t cap,
+                               tsgs_model **out, tsgs_error *err)
+{
+    tsgs_model *m;
+    tsgs_status st = tsgs__model_new(p, d, 1, &m, err);
+    if (st != TSGS_OK)
+        return st;
+    m->kind = &tsgs__kind_sv;
+    if ((st = tsgs__bs3vm_new(d, cap, p->kernel, p->sigma, &m->bs3vm,
+                              err)) != TSGS_OK) {
+        tsgs_model_free(m);
+        return st;
+    }
+    *out = m;
+    return TSGS_OK;
+}
+
+static tsgs_status sv_rows(const tsgs_model *m, const void *arg,
+                           const tsgs__rows *R, int threads, double *out,
+                           tsgs_error *err)
+{
+    (void)arg;
+    (void)err;
+    tsgs__bs3vm_decision(m->bs3vm, R->x, R->n, threads, out);
+    return TSGS_OK;
+}
+
+/* Dense rows only: a sparse file's rows made dense, a few at a time. */
+static tsgs_status sv_decision(const tsgs_model *m, const tsgs_dataset *ds,
+                               int threads, double cache_bytes, double *out,
+                               tsgs_error *err)
+{
+    (void)cache_bytes;
+    const size_t chunk = tsgs__predict_chunk(m, ds, 1);
+    tsgs__rows buf;
+    if (tsgs__rows_init_dense(&buf, m->d, chunk))
+        return TSGS__NOMEM(err);
+    tsgs_status st = tsgs__predict_chunks(m, ds, &buf, chunk, sv_rows, NULL,
+                                          threads, out, err);
+    tsgs__rows_free(&buf);
+    return st;
+}
+
+/* The header (no blocks), then the support-vector section. */
+static void sv_write(FILE *f, const tsgs_model *m,
+                     const tsgs_data_layout *lay)
+{
+    tsgs__mheader_write(f, m, lay);
+    tsgs__bs3vm_write(f, m->bs3vm);
+}
+
+/* The counts against each other and the memory they commit the process
+ * to, before anything is sized by them. */
+static tsgs_status sv_check_counts(tsgs__mfile *r, const tsgs__mheader *h,
+                                   tsgs_error *err)
+{
+    if (h->blocks != 0)
+        return tsgs__fail(err, TSGS_ERR_FORMAT, r->path, h->blocks_line,
+                          "blocks: %ld, but a bs3vm model has support "
+                          "vectors, no random-feature blocks (0)",
+                          h->blocks);
+    char what[160];
+    snprintf(what, sizeof what, "%ld support vectors of %ld features",
+             h->count, h->d);
+    return tsgs__mfile_take(r, "support-vectors", r->line,
+                            tsgs__mheader_scaler_bytes(h) +
+                                tsgs__bs3vm_bytes(h->count, (size_t)h->d),
+                            what, err);
+}
+
+/* The model the header describes and its support vectors (the "end"
+ * line after them read, nothing after it checked). */
+static tsgs_status sv_read(tsgs__mfile *r, tsgs__mheader *h, int last,
+                           tsgs_model **out, tsgs_error *err)
+{
+    (void)last;
+    tsgs_model *m = NULL;
+    tsgs_status st = sv_check_counts(r, h, err);
+    if (st == TSGS_OK)
+        st = tsgs__model_of_header(h, 0, &m, err);
+    if (st == TSGS_OK) {
+        m->kind = &tsgs__kind_sv;
+        st = tsgs__bs3vm_read(r->f, r->path, &r->line, h->count,
+                              (size_t)h->d, h->p.kernel, h->p.sigma,
+                              &m->bs3vm, err);
+    }
+    if (st != TSGS_OK) {
+        tsgs_model_free(m);
+        return st;
+    }
+    *out = m;
+    return TSGS_OK;
+}
+
+/* The support vectors, and the empty random-feature block every model
+ * has. */
+static void sv_free(tsgs_model *m)
+{
+    tsgs__bs3vm_free(m->bs3vm);
+    tsgs__kind_rf.free(m);
+}
+
+static long sv_feature_count(const tsgs_model *m)
+{
+    return (long)m->bs3vm->n_sv;
+}
+
+const tsgs__model_kind tsgs__kind_sv = {
+    .name = "support vectors",
+    .section = "support-vectors",
+    .per_class = 0,
+    .decision = sv_decision,
+    .write = sv_write,
+    .read = sv_read,
+    .free = sv_free,
+    .feature_count = sv_feature_count,
+};

@@ -1,7 +1,9 @@
-/* The model: seeds and coefficients of the random feature blocks, the lazy
- * decay scale, the balance bias, the scaler and the class labels; plus the
- * optional cache of packed directions, and prediction. */
-#include "model/model.h"
+/* The model: what every kind shares (creation, freeing, the labels and
+ * the scaler, prediction's checks), and the random-feature kind: seeds
+ * and coefficients of the random feature blocks, the lazy decay scale,
+ * the balance bias; the optional cache of packed directions, prediction,
+ * and its model-file section. */
+#include "model/model_file.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -50,6 +52,7 @@ tsgs_status tsgs__model_new(const tsgs_params *p, size_t d, long cap_blocks,
     tsgs_model *m = calloc(1, sizeof *m);
     if (!m)
         return TSGS__NOMEM(err);
+    m->kind = &tsgs__kind_rf;
     m->params = *p;
     m->d = d;
     m->fs = tsgs__fspec_of(p, d);
@@ -75,19 +78,29 @@ void tsgs_model_free(tsgs_model *m)
 {
     if (!m)
         return;
+    m->kind->free(m);
+    tsgs__scaler_clear(&m->scaler);
+    free(m);
+}
+
+void tsgs__model_adopt(tsgs_model *m, double label_neg, double label_pos,
+                       tsgs__scaler *sc)
+{
+    m->label_neg = label_neg;
+    m->label_pos = label_pos;
+    m->scaler = *sc;
+    memset(sc, 0, sizeof *sc);
+}
+
+/* What the random features own. */
+static void rf_free(tsgs_model *m)
+{
     free(m->ac);
     free(m->as);
     free(m->panel);
     free(m->phase);
     tsgs__colcache_free(m->cc);
     tsgs__colcache_free(m->pcc);
-    tsgs__bs3vm_free(m->bs3vm);
-    tsgs__scaler_clear(&m->scaler);
-    for (int k = 0; k < m->nclass && m->ovr; k++)
-        tsgs_model_free(m->ovr[k]);
-    free(m->ovr);
-    free(m->classes);
-    free(m);
 }
 
 tsgs_status tsgs__model_add_block(tsgs_model *m, tsgs_error *err)
@@ -217,10 +230,6 @@ tsgs_status tsgs__model_decision(const tsgs_model *m, const float *X,
                                  size_t n, int threads, double *out,
                                  tsgs_error *err)
 {
-    if (m->bs3vm) { /* support vectors, bs3vm.c */
-        tsgs__bs3vm_decision(m->bs3vm, X, n, threads, out);
-        return TSGS_OK;
-    }
     tsgs__fview v = tsgs__model_view(m);
     tsgs_status st = tsgs__eval_sums(&v, X, n, threads, out, err);
     if (st != TSGS_OK)
@@ -238,9 +247,6 @@ tsgs_status tsgs__model_decision_rows(const tsgs_model *m,
 {
     if (R->x)
         return tsgs__model_decision(m, R->x, R->n, threads, out, err);
-    if (m->bs3vm)
-        return tsgs__fail(err, TSGS_ERR_UNSUPPORTED, NULL, 0,
-                          "bs3vm models predict dense rows only");
     tsgs__fview v = tsgs__model_view(m);
     tsgs_status st = tsgs__sparse_sums(&v, cc ? cc : m->cc, R, threads, out,
                                        err);
@@ -262,6 +268,37 @@ static int gather_range(tsgs__rows *buf, const tsgs_dataset *ds,
     for (size_t i = 0; i < n; i++)
         idx[i] = i0 + i;
     return tsgs__rows_gather(buf, ds, sc, idx, n);
+}
+
+size_t tsgs__predict_chunk(const tsgs_model *m, const tsgs_dataset *ds,
+                           int dense)
+{
+    size_t chunk = ds->n < PREDICT_CHUNK ? ds->n : PREDICT_CHUNK;
+    /* sparse rows made dense: a few at a time */
+    if (tsgs__sparse(ds) && dense) {
+        size_t most = ((size_t)1 << 26) / (m->d ? m->d : 1);
+        chunk = chunk < most ? chunk : most ? most : 1;
+    }
+    return chunk;
+}
+
+tsgs_status tsgs__predict_chunks(const tsgs_model *m, const tsgs_dataset *ds,
+                                 tsgs__rows *buf, size_t chunk,
+                                 tsgs__decide_fn decide, const void *arg,
+                                 int threads, double *out, tsgs_error *err)
+{
+    tsgs_status st = TSGS_OK;
+    for (size_t i0 = 0; i0 < ds->n && st == TSGS_OK; i0 += chunk) {
+        size_t n = ds->n - i0 < chunk ? ds->n - i0 : chunk;
+        size_t *idx = malloc(sizeof(size_t) * n);
+        if (!idx || gather_range(buf, ds, &m->scaler, idx, i0, n)) {
+            free(idx);
+            return TSGS__NOMEM(err);
+        }
+        free(idx);
+        st = decide(m, arg, buf, threads, out + i0, err);
+    }
+    return st;
 }
 
 /* Guards every model's pcc while it is made: predictions of one model
@@ -321,7 +358,7 @@ tsgs_status tsgs__predict_within(const tsgs_model *m, const tsgs_dataset *ds,
     if (!m || !ds || !decision)
         return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
                           "tsgs_predict: NULL argument");
-    if (m->nclass > 2)
+    if (m->kind->per_class)
         return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
                           "tsgs_predict: a model of %d classes has one "
                           "decision value per class: use "
@@ -333,24 +370,33 @@ tsgs_status tsgs__predict_within(const tsgs_model *m, const tsgs_dataset *ds,
                           "trained on %zu",
                           ds->d, m->d);
     int nt = tsgs__threads_resolve(threads > 0 ? threads : m->params.threads);
-    size_t chunk = ds->n < PREDICT_CHUNK ? ds->n : PREDICT_CHUNK;
+    return m->kind->decision(m, ds, nt, cache_bytes, decision, err);
+}
+
+static tsgs_status rf_rows(const tsgs_model *m, const void *cc,
+                           const tsgs__rows *R, int threads, double *out,
+                           tsgs_error *err)
+{
+    return tsgs__model_decision_rows(m, cc, R, threads, out, err);
+}
+
+/* Random features: sparse rows stay sparse for a model of iid
+ * directions; orthogonal groups need them dense, a few at a time. */
+static tsgs_status rf_decision(const tsgs_model *m, const tsgs_dataset *ds,
+                               int nt, double cache_bytes, double *decision,
+                               tsgs_error *err)
+{
+    const int dense = m->fs.orthogonal;
+    const size_t chunk = tsgs__predict_chunk(m, ds, dense);
     tsgs__rows buf;
     const tsgs__colcache *cc = NULL;
     tsgs_status st = TSGS_OK;
-    /* sparse rows stay sparse for a model of iid directions; the others
-     * (orthogonal groups, support vectors) need them dense, a few at a
-     * time */
-    const int dense = m->fs.orthogonal || m->bs3vm;
-    if (tsgs__sparse(ds) && dense) {
-        size_t most = ((size_t)1 << 26) / (m->d ? m->d : 1);
-        chunk = chunk < most ? chunk : most ? most : 1;
-    }
     if (dense ? tsgs__rows_init_dense(&buf, m->d, chunk)
               : tsgs__rows_init(&buf, ds, &m->scaler, chunk))
         return TSGS__NOMEM(err);
     /* dense rows: the model's direction panel, made on first use (a
      * loaded model has none yet) */
-    if (buf.x && !m->bs3vm && (st = panel_in_step(m, err)) != TSGS_OK) {
+    if (buf.x && (st = panel_in_step(m, err)) != TSGS_OK) {
         tsgs__rows_free(&buf);
         return st;
     }
@@ -359,7 +405,7 @@ tsgs_status tsgs__predict_within(const tsgs_model *m, const tsgs_dataset *ds,
      * blocks made them again for each), else, when the model's columns
      * do not fit the budget, of their most frequent ones for this call */
     tsgs__colcache *own = NULL;
-    if (!buf.x && !m->bs3vm &&
+    if (!buf.x &&
         (st = kept_cache(m, ds, cache_bytes, nt, &cc, err)) == TSGS_OK &&
         !cc &&
         (st = tsgs__colcache_new(ds, tsgs__model_dirs(m), cache_bytes, &own,
@@ -367,17 +413,9 @@ tsgs_status tsgs__predict_within(const tsgs_model *m, const tsgs_dataset *ds,
         tsgs__colcache_fill(own, &m->fs, m->nblocks * m->fs.dirs, nt);
         cc = own;
     }
-    for (size_t i0 = 0; i0 < ds->n && st == TSGS_OK; i0 += chunk) {
-        size_t n = ds->n - i0 < chunk ? ds->n - i0 : chunk;
-        size_t *idx = malloc(sizeof(size_t) * n);
-        if (!idx || gather_range(&buf, ds, &m->scaler, idx, i0, n)) {
-            free(idx);
-            st = TSGS__NOMEM(err);
-            break;
-        }
-        free(idx);
-        st = tsgs__model_decision_rows(m, cc, &buf, nt, decision + i0, err);
-    }
+    if (st == TSGS_OK)
+        st = tsgs__predict_chunks(m, ds, &buf, chunk, rf_rows, cc, nt,
+                                  decision, err);
     tsgs__colcache_free(own);
     tsgs__rows_free(&buf);
     return st;
@@ -402,15 +440,7 @@ void tsgs_model_layout(const tsgs_model *m, tsgs_data_layout *out)
 
 long tsgs_model_feature_count(const tsgs_model *m)
 {
-    if (m->nclass > 2) {
-        long total = 0;
-        for (int k = 0; k < m->nclass; k++)
-            total += tsgs_model_feature_count(m->ovr[k]);
-        return total;
-    }
-    if (m->bs3vm)
-        return (long)m->bs3vm->n_sv; /* bs3vm: support vectors */
-    return m->nblocks * m->fs.block_size;
+    return m->kind->feature_count(m);
 }
 
 const tsgs_params *tsgs_model_params(const tsgs_model *m)
@@ -420,19 +450,150 @@ const tsgs_params *tsgs_model_params(const tsgs_model *m)
 
 const char *tsgs_model_note(const tsgs_model *m) { return m->note; }
 
-double tsgs_accuracy(const tsgs_model *m, const tsgs_dataset *ds,
-                     const double *scores, size_t *n_labeled)
+/* ------------------------------------------------------- model files */
+
+tsgs_status tsgs__model_of_header(tsgs__mheader *h, long blocks,
+                                  tsgs_model **out, tsgs_error *err)
 {
-    const size_t k = tsgs_model_score_columns(m);
-    size_t n = 0, right = 0;
-    for (size_t i = 0; i < ds->n; i++) {
-        if (isnan(ds->y[i]))
-            continue;
-        n++;
-        right += tsgs_model_label_of(m, scores + i * k) == ds->y[i];
+    tsgs_model *m;
+    tsgs_status st = tsgs__model_new(&h->p, (size_t)h->d, blocks, &m, err);
+    if (st != TSGS_OK)
+        return st;
+    m->nblocks = blocks;
+    m->scale = h->scale;
+    m->bias = h->bias;
+    m->has_prob = !isnan(h->prob_ab[0]);
+    m->prob_a = h->prob_ab[0];
+    m->prob_b = h->prob_ab[1];
+    m->layout = h->layout;
+    tsgs__scaler sc;
+    memset(&sc, 0, sizeof sc);
+    sc.kind = h->scaling;
+    sc.d = (size_t)h->d;
+    sc.shift = h->shift;
+    sc.mul = h->mul;
+    h->shift = h->mul = NULL;
+    /* a scaler-maxabs line beside another scaler kind: parsed, unused */
+    if (h->scaling == TSGS_SCALE_MAXABS) {
+        sc.nsc = h->nsc;
+        sc.scol = h->scol;
+        sc.smul = h->smul;
+        h->scol = NULL;
+        h->smul = NULL;
     }
-    if (n_labeled)
-        *n_labeled = n;
-    return n ? (double)right / (double)n : 0.0;
+    tsgs__model_adopt(m, h->labels[0], h->labels[1], &sc);
+    *out = m;
+    return TSGS_OK;
 }
 
+/* The header, then "coefficients N", one line per direction (the cos
+ * coefficient, and the sin one for PAIR features), "end". */
+static void rf_write(FILE *f, const tsgs_model *m,
+                     const tsgs_data_layout *lay)
+{
+    tsgs__mheader_write(f, m, lay);
+    long ndirs = m->nblocks * m->fs.dirs;
+    fprintf(f, "coefficients %ld\n", ndirs);
+    for (long g = 0; g < ndirs; g++) {
+        tsgs__mfile_put(f, m->ac[g]);
+        if (m->fs.map == TSGS_FEATURES_PAIR) {
+            fputc(' ', f);
+            tsgs__mfile_put(f, m->as[g]);
+        }
+        fputc('\n', f);
+    }
+    fputs("end\n", f);
+}
+
+/* The counts against each other and the memory they commit the process
+ * to, before anything is sized by them. */
+static tsgs_status rf_check_counts(tsgs__mfile *r, const tsgs__mheader *h,
+                                   tsgs_error *err)
+{
+    const tsgs__fspec fs = tsgs__fspec_of(&h->p, (size_t)h->d);
+    if (h->count != h->blocks * fs.dirs)
+        return tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
+                          "coefficients: %ld lines announced, but %ld "
+                          "blocks of %ld directions need %ld",
+                          h->count, h->blocks, fs.dirs, h->blocks * fs.dirs);
+    char what[160];
+    snprintf(what, sizeof what,
+             "%ld features-in x %ld random features (%ld blocks, %s "
+             "directions, cache-mb %g)",
+             h->d, h->blocks * fs.block_size, h->blocks,
+             fs.orthogonal ? "orthogonal" : "iid", h->p.cache_mb);
+    return tsgs__mfile_take(r, "features-in", h->d_line,
+                            tsgs__mheader_scaler_bytes(h) +
+                                tsgs__model_bytes(&h->p, (size_t)h->d,
+                                                  h->blocks),
+                            what, err);
+}
+
+/* The ncoef coefficient lines into m (its lazy scale already read). */
+static tsgs_status read_coefficients(tsgs__mfile *r, tsgs_model *m,
+                                     long ncoef, tsgs_error *err)
+{
+    const int pair = m->fs.map == TSGS_FEATURES_PAIR;
+    /* A file stores the coefficients divided by the lazy scale, which a
+     * run stopped before it folds the scale in leaves tiny (an interrupted
+     * tsg run saved 4e114 beside its scale), so the bound is on their
+     * product with it: what the decision value sums. */
+    const double cmax = TSGS__MODEL_VALUE_MAX / m->scale;
+    char *line;
+    tsgs_status st;
+    for (long g = 0; g < ncoef; g++) {
+        if ((st = tsgs__mfile_line(r, &line, err)) != TSGS_OK)
+            return st;
+        if (!line)
+            return tsgs__fail(err, TSGS_ERR_FORMAT, r->path, r->line,
+                              "truncated: %ld of %ld coefficient lines", g,
+                              ncoef);
+        double v[2];
+        if ((st = tsgs__mfile_doubles(r, "coefficient", line, v,
+                                      pair ? 2 : 1, cmax, err)) != TSGS_OK)
+            return st;
+        m->ac[g] = v[0];
+        if (pair)
+            m->as[g] = v[1];
+    }
+    return TSGS_OK;
+}
+
+/* The model the header describes, its coefficients and "end". The
+ * direction panel is made where dense rows are predicted
+ * (tsgs__predict_within), not here: sparse rows read the column cache,
+ * and a panel of 200,000 columns x 1,024 directions took 6 s to make. */
+static tsgs_status rf_read(tsgs__mfile *r, tsgs__mheader *h, int last,
+                           tsgs_model **out, tsgs_error *err)
+{
+    tsgs_model *m = NULL;
+    tsgs_status st = rf_check_counts(r, h, err);
+    if (st == TSGS_OK)
+        st = tsgs__model_of_header(h, h->blocks, &m, err);
+    if (st == TSGS_OK)
+        st = read_coefficients(r, m, h->count, err);
+    if (st == TSGS_OK)
+        st = tsgs__mfile_end(r, h->count, "coefficients", last, err);
+    if (st != TSGS_OK) {
+        tsgs_model_free(m);
+        return st;
+    }
+    *out = m;
+    return TSGS_OK;
+}
+
+static long rf_feature_count(const tsgs_model *m)
+{
+    return m->nblocks * m->fs.block_size;
+}
+
+const tsgs__model_kind tsgs__kind_rf = {
+    .name = "random features",
+    .section = "coefficients",
+    .per_class = 0,
+    .decision = rf_decision,
+    .write = rf_write,
+    .read = rf_read,
+    .free = rf_free,
+    .feature_count = rf_feature_count,
+};

@@ -9,18 +9,67 @@
 
 /* -------------------------------------------------------- core: model.c */
 
+/* A model is one of three kinds, its tag the kind's table of operations
+ * (tsgs_model.kind): random features (model.c), support vectors
+ * (bs3vm_model.c) or one-vs-rest over binary models (multiclass.c).
+ * Model files (model_file.h): the binary kinds' files share a header,
+ * whose last line names the kind's section ("section N"). */
+typedef struct tsgs__mfile tsgs__mfile;     /* a model file being read */
+typedef struct tsgs__mheader tsgs__mheader; /* its header, as read */
+typedef struct tsgs__model_kind {
+    const char *name;    /* in words */
+    const char *section; /* the key of the file line that announces the
+                          * kind's section (NULL: one-vs-rest, a file of
+                          * its own) */
+    int per_class;       /* one decision value per class and row */
+    /* Decision values of ds's rows (raw: the model scales them), one a
+     * row, or one per class and row (per_class); threads already
+     * resolved; cache_bytes: what the kept column cache may take. */
+    tsgs_status (*decision)(const tsgs_model *m, const tsgs_dataset *ds,
+                            int threads, double cache_bytes, double *out,
+                            tsgs_error *err);
+    /* The model as a file, recording the layout lay. */
+    void (*write)(FILE *f, const tsgs_model *m, const tsgs_data_layout *lay);
+    /* The model from r: for a binary kind, h read up to and including
+     * its section line; for one-vs-rest, h NULL and r before its first
+     * line (which it reads). last: nothing but blank lines may follow
+     * the model. */
+    tsgs_status (*read)(tsgs__mfile *r, tsgs__mheader *h, int last,
+                        tsgs_model **out, tsgs_error *err);
+    /* Frees what the kind owns (tsgs_model_free the rest). */
+    void (*free)(tsgs_model *m);
+    /* Random features, support vectors, or all the classes' together. */
+    long (*feature_count)(const tsgs_model *m);
+} tsgs__model_kind;
+
+extern const tsgs__model_kind tsgs__kind_rf;  /* model.c */
+extern const tsgs__model_kind tsgs__kind_sv;  /* bs3vm_model.c */
+extern const tsgs__model_kind tsgs__kind_ovr; /* multiclass.c */
+
 struct tsgs_model {
+    const tsgs__model_kind *kind; /* the tag: which of the three */
+    /* every kind */
     tsgs_params params; /* as trained, with derived values resolved */
-    tsgs__fspec fs;
     size_t d;
+    char note[320];     /* what training chose, in words (not saved) */
+    /* The training file's layout (tsgs_train copies the dataset's; saved
+     * as the data-* lines); a one-vs-rest model's is the top model's. */
+    tsgs_data_layout layout;
+    /* binary kinds (tsgs__model_adopt) */
+    double label_pos, label_neg; /* raw labels of the two classes */
+    tsgs__scaler scaler;
+    /* Platt scaling (probability.c): P(+1 | f) = 1 / (1 + exp(A f + B)) */
+    int has_prob;
+    double prob_a, prob_b;
+    /* random features (kind rf; the support-vector kind keeps an empty
+     * block of them, and its blocks, scale and bias are in its file) */
+    tsgs__fspec fs;
     long nblocks;       /* random feature blocks in the model */
     long cap_blocks;    /* blocks allocated */
     double *ac, *as;    /* coefficients, (cap_blocks * dirs rounded up) */
     double scale;       /* lazy global decay: f = scale * norm * sum + bias */
     double norm;        /* sqrt(2) for COS features, 1 for PAIR */
     double bias;
-    double label_pos, label_neg; /* raw labels of the two classes */
-    tsgs__scaler scaler;
     /* omega cache (not saved): packed directions [0, cached_dirs) */
     float *panel, *phase;
     long cached_dirs, cap_cached_dirs;
@@ -34,23 +83,24 @@ struct tsgs_model {
      * pcc_tried: made or found not to fit (pcc NULL) */
     struct tsgs__colcache *pcc;
     int pcc_tried;
-    struct tsgs__bs3vm *bs3vm; /* bs3vm: its support vectors, else NULL */
-    char note[320];     /* what training chose, in words (not saved) */
-    /* The training file's layout (tsgs_train copies the dataset's; saved
-     * as the data-* lines); a one-vs-rest model's is the top model's. */
-    tsgs_data_layout layout;
-    /* Platt scaling (probability.c): P(+1 | f) = 1 / (1 + exp(A f + B)) */
-    int has_prob;
-    double prob_a, prob_b;
-    /* One-vs-rest over nclass > 2 classes (multiclass.c): ovr[k] is the
-     * binary model of classes[k] (+1) against the rest (-1); then only d,
-     * params and note are used here. 0 / NULL for a binary model. */
+    /* support vectors (kind sv) */
+    struct tsgs__bs3vm *bs3vm;
+    /* One-vs-rest over nclass > 2 classes (kind ovr): ovr[k] is the
+     * binary model of classes[k] (+1) against the rest (-1); then only
+     * d, params, layout, note and the labels (the first and last class)
+     * are used here. 0 / NULL for a binary model. */
     int nclass;
     double *classes;    /* ascending */
     tsgs_model **ovr;
 };
 
-/* An empty model for d inputs with room for cap_blocks blocks. */
+/* m takes the labels of its two classes and the scaler (which sc then
+ * no longer holds): what every solver and the loader give a new binary
+ * model. */
+void tsgs__model_adopt(tsgs_model *m, double label_neg, double label_pos,
+                       tsgs__scaler *sc);
+/* An empty random-feature model (kind rf) for d inputs with room for
+ * cap_blocks blocks. */
 tsgs_status tsgs__model_new(const tsgs_params *p, size_t d, long cap_blocks,
                             tsgs_model **out, tsgs_error *err);
 /* Bytes of the packed direction cache of `blocks` blocks of fs (which a
@@ -96,16 +146,29 @@ tsgs_status tsgs__model_decision(const tsgs_model *m, const float *X,
                                  tsgs_error *err);
 /* The same for scaled rows of any storage; cc: a column cache for sparse
  * rows (NULL: m's own, if any). */
+tsgs_status tsgs__model_decision_rows(const tsgs_model *m,
+                                      const struct tsgs__colcache *cc,
+                                      const tsgs__rows *R, int threads,
+                                      double *out, tsgs_error *err);
 /* tsgs_predict of a binary model whose kept column cache (tsgs_model's
  * pcc) may take at most cache_bytes: a one-vs-rest model's classes share
  * its budget. */
 tsgs_status tsgs__predict_within(const tsgs_model *m, const tsgs_dataset *ds,
                                  int threads, double cache_bytes,
                                  double *decision, tsgs_error *err);
-tsgs_status tsgs__model_decision_rows(const tsgs_model *m,
-                                      const struct tsgs__colcache *cc,
-                                      const tsgs__rows *R, int threads,
-                                      double *out, tsgs_error *err);
+/* For the binary kinds' decision: rows of ds scaled into a buffer at a
+ * time (dense: rows made dense, fewer of a sparse file's), and ds's rows
+ * scaled by m's scaler into buf, `chunk` at a time, each chunk's values
+ * from decide (arg: its own). */
+typedef tsgs_status (*tsgs__decide_fn)(const tsgs_model *m, const void *arg,
+                                       const tsgs__rows *R, int threads,
+                                       double *out, tsgs_error *err);
+size_t tsgs__predict_chunk(const tsgs_model *m, const tsgs_dataset *ds,
+                           int dense);
+tsgs_status tsgs__predict_chunks(const tsgs_model *m, const tsgs_dataset *ds,
+                                 tsgs__rows *buf, size_t chunk,
+                                 tsgs__decide_fn decide, const void *arg,
+                                 int threads, double *out, tsgs_error *err);
 
 /* ------------------------------------------------------ bs3vm_model.c */
 
@@ -120,6 +183,10 @@ typedef struct tsgs__bs3vm {
     double *alpha; /* n_sv */
 } tsgs__bs3vm;
 
+/* A support-vector model (kind sv) for d inputs with room for cap
+ * vectors. */
+tsgs_status tsgs__model_new_sv(const tsgs_params *p, size_t d, size_t cap,
+                               tsgs_model **out, tsgs_error *err);
 /* An empty expansion for d-float rows with room for cap vectors. */
 tsgs_status tsgs__bs3vm_new(size_t d, size_t cap, tsgs_kernel kernel,
                             double sigma, tsgs__bs3vm **out, tsgs_error *err);
@@ -139,9 +206,9 @@ double tsgs__bs3vm_sqdist(const float *a, const float *b, size_t d);
  * *line, announced n_sv) and is strict: errors name path and line. */
 void tsgs__bs3vm_write(FILE *f, const tsgs__bs3vm *b);
 /* The largest magnitude a model file's coefficients (times its lazy
- * scale: read_coefficients), support-vector
- * weights, bias, lazy-scale, sigma, scaler values and Platt parameters
- * may have (model_io.c, bs3vm_model.c). A trained model stays far below
+ * scale: model.c's read_coefficients), support-vector weights, bias,
+ * lazy-scale, sigma, scaler values and Platt parameters may have
+ * (model_file.c, model.c, bs3vm_model.c). A trained model stays far below
  * it (a scaler's shift is a float's size, its multiplier at most 1 / the
  * least float, about 1e45); up to it, a decision value (scale times at
  * most 2^60 coefficients times features of magnitude <= 1, plus the

@@ -89,7 +89,7 @@ double tsgs__platt_prob(double a, double b, double f)
 
 int tsgs_model_has_probability(const tsgs_model *m)
 {
-    if (m->nclass > 2) {
+    if (m->kind->per_class) {
         for (int k = 0; k < m->nclass; k++)
             if (!m->ovr[k]->has_prob)
                 return 0;
@@ -116,7 +116,7 @@ tsgs_status tsgs_predict_proba(const tsgs_model *m, const tsgs_dataset *ds,
     tsgs_status st = tsgs_predict_scores(m, ds, threads, s, err);
     for (size_t i = 0; st == TSGS_OK && i < ds->n; i++) {
         double *p = proba + i * k;
-        if (m->nclass <= 2) {
+        if (!m->kind->per_class) {
             p[1] = tsgs__platt_prob(m->prob_a, m->prob_b, s[i]);
             p[0] = 1.0 - p[1];
             continue;

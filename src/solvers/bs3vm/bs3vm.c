@@ -445,17 +445,12 @@ static tsgs_status bs3vm_train(const tsgs_dataset *ds, const tsgs_params *params
     if (k < 1)
         k = 1;
 
-    if ((st = tsgs__model_new(p, s.d, 1, &m, err)) != TSGS_OK) {
+    if ((st = tsgs__model_new_sv(p, s.d, cap, &m, err)) != TSGS_OK) {
         tsgs__scaler_clear(scaler);
         return st;
     }
-    m->label_neg = neg;
-    m->label_pos = pos;
-    m->scaler = *scaler;
-    memset(scaler, 0, sizeof *scaler); /* the model owns it now */
+    tsgs__model_adopt(m, neg, pos, scaler); /* the model owns it now */
     s.sc = &m->scaler;
-    if ((st = tsgs__bs3vm_new(s.d, cap, p->kernel, p->sigma, &m->bs3vm, err)))
-        goto fail;
     s.b = m->bs3vm;
     s.lidx = malloc(sizeof(size_t) * (s.nl ? s.nl : 1));
     s.uidx = malloc(sizeof(size_t) * (s.nu ? s.nu : 1));

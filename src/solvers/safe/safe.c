@@ -803,10 +803,7 @@ static tsgs_status make_model(const safe_t *s, const char *note,
         return st;
     if ((st = tsgs__model_set_weights(m, nblocks, w, b, err)) != TSGS_OK)
         goto fail;
-    m->label_neg = neg;
-    m->label_pos = pos;
-    m->scaler = *scaler; /* the model owns it from here */
-    memset(scaler, 0, sizeof *scaler);
+    tsgs__model_adopt(m, neg, pos, scaler); /* the model owns it now */
     snprintf(m->note, sizeof m->note, "%s", note);
     *out = m;
     return TSGS_OK;

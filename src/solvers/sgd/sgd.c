@@ -421,10 +421,8 @@ static tsgs_status start_model(run_t *r, tsgs__train_job *job, long T,
                                      &m, err);
     if (st != TSGS_OK)
         return st;
-    m->label_neg = job->label_neg;
-    m->label_pos = job->label_pos;
-    m->scaler = job->scaler; /* the model owns it from here */
-    memset(&job->scaler, 0, sizeof job->scaler);
+    /* the model owns the scaler from here */
+    tsgs__model_adopt(m, job->label_neg, job->label_pos, &job->scaler);
     if (!r->XL.x) {
         /* sparse rows: the cache budget goes to the directions of their
          * most frequent columns instead of d-wide panels */
