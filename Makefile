@@ -133,6 +133,7 @@ $(B)/check_all: $(TEST_OBJ) $(LIBA)
 # The benchmark programs are built too (not run), so one that no longer
 # compiles against the library fails the tests.
 test: $(B)/check_all $(TOOL) $(B)/so_check $(BENCH_BIN)
+	$(MAKE) --no-print-directory check-shape
 	$(B)/so_check $(LIBSO)
 	cd tests && ../$(B)/check_all
 	$(MAKE) --no-print-directory test-python
@@ -146,7 +147,7 @@ test-python: $(LIBSO) $(TOOL)
 	TSGS3VM_TOOL=$(abspath $(TOOL)) \
 	    $(PYTHON) -m pytest -q -p no:cacheprovider python/tests
 
-# The shape of src/ (issue #32), not yet part of `make test`: no circle
+# The shape of src/ (issue #32), part of `make test`: no circle
 # between its modules and no solver calling up into train.c
 # (include_circles.py), no function of I/O or tool code over 80 lines
 # (long_functions.py, which lists the others too). Both run; either one

@@ -46,6 +46,35 @@ double tsgs__model_cache_bytes(const tsgs__fspec *fs, long blocks)
     return dirs * ((double)fs->d + 1.0) * sizeof(float);
 }
 
+/* What a model file's counts commit its reader to, before anything is
+ * allocated for them (rf_read below): the coefficients, the direction cache
+ * the model packs at load when it fits cache-mb, and for orthogonal
+ * directions the dense row, the group orthonormalised in double and,
+ * without the cache, the tile predict regenerates directions into. Sparse
+ * rows of iid directions need nothing d-wide, so nothing else is counted:
+ * a lower bound. In double: no product of the counts overflows it. */
+double tsgs__model_bytes(const tsgs_params *p, size_t d, long blocks)
+{
+    const tsgs__fspec fs = tsgs__fspec_of(p, d);
+    const double dd = (double)d, f4 = sizeof(float), f8 = sizeof(double);
+    const long nb = blocks > 0 ? blocks : 1; /* as tsgs__model_new */
+    const double dirs = ceil((double)nb * (double)fs.dirs / TSGS__LANES) *
+                        TSGS__LANES;
+    double total = dirs * f8 * (fs.map == TSGS_FEATURES_PAIR ? 2 : 1);
+    if (blocks == 0)
+        return total + (fs.orthogonal ? dd * f4 : 0.0);
+    const double cache = tsgs__model_cache_bytes(&fs, nb);
+    const int cached = cache <= p->cache_mb * 1048576.0;
+    if (cached) /* the directions and their phases */
+        total += cache;
+    if (fs.orthogonal) {
+        total += dd * f4 + (double)fs.group * dd * f8 + dd * f4;
+        if (!cached)
+            total += tsgs__kernel_ws_bytes(d);
+    }
+    return total;
+}
+
 tsgs_status tsgs__model_new(const tsgs_params *p, size_t d, long cap_blocks,
                             tsgs_model **out, tsgs_error *err)
 {

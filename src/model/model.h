@@ -107,7 +107,7 @@ tsgs_status tsgs__model_new(const tsgs_params *p, size_t d, long cap_blocks,
  * model keeps when they fit its cache-mb). */
 double tsgs__model_cache_bytes(const tsgs__fspec *fs, long blocks);
 /* Bytes a random-feature model of these counts certainly takes to load
- * and predict one row on one thread (memory.c): a lower bound, so that a
+ * and predict one row on one thread (model.c): a lower bound, so that a
  * model refused for it could never have been used. */
 double tsgs__model_bytes(const tsgs_params *p, size_t d, long blocks);
 /* tsgs_model_load with the memory the model may commit the process to
