@@ -67,6 +67,15 @@ int tsgs__direction(const tsgs__fspec *fs, long block, long j, float *omega,
 /* Coordinate k of iid direction j of block b alone (sparse rows): the
  * value tsgs__direction gives there. */
 float tsgs__omega_coord(const tsgs__fspec *fs, long block, long j, size_t k);
+/* Coordinate k of iid directions [g, g + n) (global index g = block *
+ * dirs + j) into out[0 .. n): tsgs__omega_coord's bits, made in vectors
+ * (columns.c; several times faster for RBF). */
+void tsgs__omega_column(const tsgs__fspec *fs, uint32_t k, long g, long n,
+                        float *out);
+/* Tests only: on (nonzero), tsgs__omega_column makes each coordinate by
+ * tsgs__omega_coord, the path it replaces; off (0) again. Not
+ * thread-safe: call it while nothing runs. */
+void tsgs__omega_column_one_by_one(int on);
 /* The same in two parts: the draw, which does not depend on sigma, and
  * the coordinate it gives under fs's sigma (bits equal to
  * tsgs__omega_coord): one draw serves a grid of sigmas. */

@@ -9,8 +9,9 @@
  * row's phases over its non-zeros, a row at a time, in column order (the
  * dense kernel's order, so the phases agree with it to rounding).
  *
- * Making a coordinate (Philox and a Box-Muller half) costs some hundred
- * times a multiply-add: the cache of the most frequent columns
+ * Making a coordinate (Philox and a Box-Muller half) costs some ten
+ * times a multiply-add even in vectors (tsgs__omega_column, columns.c;
+ * a hundred one by one): the cache of the most frequent columns
  * (tsgs__colcache) is what makes repeated evaluation (training) cheap;
  * a word's rare columns are made again when met. */
 #include "kernel/kernel.h"
@@ -89,9 +90,7 @@ static int build_table(tsgs__colcache *cc)
 static void column_dirs(const tsgs__fspec *fs, uint32_t k, long g, long n,
                         float *out)
 {
-    for (long t = 0; t < n; t++)
-        out[t] = tsgs__omega_coord(fs, (g + t) / fs->dirs, (g + t) % fs->dirs,
-                                   k);
+    tsgs__omega_column(fs, k, g, n, out);
 }
 
 static int cmp_u64(const void *a, const void *b)
