@@ -413,9 +413,10 @@ END_TEST
  * made in vectors) gives the bits tsgs__omega_coord gives one coordinate
  * at a time, on the x86-64 level _i (SKIPPED where this CPU lacks it):
  * both kernels and maps, sigmas far apart, any first direction and count,
- * columns near 0 and near 2^32; then 512,000 coordinates in a row, where
- * a few dozen values near halfway between two floats take the path that
- * proves nothing and makes them one by one. */
+ * columns near 0 and near 2^32, one alone or an even one with its odd
+ * neighbour (tsgs__omega_column_pair); then 768,000 coordinates in a row,
+ * where a dozen values near halfway between two floats take the path
+ * that proves nothing and makes them one by one. */
 START_TEST(omega_column_equals_coord)
 {
     const tsgs__isa isa = (tsgs__isa)_i;
@@ -432,7 +433,7 @@ START_TEST(omega_column_equals_coord)
                              4096,       999999,     0x7fffffffu,
                              0xfffffffeu, 0xffffffffu};
     const long starts[][2] = {{0, 0}, {0, 1}, {3, 37}, {17, 300}, {1, 64}};
-    float out[320];
+    float out[320], out2[512];
     for (int kernel = 0; kernel < 2; kernel++)
         for (int map = 0; map < 2; map++)
             for (int a = 0; a < 4; a++) {
@@ -458,19 +459,40 @@ START_TEST(omega_column_equals_coord)
                                           cols[c], g + t, (double)out[t],
                                           (double)want);
                         }
+                        /* the pair of columns 2h, 2h + 1 of one draw */
+                        const uint32_t h = cols[c] / 2;
+                        tsgs__omega_column_pair(&fs, h, g, n, out, out2);
+                        for (long t = 0; t < n; t++) {
+                            const long b = (g + t) / fs.dirs,
+                                       j = (g + t) % fs.dirs;
+                            const float e = tsgs__omega_coord(&fs, b, j, 2 * h),
+                                        o = tsgs__omega_coord(&fs, b, j,
+                                                              2 * h + 1);
+                            ck_assert_msg(!memcmp(&e, &out[t], sizeof e) &&
+                                              !memcmp(&o, &out2[t], sizeof o),
+                                          "columns %u and %u, direction %ld",
+                                          2 * h, 2 * h + 1, g + t);
+                        }
                     }
             }
     tsgs_params p = tsgs_params_default();
     p.directions = TSGS_DIRECTIONS_IID;
     p.sigma = 0.37;
     const tsgs__fspec fs = tsgs__fspec_of(&p, 1000000);
-    for (uint32_t k = 0; k < 2000; k++) {
+    for (uint32_t k = 0; k < 1000; k++) {
         tsgs__omega_column(&fs, k * 499, 0, 256, out);
+        tsgs__omega_column_pair(&fs, k * 3001, 0, 256, out2, out2 + 256);
         for (long t = 0; t < 256; t++) {
-            const float want =
-                tsgs__omega_coord(&fs, t / fs.dirs, t % fs.dirs, k * 499);
+            const long b = t / fs.dirs, j = t % fs.dirs;
+            const float want = tsgs__omega_coord(&fs, b, j, k * 499),
+                        e = tsgs__omega_coord(&fs, b, j, 2 * k * 3001),
+                        o = tsgs__omega_coord(&fs, b, j, 2 * k * 3001 + 1);
             ck_assert_msg(!memcmp(&want, &out[t], sizeof want),
                           "column %u, direction %ld", k * 499, t);
+            ck_assert_msg(!memcmp(&e, &out2[t], sizeof e) &&
+                              !memcmp(&o, &out2[256 + t], sizeof o),
+                          "columns %u and %u, direction %ld", 2 * k * 3001,
+                          2 * k * 3001 + 1, t);
         }
     }
     ck_assert_int_eq(tsgs__isa_force(-1), 0);
@@ -481,8 +503,9 @@ END_TEST
  * the decision values, to the bit, that making them one coordinate at a
  * time gives (the path issue #30 replaced), on 1 and 2 threads, whole or
  * row by row, with the model's kept cache, a per-call cache or none: rows
- * with no non-zeros, and columns past the model's width (dropped, as the
- * tool drops them). _i: 0 RBF, 1 Laplacian. */
+ * with no non-zeros, neighbouring columns (2h, 2h + 1: made together),
+ * and columns past the model's width (dropped, as the tool drops them).
+ * _i: 0 RBF, 1 Laplacian. */
 START_TEST(sparse_predict_equals_one_by_one)
 {
     tsgs_dataset *ds = sparse_set(240, 3000, 12, 60, 23, NULL);
@@ -516,7 +539,8 @@ START_TEST(sparse_predict_equals_one_by_one)
         for (size_t j = 0; j < k && c < wide; j++) {
             col[w] = c;
             val[w++] = (float)((rand() % 2000) / 500.0 - 2.0);
-            c += 1 + (uint32_t)(rand() % 700);
+            /* some rows' first columns neighbours (made in pairs) */
+            c += j < 3 && i % 4 == 0 ? 1 : 1 + (uint32_t)(rand() % 700);
         }
     }
     ptr[n] = w;

@@ -61,12 +61,38 @@ CATTR static inline __attribute__((always_inline)) CN(vd)
     return e * LN2_HI + (lm + e * LN2_LO);
 }
 
+/* rad * (cos r, sin r as quadrant quad says) * sd into out as floats,
+ * and into bad a nonzero word where the float is not proved. */
+CATTR static inline __attribute__((always_inline)) void
+    CN(finish)(CN(vu) quad, CN(vd) c, CN(vd) sn, CN(vd) rad, double sd,
+               float *out, uint32_t *bad)
+{
+    /* quadrant 0: cos r, 1: -sin r, 2: -cos r, 3: sin r */
+    CN(vd) v = CN(pick)(-(quad & 1), sn, c);
+    v = (CN(vd))((CN(vu))v ^ (((quad + 1) & 2) << 62));
+    const CN(vd) w = rad * v * sd;
+    /* The margin: a relative 2^-40 (our errors are below 2^-44, libm's
+     * and the roundings' below 2^-50), and an absolute part for r's
+     * absolute error (2^-113 at most) where v is near a zero. */
+    const CN(vd) aw = (CN(vd))((CN(vu))w & ~SIGN_BIT);
+    const CN(vd) margin = aw * 0x1p-40 + rad * (sd * 0x1p-100);
+    const CN(vf) fw = __builtin_convertvector(w, CN(vf));
+    const CN(vf) lo = __builtin_convertvector(w - margin, CN(vf));
+    const CN(vf) hi = __builtin_convertvector(w + margin, CN(vf));
+    const CN(vw) diff = ((CN(vw))lo ^ (CN(vw))fw) | ((CN(vw))hi ^ (CN(vw))fw);
+    memcpy(out, &fw, sizeof fw);
+    memcpy(bad, &diff, sizeof diff);
+}
+
 /* The coordinates of one vector of lanes from their draws: cos (odd 0) or
  * sin (odd 1) of the angle times the radius times sd, as floats, and in
- * *bad a nonzero word where the float is not proved. */
+ * *bad a nonzero word where the float is not proved; with out2 (a
+ * constant after inlining), the sin ones too (odd 0: both halves of the
+ * draw, coordinates 2h and 2h + 1). */
 CATTR static inline __attribute__((always_inline)) void
     CN(coords)(CN(vu) x0, CN(vu) x1, CN(vu) x2, CN(vu) x3, uint64_t odd,
-               double sd, float *out, uint32_t *bad)
+               double sd, float *out, uint32_t *bad, float *out2,
+               uint32_t *bad2)
 {
     const CN(vd) u1 = CN(unit_of)(x0, x1), u2 = CN(unit_of)(x2, x3);
     const CN(vd) t = -2.0 * CN(log01)(u1);
@@ -97,27 +123,17 @@ CATTR static inline __attribute__((always_inline)) void
     sn = sn * r2 + 1.0 / 120.0;
     sn = sn * r2 - 1.0 / 6.0;
     sn = r + r * (r2 * sn);
-    /* quadrant 0: cos r, 1: -sin r, 2: -cos r, 3: sin r */
-    CN(vd) v = CN(pick)(-(quad & 1), sn, c);
-    v = (CN(vd))((CN(vu))v ^ (((quad + 1) & 2) << 62));
-    const CN(vd) w = rad * v * sd;
-    /* The margin: a relative 2^-40 (our errors are below 2^-44, libm's
-     * and the roundings' below 2^-50), and an absolute part for r's
-     * absolute error (2^-113 at most) where v is near a zero. */
-    const CN(vd) aw = (CN(vd))((CN(vu))w & ~SIGN_BIT);
-    const CN(vd) margin = aw * 0x1p-40 + rad * (sd * 0x1p-100);
-    const CN(vf) fw = __builtin_convertvector(w, CN(vf));
-    const CN(vf) lo = __builtin_convertvector(w - margin, CN(vf));
-    const CN(vf) hi = __builtin_convertvector(w + margin, CN(vf));
-    const CN(vw) diff = ((CN(vw))lo ^ (CN(vw))fw) | ((CN(vw))hi ^ (CN(vw))fw);
-    memcpy(out, &fw, sizeof fw);
-    memcpy(bad, &diff, sizeof diff);
+    CN(finish)(quad, c, sn, rad, sd, out, bad);
+    if (out2)
+        CN(finish)(quad + 3, c, sn, rad, sd, out2, bad2);
 }
 
-/* BATCH lanes: counters (c0[l], c1[l], h, stream) under seed. */
-CATTR static void CN(batch)(uint64_t seed, const uint32_t *c0,
-                            const uint32_t *c1, uint32_t h, uint64_t odd,
-                            double sd, float *out, uint32_t *bad)
+/* BATCH lanes: counters (c0[l], c1[l], h, stream) under seed; with
+ * out2, both coordinates of the draws (odd 0). */
+CATTR static inline __attribute__((always_inline)) void
+    CN(lanes)(uint64_t seed, const uint32_t *c0, const uint32_t *c1,
+              uint32_t h, uint64_t odd, double sd, float *out, uint32_t *bad,
+              float *out2, uint32_t *bad2)
 {
     CN(vu) x0[CV], x1[CV], x2[CV], x3[CV];
     for (int v = 0; v < CV; v++)
@@ -150,7 +166,23 @@ CATTR static void CN(batch)(uint64_t seed, const uint32_t *c0,
 #pragma GCC unroll 8
     for (int v = 0; v < CV; v++)
         CN(coords)(x0[v], x1[v], x2[v], x3[v], odd, sd, out + v * CW,
-                   bad + v * CW);
+                   bad + v * CW, out2 ? out2 + v * CW : NULL,
+                   out2 ? bad2 + v * CW : NULL);
+}
+
+CATTR static void CN(batch)(uint64_t seed, const uint32_t *c0,
+                            const uint32_t *c1, uint32_t h, uint64_t odd,
+                            double sd, float *out, uint32_t *bad)
+{
+    CN(lanes)(seed, c0, c1, h, odd, sd, out, bad, NULL, NULL);
+}
+
+CATTR static void CN(batch2)(uint64_t seed, const uint32_t *c0,
+                             const uint32_t *c1, uint32_t h, double sd,
+                             float *out, uint32_t *bad, float *out2,
+                             uint32_t *bad2)
+{
+    CN(lanes)(seed, c0, c1, h, 0, sd, out, bad, out2, bad2);
 }
 
 #undef CV

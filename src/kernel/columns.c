@@ -90,18 +90,28 @@
 
 typedef void (*batch_fn)(uint64_t, const uint32_t *, const uint32_t *,
                          uint32_t, uint64_t, double, float *, uint32_t *);
+typedef void (*batch2_fn)(uint64_t, const uint32_t *, const uint32_t *,
+                          uint32_t, double, float *, uint32_t *, float *,
+                          uint32_t *);
 
-static batch_fn batch_for(tsgs__isa isa)
+static void batch_for(tsgs__isa isa, batch_fn *one, batch2_fn *two)
 {
 #if TSGS__HAVE_ISA_PATHS
-    if (isa == TSGS__ISA_AVX512)
-        return batch_avx512;
-    if (isa == TSGS__ISA_AVX2)
-        return batch_avx2;
+    if (isa == TSGS__ISA_AVX512) {
+        *one = batch_avx512;
+        *two = batch2_avx512;
+        return;
+    }
+    if (isa == TSGS__ISA_AVX2) {
+        *one = batch_avx2;
+        *two = batch2_avx2;
+        return;
+    }
 #else
     (void)isa;
 #endif
-    return batch_base;
+    *one = batch_base;
+    *two = batch2_base;
 }
 
 /* Tests only: nonzero makes every coordinate tsgs__omega_coord's way. */
@@ -109,21 +119,29 @@ static int one_by_one;
 
 void tsgs__omega_column_one_by_one(int on) { one_by_one = on; }
 
-void tsgs__omega_column(const tsgs__fspec *fs, uint32_t k, long g, long n,
-                        float *out)
+/* Coordinates k (out) and, when out2 is not NULL, k + 1 (k even: the two
+ * halves of the same draws) of directions [g, g + n). */
+static void make(const tsgs__fspec *fs, uint32_t k, long g, long n,
+                 float *out, float *out2)
 {
     /* Cauchy coordinates (tan): one by one */
     if (fs->kernel != TSGS_KERNEL_RBF || one_by_one) {
-        for (long t = 0; t < n; t++)
+        for (long t = 0; t < n; t++) {
             out[t] = tsgs__omega_coord(fs, (g + t) / fs->dirs,
                                        (g + t) % fs->dirs, k);
+            if (out2)
+                out2[t] = tsgs__omega_coord(fs, (g + t) / fs->dirs,
+                                            (g + t) % fs->dirs, k + 1);
+        }
         return;
     }
-    const batch_fn batch = batch_for(tsgs__isa_now());
+    batch_fn batch;
+    batch2_fn batch2;
+    batch_for(tsgs__isa_now(), &batch, &batch2);
     /* tsgs__omega_scaled's factor, the same bits */
     const double sd = sqrt(2.0 * fs->sigma);
-    uint32_t c0[BATCH], c1[BATCH], bad[BATCH];
-    float v[BATCH];
+    uint32_t c0[BATCH], c1[BATCH], bad[BATCH], bad2[BATCH];
+    float v[BATCH], v2[BATCH];
     long block = g / fs->dirs, j = g % fs->dirs; /* of lane 0 */
     for (long t0 = 0; t0 < n; t0 += BATCH) {
         const long m = n - t0 < BATCH ? n - t0 : BATCH;
@@ -139,10 +157,30 @@ void tsgs__omega_column(const tsgs__fspec *fs, uint32_t k, long g, long n,
             j = 0;
             block++;
         }
-        batch(fs->seed, c0, c1, k / 2, k & 1, sd, v, bad);
-        for (long l = 0; l < m; l++)
+        if (out2)
+            batch2(fs->seed, c0, c1, k / 2, sd, v, bad, v2, bad2);
+        else
+            batch(fs->seed, c0, c1, k / 2, k & 1, sd, v, bad);
+        for (long l = 0; l < m; l++) {
             out[t0 + l] = bad[l] ? tsgs__omega_coord(fs, (long)c0[l],
                                                      (long)c1[l], k)
                                  : v[l];
+            if (out2)
+                out2[t0 + l] = bad2[l] ? tsgs__omega_coord(fs, (long)c0[l],
+                                                           (long)c1[l], k + 1)
+                                       : v2[l];
+        }
     }
+}
+
+void tsgs__omega_column(const tsgs__fspec *fs, uint32_t k, long g, long n,
+                        float *out)
+{
+    make(fs, k, g, n, out, NULL);
+}
+
+void tsgs__omega_column_pair(const tsgs__fspec *fs, uint32_t h, long g,
+                             long n, float *even, float *odd)
+{
+    make(fs, 2 * h, g, n, even, odd);
 }

@@ -72,8 +72,12 @@ float tsgs__omega_coord(const tsgs__fspec *fs, long block, long j, size_t k);
  * (columns.c; several times faster for RBF). */
 void tsgs__omega_column(const tsgs__fspec *fs, uint32_t k, long g, long n,
                         float *out);
-/* Tests only: on (nonzero), tsgs__omega_column makes each coordinate by
- * tsgs__omega_coord, the path it replaces; off (0) again. Not
+/* Coordinates 2h (even) and 2h + 1 (odd) together: the two halves of the
+ * same draws, for about the price of one. */
+void tsgs__omega_column_pair(const tsgs__fspec *fs, uint32_t h, long g,
+                             long n, float *even, float *odd);
+/* Tests only: on (nonzero), both make each coordinate by
+ * tsgs__omega_coord, the path they replace; off (0) again. Not
  * thread-safe: call it while nothing runs. */
 void tsgs__omega_column_one_by_one(int on);
 /* The same in two parts: the draw, which does not depend on sigma, and

@@ -93,6 +93,23 @@ static void column_dirs(const tsgs__fspec *fs, uint32_t k, long g, long n,
     tsgs__omega_column(fs, k, g, n, out);
 }
 
+/* The same for column cols[s] of ascending distinct cols[0 .. ncols),
+ * into W + s * stride: an even column whose odd neighbour follows makes
+ * both (the two halves of the same draws), that neighbour then nothing. */
+static void column_dirs_at(const tsgs__fspec *fs, const uint32_t *cols,
+                           size_t ncols, size_t s, long g, long n, float *W,
+                           size_t stride)
+{
+    const uint32_t k = cols[s];
+    if (k & 1 && s > 0 && cols[s - 1] == k - 1)
+        return; /* made with k - 1 */
+    if (!(k & 1) && s + 1 < ncols && cols[s + 1] == k + 1)
+        tsgs__omega_column_pair(fs, k / 2, g, n, W + s * stride,
+                                W + (s + 1) * stride);
+    else
+        column_dirs(fs, k, g, n, W + s * stride);
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -207,7 +224,8 @@ void tsgs__colcache_fill(tsgs__colcache *cc, const tsgs__fspec *fs,
 #pragma omp parallel for num_threads(nt) if (nt > 1) schedule(dynamic, 64)
 #endif
     for (size_t s = 0; s < cc->ncols; s++)
-        column_dirs(fs, cc->cols[s], g, n, cc->W + s * (size_t)cc->stride + g);
+        column_dirs_at(fs, cc->cols, cc->ncols, s, g, n, cc->W + g,
+                       (size_t)cc->stride);
     cc->filled = ndirs;
 }
 
@@ -223,7 +241,8 @@ int tsgs__colcache_fill_polled(tsgs__colcache *cc, const tsgs__fspec *fs,
         if (s % STOP_EVERY_COLS == STOP_EVERY_COLS - 1 &&
             tsgs__stop_due(stop, grace))
             return 1; /* filled as it was: the columns made are not used */
-        column_dirs(fs, cc->cols[s], g, n, cc->W + s * (size_t)cc->stride + g);
+        column_dirs_at(fs, cc->cols, cc->ncols, s, g, n, cc->W + g,
+                       (size_t)cc->stride);
     }
     cc->filled = ndirs;
     return 0;
@@ -554,7 +573,7 @@ static int run_task(const job_t *J, size_t r0, size_t r1, long c0, long c1,
             if (j % STOP_EVERY_COLS == STOP_EVERY_COLS - 1 &&
                 tsgs__stop_due(J->stop, J->grace))
                 return 1;
-            column_dirs(fs, S->ucol[j], g, real, S->Wt + j * (size_t)sub);
+            column_dirs_at(fs, S->ucol, u, j, g, real, S->Wt, (size_t)sub);
         }
         for (long t = 0; t < sn; t++)
             ph0[t] = t < real ? tsgs__direction_phase(fs, (g + t) / fs->dirs,
