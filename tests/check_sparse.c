@@ -416,7 +416,8 @@ END_TEST
  * columns near 0 and near 2^32, one alone or an even one with its odd
  * neighbour (tsgs__omega_column_pair); then 768,000 coordinates in a row,
  * where a dozen values near halfway between two floats take the path
- * that proves nothing and makes them one by one. */
+ * that proves nothing and makes them one by one, and 256,000 draws for a
+ * grid of sigmas (tsgs__omega_column_units, tsgs__omega_scaled_proved). */
 START_TEST(omega_column_equals_coord)
 {
     const tsgs__isa isa = (tsgs__isa)_i;
@@ -479,7 +480,28 @@ START_TEST(omega_column_equals_coord)
     p.directions = TSGS_DIRECTIONS_IID;
     p.sigma = 0.37;
     const tsgs__fspec fs = tsgs__fspec_of(&p, 1000000);
+    double units[256];
+    tsgs__fspec narrow = fs;
+    narrow.sigma = 1e-6; /* another sigma, the same draws */
+    const double f = sqrt(2.0 * fs.sigma), fn = sqrt(2.0 * narrow.sigma);
     for (uint32_t k = 0; k < 1000; k++) {
+        /* the draws for a grid of sigmas: near libm's, and the floats
+         * each sigma makes of them proved */
+        tsgs__omega_column_units(&fs, k * 499, 0, 256, units);
+        for (long t = 0; t < 256; t++) {
+            const long b = t / fs.dirs, j = t % fs.dirs;
+            const double u = tsgs__omega_unit(&fs, b, j, k * 499);
+            ck_assert_msg(fabs(units[t] - u) <= 0x1p-43 * fabs(u),
+                          "draw of column %u, direction %ld: %a, libm %a",
+                          k * 499, t, units[t], u);
+            const float a = tsgs__omega_scaled_proved(&fs, units[t], f, t,
+                                                      k * 499),
+                        an = tsgs__omega_scaled_proved(&narrow, units[t], fn,
+                                                       t, k * 499),
+                        wa = tsgs__omega_coord(&fs, b, j, k * 499),
+                        wn = tsgs__omega_coord(&narrow, b, j, k * 499);
+            ck_assert(!memcmp(&a, &wa, sizeof a) && !memcmp(&an, &wn, sizeof an));
+        }
         tsgs__omega_column(&fs, k * 499, 0, 256, out);
         tsgs__omega_column_pair(&fs, k * 3001, 0, 256, out2, out2 + 256);
         for (long t = 0; t < 256; t++) {

@@ -84,6 +84,24 @@ CATTR static inline __attribute__((always_inline)) void
     memcpy(bad, &diff, sizeof diff);
 }
 
+/* The unit draws rad * (cos r, sin r as quad says), within 2^-44 of
+ * libm's, into units; bad nonzero where |cos| or |sin| is below 2^-60
+ * (r's absolute error could matter there). */
+CATTR static inline __attribute__((always_inline)) void
+    CN(finish_unit)(CN(vu) quad, CN(vd) c, CN(vd) sn, CN(vd) rad,
+                    double *units, uint32_t *bad)
+{
+    CN(vd) v = CN(pick)(-(quad & 1), sn, c);
+    const CN(vu) av = (CN(vu))v & ~SIGN_BIT;
+    v = (CN(vd))((CN(vu))v ^ (((quad + 1) & 2) << 62));
+    const CN(vd) u = rad * v;
+    /* all ones where |v| < 2^-60, from the sign of a difference */
+    const CN(vu) tiny = (CN(vu))((CN(vs))(av - TINY_BITS) >> 63);
+    memcpy(units, &u, sizeof u);
+    for (int i = 0; i < CW; i++)
+        bad[i] = (uint32_t)tiny[i];
+}
+
 /* The coordinates of one vector of lanes from their draws: cos (odd 0) or
  * sin (odd 1) of the angle times the radius times sd, as floats, and in
  * *bad a nonzero word where the float is not proved; with out2 (a
@@ -92,7 +110,7 @@ CATTR static inline __attribute__((always_inline)) void
 CATTR static inline __attribute__((always_inline)) void
     CN(coords)(CN(vu) x0, CN(vu) x1, CN(vu) x2, CN(vu) x3, uint64_t odd,
                double sd, float *out, uint32_t *bad, float *out2,
-               uint32_t *bad2)
+               uint32_t *bad2, double *units)
 {
     const CN(vd) u1 = CN(unit_of)(x0, x1), u2 = CN(unit_of)(x2, x3);
     const CN(vd) t = -2.0 * CN(log01)(u1);
@@ -123,6 +141,10 @@ CATTR static inline __attribute__((always_inline)) void
     sn = sn * r2 + 1.0 / 120.0;
     sn = sn * r2 - 1.0 / 6.0;
     sn = r + r * (r2 * sn);
+    if (units) {
+        CN(finish_unit)(quad, c, sn, rad, units, bad);
+        return;
+    }
     CN(finish)(quad, c, sn, rad, sd, out, bad);
     if (out2)
         CN(finish)(quad + 3, c, sn, rad, sd, out2, bad2);
@@ -133,7 +155,7 @@ CATTR static inline __attribute__((always_inline)) void
 CATTR static inline __attribute__((always_inline)) void
     CN(lanes)(uint64_t seed, const uint32_t *c0, const uint32_t *c1,
               uint32_t h, uint64_t odd, double sd, float *out, uint32_t *bad,
-              float *out2, uint32_t *bad2)
+              float *out2, uint32_t *bad2, double *units)
 {
     CN(vu) x0[CV], x1[CV], x2[CV], x3[CV];
     for (int v = 0; v < CV; v++)
@@ -167,14 +189,15 @@ CATTR static inline __attribute__((always_inline)) void
     for (int v = 0; v < CV; v++)
         CN(coords)(x0[v], x1[v], x2[v], x3[v], odd, sd, out + v * CW,
                    bad + v * CW, out2 ? out2 + v * CW : NULL,
-                   out2 ? bad2 + v * CW : NULL);
+                   out2 ? bad2 + v * CW : NULL,
+                   units ? units + v * CW : NULL);
 }
 
 CATTR static void CN(batch)(uint64_t seed, const uint32_t *c0,
                             const uint32_t *c1, uint32_t h, uint64_t odd,
                             double sd, float *out, uint32_t *bad)
 {
-    CN(lanes)(seed, c0, c1, h, odd, sd, out, bad, NULL, NULL);
+    CN(lanes)(seed, c0, c1, h, odd, sd, out, bad, NULL, NULL, NULL);
 }
 
 CATTR static void CN(batch2)(uint64_t seed, const uint32_t *c0,
@@ -182,7 +205,15 @@ CATTR static void CN(batch2)(uint64_t seed, const uint32_t *c0,
                              float *out, uint32_t *bad, float *out2,
                              uint32_t *bad2)
 {
-    CN(lanes)(seed, c0, c1, h, 0, sd, out, bad, out2, bad2);
+    CN(lanes)(seed, c0, c1, h, 0, sd, out, bad, out2, bad2, NULL);
+}
+
+CATTR static void CN(batch_units)(uint64_t seed, const uint32_t *c0,
+                                  const uint32_t *c1, uint32_t h,
+                                  uint64_t odd, double *units, uint32_t *bad)
+{
+    float unused[BATCH]; /* (GCC cannot see that units is not NULL) */
+    CN(lanes)(seed, c0, c1, h, odd, 1.0, unused, bad, NULL, NULL, units);
 }
 
 #undef CV

@@ -42,6 +42,7 @@
 #define ONE_BITS UINT64_C(0x3ff0000000000000)
 #define TWO52_BITS UINT64_C(0x4330000000000000)
 #define SIGN_BIT UINT64_C(0x8000000000000000)
+#define TINY_BITS UINT64_C(0x3c30000000000000) /* 2^-60 */
 #define SQRT2_MANT UINT64_C(0x6a09e667f3bcd) /* sqrt(2)'s mantissa bits */
 #define TWO52 4503599627370496.0
 #define ROUND_SHIFT 0x1.8p52
@@ -94,17 +95,23 @@ typedef void (*batch2_fn)(uint64_t, const uint32_t *, const uint32_t *,
                           uint32_t, double, float *, uint32_t *, float *,
                           uint32_t *);
 
-static void batch_for(tsgs__isa isa, batch_fn *one, batch2_fn *two)
+typedef void (*units_fn)(uint64_t, const uint32_t *, const uint32_t *,
+                         uint32_t, uint64_t, double *, uint32_t *);
+
+static void batch_for(tsgs__isa isa, batch_fn *one, batch2_fn *two,
+                      units_fn *units)
 {
 #if TSGS__HAVE_ISA_PATHS
     if (isa == TSGS__ISA_AVX512) {
         *one = batch_avx512;
         *two = batch2_avx512;
+        *units = batch_units_avx512;
         return;
     }
     if (isa == TSGS__ISA_AVX2) {
         *one = batch_avx2;
         *two = batch2_avx2;
+        *units = batch_units_avx2;
         return;
     }
 #else
@@ -112,6 +119,27 @@ static void batch_for(tsgs__isa isa, batch_fn *one, batch2_fn *two)
 #endif
     *one = batch_base;
     *two = batch2_base;
+    *units = batch_units_base;
+}
+
+/* The counters of directions [g, ...) batch by batch: (block, j) of lane
+ * 0 in *block, *j on entry, of the next batch's lane 0 on return; lanes
+ * past m repeat lane m - 1's. */
+static void counters(const tsgs__fspec *fs, long m, long *block, long *j,
+                     uint32_t *c0, uint32_t *c1)
+{
+    for (long l = 0; l < BATCH; l++) {
+        c0[l] = (uint32_t)*block;
+        c1[l] = (uint32_t)*j;
+        if (l + 1 < m && ++*j == fs->dirs) {
+            *j = 0;
+            ++*block;
+        }
+    }
+    if (m == BATCH && ++*j == fs->dirs) {
+        *j = 0;
+        ++*block;
+    }
 }
 
 /* Tests only: nonzero makes every coordinate tsgs__omega_coord's way. */
@@ -137,7 +165,8 @@ static void make(const tsgs__fspec *fs, uint32_t k, long g, long n,
     }
     batch_fn batch;
     batch2_fn batch2;
-    batch_for(tsgs__isa_now(), &batch, &batch2);
+    units_fn units;
+    batch_for(tsgs__isa_now(), &batch, &batch2, &units);
     /* tsgs__omega_scaled's factor, the same bits */
     const double sd = sqrt(2.0 * fs->sigma);
     uint32_t c0[BATCH], c1[BATCH], bad[BATCH], bad2[BATCH];
@@ -145,18 +174,7 @@ static void make(const tsgs__fspec *fs, uint32_t k, long g, long n,
     long block = g / fs->dirs, j = g % fs->dirs; /* of lane 0 */
     for (long t0 = 0; t0 < n; t0 += BATCH) {
         const long m = n - t0 < BATCH ? n - t0 : BATCH;
-        for (long l = 0; l < BATCH; l++) { /* lanes past m: a past counter */
-            c0[l] = (uint32_t)block;
-            c1[l] = (uint32_t)j;
-            if (l + 1 < m && ++j == fs->dirs) {
-                j = 0;
-                block++;
-            }
-        }
-        if (m == BATCH && ++j == fs->dirs) { /* lane 0 of the next batch */
-            j = 0;
-            block++;
-        }
+        counters(fs, m, &block, &j, c0, c1);
         if (out2)
             batch2(fs->seed, c0, c1, k / 2, sd, v, bad, v2, bad2);
         else
@@ -183,4 +201,42 @@ void tsgs__omega_column_pair(const tsgs__fspec *fs, uint32_t h, long g,
                              long n, float *even, float *odd)
 {
     make(fs, 2 * h, g, n, even, odd);
+}
+
+void tsgs__omega_column_units(const tsgs__fspec *fs, uint32_t k, long g,
+                              long n, double *out)
+{
+    if (fs->kernel != TSGS_KERNEL_RBF || one_by_one) {
+        for (long t = 0; t < n; t++)
+            out[t] = tsgs__omega_unit(fs, (g + t) / fs->dirs,
+                                      (g + t) % fs->dirs, k);
+        return;
+    }
+    batch_fn batch;
+    batch2_fn batch2;
+    units_fn units;
+    batch_for(tsgs__isa_now(), &batch, &batch2, &units);
+    uint32_t c0[BATCH], c1[BATCH], bad[BATCH];
+    double u[BATCH];
+    long block = g / fs->dirs, j = g % fs->dirs;
+    for (long t0 = 0; t0 < n; t0 += BATCH) {
+        const long m = n - t0 < BATCH ? n - t0 : BATCH;
+        counters(fs, m, &block, &j, c0, c1);
+        units(fs->seed, c0, c1, k / 2, k & 1, u, bad);
+        for (long l = 0; l < m; l++)
+            out[t0 + l] = bad[l] ? tsgs__omega_unit(fs, (long)c0[l],
+                                                    (long)c1[l], k)
+                                 : u[l];
+    }
+}
+
+float tsgs__omega_scaled_proved(const tsgs__fspec *fs, double unit, double f,
+                                long g, uint32_t k)
+{
+    const double w = unit * f;
+    const float fw = (float)w;
+    const double margin = fabs(w) * 0x1p-40;
+    if ((float)(w - margin) == fw && (float)(w + margin) == fw)
+        return fw;
+    return tsgs__omega_coord(fs, g / fs->dirs, g % fs->dirs, k);
 }

@@ -76,8 +76,19 @@ void tsgs__omega_column(const tsgs__fspec *fs, uint32_t k, long g, long n,
  * same draws, for about the price of one. */
 void tsgs__omega_column_pair(const tsgs__fspec *fs, uint32_t h, long g,
                              long n, float *even, float *odd);
-/* Tests only: on (nonzero), both make each coordinate by
- * tsgs__omega_coord, the path they replace; off (0) again. Not
+/* tsgs__omega_unit of directions [g, g + n) at column k into out, within
+ * 2^-44 of its value (RBF; Laplacian: its value): one draw for a grid of
+ * sigmas, each float then proved by tsgs__omega_scaled_proved. */
+void tsgs__omega_column_units(const tsgs__fspec *fs, uint32_t k, long g,
+                              long n, double *out);
+/* tsgs__omega_coord(fs, direction g, column k) from such a unit and f =
+ * sqrt(2 sigma) (RBF) or sigma (Laplacian): unit * f, proved to round to
+ * that float (see columns.c), else made again. */
+float tsgs__omega_scaled_proved(const tsgs__fspec *fs, double unit, double f,
+                                long g, uint32_t k);
+/* Tests only: on (nonzero), the three above make each coordinate by
+ * tsgs__omega_coord (tsgs__omega_unit), the path they replace; off (0)
+ * again. Not
  * thread-safe: call it while nothing runs. */
 void tsgs__omega_column_one_by_one(int on);
 /* The same in two parts: the draw, which does not depend on sigma, and
@@ -222,13 +233,15 @@ tsgs_status tsgs__colcache_fill_stop(tsgs__colcache *cc,
                                      int threads, double work,
                                      tsgs__stop *stop, double grace,
                                      tsgs_error *err);
-/* The draws (tsgs__omega_unit) of directions [0, ndirs) of fs at cc's
+/* The draws (tsgs__omega_unit, or within 2^-44 of them:
+ * tsgs__omega_column_units) of directions [0, ndirs) of fs at cc's
  * columns, laid out as cc->W (ndirs <= cc->stride): *out, malloc'ed. */
 tsgs_status tsgs__colcache_units(const tsgs__colcache *cc,
                                  const tsgs__fspec *fs, long ndirs,
                                  int threads, double **out, tsgs_error *err);
 /* A cache of cc's columns holding directions [0, ndirs) of fs made from
- * those draws (fs's sigma may differ from the one cc was made for). */
+ * those draws (fs's sigma may differ from the one cc was made for): the
+ * bits tsgs__colcache_fill makes (tsgs__omega_scaled_proved). */
 tsgs_status tsgs__colcache_scaled(const tsgs__colcache *cc,
                                   const double *units, const tsgs__fspec *fs,
                                   long ndirs, tsgs__colcache **out,

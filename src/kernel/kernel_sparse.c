@@ -282,9 +282,7 @@ tsgs_status tsgs__colcache_units(const tsgs__colcache *cc,
 #pragma omp parallel for num_threads(nt) if (nt > 1) schedule(dynamic, 64)
 #endif
     for (size_t s = 0; s < cc->ncols; s++)
-        for (long g = 0; g < ndirs; g++)
-            U[s * stride + (size_t)g] =
-                tsgs__omega_unit(fs, g / fs->dirs, g % fs->dirs, cc->cols[s]);
+        tsgs__omega_column_units(fs, cc->cols[s], 0, ndirs, U + s * stride);
     *out = U;
     return TSGS_OK;
 }
@@ -312,10 +310,13 @@ tsgs_status tsgs__colcache_scaled(const tsgs__colcache *cc,
     c->hmask = cc->hmask;
     c->stride = cc->stride;
     ndirs = ndirs < cc->stride ? ndirs : cc->stride;
+    /* tsgs__omega_scaled's factor, once (it was a sqrt a coordinate) */
+    const double f =
+        fs->kernel == TSGS_KERNEL_RBF ? sqrt(2.0 * fs->sigma) : fs->sigma;
     for (size_t s = 0; s < c->ncols; s++)
         for (long g = 0; g < ndirs; g++)
-            c->W[s * stride + (size_t)g] =
-                tsgs__omega_scaled(fs, units[s * stride + (size_t)g]);
+            c->W[s * stride + (size_t)g] = tsgs__omega_scaled_proved(
+                fs, units[s * stride + (size_t)g], f, g, c->cols[s]);
     c->filled = ndirs;
     *out = c;
     return TSGS_OK;
