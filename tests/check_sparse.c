@@ -621,6 +621,53 @@ START_TEST(sparse_predict_equals_one_by_one)
 }
 END_TEST
 
+/* A prediction's per-call cache (tsgs__colcache_new_shared) keeps the
+ * columns that occur twice or more, and only those, when they fit; the
+ * columns of one row are left to the tasks (issue #30). */
+START_TEST(shared_cache_keeps_reused_columns)
+{
+    tsgs_dataset *ds = sparse_set(200, 20000, 10, 0, 31, NULL);
+    const size_t nnz = ds->ptr[ds->n];
+    unsigned *uses = calloc(20000, sizeof *uses);
+    ck_assert_ptr_nonnull(uses);
+    size_t shared = 0, once = 0;
+    for (size_t e = 0; e < nnz; e++)
+        uses[ds->col[e]]++;
+    for (size_t k = 0; k < 20000; k++) {
+        shared += uses[k] >= 2;
+        once += uses[k] == 1;
+    }
+    ck_assert_uint_gt(shared, 0);
+    ck_assert_uint_gt(once, 0);
+    tsgs__colcache *cc = NULL;
+    ck_assert_int_eq(tsgs__colcache_new_shared(ds, 40, 1e9, &cc, NULL),
+                     TSGS_OK);
+    ck_assert_ptr_nonnull(cc);
+    ck_assert_uint_eq(cc->ncols, shared);
+    for (size_t s = 0; s < cc->ncols; s++)
+        ck_assert_uint_ge(uses[cc->cols[s]], 2);
+    tsgs__colcache_free(cc);
+    /* room for 3 columns: the 3 most used */
+    ck_assert_int_eq(tsgs__colcache_new_shared(ds, 40, 3 * 48 * 4, &cc, NULL),
+                     TSGS_OK);
+    ck_assert_uint_eq(cc->ncols, 3);
+    unsigned least = ~0u, most_left = 0;
+    for (size_t s = 0; s < 3; s++)
+        least = uses[cc->cols[s]] < least ? uses[cc->cols[s]] : least;
+    for (size_t k = 0; k < 20000; k++) {
+        int kept = 0;
+        for (size_t s = 0; s < 3; s++)
+            kept |= cc->cols[s] == k;
+        if (!kept && uses[k] > most_left)
+            most_left = uses[k];
+    }
+    ck_assert_uint_ge(least, most_left);
+    tsgs__colcache_free(cc);
+    free(uses);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
 /* Directions made from shared draws (the grid's sigmas) are the bits the
  * column cache makes for each sigma, for both kernels. */
 START_TEST(colcache_from_draws_equals_made)
@@ -907,6 +954,7 @@ Suite *sparse_suite(void)
     tcase_add_test(tc, kept_column_cache_scores_alike);
     tcase_add_loop_test(tc, omega_column_equals_coord, 0, TSGS__ISA_COUNT);
     tcase_add_loop_test(tc, sparse_predict_equals_one_by_one, 0, 2);
+    tcase_add_test(tc, shared_cache_keeps_reused_columns);
     suite_add_tcase(s, tc);
     return s;
 }

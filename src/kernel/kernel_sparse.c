@@ -122,11 +122,11 @@ static int cmp_u32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* A cache for the columns of the nnz column indices col, most frequent
- * first (see tsgs__colcache_new). */
+/* A cache for the columns of the nnz column indices col that occur at
+ * least min_uses times, most frequent first (see tsgs__colcache_new). */
 static tsgs_status cache_for(const uint32_t *col, size_t nnz, long max_dirs,
-                             double bytes, tsgs__colcache **out,
-                             tsgs_error *err)
+                             double bytes, size_t min_uses,
+                             tsgs__colcache **out, tsgs_error *err)
 {
     *out = NULL;
     const long stride = round_up(max_dirs > 0 ? max_dirs : 1, TSGS__LANES);
@@ -160,8 +160,15 @@ static tsgs_status cache_for(const uint32_t *col, size_t nnz, long max_dirs,
     }
     free(c);
     qsort(f, nd, sizeof *f, cmp_u64);
+    size_t used = 0; /* the columns met min_uses times or more: a prefix */
+    while (used < nd && 0xffffffffu - (f[used] >> 32) >= min_uses)
+        used++;
     double fit = floor(bytes / per_col);
-    size_t m = fit < (double)nd ? (size_t)fit : nd;
+    size_t m = fit < (double)used ? (size_t)fit : used;
+    if (m == 0) { /* no column worth keeping */
+        free(f);
+        return TSGS_OK;
+    }
     tsgs__colcache *cc = calloc(1, sizeof *cc);
     if (cc) {
         cc->cols = malloc(sizeof(uint32_t) * m);
@@ -194,7 +201,17 @@ tsgs_status tsgs__colcache_new(const tsgs_dataset *ds, long max_dirs,
     *out = NULL;
     if (!tsgs__sparse(ds))
         return TSGS_OK;
-    return cache_for(ds->col, ds->ptr[ds->n], max_dirs, bytes, out, err);
+    return cache_for(ds->col, ds->ptr[ds->n], max_dirs, bytes, 1, out, err);
+}
+
+tsgs_status tsgs__colcache_new_shared(const tsgs_dataset *ds, long max_dirs,
+                                      double bytes, tsgs__colcache **out,
+                                      tsgs_error *err)
+{
+    *out = NULL;
+    if (!tsgs__sparse(ds))
+        return TSGS_OK;
+    return cache_for(ds->col, ds->ptr[ds->n], max_dirs, bytes, 2, out, err);
 }
 
 tsgs_status tsgs__colcache_for_rows(const tsgs__rows *R, long max_dirs,
@@ -205,7 +222,7 @@ tsgs_status tsgs__colcache_for_rows(const tsgs__rows *R, long max_dirs,
     if (R->x || R->n == 0)
         return TSGS_OK;
     const size_t e0 = R->ptr[0];
-    return cache_for(R->col + e0, R->ptr[R->n] - e0, max_dirs, bytes, out,
+    return cache_for(R->col + e0, R->ptr[R->n] - e0, max_dirs, bytes, 1, out,
                      err);
 }
 
