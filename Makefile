@@ -75,6 +75,8 @@ $(B)/src/kernel/kernel_sparse.o: HOT_FLAGS := -O3 -ffp-contract=fast
 # -O3 vectorises the element-wise loops of the directions' Gram-Schmidt;
 # its sums keep their order (no -ffp-contract, no reassociation): same bits
 $(B)/src/kernel/features.o: HOT_FLAGS := -O3
+# The column coordinates' vectors (columns.c): sqrt in vectors needs no errno.
+$(B)/src/kernel/columns.o: HOT_FLAGS := -O3 -ffp-contract=fast -fno-math-errno -Wno-psabi
 # The loss derivatives over a batch: their selects vectorise only when
 # both sides may be evaluated (nothing here reads the FP exception flags).
 $(B)/src/solvers/loss.o $(B)/pic/src/solvers/loss.o: HOT_FLAGS := -fno-trapping-math
@@ -90,6 +92,7 @@ $(B)/pic/src/kernel/kernel.o: HOT_FLAGS := -O3 -ffp-contract=fast -Wno-psabi
 $(B)/pic/src/kernel/dense.o: HOT_FLAGS := -O3 -ffp-contract=fast -Wno-psabi
 $(B)/pic/src/kernel/kernel_sparse.o: HOT_FLAGS := -O3 -ffp-contract=fast
 $(B)/pic/src/kernel/features.o: HOT_FLAGS := -O3
+$(B)/pic/src/kernel/columns.o: HOT_FLAGS := -O3 -ffp-contract=fast -fno-math-errno -Wno-psabi
 
 $(LIBSO): $(PIC_OBJ) src/libtsgs3vm.map
 	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,libtsgs3vm.so.$(SO_MAJOR) \

@@ -409,6 +409,265 @@ START_TEST(kept_column_cache_scores_alike)
 }
 END_TEST
 
+/* tsgs__omega_column (issue #30: the directions of sparse rows' columns
+ * made in vectors) gives the bits tsgs__omega_coord gives one coordinate
+ * at a time, on the x86-64 level _i (SKIPPED where this CPU lacks it):
+ * both kernels and maps, sigmas far apart, any first direction and count,
+ * columns near 0 and near 2^32, one alone or an even one with its odd
+ * neighbour (tsgs__omega_column_pair); then 768,000 coordinates in a row,
+ * where a dozen values near halfway between two floats take the path
+ * that proves nothing and makes them one by one, and 256,000 draws for a
+ * grid of sigmas (tsgs__omega_column_units, tsgs__omega_scaled_proved). */
+START_TEST(omega_column_equals_coord)
+{
+    const tsgs__isa isa = (tsgs__isa)_i;
+    if (!tsgs__isa_supported(isa)) {
+        char test[96];
+        snprintf(test, sizeof test, "column coordinates on %s",
+                 tsgs__isa_name(isa));
+        test_skip(test, "this CPU (or build) does not have it");
+        return;
+    }
+    ck_assert_int_eq(tsgs__isa_force(isa), 0);
+    const double sigmas[] = {1e-6, 0.02, 1.0, 750.0};
+    const uint32_t cols[] = {0,          1,          2,         7,
+                             4096,       999999,     0x7fffffffu,
+                             0xfffffffeu, 0xffffffffu};
+    const long starts[][2] = {{0, 0}, {0, 1}, {3, 37}, {17, 300}, {1, 64}};
+    float out[320], out2[512];
+    for (int kernel = 0; kernel < 2; kernel++)
+        for (int map = 0; map < 2; map++)
+            for (int a = 0; a < 4; a++) {
+                tsgs_params p = tsgs_params_default();
+                p.kernel = kernel ? TSGS_KERNEL_LAPLACIAN : TSGS_KERNEL_RBF;
+                p.feature_map = map ? TSGS_FEATURES_COS : TSGS_FEATURES_PAIR;
+                p.directions = TSGS_DIRECTIONS_IID;
+                p.sigma = sigmas[a];
+                p.block_size = map ? 5 : 10; /* 5 directions a block */
+                p.seed = 7 + (unsigned)a;
+                const tsgs__fspec fs = tsgs__fspec_of(&p, 1000000);
+                for (size_t c = 0; c < sizeof cols / sizeof *cols; c++)
+                    for (int q = 0; q < 5; q++) {
+                        const long g = starts[q][0], n = starts[q][1];
+                        tsgs__omega_column(&fs, cols[c], g, n, out);
+                        for (long t = 0; t < n; t++) {
+                            const float want = tsgs__omega_coord(
+                                &fs, (g + t) / fs.dirs, (g + t) % fs.dirs,
+                                cols[c]);
+                            ck_assert_msg(!memcmp(&want, &out[t], sizeof want),
+                                          "column %u, direction %ld: %a, "
+                                          "one by one %a",
+                                          cols[c], g + t, (double)out[t],
+                                          (double)want);
+                        }
+                        /* the pair of columns 2h, 2h + 1 of one draw */
+                        const uint32_t h = cols[c] / 2;
+                        tsgs__omega_column_pair(&fs, h, g, n, out, out2);
+                        for (long t = 0; t < n; t++) {
+                            const long b = (g + t) / fs.dirs,
+                                       j = (g + t) % fs.dirs;
+                            const float e = tsgs__omega_coord(&fs, b, j, 2 * h),
+                                        o = tsgs__omega_coord(&fs, b, j,
+                                                              2 * h + 1);
+                            ck_assert_msg(!memcmp(&e, &out[t], sizeof e) &&
+                                              !memcmp(&o, &out2[t], sizeof o),
+                                          "columns %u and %u, direction %ld",
+                                          2 * h, 2 * h + 1, g + t);
+                        }
+                    }
+            }
+    tsgs_params p = tsgs_params_default();
+    p.directions = TSGS_DIRECTIONS_IID;
+    p.sigma = 0.37;
+    const tsgs__fspec fs = tsgs__fspec_of(&p, 1000000);
+    double units[256];
+    tsgs__fspec narrow = fs;
+    narrow.sigma = 1e-6; /* another sigma, the same draws */
+    const double f = sqrt(2.0 * fs.sigma), fn = sqrt(2.0 * narrow.sigma);
+    for (uint32_t k = 0; k < 1000; k++) {
+        /* the draws for a grid of sigmas: near libm's, and the floats
+         * each sigma makes of them proved */
+        tsgs__omega_column_units(&fs, k * 499, 0, 256, units);
+        for (long t = 0; t < 256; t++) {
+            const long b = t / fs.dirs, j = t % fs.dirs;
+            const double u = tsgs__omega_unit(&fs, b, j, k * 499);
+            ck_assert_msg(fabs(units[t] - u) <= 0x1p-43 * fabs(u),
+                          "draw of column %u, direction %ld: %a, libm %a",
+                          k * 499, t, units[t], u);
+            const float a = tsgs__omega_scaled_proved(&fs, units[t], f, t,
+                                                      k * 499),
+                        an = tsgs__omega_scaled_proved(&narrow, units[t], fn,
+                                                       t, k * 499),
+                        wa = tsgs__omega_coord(&fs, b, j, k * 499),
+                        wn = tsgs__omega_coord(&narrow, b, j, k * 499);
+            ck_assert(!memcmp(&a, &wa, sizeof a) && !memcmp(&an, &wn, sizeof an));
+        }
+        tsgs__omega_column(&fs, k * 499, 0, 256, out);
+        tsgs__omega_column_pair(&fs, k * 3001, 0, 256, out2, out2 + 256);
+        for (long t = 0; t < 256; t++) {
+            const long b = t / fs.dirs, j = t % fs.dirs;
+            const float want = tsgs__omega_coord(&fs, b, j, k * 499),
+                        e = tsgs__omega_coord(&fs, b, j, 2 * k * 3001),
+                        o = tsgs__omega_coord(&fs, b, j, 2 * k * 3001 + 1);
+            ck_assert_msg(!memcmp(&want, &out[t], sizeof want),
+                          "column %u, direction %ld", k * 499, t);
+            ck_assert_msg(!memcmp(&e, &out2[t], sizeof e) &&
+                              !memcmp(&o, &out2[256 + t], sizeof o),
+                          "columns %u and %u, direction %ld", 2 * k * 3001,
+                          2 * k * 3001 + 1, t);
+        }
+    }
+    ck_assert_int_eq(tsgs__isa_force(-1), 0);
+}
+END_TEST
+
+/* Sparse prediction with the columns' directions made in vectors gives
+ * the decision values, to the bit, that making them one coordinate at a
+ * time gives (the path issue #30 replaced), on 1 and 2 threads, whole or
+ * row by row, with the model's kept cache, a per-call cache or none: rows
+ * with no non-zeros, neighbouring columns (2h, 2h + 1: made together),
+ * and columns past the model's width (dropped, as the tool drops them).
+ * _i: 0 RBF, 1 Laplacian. */
+START_TEST(sparse_predict_equals_one_by_one)
+{
+    tsgs_dataset *ds = sparse_set(240, 3000, 12, 60, 23, NULL);
+    tsgs_params p = tsgs_params_default();
+    p.kernel = _i ? TSGS_KERNEL_LAPLACIAN : TSGS_KERNEL_RBF;
+    p.directions = TSGS_DIRECTIONS_IID;
+    p.sigma = 0.05;
+    p.c = 10;
+    p.threads = 1;
+    p.max_features = 200;
+    tsgs_model *m = NULL;
+    tsgs_error err;
+    ck_assert_msg(tsgs_train(ds, &p, NULL, &m, NULL, &err) == TSGS_OK, "%s",
+                  err.message);
+    /* rows to score: 4 empty ones, then rows of columns up to 4000 (the
+     * model has 3000) */
+    const size_t n = 44, k = 10, wide = 4000;
+    size_t *ptr = malloc(sizeof(size_t) * (n + 1));
+    uint32_t *col = malloc(sizeof(uint32_t) * n * k);
+    float *val = malloc(sizeof(float) * n * k);
+    double *y = malloc(sizeof(double) * n);
+    ck_assert(ptr && col && val && y);
+    size_t w = 0;
+    srand(5);
+    for (size_t i = 0; i < n; i++) {
+        ptr[i] = w;
+        y[i] = i % 2 ? 1.0 : -1.0;
+        if (i % 11 == 3)
+            continue; /* no non-zeros */
+        uint32_t c = (uint32_t)(rand() % 400);
+        for (size_t j = 0; j < k && c < wide; j++) {
+            col[w] = c;
+            val[w++] = (float)((rand() % 2000) / 500.0 - 2.0);
+            /* some rows' first columns neighbours (made in pairs) */
+            c += j < 3 && i % 4 == 0 ? 1 : 1 + (uint32_t)(rand() % 700);
+        }
+    }
+    ptr[n] = w;
+    tsgs_dataset *t = NULL;
+    ck_assert_int_eq(tsgs__dataset_from_csr(n, wide, ptr, col, val, y, &t,
+                                            NULL),
+                     TSGS_OK);
+    size_t dropped = 0;
+    ck_assert_int_eq(tsgs_dataset_drop_features(t, 3000, &dropped, NULL),
+                     TSGS_OK);
+    ck_assert_uint_gt(dropped, 0);
+    /* a copy whose first call keeps a cache of its columns (m's first
+     * call, with no memory for one, decides that it has none) */
+    tsgs_model *kept = NULL;
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/tsgs_sparse_%ld.model", (long)getpid());
+    ck_assert_int_eq(tsgs_model_save(m, path, &err), TSGS_OK);
+    ck_assert_int_eq(tsgs_model_load(path, &kept, &err), TSGS_OK);
+    unlink(path);
+    double want[44], got[44];
+    tsgs__omega_column_one_by_one(1);
+    ck_assert_int_eq(tsgs__predict_within(m, t, 1, 0.0, want, NULL), TSGS_OK);
+    tsgs__omega_column_one_by_one(0);
+    for (int threads = 1; threads <= 2; threads++)
+        for (int how = 0; how < 3; how++) {
+            /* how 0: a per-call cache of some columns (the model's do
+             * not fit), the others made by each task; 1: no cache; 2: the
+             * kept cache, row by row */
+            if (how < 2) {
+                ck_assert_int_eq(tsgs__predict_within(m, t, threads,
+                                                      how ? 0.0 : 2e4, got,
+                                                      NULL),
+                                 TSGS_OK);
+            } else {
+                for (size_t i = 0; i < n; i++) {
+                    tsgs_dataset *row = NULL;
+                    ck_assert_int_eq(tsgs_dataset_select(t, &i, 1, &row, NULL),
+                                     TSGS_OK);
+                    ck_assert_int_eq(tsgs__predict_within(kept, row, threads,
+                                                          1e9, got + i, NULL),
+                                     TSGS_OK);
+                    tsgs_dataset_free(row);
+                }
+            }
+            for (size_t i = 0; i < n; i++)
+                ck_assert_msg(!memcmp(&got[i], &want[i], sizeof got[i]),
+                              "row %zu, %d threads, way %d: %.17g, one by "
+                              "one %.17g",
+                              i, threads, how, got[i], want[i]);
+        }
+    ck_assert_ptr_nonnull(kept->pcc);
+    tsgs_dataset_free(t);
+    tsgs_model_free(m);
+    tsgs_model_free(kept);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
+/* A prediction's per-call cache (tsgs__colcache_new_shared) keeps the
+ * columns that occur twice or more, and only those, when they fit; the
+ * columns of one row are left to the tasks (issue #30). */
+START_TEST(shared_cache_keeps_reused_columns)
+{
+    tsgs_dataset *ds = sparse_set(200, 20000, 10, 0, 31, NULL);
+    const size_t nnz = ds->ptr[ds->n];
+    unsigned *uses = calloc(20000, sizeof *uses);
+    ck_assert_ptr_nonnull(uses);
+    size_t shared = 0, once = 0;
+    for (size_t e = 0; e < nnz; e++)
+        uses[ds->col[e]]++;
+    for (size_t k = 0; k < 20000; k++) {
+        shared += uses[k] >= 2;
+        once += uses[k] == 1;
+    }
+    ck_assert_uint_gt(shared, 0);
+    ck_assert_uint_gt(once, 0);
+    tsgs__colcache *cc = NULL;
+    ck_assert_int_eq(tsgs__colcache_new_shared(ds, 40, 1e9, &cc, NULL),
+                     TSGS_OK);
+    ck_assert_ptr_nonnull(cc);
+    ck_assert_uint_eq(cc->ncols, shared);
+    for (size_t s = 0; s < cc->ncols; s++)
+        ck_assert_uint_ge(uses[cc->cols[s]], 2);
+    tsgs__colcache_free(cc);
+    /* room for 3 columns: the 3 most used */
+    ck_assert_int_eq(tsgs__colcache_new_shared(ds, 40, 3 * 48 * 4, &cc, NULL),
+                     TSGS_OK);
+    ck_assert_uint_eq(cc->ncols, 3);
+    unsigned least = ~0u, most_left = 0;
+    for (size_t s = 0; s < 3; s++)
+        least = uses[cc->cols[s]] < least ? uses[cc->cols[s]] : least;
+    for (size_t k = 0; k < 20000; k++) {
+        int kept = 0;
+        for (size_t s = 0; s < 3; s++)
+            kept |= cc->cols[s] == k;
+        if (!kept && uses[k] > most_left)
+            most_left = uses[k];
+    }
+    ck_assert_uint_ge(least, most_left);
+    tsgs__colcache_free(cc);
+    free(uses);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
 /* Directions made from shared draws (the grid's sigmas) are the bits the
  * column cache makes for each sigma, for both kernels. */
 START_TEST(colcache_from_draws_equals_made)
@@ -693,6 +952,9 @@ Suite *sparse_suite(void)
     tcase_add_loop_test(tc, colcache_from_draws_equals_made, 0, 2);
     tcase_add_loop_test(tc, sparse_tsg_same_with_and_without_caches, 0, 2);
     tcase_add_test(tc, kept_column_cache_scores_alike);
+    tcase_add_loop_test(tc, omega_column_equals_coord, 0, TSGS__ISA_COUNT);
+    tcase_add_loop_test(tc, sparse_predict_equals_one_by_one, 0, 2);
+    tcase_add_test(tc, shared_cache_keeps_reused_columns);
     suite_add_tcase(s, tc);
     return s;
 }

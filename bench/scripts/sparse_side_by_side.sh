@@ -14,6 +14,10 @@
 #   predict the 2000 held-out rows with the given-C/gamma models
 # Seconds are wall time; cpu_s is user + sys (tsgs3vm uses --threads T,
 # default 2; svm-train and svm-predict one thread).
+# REF=PATH (optional): a reference build of tsgs3vm (e.g. main's) timed in
+# the same runs, alternated with the others, as tool "tsgs3vm-REF_NAME"
+# (default "ref"); its model files and decision values must be the same
+# bits as TOOL's (checked after the runs: exit 1 when not).
 set -eu
 cd "$(dirname "$0")/../.."
 ROWS=${1:-5000}
@@ -22,6 +26,8 @@ NNZ=${3:-100}
 RUNS=${RUNS:-5}
 T=${THREADS:-2}
 TOOL=$(realpath "${TOOL:-build/tsgs3vm}")
+REF=${REF:+$(realpath "$REF")}
+RN=tsgs3vm-${REF_NAME:-ref}
 command -v svm-train >/dev/null || { echo "needs svm-train: apt-get install libsvm-tools" >&2; exit 2; }
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
@@ -43,7 +49,26 @@ for r in $(seq 1 "$RUNS"); do
     timed "train-semi tsgs3vm" "$TOOL" train -q --threads "$T" --unlabeled-label 0 "$TMP/train.svm" "$TMP/m.semi"
     timed "predict tsgs3vm" "$TOOL" predict --threads "$T" "$TMP/m.tsgs" "$TMP/test.svm" "$TMP/p.tsgs"
     timed "predict svm-predict" svm-predict "$TMP/test.svm" "$TMP/m.libsvm" "$TMP/p.libsvm"
+    if [ -n "$REF" ]; then
+        timed "train-given $RN" "$REF" train -q --threads "$T" -c 1 -g "$G" "$TMP/lab.svm" "$TMP/m.ref"
+        timed "train-default $RN" "$REF" train -q --threads "$T" "$TMP/lab.svm" "$TMP/m.refdef"
+        timed "train-semi $RN" "$REF" train -q --threads "$T" --unlabeled-label 0 "$TMP/train.svm" "$TMP/m.refsemi"
+        timed "predict $RN" "$REF" predict --threads "$T" "$TMP/m.tsgs" "$TMP/test.svm" "$TMP/p.ref"
+    fi
 done
+same=""
+if [ -n "$REF" ]; then # the same bits: models, and decision values on 1 and T threads
+    for t in 1 "$T"; do
+        "$TOOL" predict -q --threads "$t" --decision-values "$TMP/m.tsgs" "$TMP/test.svm" "$TMP/dv.tool" > /dev/null 2>&1
+        "$REF" predict -q --threads "$t" --decision-values "$TMP/m.tsgs" "$TMP/test.svm" "$TMP/dv.ref" > /dev/null 2>&1
+        cmp -s "$TMP/dv.tool" "$TMP/dv.ref" || { echo "decision values differ from REF's on $t threads" >&2; exit 1; }
+    done
+    for f in "m.tsgs m.ref" "m.def m.refdef" "m.semi m.refsemi"; do
+        set -- $f
+        cmp -s "$TMP/$1" "$TMP/$2" || { echo "model $1 differs from REF's" >&2; exit 1; }
+    done
+    same="; REF=$REF: the same model files (3) and decision values (1 and $T threads) as TOOL's"
+fi
 acc() { # accuracy of a prediction file's first column against test.svm's labels
     awk 'NR == FNR { y[FNR] = $1; next } { n++; c += ($1 == y[FNR]) } END { printf "%.2f", 100 * c / n }' "$TMP/test.svm" "$1"
 }
@@ -51,16 +76,20 @@ nz=$(wc -w < "$TMP/train.svm")
 echo "# section: side-by-side"
 machine_header
 echo "# SYNTHETIC sparse text-like set (sparse_text.sh's generator): $ROWS rows (200 labeled), $FEAT features, ~$NNZ non-zeros a row, $((nz - ROWS)) non-zeros in all; 2000 held-out rows"
-echo "# RUNS=$RUNS THREADS=$T bench/scripts/sparse_side_by_side.sh $ROWS $FEAT $NNZ; tools alternated run by run; medians; gamma = 1/$FEAT"
+echo "# RUNS=$RUNS THREADS=$T${REF:+ REF=$REF REF_NAME=${REF_NAME:-ref}} bench/scripts/sparse_side_by_side.sh $ROWS $FEAT $NNZ; tools alternated run by run; medians; gamma = 1/$FEAT$same"
 echo "# SHARED machine: its cores also run other engineers' jobs (see load_at_start): seconds are upper bounds, cpu_s less so"
 printf "step\ttool\truns\tmedian_s\tmin_s\tmedian_cpu_s\ttest_accuracy_pct\n"
-for key in "train-given tsgs3vm" "train-given svm-train" "train-default tsgs3vm" "train-semi tsgs3vm" "predict tsgs3vm" "predict svm-predict"; do
+keys="train-given_tsgs3vm train-given_svm-train train-default_tsgs3vm train-semi_tsgs3vm predict_tsgs3vm predict_svm-predict"
+[ -z "$REF" ] || keys="train-given_tsgs3vm train-given_$RN train-given_svm-train train-default_tsgs3vm train-default_$RN train-semi_tsgs3vm train-semi_$RN predict_tsgs3vm predict_$RN predict_svm-predict"
+for key in $keys; do
+    key=$(echo "$key" | tr _ ' ')
     step=${key% *}; tool=${key#* }
     col() { awk -F'\t' -v k="$key" -v f="$1" '$1 == k { print $f }' "$TMP/times" | sort -n; }
     med() { awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
     stats=$(printf "%s\t%s\t%s\t%s" "$(col 2 | wc -l)" "$(col 2 | med)" "$(col 2 | head -1)" "$(col 3 | med)")
     case $key in
         "train-given tsgs3vm"|"predict tsgs3vm") a=$(acc "$TMP/p.tsgs") ;;
+        "predict $RN") a=$(acc "$TMP/p.ref") ;;
         "train-given svm-train"|"predict svm-predict") a=$(acc "$TMP/p.libsvm") ;;
         *) a=- ;;
     esac

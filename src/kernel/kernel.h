@@ -67,6 +67,30 @@ int tsgs__direction(const tsgs__fspec *fs, long block, long j, float *omega,
 /* Coordinate k of iid direction j of block b alone (sparse rows): the
  * value tsgs__direction gives there. */
 float tsgs__omega_coord(const tsgs__fspec *fs, long block, long j, size_t k);
+/* Coordinate k of iid directions [g, g + n) (global index g = block *
+ * dirs + j) into out[0 .. n): tsgs__omega_coord's bits, made in vectors
+ * (columns.c; several times faster for RBF). */
+void tsgs__omega_column(const tsgs__fspec *fs, uint32_t k, long g, long n,
+                        float *out);
+/* Coordinates 2h (even) and 2h + 1 (odd) together: the two halves of the
+ * same draws, for about the price of one. */
+void tsgs__omega_column_pair(const tsgs__fspec *fs, uint32_t h, long g,
+                             long n, float *even, float *odd);
+/* tsgs__omega_unit of directions [g, g + n) at column k into out, within
+ * 2^-44 of its value (RBF; Laplacian: its value): one draw for a grid of
+ * sigmas, each float then proved by tsgs__omega_scaled_proved. */
+void tsgs__omega_column_units(const tsgs__fspec *fs, uint32_t k, long g,
+                              long n, double *out);
+/* tsgs__omega_coord(fs, direction g, column k) from such a unit and f =
+ * sqrt(2 sigma) (RBF) or sigma (Laplacian): unit * f, proved to round to
+ * that float (see columns.c), else made again. */
+float tsgs__omega_scaled_proved(const tsgs__fspec *fs, double unit, double f,
+                                long g, uint32_t k);
+/* Tests only: on (nonzero), the three above make each coordinate by
+ * tsgs__omega_coord (tsgs__omega_unit), the path they replace; off (0)
+ * again. Not
+ * thread-safe: call it while nothing runs. */
+void tsgs__omega_column_one_by_one(int on);
 /* The same in two parts: the draw, which does not depend on sigma, and
  * the coordinate it gives under fs's sigma (bits equal to
  * tsgs__omega_coord): one draw serves a grid of sigmas. */
@@ -186,6 +210,14 @@ typedef struct tsgs__colcache {
 tsgs_status tsgs__colcache_new(const tsgs_dataset *ds, long max_dirs,
                                double bytes, tsgs__colcache **out,
                                tsgs_error *err);
+/* The same for the columns that two rows of ds or more share: what one
+ * pass over the rows (prediction) reuses. A column of one row is made by
+ * the task that meets it, in its scratch, not written to the cache and
+ * read back (three quarters of a text file's columns: the cache and its
+ * page faults were 115 MB, not 30). *out = NULL when none is shared. */
+tsgs_status tsgs__colcache_new_shared(const tsgs_dataset *ds, long max_dirs,
+                                      double bytes, tsgs__colcache **out,
+                                      tsgs_error *err);
 /* The same for the columns of sparse rows R (NULL for dense rows). */
 tsgs_status tsgs__colcache_for_rows(const tsgs__rows *R, long max_dirs,
                                     double bytes, tsgs__colcache **out,
@@ -209,13 +241,15 @@ tsgs_status tsgs__colcache_fill_stop(tsgs__colcache *cc,
                                      int threads, double work,
                                      tsgs__stop *stop, double grace,
                                      tsgs_error *err);
-/* The draws (tsgs__omega_unit) of directions [0, ndirs) of fs at cc's
+/* The draws (tsgs__omega_unit, or within 2^-44 of them:
+ * tsgs__omega_column_units) of directions [0, ndirs) of fs at cc's
  * columns, laid out as cc->W (ndirs <= cc->stride): *out, malloc'ed. */
 tsgs_status tsgs__colcache_units(const tsgs__colcache *cc,
                                  const tsgs__fspec *fs, long ndirs,
                                  int threads, double **out, tsgs_error *err);
 /* A cache of cc's columns holding directions [0, ndirs) of fs made from
- * those draws (fs's sigma may differ from the one cc was made for). */
+ * those draws (fs's sigma may differ from the one cc was made for): the
+ * bits tsgs__colcache_fill makes (tsgs__omega_scaled_proved). */
 tsgs_status tsgs__colcache_scaled(const tsgs__colcache *cc,
                                   const double *units, const tsgs__fspec *fs,
                                   long ndirs, tsgs__colcache **out,

@@ -9,8 +9,9 @@
  * row's phases over its non-zeros, a row at a time, in column order (the
  * dense kernel's order, so the phases agree with it to rounding).
  *
- * Making a coordinate (Philox and a Box-Muller half) costs some hundred
- * times a multiply-add: the cache of the most frequent columns
+ * Making a coordinate (Philox and a Box-Muller half) costs some ten
+ * times a multiply-add even in vectors (tsgs__omega_column, columns.c;
+ * a hundred one by one): the cache of the most frequent columns
  * (tsgs__colcache) is what makes repeated evaluation (training) cheap;
  * a word's rare columns are made again when met. */
 #include "kernel/kernel.h"
@@ -89,9 +90,24 @@ static int build_table(tsgs__colcache *cc)
 static void column_dirs(const tsgs__fspec *fs, uint32_t k, long g, long n,
                         float *out)
 {
-    for (long t = 0; t < n; t++)
-        out[t] = tsgs__omega_coord(fs, (g + t) / fs->dirs, (g + t) % fs->dirs,
-                                   k);
+    tsgs__omega_column(fs, k, g, n, out);
+}
+
+/* The same for column cols[s] of ascending distinct cols[0 .. ncols),
+ * into W + s * stride: an even column whose odd neighbour follows makes
+ * both (the two halves of the same draws), that neighbour then nothing. */
+static void column_dirs_at(const tsgs__fspec *fs, const uint32_t *cols,
+                           size_t ncols, size_t s, long g, long n, float *W,
+                           size_t stride)
+{
+    const uint32_t k = cols[s];
+    if (k & 1 && s > 0 && cols[s - 1] == k - 1)
+        return; /* made with k - 1 */
+    if (!(k & 1) && s + 1 < ncols && cols[s + 1] == k + 1)
+        tsgs__omega_column_pair(fs, k / 2, g, n, W + s * stride,
+                                W + (s + 1) * stride);
+    else
+        column_dirs(fs, k, g, n, W + s * stride);
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -106,11 +122,11 @@ static int cmp_u32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* A cache for the columns of the nnz column indices col, most frequent
- * first (see tsgs__colcache_new). */
+/* A cache for the columns of the nnz column indices col that occur at
+ * least min_uses times, most frequent first (see tsgs__colcache_new). */
 static tsgs_status cache_for(const uint32_t *col, size_t nnz, long max_dirs,
-                             double bytes, tsgs__colcache **out,
-                             tsgs_error *err)
+                             double bytes, size_t min_uses,
+                             tsgs__colcache **out, tsgs_error *err)
 {
     *out = NULL;
     const long stride = round_up(max_dirs > 0 ? max_dirs : 1, TSGS__LANES);
@@ -144,8 +160,15 @@ static tsgs_status cache_for(const uint32_t *col, size_t nnz, long max_dirs,
     }
     free(c);
     qsort(f, nd, sizeof *f, cmp_u64);
+    size_t used = 0; /* the columns met min_uses times or more: a prefix */
+    while (used < nd && 0xffffffffu - (f[used] >> 32) >= min_uses)
+        used++;
     double fit = floor(bytes / per_col);
-    size_t m = fit < (double)nd ? (size_t)fit : nd;
+    size_t m = fit < (double)used ? (size_t)fit : used;
+    if (m == 0) { /* no column worth keeping */
+        free(f);
+        return TSGS_OK;
+    }
     tsgs__colcache *cc = calloc(1, sizeof *cc);
     if (cc) {
         cc->cols = malloc(sizeof(uint32_t) * m);
@@ -178,7 +201,17 @@ tsgs_status tsgs__colcache_new(const tsgs_dataset *ds, long max_dirs,
     *out = NULL;
     if (!tsgs__sparse(ds))
         return TSGS_OK;
-    return cache_for(ds->col, ds->ptr[ds->n], max_dirs, bytes, out, err);
+    return cache_for(ds->col, ds->ptr[ds->n], max_dirs, bytes, 1, out, err);
+}
+
+tsgs_status tsgs__colcache_new_shared(const tsgs_dataset *ds, long max_dirs,
+                                      double bytes, tsgs__colcache **out,
+                                      tsgs_error *err)
+{
+    *out = NULL;
+    if (!tsgs__sparse(ds))
+        return TSGS_OK;
+    return cache_for(ds->col, ds->ptr[ds->n], max_dirs, bytes, 2, out, err);
 }
 
 tsgs_status tsgs__colcache_for_rows(const tsgs__rows *R, long max_dirs,
@@ -189,7 +222,7 @@ tsgs_status tsgs__colcache_for_rows(const tsgs__rows *R, long max_dirs,
     if (R->x || R->n == 0)
         return TSGS_OK;
     const size_t e0 = R->ptr[0];
-    return cache_for(R->col + e0, R->ptr[R->n] - e0, max_dirs, bytes, out,
+    return cache_for(R->col + e0, R->ptr[R->n] - e0, max_dirs, bytes, 1, out,
                      err);
 }
 
@@ -208,7 +241,8 @@ void tsgs__colcache_fill(tsgs__colcache *cc, const tsgs__fspec *fs,
 #pragma omp parallel for num_threads(nt) if (nt > 1) schedule(dynamic, 64)
 #endif
     for (size_t s = 0; s < cc->ncols; s++)
-        column_dirs(fs, cc->cols[s], g, n, cc->W + s * (size_t)cc->stride + g);
+        column_dirs_at(fs, cc->cols, cc->ncols, s, g, n, cc->W + g,
+                       (size_t)cc->stride);
     cc->filled = ndirs;
 }
 
@@ -224,7 +258,8 @@ int tsgs__colcache_fill_polled(tsgs__colcache *cc, const tsgs__fspec *fs,
         if (s % STOP_EVERY_COLS == STOP_EVERY_COLS - 1 &&
             tsgs__stop_due(stop, grace))
             return 1; /* filled as it was: the columns made are not used */
-        column_dirs(fs, cc->cols[s], g, n, cc->W + s * (size_t)cc->stride + g);
+        column_dirs_at(fs, cc->cols, cc->ncols, s, g, n, cc->W + g,
+                       (size_t)cc->stride);
     }
     cc->filled = ndirs;
     return 0;
@@ -264,9 +299,7 @@ tsgs_status tsgs__colcache_units(const tsgs__colcache *cc,
 #pragma omp parallel for num_threads(nt) if (nt > 1) schedule(dynamic, 64)
 #endif
     for (size_t s = 0; s < cc->ncols; s++)
-        for (long g = 0; g < ndirs; g++)
-            U[s * stride + (size_t)g] =
-                tsgs__omega_unit(fs, g / fs->dirs, g % fs->dirs, cc->cols[s]);
+        tsgs__omega_column_units(fs, cc->cols[s], 0, ndirs, U + s * stride);
     *out = U;
     return TSGS_OK;
 }
@@ -294,10 +327,13 @@ tsgs_status tsgs__colcache_scaled(const tsgs__colcache *cc,
     c->hmask = cc->hmask;
     c->stride = cc->stride;
     ndirs = ndirs < cc->stride ? ndirs : cc->stride;
+    /* tsgs__omega_scaled's factor, once (it was a sqrt a coordinate) */
+    const double f =
+        fs->kernel == TSGS_KERNEL_RBF ? sqrt(2.0 * fs->sigma) : fs->sigma;
     for (size_t s = 0; s < c->ncols; s++)
         for (long g = 0; g < ndirs; g++)
-            c->W[s * stride + (size_t)g] =
-                tsgs__omega_scaled(fs, units[s * stride + (size_t)g]);
+            c->W[s * stride + (size_t)g] = tsgs__omega_scaled_proved(
+                fs, units[s * stride + (size_t)g], f, g, c->cols[s]);
     c->filled = ndirs;
     *out = c;
     return TSGS_OK;
@@ -555,7 +591,7 @@ static int run_task(const job_t *J, size_t r0, size_t r1, long c0, long c1,
             if (j % STOP_EVERY_COLS == STOP_EVERY_COLS - 1 &&
                 tsgs__stop_due(J->stop, J->grace))
                 return 1;
-            column_dirs(fs, S->ucol[j], g, real, S->Wt + j * (size_t)sub);
+            column_dirs_at(fs, S->ucol, u, j, g, real, S->Wt, (size_t)sub);
         }
         for (long t = 0; t < sn; t++)
             ph0[t] = t < real ? tsgs__direction_phase(fs, (g + t) / fs->dirs,

@@ -432,13 +432,15 @@ static tsgs_status rf_decision(const tsgs_model *m, const tsgs_dataset *ds,
     /* sparse rows: the directions of their columns from the model's kept
      * cache (made once per column, not once per call: a file predicted in
      * blocks made them again for each), else, when the model's columns
-     * do not fit the budget, of their most frequent ones for this call */
+     * do not fit the budget, of their most frequent ones that two rows
+     * or more share, for this call (a column of one row is made by its
+     * task) */
     tsgs__colcache *own = NULL;
     if (!buf.x &&
         (st = kept_cache(m, ds, cache_bytes, nt, &cc, err)) == TSGS_OK &&
         !cc &&
-        (st = tsgs__colcache_new(ds, tsgs__model_dirs(m), cache_bytes, &own,
-                                 err)) == TSGS_OK) {
+        (st = tsgs__colcache_new_shared(ds, tsgs__model_dirs(m), cache_bytes,
+                                        &own, err)) == TSGS_OK) {
         tsgs__colcache_fill(own, &m->fs, m->nblocks * m->fs.dirs, nt);
         cc = own;
     }
