@@ -553,6 +553,10 @@ START_TEST(wide_rows_refused_by_their_time)
     ck_assert_ptr_null(strstr(r.err, "iter "));
     result_free(&r);
     ck_assert(!file_exists(model));
+    run(&r, "cv", "--max-time", "1", "--grid", "c=1,10", wide, NULL);
+    assert_error(&r, "wide.csv: 2 rows x 20000 features", "estimated at",
+                 "--max-time 1 s", NULL);
+    result_free(&r);
     run(&r, "train", "-q", "--max-time", "1", "--sigma", "0.001", "-c", "1",
         "--max-features", "64", wide, model, NULL);
     ck_assert_msg(r.status == 0, "%s", r.err);

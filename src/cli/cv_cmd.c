@@ -18,7 +18,8 @@ typedef struct {
 
 static const char *const cv_keys[] = {
     "@params", "format", "label-column", "skip-columns", "header",
-    "unlabeled-label", "labeled", "unlabeled", "quiet", "max-memory", NULL};
+    "unlabeled-label", "labeled", "unlabeled", "quiet", "max-memory",
+    "max-time", NULL};
 
 /* "c=1,10,100" or "sigma=log:-3:3" (10^-3 .. 10^3 by factors of 10) or
  * "sigma=log:-3:3:0.5". */
@@ -98,6 +99,8 @@ static void usage(const cli_opts *o)
            "FILE, -c C, -g GAMMA,\n"
            "  -wLABEL W, -q,\n"
            "  --max-memory SIZE        (checked for every grid point)\n"
+           "  --max-time SECONDS       (checked for every grid point: one "
+           "fold's training)\n"
            "                           as for train\n\n",
            MAX_AXES);
     cli_print_read_help(1);
@@ -342,14 +345,15 @@ static int grid_build(grid_t *g, const cv_opts *cv, const tsgs_params *base)
 }
 
 /* The cross-validation of every point of g on train (path: its file),
- * after --max-memory's check of each; a line per point on stderr unless
+ * after --max-memory's and --max-time's checks of each; a line per point on stderr unless
  * quiet. Returns 0, or 1 after an error (printed). */
 static int run_grid(const cv_opts *cv, const cli_opts *o, const char *path,
                     const tsgs_dataset *train, grid_t *g)
 {
     tsgs_error err;
     for (size_t i = 0; i < g->npoints; i++)
-        if (cli_check_memory(o, path, train, &g->points[i]))
+        if (cli_check_memory(o, path, train, &g->points[i]) ||
+            cli_check_time(o, path, train, &g->points[i]))
             return 1;
     report_ctx ctx = {cv->axes, cv->naxes, o->quiet, cli_wall_s()};
     if (!o->quiet)
