@@ -422,19 +422,49 @@ long tsgs_train_steps(const tsgs_dataset *ds, const tsgs_params *p)
  * 50 ms wait): smaller trainings end before it would pay. */
 #define LOAD_MIN_CELLS 4194304.0
 
+/* A team asked for (--threads, OMP_NUM_THREADS) is kept. Where it has
+ * more threads than the cores other processes leave free, the threads
+ * that share a busy core hold the team at every barrier (issue #33: with
+ * one of two cores busy, 2 threads ran at 0.56-0.87x of 1 thread): the
+ * caller is told, with the way out. Measured only for a listener. */
+static void warn_busy_team(int team, const tsgs_train_hooks *hooks)
+{
+    if (team < 2 || !hooks || !hooks->warn)
+        return;
+    const int cores = tsgs__machine_cores();
+    const int busy = tsgs__busy_cpus();
+    const int free_cores = tsgs__free_team(cores, busy);
+    if (busy <= 0 || team <= free_cores)
+        return;
+    char msg[320];
+    snprintf(msg, sizeof msg,
+             "%d of %d cores busy with other processes: the %d threads "
+             "asked for wait at every step for those that share them, and "
+             "may train slower than %d (leave --threads and "
+             "OMP_NUM_THREADS unset to fit the team to the free cores)",
+             cores - free_cores, cores, team, free_cores);
+    hooks->warn(msg, hooks->user);
+}
+
 /* Where the thread count is left to the library (0, no OMP_NUM_THREADS)
  * and the rows are many, the team of the cores other processes leave
  * free (cpu_load.c), said through hooks->warn when it is smaller than one
- * per core; 1 when it set one, to clear after the training. */
+ * per core; 1 when it set one, to clear after the training. A team asked
+ * for is kept (warn_busy_team). */
 static int fit_team_to_load(const tsgs_dataset *ds, const tsgs_params *p,
                             const tsgs_train_hooks *hooks)
 {
-    if (!ds || !p || p->threads != 0 || tsgs__env_threads() > 0)
+    if (!ds || !p)
         return 0;
     const double cells = tsgs__sparse(ds) ? (double)tsgs__dataset_nnz(ds)
                                           : (double)ds->n * (double)ds->d;
     if (cells < LOAD_MIN_CELLS)
         return 0;
+    const int asked = p->threads > 0 ? p->threads : tsgs__env_threads();
+    if (asked > 0) {
+        warn_busy_team(asked, hooks);
+        return 0;
+    }
     const int cores = tsgs__threads_resolve(0);
     const int busy = tsgs__busy_cpus();
     const int team = tsgs__free_team(cores, busy);

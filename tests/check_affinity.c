@@ -575,6 +575,39 @@ START_TEST(test_busy_cpus_between)
 }
 END_TEST
 
+/* Another process spinning on CPU 0 until stop_spinner: its pid, and in
+ * *fd the pipe end whose closing ends it. */
+static pid_t start_spinner(int *fd)
+{
+    int p[2];
+    ck_assert_int_eq(pipe(p), 0);
+    const pid_t child = fork();
+    ck_assert_int_ge(child, 0);
+    if (child == 0) { /* spin on CPU 0 until the parent closes the pipe */
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(0, &one);
+        sched_setaffinity(0, sizeof one, &one);
+        close(p[1]);
+        fcntl(p[0], F_SETFL, O_NONBLOCK);
+        char c;
+        for (volatile unsigned long k = 0;; k++)
+            if (k % 1048576 == 0 && read(p[0], &c, 1) == 0)
+                _exit(0);
+    }
+    close(p[0]);
+    struct timespec settle = {0, 20000000};
+    nanosleep(&settle, NULL);
+    *fd = p[1];
+    return child;
+}
+
+static void stop_spinner(pid_t child, int fd)
+{
+    close(fd);
+    waitpid(child, NULL, 0);
+}
+
 /* A process spinning on CPU 0 over the window is counted busy; the
  * fitted team is what tsgs__threads_resolve(0) gives until cleared, and
  * OMP_NUM_THREADS or an explicit count still win. */
@@ -584,28 +617,10 @@ START_TEST(test_busy_cpus_live)
     const int cores = tsgs__threads_resolve(0);
     const int idle = tsgs__busy_cpus();
     ck_assert_int_ge(idle, 0); /* Linux: /proc/stat is there */
-    int fd[2];
-    ck_assert_int_eq(pipe(fd), 0);
-    const pid_t child = fork();
-    ck_assert_int_ge(child, 0);
-    if (child == 0) { /* spin on CPU 0 until the parent closes the pipe */
-        cpu_set_t one;
-        CPU_ZERO(&one);
-        CPU_SET(0, &one);
-        sched_setaffinity(0, sizeof one, &one);
-        close(fd[1]);
-        fcntl(fd[0], F_SETFL, O_NONBLOCK);
-        char c;
-        for (volatile unsigned long k = 0;; k++)
-            if (k % 1048576 == 0 && read(fd[0], &c, 1) == 0)
-                _exit(0);
-    }
-    close(fd[0]);
-    struct timespec settle = {0, 20000000};
-    nanosleep(&settle, NULL);
+    int fd;
+    const pid_t child = start_spinner(&fd);
     const int busy = tsgs__busy_cpus();
-    close(fd[1]);
-    waitpid(child, NULL, 0);
+    stop_spinner(child, fd);
     ck_assert_int_ge(busy, 1);
 
     tsgs__set_auto_team(cores > 1 ? cores - 1 : 1);
@@ -616,6 +631,81 @@ START_TEST(test_busy_cpus_live)
     unsetenv("OMP_NUM_THREADS");
     tsgs__set_auto_team(0);
     ck_assert_int_eq(tsgs__threads_resolve(0), cores);
+}
+END_TEST
+
+typedef struct {
+    int calls;
+    char message[512];
+} busy_log;
+
+static void log_busy(const char *message, void *user)
+{
+    busy_log *w = user;
+    if (strstr(message, "busy with other processes")) {
+        w->calls++;
+        snprintf(w->message, sizeof w->message, "%s", message);
+    }
+}
+
+/* A team asked for (--threads) as large as the machine, with another
+ * process spinning on one of its cores, is kept and the caller warned
+ * (its threads wait for the one sharing the busy core); the same team
+ * on an idle core, or one thread, is not warned about. A large training
+ * (4,194,304 cells and more) measures; a small one does not. */
+START_TEST(test_asked_team_warned_of_busy_cores)
+{
+    unsetenv("OMP_NUM_THREADS");
+    const int cores = tsgs__machine_cores();
+    if (cores < 2) {
+        test_skip("affinity test_asked_team_warned_of_busy_cores",
+                  "one core: no team to share it");
+        return;
+    }
+    const size_t n = 262144, d = 16; /* 4,194,304 cells */
+    float *x = malloc(sizeof(float) * n * d);
+    double *y = malloc(sizeof(double) * n);
+    ck_assert(x && y);
+    for (size_t i = 0; i < n; i++) {
+        for (size_t k = 0; k < d; k++)
+            x[i * d + k] = (float)((i * 7 + k * 13) % 17) / 17.0f;
+        y[i] = i < 40 ? (i % 2 ? 1.0 : -1.0) : TSGS_UNLABELED;
+    }
+    tsgs_dataset *ds = NULL;
+    tsgs_error err;
+    ck_assert_int_eq(tsgs_dataset_from_dense(n, d, x, y, &ds, &err), TSGS_OK);
+    tsgs_params p = tsgs_params_default();
+    p.solver = TSGS_SOLVER_TSG;
+    p.sigma = 0.5;
+    p.c = 1.0;
+    p.iterations = 2;
+    p.threads = cores;
+    busy_log w = {0, ""};
+    tsgs_train_hooks h;
+    memset(&h, 0, sizeof h);
+    h.warn = log_busy;
+    h.user = &w;
+    tsgs_model *m = NULL;
+    int fd;
+    const pid_t child = start_spinner(&fd);
+    const tsgs_status st = tsgs_train(ds, &p, &h, &m, NULL, &err);
+    stop_spinner(child, fd);
+    ck_assert_int_eq(st, TSGS_OK);
+    tsgs_model_free(m);
+    ck_assert_int_eq(w.calls, 1);
+    ck_assert_ptr_nonnull(strstr(w.message, "threads asked for wait"));
+    ck_assert_ptr_nonnull(strstr(w.message, "OMP_NUM_THREADS unset"));
+    /* one thread has no team to hold */
+    p.threads = 1;
+    w.calls = 0;
+    const pid_t again = start_spinner(&fd);
+    ck_assert_int_eq(tsgs_train(ds, &p, &h, &m, NULL, &err), TSGS_OK);
+    stop_spinner(again, fd);
+    tsgs_model_free(m);
+    ck_assert_int_eq(w.calls, 0);
+    tsgs_dataset_free(ds);
+    free(x);
+    free(y);
 }
 END_TEST
 
@@ -1205,6 +1295,7 @@ Suite *affinity_suite(void)
     tcase_add_test(tc, test_xml_as_this_machine);
     tcase_add_test(tc, test_busy_cpus_between);
     tcase_add_test(tc, test_busy_cpus_live);
+    tcase_add_test(tc, test_asked_team_warned_of_busy_cores);
     suite_add_tcase(s, tc);
     return s;
 }

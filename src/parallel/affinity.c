@@ -659,6 +659,15 @@ int tsgs__env_threads(void)
     return leading_count(getenv("OMP_NUM_THREADS"));
 }
 
+int tsgs__machine_cores(void)
+{
+    const tsgs_topology *t = this_machine();
+    if (t && t->cores > 0)
+        return t->cores;
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 && n < INT_MAX ? (int)n : 1;
+}
+
 int tsgs__threads_resolve(int requested)
 {
     if (requested > 0)

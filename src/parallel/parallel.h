@@ -13,6 +13,9 @@
  * is set, else one per core of the machine (during a large training with
  * the count left to the library: one per free core, tsgs__set_auto_team). */
 int tsgs__threads_resolve(int requested);
+/* The cores of this machine that this process may use (hwloc; else the
+ * CPUs online), at least 1. */
+int tsgs__machine_cores(void);
 /* OMP_NUM_THREADS's count (its first level), or 0 where it sets none. */
 int tsgs__env_threads(void);
 /* Cores busy with other processes (cpu_load.c). Per-CPU busy and total
