@@ -5,8 +5,10 @@
  * two (GOMP_single_copy_start on every thread, then GOMP_barrier), a
  * dynamic loop's end without nowait (GOMP_loop_end), and the end of a
  * parallel region (GOMP_parallel, counted apart). Written at exit to
- * $GOMP_COUNT_OUT (else stderr) as "barriers N singles N copyprivate N
- * loop_ends N regions N". bench/scripts/step_proxies.sh builds it:
+ * $GOMP_COUNT_OUT (else stderr) by a process that ran a parallel region
+ * (not /usr/bin/time, which runs the tool), as "barriers N singles N
+ * copyprivate N loop_ends N regions N". bench/scripts/step_proxies.sh
+ * builds it:
  *   cc -O2 -shared -fPIC -o gomp_count.so gomp_count.c -ldl
  * The barriers of a step: the difference between two runs with different
  * step counts, divided by the difference of steps. */
@@ -77,6 +79,8 @@ void GOMP_parallel(void (*fn)(void *), void *data, unsigned nthreads,
 
 __attribute__((destructor)) static void report(void)
 {
+    if (!n_regions)
+        return; /* not the tool (e.g. /usr/bin/time, which runs it) */
     const char *path = getenv("GOMP_COUNT_OUT");
     FILE *f = path ? fopen(path, "w") : stderr;
     if (!f)

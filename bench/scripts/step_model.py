@@ -10,8 +10,12 @@ of the step time
 fitted on the 1- and 2-thread figures, its prediction for 16 threads, and
 the lent 16-core machine's measurement beside it
 (bench/results/device-16core/phases-per-step.txt). Usage:
-    step_model.py raw.tsv barrier-cost.txt phases-per-step.txt
+    step_model.py --barrier-cost barrier-cost.txt \
+        --device phases-per-step.txt [--all-runs] raw.tsv [raw.tsv ...]
+Runs slowed down by other processes (a step total over 1.25x the fastest
+run's) are left out unless --all-runs; each table says how many were kept.
 """
+import argparse
 import collections
 import math
 import re
@@ -24,44 +28,58 @@ LANES, GROUP_TILE, ROW_TILE, RB_MAX, TASKS_PER_THREAD = 16, 16, 48, 12, 3
 BATCH, FEATURES = 256, 1024  # tsg's defaults on these rows
 
 
-def read_raw(path):
+def read_raw(paths):
     full = collections.defaultdict(dict)   # (rows, threads, run) -> what -> us/step
     meta = {}
     gomp = collections.defaultdict(dict)   # (rows, threads, kind) -> what -> count
     steps = {}
     feats = {}
     others = {}
-    for line in open(path):
-        if line.startswith('#') or line.startswith('run\t'):
-            continue
-        run, rows, th, load, train_s, kind, what, count, value = \
-            line.rstrip('\n').split('\t')
-        rows, th, run = int(rows), int(th), int(run)
-        if what == 'features':
-            feats[rows] = int(value)
-        elif what == 'others_cores':
-            if kind == 'full':
-                others[(rows, th, run)] = float(value)
-        elif kind == 'full':
-            full[(rows, th, run)][what] = float(value) / int(count) * 1e6
-            steps[(rows, th, 'full')] = int(count) if what == 'step_kernel' \
-                else steps.get((rows, th, 'full'))
-            meta[(rows, th, run)] = (float(load), float(train_s or 'nan'))
-        elif kind == 'half' and what == 'step_kernel':
-            steps[(rows, th, 'half')] = int(count)
-        elif kind.endswith('_gomp'):
-            gomp[(rows, th, kind[:-5])][what] = int(value)
-    # the runs with other processes busy during them (over 0.15 of a core)
-    # are left out; where fewer than two are quiet, the two least disturbed
-    # are kept
+    for fi, path in enumerate(paths):
+        for line in open(path):
+            if line.startswith('#') or line.startswith('run\t'):
+                continue
+            run, rows, th, load, train_s, kind, what, count, value = \
+                line.rstrip('\n').split('\t')
+            rows, th, run = int(rows), int(th), 1000 * fi + int(run)
+            if what == 'features':
+                feats[rows] = int(value)
+            elif what == 'others_cores':
+                if kind == 'full':
+                    others[(rows, th, run)] = float(value)
+            elif kind == 'full':
+                full[(rows, th, run)][what] = float(value) / int(count) * 1e6
+                if what == 'step_kernel':
+                    steps[(rows, th, 'full')] = int(count)
+                meta[(rows, th, run)] = (float(load), float(train_s or 'nan'))
+            elif kind == 'half' and what == 'step_kernel':
+                steps[(rows, th, 'half')] = int(count)
+            elif kind.endswith('_gomp'):
+                gomp[(rows, th, kind[:-5])][what] = int(value)
+    return full, meta, gomp, steps, feats, others
+
+
+def step_total(parts):
+    return sum(parts[c] for c in ('step_begin', 'step_kernel', 'step_serial',
+                                  'step_read_ahead_update', 'step_end'))
+
+
+def undisturbed(full):
+    """The runs whose step total is within 25% of the fastest run of the
+    same rows and threads: interference from other processes only adds
+    time, and on this shared machine it comes as a core taken for the
+    whole run (a 2-thread step 2.5-3.5x the quiet one), so the runs fall
+    in two clear groups. Returns the kept runs and, per (rows, threads),
+    (kept, all)."""
+    kept, counts = {}, {}
     for n, th in {(k[0], k[1]) for k in full}:
         runs = [k for k in full if k[0] == n and k[1] == th]
-        quiet = [k for k in runs if others.get(k, 0.0) < 0.15]
-        if len(quiet) < 2:  # else the two least disturbed
-            quiet = sorted(runs, key=lambda k: others.get(k, 0.0))[:2]
-        for k in set(runs) - set(quiet):
-            del full[k]
-    return full, meta, gomp, steps, feats, others
+        best = min(step_total(full[k]) for k in runs)
+        ok = [k for k in runs if step_total(full[k]) <= 1.25 * best]
+        for k in ok:
+            kept[k] = full[k]
+        counts[(n, th)] = (len(ok), len(runs))
+    return kept, counts
 
 
 def med(xs):
@@ -104,19 +122,44 @@ def device_phases(path):
 
 
 def main():
-    full, meta, gomp, steps, feats, others = read_raw(sys.argv[1])
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('--barrier-cost', required=True)
+    ap.add_argument('--device', required=True)
+    ap.add_argument('--barriers', required=True)
+    ap.add_argument('--all-runs', action='store_true',
+                    help='keep the runs other processes slowed down')
+    ap.add_argument('raw', nargs='+')
+    args = ap.parse_args()
+    full, meta, gomp, steps, feats, others = read_raw(args.raw)
+    counts = {}
+    for k in full:
+        c = counts.get(k[:2], (0, 0))
+        counts[k[:2]] = (c[0] + 1, c[1] + 1)
+    if not args.all_runs:
+        full, counts = undisturbed(full)
     bcost = {}
-    for line in open(sys.argv[2]):
+    for line in open(args.barrier_cost):
         f = line.split()
         bcost[int(f[1])] = float(f[3])
-    dev = device_phases(sys.argv[3])
+    dev = device_phases(args.device)
+    gomp = collections.defaultdict(dict)
+    for line in open(args.barriers):
+        f = line.split()
+        if f[0] == 'rows':
+            continue
+        n, th, kind = int(f[0]), int(f[1]), f[2]
+        steps[(n, th, kind)] = int(f[3])
+        gomp[(n, th, kind)] = dict(zip(('barriers', 'singles', 'copyprivate', 'loop_ends', 'regions'),
+                                       (int(x) for x in f[4:9])))
     rows_all = sorted({k[0] for k in full})
     th_all = sorted({k[1] for k in full})
 
-    print('## Per step, master thread, medians (us/step) of the quiet runs (others < 0.15 core during them;')
-    print('## the two least disturbed where fewer were quiet: others_max says); serial = step_serial + step_after')
+    print('## Per step, master thread, medians (us/step); serial = step_serial + step_after (the master alone')
+    print('## between the kernel\'s barrier and the end\'s); kept/all: the runs within 1.25x of the fastest step')
+    print('## total, the others slowed down by other processes (--all-runs keeps them); others: the cores other')
+    print('## processes used during the kept runs (median; nan where not recorded)')
     cols = PARTS + ['end_wait', 'serial', 'step_total']
-    print('rows\tthreads\truns\tothers_max\tload1\ttrain_s\t' + '\t'.join(cols))
+    print('rows\tthreads\tkept/all\tothers\tload1\ttrain_s\t' + '\t'.join(cols) + '\tstep_total_range')
     M = {}
     for n in rows_all:
         for p in th_all:
@@ -126,36 +169,15 @@ def main():
                 d[c] = med([full[k].get(c, 0.0) for k in runs])
             d['end_wait'] = med([full[k]['step_end'] - full[k]['step_after'] for k in runs])
             d['serial'] = med([full[k]['step_serial'] + full[k]['step_after'] for k in runs])
-            d['step_total'] = med([sum(full[k][c] for c in ('step_begin', 'step_kernel',
-                                   'step_serial', 'step_read_ahead_update', 'step_end'))
-                                   for k in runs])
+            tots = [step_total(full[k]) for k in runs]
+            d['step_total'] = med(tots)
             d['train_s'] = med([meta[k][1] for k in runs])
             d['load1'] = med([meta[k][0] for k in runs])
-            d['step_total_range'] = (min(sum(full[k][c] for c in ('step_begin', 'step_kernel',
-                                     'step_serial', 'step_read_ahead_update', 'step_end'))
-                                         for k in runs),
-                                     max(sum(full[k][c] for c in ('step_begin', 'step_kernel',
-                                         'step_serial', 'step_read_ahead_update', 'step_end'))
-                                         for k in runs))
             M[(n, p)] = d
-            print('%d\t%d\t%d\t%.2f\t%.2f\t%.3f\t%s' % (n, p, len(runs),
-                  max(others.get(k, float('nan')) for k in runs), d['load1'], d['train_s'],
-                  '\t'.join('%.2f' % d[c] for c in cols)))
-    print()
-    print('## The same, the run with the smallest step total (the least disturbed by other work on the machine)')
-    print('rows\tthreads\trun\tload1\ttrain_s\t' + '\t'.join(cols))
-    for n in rows_all:
-        for p in th_all:
-            runs = [k for k in full if k[0] == n and k[1] == p]
-            tot = lambda k: sum(full[k][c] for c in ('step_begin', 'step_kernel', 'step_serial',
-                                                     'step_read_ahead_update', 'step_end'))
-            k = min(runs, key=tot)
-            f = dict(full[k])
-            f['end_wait'] = f['step_end'] - f['step_after']
-            f['serial'] = f['step_serial'] + f['step_after']
-            f['step_total'] = tot(k)
-            print('%d\t%d\t%d\t%.2f\t%.3f\t%s' % (n, p, k[2], meta[k][0], meta[k][1],
-                  '\t'.join('%.2f' % f.get(c, 0.0) for c in cols)))
+            print('%d\t%d\t%d/%d\t%.2f\t%.2f\t%.3f\t%s\t%.1f-%.1f' % (
+                n, p, counts[(n, p)][0], counts[(n, p)][1],
+                med([others.get(k, float('nan')) for k in runs]), d['load1'], d['train_s'],
+                '\t'.join('%.2f' % d[c] for c in cols), min(tots), max(tots)))
     print()
     print('## Barriers per step (libgomp entry points on the master, full run minus a run of half the steps)')
     print('rows\tthreads\tsteps_full\tsteps_half\tGOMP_barrier/step\tcopyprivate/step\tloop_end/step\tteam_barriers/step')
