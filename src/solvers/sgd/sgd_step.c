@@ -1004,7 +1004,13 @@ static tsgs_status end_step(run_t *r, tsgs_model *m, long t, int bias)
 #ifdef _OPENMP
 #pragma omp master
 #endif
-    after_step(r, m, t, bias);
+    {
+        /* (a tracing build: the master's serial part of the end, apart
+         * from its wait at the barrier; trace.h) */
+        TSGS_TRACE_START(t_after);
+        after_step(r, m, t, bias);
+        TSGS_TRACE_ADD("step_after", t_after);
+    }
 #ifdef _OPENMP
 #pragma omp barrier
 #endif
@@ -1197,9 +1203,13 @@ static tsgs_status step_fast(run_t *r, tsgs_model *m, long t, lane_t *me)
 #ifdef _OPENMP
     /* the others, which would wait for it, read rows ahead meanwhile; the
      * master takes what is left when it is done */
-    if (waiters && tid > 0)
+    if (waiters && tid > 0) {
+        /* (a tracing build: the workers' gather, summed over them) */
+        TSGS_TRACE_START(t_gather);
         read_rows_ahead(r, m, &ahead, (size_t)tid - 1,
                         (size_t)team_size() - 1);
+        TSGS_TRACE_ADD("step_workers_gather", t_gather);
+    }
     if (waiters && tid == 0)
         read_rows_left(r, m, &ahead, (size_t)team_size() - 1);
 #endif
