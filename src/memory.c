@@ -131,6 +131,13 @@ static double dense_memory(const tsgs_dataset *ds, const tsgs_params *p,
     return total;
 }
 
+int tsgs__estimate_sparse(const tsgs_dataset *ds, const tsgs_params *p)
+{
+    return tsgs__sparse(ds) && p->solver != TSGS_SOLVER_FRS &&
+           p->solver != TSGS_SOLVER_BS3VM &&
+           p->directions != TSGS_DIRECTIONS_ORTHOGONAL;
+}
+
 /* Classes counted (up to) for the estimate: enough for
  * tsgs__ovr_at_once and for the class stretch's sums of two classes. */
 #define CLASSES_COUNTED 16
@@ -153,8 +160,7 @@ tsgs_status tsgs_train_memory(const tsgs_dataset *ds, const tsgs_params *p,
         *bytes = (fmin(bl, nl) + fmin(bu, nu)) * d * f4;
         return TSGS_OK;
     }
-    if (tsgs__sparse(ds) && p->solver != TSGS_SOLVER_FRS &&
-        p->directions != TSGS_DIRECTIONS_ORTHOGONAL) {
+    if (tsgs__estimate_sparse(ds, p)) {
         *bytes = sparse_memory(ds, p, nl, nu);
         return TSGS_OK;
     }

@@ -91,4 +91,9 @@ double tsgs__cgroup_headroom(const char *root, const char *self);
 double tsgs__rlimit_headroom(const char *statm);
 double tsgs__meminfo_available(const char *meminfo);
 
+/* Whether the estimates (tsgs_train_memory, tsgs_train_seconds) take ds's
+ * rows as sparse ones trained on their non-zeros (memory.c): sparse rows,
+ * a solver with a sparse path, directions other than orthogonal. */
+int tsgs__estimate_sparse(const tsgs_dataset *ds, const tsgs_params *p);
+
 #endif /* TSGS_TRAIN_H */

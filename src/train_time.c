@@ -21,15 +21,6 @@
 #define NS_ORTHOGONAL_BASE 50.0
 #define NS_PER_PROJECTION 0.3
 
-/* Whether the run makes iid directions over the sparse rows' columns
- * (train.c's sparse path: automatic directions, a solver with one). */
-static int sparse_columns(const tsgs_dataset *ds, const tsgs_params *p)
-{
-    return tsgs__sparse(ds) && p->solver != TSGS_SOLVER_FRS &&
-           p->solver != TSGS_SOLVER_BS3VM &&
-           p->directions != TSGS_DIRECTIONS_ORTHOGONAL;
-}
-
 tsgs_status tsgs_train_seconds(const tsgs_dataset *ds, const tsgs_params *p,
                                double *seconds, tsgs_error *err)
 {
@@ -38,7 +29,7 @@ tsgs_status tsgs_train_seconds(const tsgs_dataset *ds, const tsgs_params *p,
                           "tsgs_train_seconds: NULL argument");
     const double dirs = tsgs__solver_of(p->solver)->directions(ds, p);
     double width, ns;
-    if (sparse_columns(ds, p)) {
+    if (tsgs__estimate_sparse(ds, p)) {
         /* the columns of the rows it makes features of, each once: at
          * most the dimension, and no more than those rows' non-zeros
          * (the safe solver's labeled rows and unlabeled sample; the
