@@ -227,14 +227,8 @@ START_TEST(sums_within_feature_error)
 {
     tsgs_feature_map map = _i % 2 ? TSGS_FEATURES_COS : TSGS_FEATURES_PAIR;
     const tsgs__isa isa = (tsgs__isa)(_i / 2);
-    if (!tsgs__isa_supported(isa)) {
-        char test[96];
-        snprintf(test, sizeof test, "kernel sums' error on %s",
-                 tsgs__isa_name(isa));
-        test_skip(test, "this CPU (or build) does not have it");
+    if (!test_force_isa(isa, "kernel sums' error"))
         return;
-    }
-    ck_assert_int_eq(tsgs__isa_force(isa), 0);
     const size_t d = 18, n = 64;
     bench_case c;
     case_init(&c, map, n, d, 600); /* three tiles, two of them full */

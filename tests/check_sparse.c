@@ -421,14 +421,8 @@ END_TEST
 START_TEST(omega_column_equals_coord)
 {
     const tsgs__isa isa = (tsgs__isa)_i;
-    if (!tsgs__isa_supported(isa)) {
-        char test[96];
-        snprintf(test, sizeof test, "column coordinates on %s",
-                 tsgs__isa_name(isa));
-        test_skip(test, "this CPU (or build) does not have it");
+    if (!test_force_isa(isa, "column coordinates"))
         return;
-    }
-    ck_assert_int_eq(tsgs__isa_force(isa), 0);
     const double sigmas[] = {1e-6, 0.02, 1.0, 750.0};
     const uint32_t cols[] = {0,          1,          2,         7,
                              4096,       999999,     0x7fffffffu,

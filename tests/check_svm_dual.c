@@ -366,13 +366,8 @@ END_TEST
 START_TEST(dense_loops_match_plain_sums)
 {
     const tsgs__isa isa = (tsgs__isa)_i;
-    if (!tsgs__isa_supported(isa)) {
-        char test[96];
-        snprintf(test, sizeof test, "dense loops on %s", tsgs__isa_name(isa));
-        test_skip(test, "this CPU (or build) does not have it");
+    if (!test_force_isa(isa, "dense loops"))
         return;
-    }
-    ck_assert_int_eq(tsgs__isa_force(isa), 0);
     float x[37], w[37], y4[37], y1[37];
     double wd[37], yd[37];
     for (int j = 0; j < 37; j++) {

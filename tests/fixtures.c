@@ -94,6 +94,19 @@ void test_skip(const char *test, const char *why)
     }
 }
 
+int test_force_isa(int isa, const char *what)
+{
+    if (!tsgs__isa_supported((tsgs__isa)isa)) {
+        char test[96];
+        snprintf(test, sizeof test, "%s on %s", what,
+                 tsgs__isa_name((tsgs__isa)isa));
+        test_skip(test, "this CPU (or build) does not have it");
+        return 0;
+    }
+    ck_assert_int_eq(tsgs__isa_force(isa), 0);
+    return 1;
+}
+
 char *test_read_file(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");

@@ -47,5 +47,8 @@ double test_now_s(void);
 /* Records that a test case could not run here (and why): printed at once
  * and counted by the runner at the end, so a skip never passes silently. */
 void test_skip(const char *test, const char *why);
+/* The kernels' path isa (a tsgs__isa) forced for the test: 1, or 0 after
+ * the test "WHAT on ISA" is skipped where this CPU (or build) lacks it. */
+int test_force_isa(int isa, const char *what);
 
 #endif
