@@ -662,18 +662,9 @@ START_TEST(test_asked_team_warned_of_busy_cores)
                   "one core: no team to share it");
         return;
     }
-    const size_t n = 262144, d = 16; /* 4,194,304 cells */
-    float *x = malloc(sizeof(float) * n * d);
-    double *y = malloc(sizeof(double) * n);
-    ck_assert(x && y);
-    for (size_t i = 0; i < n; i++) {
-        for (size_t k = 0; k < d; k++)
-            x[i * d + k] = (float)((i * 7 + k * 13) % 17) / 17.0f;
-        y[i] = i < 40 ? (i % 2 ? 1.0 : -1.0) : TSGS_UNLABELED;
-    }
-    tsgs_dataset *ds = NULL;
+    /* 262,144 x 16 = 4,194,304 cells, 40 labeled */
+    tsgs_dataset *ds = fixture_blobs(262144, 16, 2.0, 0.5, 40, 20, 5, NULL);
     tsgs_error err;
-    ck_assert_int_eq(tsgs_dataset_from_dense(n, d, x, y, &ds, &err), TSGS_OK);
     tsgs_params p = tsgs_params_default();
     p.solver = TSGS_SOLVER_TSG;
     p.sigma = 0.5;
@@ -704,8 +695,6 @@ START_TEST(test_asked_team_warned_of_busy_cores)
     tsgs_model_free(m);
     ck_assert_int_eq(w.calls, 0);
     tsgs_dataset_free(ds);
-    free(x);
-    free(y);
 }
 END_TEST
 
