@@ -34,8 +34,9 @@ Families (SYNTHETIC unless named after a shared data set):
              (load_digits, 1,797 rows, 10 classes), transductive; digits@50
              is 5 labels a class on average (drawn at random, every class
              present at least once)
-  cod-rna, ijcnn1, susy, skin, higgs: the shared real sets, 2,000 unlabeled rows
-             and a 5,000-row test sample, inductive
+  cod-rna, ijcnn1, susy, skin, higgs, w8a: the shared real sets, 2,000
+             unlabeled rows and a 5,000-row test sample, inductive (w8a: 3%
+             positive, 300 sparse binary features)
 
 Usage:
   gain_study.py make  WORK --cases CASES --seeds 1-10
@@ -171,6 +172,12 @@ def real(name):
         a = a[np.random.RandomState(0).permutation(len(a))]
         half = len(a) // 2
         xa, ya, xt, yt = a[:half, :-1], a[:half, -1], a[half:, :-1], a[half:, -1]
+    elif name == "w8a":  # one file; half the rows for the test
+        xa, ya = _svm(os.path.join(d, "w8a", "w8a.xz"))
+        p = np.random.RandomState(0).permutation(len(ya))
+        xa, ya = xa[p], ya[p]
+        half = len(ya) // 2
+        xa, ya, xt, yt = xa[:half], ya[:half], xa[half:], ya[half:]
     else:
         sys.exit(f"unknown case {name}")
     top = max(np.unique(ya))
