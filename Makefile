@@ -85,7 +85,7 @@ PIC_OBJ := $(LIB_SRC:%.c=$(B)/pic/%.o)
 DEB_PACKAGES := build-essential pkg-config libhwloc-dev check zlib1g-dev \
     liblzma-dev libbz2-dev libzstd-dev xz-utils gzip bzip2 zstd python3 \
     python3-numpy python3-sklearn python3-pytest python3-matplotlib \
-    python3-pip python3-setuptools
+    python3-pip python3-setuptools libopenmpi-dev openmpi-bin
 
 .PHONY: all shared test test-python test-mpi bench install install-python clean deps \
     coverage check-shape FORCE
