@@ -1,6 +1,7 @@
 /* tsgs3vm_mpi.h: training over an MPI communicator (issue #34). Built and
- * installed only where MPI is found (libtsgs3vm_mpi.a, linked before
- * libtsgs3vm.a and the MPI library); docs/mpi.md says what is carried.
+ * installed only where MPI is found (libtsgs3vm_mpi.a, linked before the
+ * static libtsgs3vm.a, whose internal functions it calls, and the MPI
+ * library); docs/mpi.md says what is carried.
  *
  * tsgs_train_mpi is collective over comm: every process of it calls it with
  * the same rows and parameters, and each gets the same model, bit for bit

@@ -505,8 +505,12 @@ int cmd_train(int argc, char **argv)
         cli_check_memory(&o, o.positional[0], r.train, &o.params) ||
         cli_check_time(&o, o.positional[0], r.train, &o.params))
         goto done;
-    rc = o.cv_folds ? cross_validate(&o, o.positional[0], r.train)
-                    : train_and_save(&o, &r, model_path);
+    /* -v K in an MPI job: rank 0 alone (the folds are not shared out) */
+    if (o.cv_folds)
+        rc = cli_world_rank() ? 0
+                              : cross_validate(&o, o.positional[0], r.train);
+    else
+        rc = train_and_save(&o, &r, model_path);
 done:
     run_free(&r);
     cli_opts_free(&o);

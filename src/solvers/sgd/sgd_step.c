@@ -1166,6 +1166,18 @@ static tsgs_status fast_serial(run_t *r, tsgs_model *m, long t)
     return TSGS_OK;
 }
 
+/* The fast path's kernel over the unlabeled mini-batch (team; ends with a
+ * barrier): over this process's share of it when the run is split over
+ * processes (fast_serial gathers the others'). */
+static void eval_share_team(run_t *r, const tsgs__fview *v, lane_t *me,
+                            const tsgs__rows_ahead *after)
+{
+    size_t lo, hi;
+    tsgs__split_range(r->opt.split, r->bu, &lo, &hi);
+    tsgs__eval_tiles_team(v, r->XU.x ? r->XU.x + lo * r->d : NULL, hi - lo,
+                          r->part, &me->ws, r->gu + lo, &r->failed, after);
+}
+
 /* One step on the fast path (team): its block and the next step's rows
  * are planned before it, so the block's features and the next rows are
  * computed while the team predicts the mini-batch, and the rest of the
@@ -1209,12 +1221,7 @@ static tsgs_status step_fast(run_t *r, tsgs_model *m, long t, lane_t *me)
         waiters ? rows_after(r) : (tsgs__rows_ahead){0};
     block_features(r);
     tsgs__fview v = tsgs__model_view_blocks(m, r->view_blocks);
-    size_t lo, hi; /* split over processes: this one's share */
-    tsgs__split_range(r->opt.split, r->bu, &lo, &hi);
-    tsgs__eval_tiles_team(&v, r->XU.x ? r->XU.x + lo * r->d : NULL,
-                          hi - lo, r->part,
-                          &me->ws, r->gu + lo, &r->failed,
-                          &after); /* ends with a barrier */
+    eval_share_team(r, &v, me, &after); /* ends with a barrier */
     STEP_PART("step_kernel");
 #ifdef _OPENMP
     const int tid = omp_get_thread_num();
