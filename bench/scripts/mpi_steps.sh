@@ -14,16 +14,16 @@ rows=${1:?usage: mpi_steps.sh ROWS ITERATIONS RANKS [THREADS]}
 iters=${2:?} nps=${3:?} threads=${4:-1}
 tool=$(realpath ./build/tsgs3vm)
 . bench/scripts/machine.sh
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_mpi_yield_when_idle=1
-export OMP_WAIT_POLICY=passive OMP_NUM_THREADS=$threads
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 "$tool" synth --quiet --rows "$rows" --layout libsvm \
     tests/data/real/cod-rna.txt.xz "$out/data.svm"
 args=(train --quiet --threads 0 --labeled 200 --solver tsg
       --iterations "$iters" "$out/data.svm")
-machine_header
+machine_header # (before OMP_NUM_THREADS, which nproc obeys)
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_mpi_yield_when_idle=1
+export OMP_WAIT_POLICY=passive OMP_NUM_THREADS=$threads
 printf '# data\tSYNTHETIC %s rows x 8 (cod-rna fit), tsg, %s steps, %s thread(s) per rank\n' \
     "$rows" "$iters" "$threads"
 printf '# mpirun\t%s\n' "$(mpirun --version | head -1)"
@@ -42,8 +42,8 @@ for np in $nps; do
     cmp -s "$out/alone.model" "$out/np.model" && same=yes
     # mpi: rank R of N: E exchanges, S bytes sent, R received, T s
     awk -v np="$np" -v a="$t0" -v b="$t1" -v same="$same" '
-        /^mpi: rank/ { e = $7; t += $13; n++
-                       if ($3 == 0) { s = $9; r = $12 } }
+        /^mpi: rank/ { e = $6; t += $13; n++
+                       if ($3 == 0) { s = $8; r = $11 } }
         END { if (!e) e = 1 # one rank: no exchange
               printf "%d\t%.0f\t%.0f\t%.1f\t%.2f\t%s\n", np, s / e, r / e,
                      1e6 * t / n / e, b - a, same }' "$out/err"
