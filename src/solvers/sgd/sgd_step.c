@@ -393,10 +393,11 @@ static tsgs_status predict_unlabeled(run_t *r, tsgs_model *m, long t,
         /* split over processes (dense rows): this one's share */
         tsgs__rows X = r->XU;
         size_t lo = 0, hi = r->bu;
-        if (X.x)
+        if (X.x && r->opt.split) {
             tsgs__split_range(r->opt.split, r->bu, &lo, &hi);
-        X.x = X.x ? X.x + lo * r->d : NULL;
-        X.n = hi - lo;
+            X.x += lo * r->d;
+            X.n = hi - lo;
+        }
         tsgs__rows_eval_sums_team(&v, m->cc, &X, r->part, &me->ws,
                                   r->gu + lo, r->halt, &r->failed);
     }
