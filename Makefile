@@ -29,10 +29,34 @@ REQ_LIBS := $(shell $(PKG_CONFIG) --libs $(DEPS_PC)) -lbz2 -lm -fopenmp
 CHECK_CFLAGS := $(shell $(PKG_CONFIG) --cflags check)
 CHECK_LIBS := $(shell $(PKG_CONFIG) --libs check)
 
+# MPI (issue #34, docs/mpi.md): MPI=auto (the default) builds the MPI
+# parts where Open MPI is found (pkg-config ompi, else mpicc --showme),
+# MPI=0 never, MPI=1 fails without it. Without it the library, the tool
+# and the tests are what they were: no MPI symbol anywhere. With it: the
+# tool (src/cli/world.c) takes part in an MPI job when a launcher started
+# it, build/libtsgs3vm_mpi.a holds tsgs_train_mpi (include/tsgs3vm_mpi.h),
+# and make test runs tests/mpi/run.sh.
+MPI ?= auto
+ifneq ($(MPI),0)
+ifeq ($(shell $(PKG_CONFIG) --exists ompi && echo y),y)
+MPI_CFLAGS := $(shell $(PKG_CONFIG) --cflags ompi)
+MPI_LIBS := $(shell $(PKG_CONFIG) --libs ompi)
+HAVE_MPI := 1
+else ifneq ($(shell mpicc --showme:link 2>/dev/null),)
+MPI_CFLAGS := $(shell mpicc --showme:compile)
+MPI_LIBS := $(shell mpicc --showme:link)
+HAVE_MPI := 1
+else ifeq ($(MPI),1)
+$(error MPI=1: no MPI found (pkg-config ompi, mpicc); apt-get install libopenmpi-dev openmpi-bin)
+endif
+endif
+
 B := build
 # The library: src/ and its folders (src/README.md), the tool's src/cli/ aside.
-LIB_SRC := $(filter-out src/cli/%,$(wildcard src/*.c src/*/*.c src/*/*/*.c))
+LIB_SRC := $(filter-out src/cli/% src/mpi/%,$(wildcard src/*.c src/*/*.c \
+    src/*/*/*.c))
 CLI_SRC := $(wildcard src/cli/*.c)
+MPI_SRC := $(wildcard src/mpi/*.c)
 TEST_SRC := $(wildcard tests/check_*.c)
 BENCH_SRC := $(wildcard bench/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o)
@@ -45,6 +69,9 @@ BENCH_BIN := $(BENCH_SRC:bench/%.c=$(B)/bench_%)
 
 LIBA := $(B)/libtsgs3vm.a
 TOOL := $(B)/tsgs3vm
+# With MPI: the communicator entry in a library of its own, linked by the
+# tool before the library it calls into.
+MPI_LIBA := $(if $(HAVE_MPI),$(B)/libtsgs3vm_mpi.a)
 # The shared library: SONAME libtsgs3vm.so.0 (the major version), built from
 # position-independent objects of its own, exporting the public API only
 # (src/libtsgs3vm.map).
@@ -58,11 +85,11 @@ PIC_OBJ := $(LIB_SRC:%.c=$(B)/pic/%.o)
 DEB_PACKAGES := build-essential pkg-config libhwloc-dev check zlib1g-dev \
     liblzma-dev libbz2-dev libzstd-dev xz-utils gzip bzip2 zstd python3 \
     python3-numpy python3-sklearn python3-pytest python3-matplotlib \
-    python3-pip python3-setuptools
+    python3-pip python3-setuptools libopenmpi-dev openmpi-bin
 
-.PHONY: all shared test test-python bench install install-python clean deps \
+.PHONY: all shared test test-python test-mpi bench install install-python clean deps \
     coverage check-shape FORCE
-all: $(LIBA) $(LIBSO) $(TOOL)
+all: $(LIBA) $(LIBSO) $(TOOL) $(MPI_LIBA)
 
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -110,8 +137,25 @@ $(B)/so_check: tests/so_check.c $(LIBSO)
 	$(CC) $(REQ_CFLAGS) $(CFLAGS) -o $@ $< -L$(B) -ltsgs3vm \
 	    -Wl,-rpath,'$$ORIGIN'
 
-$(TOOL): $(CLI_OBJ) $(LIBA)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIBA) $(REQ_LIBS)
+$(TOOL): $(CLI_OBJ) $(MPI_LIBA) $(LIBA)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(MPI_LIBA) $(LIBA) \
+	    $(REQ_LIBS) $(MPI_LIBS)
+
+# Whether this build folder's tool takes MPI: src/cli/world.o is rebuilt
+# when that changes (make MPI=0 after an MPI build, or the reverse).
+$(B)/mpi.flag: FORCE
+	@mkdir -p $(B)
+	@echo '$(HAVE_MPI)' > $@.tmp
+	@cmp -s $@.tmp $@ || mv $@.tmp $@; rm -f $@.tmp
+$(B)/src/cli/world.o: $(B)/mpi.flag
+$(B)/src/cli/world.o: HOT_FLAGS := $(if $(HAVE_MPI),-DTSGS_WITH_MPI \
+    $(MPI_CFLAGS))
+$(B)/src/mpi/%.o: src/mpi/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(REQ_CFLAGS) $(MPI_CFLAGS) $(CFLAGS) -c $< -o $@
+$(B)/libtsgs3vm_mpi.a: $(MPI_SRC:%.c=$(B)/%.o)
+	@rm -f $@
+	$(AR) rcs $@ $^
 
 # The runner gets one suite per tests/check_<name>.c, which exports
 # Suite *<name>_suite(void).
@@ -140,6 +184,12 @@ test: $(B)/check_all $(TOOL) $(B)/so_check $(BENCH_BIN)
 	$(B)/so_check $(LIBSO)
 	cd tests && ../$(B)/check_all
 	$(MAKE) --no-print-directory test-python
+	$(if $(HAVE_MPI),$(MAKE) --no-print-directory test-mpi)
+
+# The MPI tests (tests/mpi/run.sh): the same model file from mpirun -np 1,
+# 2 and 4 as from the tool alone; with MPI only (make test runs them then).
+test-mpi: $(TOOL)
+	tests/mpi/run.sh $(TOOL)
 
 # The Python package (python/tsgs3vm) over this build's shared library and
 # tool: Debian's python3 with python3-numpy, -sklearn and -pytest
@@ -187,6 +237,9 @@ install: all $(B)/tsgs3vm.pc
 	    $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 644 include/tsgs3vm.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 $(LIBA) $(DESTDIR)$(PREFIX)/lib/
+	$(if $(HAVE_MPI),install -m 644 include/tsgs3vm_mpi.h \
+	    $(DESTDIR)$(PREFIX)/include/ && install -m 644 $(MPI_LIBA) \
+	    $(DESTDIR)$(PREFIX)/lib/)
 	install -m 755 $(LIBSO) $(DESTDIR)$(PREFIX)/lib/
 	ln -sf libtsgs3vm.so.$(SO_VERSION) \
 	    $(DESTDIR)$(PREFIX)/lib/libtsgs3vm.so.$(SO_MAJOR)

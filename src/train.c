@@ -489,6 +489,16 @@ tsgs_status tsgs_train(const tsgs_dataset *ds, const tsgs_params *params,
                        const tsgs_train_hooks *hooks, tsgs_model **out,
                        int *stopped_early, tsgs_error *err)
 {
+    return tsgs__train_split(ds, params, hooks, NULL, out, stopped_early,
+                             err);
+}
+
+tsgs_status tsgs__train_split(const tsgs_dataset *ds,
+                              const tsgs_params *params,
+                              const tsgs_train_hooks *hooks,
+                              const tsgs__split *split, tsgs_model **out,
+                              int *stopped_early, tsgs_error *err)
+{
     if (!ds || !params || !out)
         return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
                           "tsgs_train: NULL argument");
@@ -500,7 +510,8 @@ tsgs_status tsgs_train(const tsgs_dataset *ds, const tsgs_params *params,
         ds->y, ds->n, tsgs__threads_resolve(params->threads), NULL, NULL);
     tsgs_params q = *params;
     tsgs__cost_to_solver(&q, nl);
-    tsgs__train_opts opt = {0, SCALE_FLOOR, -1, NULL, 0, 0, 0, NULL, 0};
+    tsgs__train_opts opt = {0, SCALE_FLOOR, -1, NULL, 0, 0, 0, NULL, 0,
+                            split};
     double *row_w = NULL;
     st = tsgs__cost_row_weights(ds, params, &row_w, err);
     if (st == TSGS_OK) {

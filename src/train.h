@@ -33,6 +33,22 @@ double tsgs__class_weight_of(const tsgs_params *p, double label);
 
 /* -------------------------------------------------------- core: train.c */
 
+/* A run split over processes (src/mpi/, issue #34): every process holds
+ * the same rows and runs the same steps; the stochastic solvers'
+ * unlabeled mini-batch predictions are shared out by position
+ * (tsgs__split_range) and gathered back whole (`gather`), so every
+ * process ends with the same bits as one process would. */
+typedef struct tsgs__split {
+    int rank, size;     /* this process, of size (size >= 1) */
+    /* Called by one thread at a time (all processes in the same order):
+     * own 1: v[lo, hi) of this process's range (tsgs__split_range) into
+     * every process's v[0, n), others' ranges from them; own 0: v is not
+     * touched. Returns the largest `failed` of all processes (0: none
+     * failed), or 1 where the exchange itself failed. */
+    int (*gather)(void *ctx, double *v, size_t n, int own, int failed);
+    void *ctx;
+} tsgs__split;
+
 typedef struct {
     int explicit_decay; /* decay every coefficient each step (reference) */
     double scale_floor; /* fold the lazy scale in when it falls below */
@@ -52,7 +68,25 @@ typedef struct {
     int steps_unpolled; /* stochastic solvers: the stop polled between
                            steps only, never inside one (tests: a stop at
                            a step's end to compare a cut step with) */
+    const tsgs__split *split; /* NULL: one process */
 } tsgs__train_opts;
+
+/* tsgs_train split over processes (split NULL: tsgs_train itself). */
+tsgs_status tsgs__train_split(const tsgs_dataset *ds,
+                              const tsgs_params *params,
+                              const tsgs_train_hooks *hooks,
+                              const tsgs__split *split, tsgs_model **out,
+                              int *stopped_early, tsgs_error *err);
+
+/* ------------------------------------------------- solvers/sgd/split.c */
+
+/* This process's rows [*lo, *hi) of n shared out by position (split NULL:
+ * all of them). */
+void tsgs__split_range(const tsgs__split *split, size_t n, size_t *lo,
+                       size_t *hi);
+/* split's gather (NULL: returns failed as it is). */
+int tsgs__split_gather(const tsgs__split *split, double *v, size_t n,
+                       int own, int failed);
 
 /* ------------------------------------------------------------ cost.c */
 

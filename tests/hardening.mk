@@ -60,7 +60,7 @@ ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
     -fno-sanitize-recover=undefined
 ASAN_RUN := CK_TIMEOUT_MULTIPLIER=10 ../$(ASAN_B)/check_all
 test-asan:
-	$(MAKE) B=$(ASAN_B) CFLAGS="$(ASAN_FLAGS)" \
+	$(MAKE) MPI=0 B=$(ASAN_B) CFLAGS="$(ASAN_FLAGS)" \
 	    LDFLAGS="-fsanitize=address,undefined" $(ASAN_B)/check_all \
 	    $(ASAN_B)/tsgs3vm
 	cd tests && if [ -z "$(ASAN_SUITES)" ]; then $(ASAN_RUN); else \
@@ -78,7 +78,7 @@ TSAN_SUITES ?= kernel cv train:threads multiclass:threads sparse scaler \
                shuffle order finite s3vm_path dataset
 TSAN_FLAGS := -O1 -g -fsanitize=thread -fno-omit-frame-pointer
 test-tsan:
-	$(MAKE) B=$(TSAN_B) CC=$(TSAN_CC) CFLAGS="$(TSAN_FLAGS)" \
+	$(MAKE) MPI=0 B=$(TSAN_B) CC=$(TSAN_CC) CFLAGS="$(TSAN_FLAGS)" \
 	    LDFLAGS="-fsanitize=thread" $(TSAN_B)/check_all
 	cd tests && for s in $(TSAN_SUITES); do \
 	    case $$s in *:*) export CK_RUN_CASE=$${s#*:}; s=$${s%%:*} ;; \

@@ -7,7 +7,8 @@
 #   tests/setup.sh test        also what make test needs (Check for C,
 #                              Debian's Python 3 with NumPy, scikit-learn,
 #                              pytest, matplotlib and pandas for the Python package,
-#                              pip and setuptools to test its install)
+#                              pip and setuptools to test its install,
+#                              Open MPI for the MPI tests: docs/mpi.md)
 #   tests/setup.sh hardening   also what make fuzz and make test-tsan need
 #                              (clang, its libFuzzer and sanitizer runtimes,
 #                              LLVM's OpenMP with the archer TSan tool)
@@ -18,7 +19,7 @@ for want in "$@"; do
     case "$want" in
     test) pkgs+=(python3 python3-numpy python3-sklearn python3-pytest
                 python3-matplotlib python3-pandas python3-pip
-                python3-setuptools) ;;
+                python3-setuptools libopenmpi-dev openmpi-bin) ;;
     hardening) pkgs+=(clang-14 libclang-rt-14-dev libomp-14-dev) ;;
     *) echo "tests/setup.sh: unknown set '$want' (known: test, hardening)" >&2
        exit 2 ;;

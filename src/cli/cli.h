@@ -84,6 +84,20 @@ tsgs_read_options cli_read_options(const cli_opts *o);
  * the mode. */
 extern volatile sig_atomic_t cli_stop_signal;
 void cli_catch_stops(const char *exit_now);
+
+/* The MPI job the tool may be part of (world.c, docs/mpi.md): joined by
+ * cli_world_begin when a launcher (mpirun) started the tool and the build
+ * has MPI; otherwise one process, rank 0 of 1. cli_world_end returns rc,
+ * after ending the whole job when rc is not 0 on a job of several
+ * processes (the caller printed why). cli_world_train: tsgs_train, over
+ * the job when there is one (tsgs_train_mpi). */
+void cli_world_begin(int *argc, char ***argv);
+int cli_world_end(int rc);
+int cli_world_rank(void);
+int cli_world_size(void);
+tsgs_status cli_world_train(const tsgs_dataset *ds, const tsgs_params *p,
+                            const tsgs_train_hooks *hooks, tsgs_model **out,
+                            int *stopped, tsgs_error *err);
 int cli_should_stop(void *user);
 
 /* Reads a data file ("-": standard input) with the read options; prints

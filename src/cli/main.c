@@ -75,8 +75,11 @@ int main(int argc, char **argv)
     const char *cmd = argv[1];
     if (!thread_env_ok())
         return 1;
-    if (strcmp(cmd, "train") == 0)
-        return cmd_train(argc - 1, argv + 1);
+    if (strcmp(cmd, "train") == 0) {
+        /* under mpirun (and MPI built in): one model over the job */
+        cli_world_begin(&argc, &argv);
+        return cli_world_end(cmd_train(argc - 1, argv + 1));
+    }
     if (strcmp(cmd, "predict") == 0)
         return cmd_predict(argc - 1, argv + 1);
     if (strcmp(cmd, "topology") == 0)

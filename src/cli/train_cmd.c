@@ -454,10 +454,17 @@ static int train_and_save(const cli_opts *o, train_run *r,
     int stopped = 0;
     tsgs_error err;
     double t1 = cli_wall_s();
-    cli_catch_stops(NULL);
-    if (tsgs_train(r->train, &o->params, &hooks, &r->model, &stopped, &err))
+    /* an MPI job's processes cannot stop at the same step yet: a signal
+     * ends them at once (docs/mpi.md) */
+    cli_catch_stops(cli_world_size() > 1 ? "interrupted: MPI job ended, "
+                                           "no model written\n"
+                                         : NULL);
+    if (cli_world_train(r->train, &o->params, &hooks, &r->model, &stopped,
+                        &err))
         return training_failed(o->positional[0], r->train, model_path, &err);
     double train_s = cli_wall_s() - t1;
+    if (cli_world_rank() != 0) /* rank 0 writes and reports */
+        return 0;
     if (save_model(o, r->model, model_path, stopped, train_s) ||
         (r->test && print_test_accuracy(o, r->model, r->test)))
         return 1;
@@ -478,6 +485,8 @@ int cmd_train(int argc, char **argv)
     int rc = 1;
     if (cli_parse(&o, argc, argv, train_keys))
         goto done;
+    if (cli_world_rank() != 0) /* an MPI job: rank 0 says what happens */
+        o.quiet = 1;
     if (o.help) {
         usage(&o);
         rc = 0;
@@ -496,8 +505,12 @@ int cmd_train(int argc, char **argv)
         cli_check_memory(&o, o.positional[0], r.train, &o.params) ||
         cli_check_time(&o, o.positional[0], r.train, &o.params))
         goto done;
-    rc = o.cv_folds ? cross_validate(&o, o.positional[0], r.train)
-                    : train_and_save(&o, &r, model_path);
+    /* -v K in an MPI job: rank 0 alone (the folds are not shared out) */
+    if (o.cv_folds)
+        rc = cli_world_rank() ? 0
+                              : cross_validate(&o, o.positional[0], r.train);
+    else
+        rc = train_and_save(&o, &r, model_path);
 done:
     run_free(&r);
     cli_opts_free(&o);

@@ -390,14 +390,28 @@ static tsgs_status predict_unlabeled(run_t *r, tsgs_model *m, long t,
             tsgs__featcache_sums_team(r->fc, &v, r->ubatch, r->bu, r->gu);
     } else {
         tsgs__fview v = tsgs__model_view(m);
-        tsgs__rows_eval_sums_team(&v, m->cc, &r->XU, r->part, &me->ws,
-                                  r->gu, r->halt, &r->failed);
+        /* split over processes (dense rows): this one's share */
+        tsgs__rows X = r->XU;
+        size_t lo = 0, hi = r->bu;
+        if (X.x && r->opt.split) {
+            tsgs__split_range(r->opt.split, r->bu, &lo, &hi);
+            X.x += lo * r->d;
+            X.n = hi - lo;
+        }
+        tsgs__rows_eval_sums_team(&v, m->cc, &X, r->part, &me->ws,
+                                  r->gu + lo, r->halt, &r->failed);
     }
     tsgs_status st;
 #ifdef _OPENMP
 #pragma omp single copyprivate(st)
 #endif
-    st = finish_unlabeled(r, m, t);
+    {
+        const int own = !r->frs && !featcache_covers(r, tsgs__model_dirs(m)) &&
+                        r->XU.x;
+        r->failed = tsgs__split_gather(r->opt.split, r->gu, r->bu, own,
+                                       r->failed);
+        st = finish_unlabeled(r, m, t);
+    }
     return st;
 }
 
@@ -1132,7 +1146,12 @@ static tsgs_status fast_serial(run_t *r, tsgs_model *m, long t)
     const long dirs = m->fs.dirs;
     const double cstar = annealed_cstar(r, t);
     if (r->bu) {
-        tsgs__combine_tiles(r->view_blocks * dirs, r->part, r->bu, r->gu);
+        size_t lo, hi; /* split over processes: this one's share */
+        tsgs__split_range(r->opt.split, r->bu, &lo, &hi);
+        tsgs__combine_tiles(r->view_blocks * dirs, r->part, hi - lo,
+                            r->gu + lo);
+        r->failed = tsgs__split_gather(r->opt.split, r->gu, r->bu, 1,
+                                       r->failed);
         tsgs_status st = finish_unlabeled(r, m, t);
         if (st != TSGS_OK)
             return st;
@@ -1146,6 +1165,18 @@ static tsgs_status fast_serial(run_t *r, tsgs_model *m, long t)
         fold_scale_if_small(r, m);
     }
     return TSGS_OK;
+}
+
+/* The fast path's kernel over the unlabeled mini-batch (team; ends with a
+ * barrier): over this process's share of it when the run is split over
+ * processes (fast_serial gathers the others'). */
+static void eval_share_team(run_t *r, const tsgs__fview *v, lane_t *me,
+                            const tsgs__rows_ahead *after)
+{
+    size_t lo, hi;
+    tsgs__split_range(r->opt.split, r->bu, &lo, &hi);
+    tsgs__eval_tiles_team(v, r->XU.x ? r->XU.x + lo * r->d : NULL, hi - lo,
+                          r->part, &me->ws, r->gu + lo, &r->failed, after);
 }
 
 /* One step on the fast path (team): its block and the next step's rows
@@ -1191,8 +1222,7 @@ static tsgs_status step_fast(run_t *r, tsgs_model *m, long t, lane_t *me)
         waiters ? rows_after(r) : (tsgs__rows_ahead){0};
     block_features(r);
     tsgs__fview v = tsgs__model_view_blocks(m, r->view_blocks);
-    tsgs__eval_tiles_team(&v, r->XU.x, r->bu, r->part, &me->ws, r->gu,
-                          &r->failed, &after); /* ends with a barrier */
+    eval_share_team(r, &v, me, &after); /* ends with a barrier */
     STEP_PART("step_kernel");
 #ifdef _OPENMP
     const int tid = omp_get_thread_num();

@@ -1,0 +1,106 @@
+/* tsgs_train_mpi (include/tsgs3vm_mpi.h): tsgs_train with a tsgs__split
+ * whose gather is an MPI_Allgatherv of the processes' shares of a
+ * mini-batch's decision values. Each value is one row's, computed by one
+ * process in the order one process would use, and moved whole: no sum
+ * crosses processes, so the bits do not depend on their number. Built only
+ * with MPI (Makefile: MPI). */
+#include "tsgs3vm_mpi.h"
+
+#include <stdlib.h>
+
+#include "train.h"
+
+typedef struct {
+    MPI_Comm comm;
+    int size;
+    int *counts, *displs; /* per process: its share of a mini-batch */
+    size_t n;             /* the mini-batch size counts is for */
+    int rank;
+    tsgs_mpi_stats st;
+} gather_ctx;
+
+/* counts and displs for a mini-batch of n rows (tsgs__split_range's). */
+static void shares_of(gather_ctx *g, size_t n)
+{
+    tsgs__split me = {0, g->size, NULL, NULL};
+    for (int k = 0; k < g->size; k++) {
+        size_t lo, hi;
+        me.rank = k;
+        tsgs__split_range(&me, n, &lo, &hi);
+        g->counts[k] = (int)(hi - lo);
+        g->displs[k] = (int)lo;
+    }
+    g->n = n;
+}
+
+static int gather(void *ctx, double *v, size_t n, int own, int failed)
+{
+    gather_ctx *g = ctx;
+    int any = failed;
+    const double t0 = MPI_Wtime();
+    /* every process learns whether one failed first: then none waits for
+     * values that a failed one cannot send */
+    if (MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, g->comm) !=
+        MPI_SUCCESS)
+        return 1;
+    g->st.bytes_sent += sizeof(int);
+    g->st.bytes_received += sizeof(int) * (double)(g->size - 1);
+    if (!any && own) {
+        if (n != g->n)
+            shares_of(g, n);
+        if (MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, v, g->counts,
+                           g->displs, MPI_DOUBLE, g->comm) != MPI_SUCCESS)
+            any = 1;
+        const double mine = sizeof(double) * (double)g->counts[g->rank];
+        g->st.bytes_sent += mine;
+        g->st.bytes_received += sizeof(double) * (double)n - mine;
+    }
+    g->st.exchanges++;
+    g->st.seconds += MPI_Wtime() - t0;
+    return any;
+}
+
+tsgs_status tsgs_train_mpi(MPI_Comm comm, const tsgs_dataset *train,
+                           const tsgs_params *params,
+                           const tsgs_train_hooks *hooks, tsgs_model **out,
+                           int *stopped_early, tsgs_mpi_stats *stats,
+                           tsgs_error *err)
+{
+    int rank, size, level, inited = 0;
+    MPI_Initialized(&inited);
+    if (!inited)
+        return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
+                          "tsgs_train_mpi: MPI is not initialised");
+    if (MPI_Comm_rank(comm, &rank) != MPI_SUCCESS ||
+        MPI_Comm_size(comm, &size) != MPI_SUCCESS)
+        return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
+                          "tsgs_train_mpi: not a communicator");
+    MPI_Query_thread(&level);
+    if (size > 1 && level < MPI_THREAD_SERIALIZED && params &&
+        params->threads != 1)
+        return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
+                          "tsgs_train_mpi: MPI initialised below "
+                          "MPI_THREAD_SERIALIZED; with threads != 1 call "
+                          "MPI_Init_thread with MPI_THREAD_SERIALIZED");
+    gather_ctx g = {comm, size, NULL, NULL, 0, rank, {size, 0, 0, 0, 0}};
+    g.counts = malloc(sizeof(int) * (size_t)size);
+    g.displs = malloc(sizeof(int) * (size_t)size);
+    tsgs_status st;
+    if (!g.counts || !g.displs) {
+        st = TSGS__NOMEM(err);
+    } else {
+        tsgs__split s = {rank, size, gather, &g};
+        tsgs_train_hooks h;
+        if (hooks) {
+            h = *hooks;
+            h.should_stop = NULL; /* see the header */
+        }
+        st = tsgs__train_split(train, params, hooks ? &h : NULL, &s, out,
+                               stopped_early, err);
+    }
+    free(g.counts);
+    free(g.displs);
+    if (stats)
+        *stats = g.st;
+    return st;
+}

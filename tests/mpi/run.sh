@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# The MPI tests (issue #34, docs/mpi.md), run by make test where the build
+# found MPI: `mpirun -np 1, 2 and 4 tsgs3vm train` write the same model
+# file, byte for byte, as the tool alone, on every path of the stochastic
+# solvers (the fast path, the general one, the checking rule, regenerated
+# directions, the quantile balance, sparse rows, frs) and for the default
+# solver (which every rank runs whole); a rank with no rows of the
+# mini-batch (4 ranks, 3 unlabeled rows); the exchanges' count and volume;
+# a job that fails says why and ends non-zero with no model; started
+# without mpirun, an MPI build takes no part in MPI.
+# Usage: tests/mpi/run.sh TOOL    (TOOL built with MPI: make test-mpi)
+set -euo pipefail
+tool=$(realpath "${1:?usage: tests/mpi/run.sh TOOL}")
+cd "$(dirname "$0")/../.."
+command -v mpirun >/dev/null || { echo "tests/mpi: no mpirun" >&2; exit 1; }
+# root (CI, containers) needs Open MPI's consent; 4 ranks on 2 cores need
+# oversubscription
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_rmaps_base_oversubscribe=1
+# ranks (and their threads) that wait for each other yield the core
+# instead of spinning on it
+export OMPI_MCA_mpi_yield_when_idle=1 OMP_WAIT_POLICY=passive
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+fails=0
+pass() { printf 'ok\t%s\n' "$1"; }
+fail() { printf 'FAIL\t%s\n' "$1"; fails=$((fails + 1)); }
+
+# SYNTHETIC rows fitted to cod-rna (8 features; dense), and the same rows
+# spread over 2,000 columns (sparse rows)
+"$tool" synth --quiet --rows 1500 --components 2 --layout libsvm \
+    tests/data/real/cod-rna.txt.xz "$out/dense.svm"
+awk '{ printf "%s", $1; for (i = 2; i <= NF; i++) { split($i, a, ":");
+       printf " %d:%s", a[1] * 250, a[2] } print "" }' \
+    "$out/dense.svm" > "$out/sparse.svm"
+head -n 23 "$out/dense.svm" > "$out/three.svm" # --labeled 20: 3 unlabeled
+
+# name | data | options | rank counts (each launch costs a second or so,
+# and 4 ranks on 2 cores wait on each other at every step: 4 ranks for
+# the paths that share rows out)
+cases=(
+    "tsg|dense|--solver tsg --iterations 150|1 2 4"
+    "tsg-general|dense|--solver tsg --labeled 1000 --batch-labeled 16 --max-features 64 --iterations 100|2"
+    "tsg-check|dense|--solver tsg --reuse check --max-features 128 --iterations 60|2"
+    "tsg-regen|dense|--solver tsg --cache-mb 0 --iterations 60|2"
+    "tsg-hold|dense|--solver tsg --balance 1 --iterations 100|2"
+    "tsg-sparse|sparse|--solver tsg --max-features 128 --iterations 20|2 4"
+    "frs|dense|--solver frs --max-features 256 --iterations 60|2"
+    "safe|three|--labeled 20|2"
+    "tsg-empty-share|three|--solver tsg --labeled 20 --iterations 60|4"
+)
+for c in "${cases[@]}"; do
+    IFS='|' read -r name data opts nps <<<"$c"
+    case "$opts" in *--labeled*) ;; *) opts="--labeled 200 $opts" ;; esac
+    args=(--quiet --threads 0 $opts "$out/$data.svm")
+    # (an MPI build started without mpirun: one process, no MPI, no
+    # exchange to report)
+    OMP_NUM_THREADS=1 TSGS3VM_MPI_STATS=1 "$tool" train "${args[@]}" \
+        "$out/alone.model" 2> "$out/err"
+    if grep -q "^mpi:" "$out/err"; then
+        fail "$name without mpirun: the tool took part in MPI"
+    fi
+    for np in $nps; do
+        # the threads per rank differ too: the bits do not depend on them
+        t=$((np == 2 ? 2 : 1))
+        rm -f "$out/np.model"
+        if ! TSGS3VM_MPI_STATS=1 mpirun -np "$np" -x OMP_NUM_THREADS=$t \
+                -x OMP_WAIT_POLICY -x TSGS3VM_MPI_STATS "$tool" train \
+                "${args[@]}" "$out/np.model" 2> "$out/err-$name-$np"; then
+            cat "$out/err-$name-$np" >&2
+            fail "$name np=$np: mpirun failed"
+        elif cmp -s "$out/alone.model" "$out/np.model"; then
+            pass "$name np=$np: the same model file as the tool alone"
+        else
+            fail "$name np=$np: a different model file"
+        fi
+    done
+done
+
+# tsg on 2 ranks: each exchanged once a step and received the other's half
+# of each 256-row mini-batch, 128 doubles, and a 4-byte flag: 1028 bytes.
+for rank in 0 1; do
+    if grep -q "^mpi: rank $rank of 2: 150 exchanges, 154200 bytes sent, 154200 received," "$out/err-tsg-2"; then
+        pass "tsg np=2 rank $rank: 150 exchanges of 128 rows' values each way"
+    else
+        cat "$out/err-tsg-2" >&2
+        fail "tsg np=2 rank $rank: not 150 exchanges of 154200 bytes"
+    fi
+done
+
+# A job that cannot train fails clearly: a message from the ranks, a
+# non-zero status, no model file.
+rm -f "$out/np.model"
+if mpirun -np 2 "$tool" train --quiet "$out/missing.svm" "$out/np.model" \
+        2> "$out/err"; then
+    fail "a missing file: mpirun succeeded"
+elif grep -q "ERROR: .*missing.svm" "$out/err" && [ ! -e "$out/np.model" ]
+then
+    pass "a missing file: ERROR from the ranks, exit non-zero, no model"
+else
+    cat "$out/err" >&2
+    fail "a missing file: no clear message, or a model written"
+fi
+
+[ "$fails" -eq 0 ] || { echo "tests/mpi: $fails failed" >&2; exit 1; }
+echo "tests/mpi: all passed"
