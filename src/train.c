@@ -500,7 +500,7 @@ tsgs_status tsgs_train(const tsgs_dataset *ds, const tsgs_params *params,
         ds->y, ds->n, tsgs__threads_resolve(params->threads), NULL, NULL);
     tsgs_params q = *params;
     tsgs__cost_to_solver(&q, nl);
-    tsgs__train_opts opt = {0, SCALE_FLOOR, -1, NULL, 0, 0, 0, NULL, 0};
+    tsgs__train_opts opt = {0, SCALE_FLOOR, -1, NULL, 0, 0, 0, NULL, 0, 0};
     double *row_w = NULL;
     st = tsgs__cost_row_weights(ds, params, &row_w, err);
     if (st == TSGS_OK) {

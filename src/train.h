@@ -52,6 +52,11 @@ typedef struct {
     int steps_unpolled; /* stochastic solvers: the stop polled between
                            steps only, never inside one (tests: a stop at
                            a step's end to compare a cut step with) */
+    int serial_labeled; /* stochastic solvers' fast path: the labeled rows'
+                           part of a step in the serial section, as before
+                           it became a task beside the kernel (tests: the
+                           reference the split step must equal bit for
+                           bit) */
 } tsgs__train_opts;
 
 /* ------------------------------------------------------------ cost.c */

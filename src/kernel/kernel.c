@@ -416,6 +416,15 @@ static void features_rows(tsgs__isa isa, size_t d, const float *panel,
     features_rows_base(d, panel, phase, ngroups, X, i0, i1, cosv, sinv);
 }
 
+void tsgs__eval_features_rows(size_t d, const float *panel,
+                              const float *phase, long ngroups,
+                              const float *X, size_t i0, size_t i1,
+                              float *cosv, float *sinv)
+{
+    features_rows(tsgs__isa_now(), d, panel, phase, ngroups, X, i0, i1, cosv,
+                  sinv);
+}
+
 void tsgs__eval_features_team(size_t d, const float *panel,
                               const float *phase, long ngroups,
                               const float *X, size_t n, float *cosv,

@@ -169,6 +169,13 @@ void tsgs__eval_tiles_team(const tsgs__fview *v, const float *X, size_t n,
                            int *failed, const tsgs__rows_ahead *ahead);
 void tsgs__combine_tiles(long ndirs, const double *part, size_t n,
                          double *out);
+/* tsgs__eval_features of rows i0 .. i1 - 1 on the calling thread alone
+ * (inside a team's region: one thread's task); each row's features are
+ * the same bits whoever makes them. */
+void tsgs__eval_features_rows(size_t d, const float *panel,
+                              const float *phase, long ngroups,
+                              const float *X, size_t i0, size_t i1,
+                              float *cosv, float *sinv);
 /* Returns without a barrier: the caller puts one before reading cosv. */
 void tsgs__eval_features_team(size_t d, const float *panel,
                               const float *phase, long ngroups,

@@ -522,6 +522,9 @@ static tsgs_status run_steps(run_t *r, tsgs_model *m,
     r->halt = !r->XL.x && !r->opt.steps_unpolled && stop->ask ? stop : NULL;
     /* the labeled cache's update (n_l x r) on the team when it is large */
     r->big_update = (double)r->nl * (double)m->fs.dirs > 65536.0;
+    r->split = r->fast && !r->big_update && !r->opt.explicit_decay &&
+               !r->opt.serial_labeled && r->p.balance != TSGS__BALANCE_HOLD;
+    r->hl_pending = 0;
     *stopped = 0;
     const long every =
         tsgs__sgd_measure_due(hooks, 0) ? hooks->monitor_every : 0;
@@ -534,6 +537,7 @@ static tsgs_status run_steps(run_t *r, tsgs_model *m,
 #pragma omp parallel num_threads(r->threads) if (r->threads > 1)
 #endif
         run_stretch(r, m, t, last);
+        tsgs__sgd_flush(r, m);
         if (r->run_st != TSGS_OK)
             return r->run_st;
         if (r->stop) {

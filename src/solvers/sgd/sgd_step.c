@@ -439,8 +439,9 @@ static tsgs_status predict_labeled(run_t *r, const tsgs_model *m,
 }
 
 /* Loss derivatives, weighted as the objective's mini-batch means. Rows
- * outside the labeled mini-batch weigh 0. */
-static void loss_weights(run_t *r, const tsgs_model *m, double cstar)
+ * outside the labeled mini-batch weigh 0. The labeled rows' and the
+ * unlabeled rows' apart (a split step makes them on different threads). */
+static void labeled_weights(run_t *r, const tsgs_model *m)
 {
     const tsgs_params *p = &r->p;
     const double k = m->scale * m->norm;
@@ -464,6 +465,11 @@ static void loss_weights(run_t *r, const tsgs_model *m, double cstar)
                 r->wl[i] *= r->cwl[r->lidx[i]];
         }
     }
+}
+
+static void unlabeled_weights(run_t *r, const tsgs_model *m, double cstar)
+{
+    const tsgs_params *p = &r->p;
     tsgs__uloss_grads(p->uloss, p->ramp_s, r->gu, m->bias,
                       cstar / (double)r->bu, r->bu, r->wu);
     if (p->balance == TSGS__BALANCE_CENTRED && r->bu > 0) {
@@ -479,6 +485,12 @@ static void loss_weights(run_t *r, const tsgs_model *m, double cstar)
         for (size_t i = 0; i < r->bu; i++)
             r->wu[i] -= mean;
     }
+}
+
+static void loss_weights(run_t *r, const tsgs_model *m, double cstar)
+{
+    labeled_weights(r, m);
+    unlabeled_weights(r, m, cstar);
 }
 
 static void block_sums(const run_t *r, const tsgs_model *m, double *gc,
@@ -591,19 +603,34 @@ static inline void add_row_cols(double w, const float *f, int cols,
  * over its rows (the labeled rows first, in batch order, then the
  * unlabeled ones) from the features in lab / unl: into a (and their
  * squares into q when want_sq). */
-static inline void column_sums(const run_t *r, const float *lab,
-                               const float *unl, size_t j0, int cols,
-                               int want_sq, double *a, double *q)
+static inline void labeled_column_sums(const run_t *r, const float *lab,
+                                       size_t j0, int cols, int want_sq,
+                                       double *a, double *q)
 {
     const size_t wb = r->wb;
-    for (int k = 0; k < cols; k++)
-        a[k] = q[k] = 0.0;
     for (size_t i = 0; i < r->bl; i++) {
         size_t row = r->lcache ? r->lidx[i] : i;
         add_row_cols(r->wl[row], lab + row * wb + j0, cols, want_sq, a, q);
     }
+}
+
+static inline void unlabeled_column_sums(const run_t *r, const float *unl,
+                                         size_t j0, int cols, int want_sq,
+                                         double *a, double *q)
+{
+    const size_t wb = r->wb;
     for (size_t i = 0; i < r->bu; i++)
         add_row_cols(r->wu[i], unl + i * wb + j0, cols, want_sq, a, q);
+}
+
+static inline void column_sums(const run_t *r, const float *lab,
+                               const float *unl, size_t j0, int cols,
+                               int want_sq, double *a, double *q)
+{
+    for (int k = 0; k < cols; k++)
+        a[k] = q[k] = 0.0;
+    labeled_column_sums(r, lab, j0, cols, want_sq, a, q);
+    unlabeled_column_sums(r, unl, j0, cols, want_sq, a, q);
 }
 
 /* column_sums of every column of a block's cos (or sin) features into
@@ -724,6 +751,90 @@ static void fold_scale_if_small(run_t *r, tsgs_model *m)
         for (size_t i = 0; i < r->nl; i++)
             r->hl[i] *= s;
     }
+}
+
+void tsgs__sgd_flush(run_t *r, const tsgs_model *m)
+{
+    if (!r->hl_pending)
+        return;
+    update_labeled_cache_serial(r, m->fs.dirs, r->cl, r->sl, r->wb);
+    r->hl_pending = 0;
+}
+
+/* A split step's sums over the labeled rows of a block's cos (or sin)
+ * columns, the first terms of block_column_sums' (its rows in the same
+ * order), into sum; the serial section adds the unlabeled rows' to them
+ * (unlabeled_block_sums): each column's sum the same bits. */
+static void labeled_block_sums(const run_t *r, long dirs, const float *lab,
+                               double *sum)
+{
+    double a[SUM_COLS], q[SUM_COLS];
+    size_t j = 0;
+    for (; j + SUM_COLS <= (size_t)dirs; j += SUM_COLS) {
+        for (int k = 0; k < SUM_COLS; k++)
+            a[k] = q[k] = 0.0;
+        labeled_column_sums(r, lab, j, SUM_COLS, 0, a, q);
+        for (int k = 0; k < SUM_COLS; k++)
+            sum[j + (size_t)k] = a[k];
+    }
+    for (; j < (size_t)dirs; j++) {
+        a[0] = q[0] = 0.0;
+        labeled_column_sums(r, lab, j, 1, 0, a, q);
+        sum[j] = a[0];
+    }
+}
+
+/* The rest of those sums, over the unlabeled rows: from lab into sum. */
+static void unlabeled_block_sums(const run_t *r, long dirs, const float *unl,
+                                 const double *lab, double *sum)
+{
+    double a[SUM_COLS], q[SUM_COLS];
+    size_t j = 0;
+    for (; j + SUM_COLS <= (size_t)dirs; j += SUM_COLS) {
+        for (int k = 0; k < SUM_COLS; k++) {
+            a[k] = lab[j + (size_t)k];
+            q[k] = 0.0;
+        }
+        unlabeled_column_sums(r, unl, j, SUM_COLS, 0, a, q);
+        for (int k = 0; k < SUM_COLS; k++)
+            sum[j + (size_t)k] = a[k];
+    }
+    for (; j < (size_t)dirs; j++) {
+        a[0] = lab[j];
+        q[0] = 0.0;
+        unlabeled_column_sums(r, unl, j, 1, 0, a, q);
+        sum[j] = a[0];
+    }
+}
+
+/* A split step's labeled part: one thread of the team, beside the kernel
+ * (read after the kernel's barrier). The cache's update by the step
+ * before's block when pending (its features still in cl / sl), the
+ * labeled rows' features on this step's block (Wb / Pb), the labeled
+ * mini-batch, its loss weights, the block's gradient sums over it (into
+ * qc / qs) and the learned bias's gradient (sum wl, learn_bias's):
+ * each the operations of the serial step in its order, so the model has
+ * the same bits. Everything it reads (hl, the bias, the scale, the block)
+ * was last written before the end of the step before. */
+static void labeled_part(run_t *r, const tsgs_model *m, long t)
+{
+    const long dirs = m->fs.dirs;
+    const int pair = r->pair;
+    if (r->hl_pending) {
+        update_labeled_cache_serial(r, dirs, r->cl, r->sl, r->wb);
+        r->hl_pending = 0;
+    }
+    tsgs__eval_features_rows(r->d, r->Wb, r->Pb, r->ngb, r->XL.x, 0, r->nl,
+                             r->cl, pair ? r->sl : NULL);
+    next_labeled_batch(r, t);
+    labeled_weights(r, m);
+    labeled_block_sums(r, dirs, r->cl, r->qc);
+    if (pair)
+        labeled_block_sums(r, dirs, r->sl, r->qs);
+    double g = 0.0;
+    for (size_t i = 0; i < r->nl; i++)
+        g += r->wl[i];
+    r->bias_g = g;
 }
 
 /* The step (team): apply_coefficients, update_labeled_cache and
@@ -983,7 +1094,9 @@ static void after_step(run_t *r, tsgs_model *m, long t, int bias)
     const tsgs_train_hooks *hooks = r->hooks;
     if (r->run_st != TSGS_OK)
         return;
-    if (bias)
+    if (bias && r->split) /* its gradient from the labeled task */
+        m->bias -= tsgs__step_size(&r->p, t, r->T) * r->bias_g;
+    else if (bias)
         learn_bias(r, m, tsgs__step_size(&r->p, t, r->T));
     r->t_last = t;
     /* what step t + 1 goes back to if a stop cuts it (before its plan) */
@@ -1148,6 +1261,40 @@ static tsgs_status fast_serial(run_t *r, tsgs_model *m, long t)
     return TSGS_OK;
 }
 
+/* Serial, after a split step's kernel: the decision values, the
+ * unlabeled rows' loss weights, the block's gradient (its sums continued
+ * from the labeled task's) and the step; the labeled cache's update is
+ * left to the next step's labeled task, unless the lazy scale is folded
+ * now. */
+static tsgs_status split_serial(run_t *r, tsgs_model *m, long t)
+{
+    const long dirs = m->fs.dirs;
+    if (r->bu) {
+        tsgs__combine_tiles(r->view_blocks * dirs, r->part, r->bu, r->gu);
+        tsgs_status st = finish_unlabeled(r, m, t);
+        if (st != TSGS_OK)
+            return st;
+    }
+    unlabeled_weights(r, m, annealed_cstar(r, t));
+    unlabeled_block_sums(r, dirs, r->cu, r->qc, r->gc);
+    if (r->pair)
+        unlabeled_block_sums(r, dirs, r->su, r->qs, r->gs);
+    /* block_sums' end: the sums per unit step */
+    const double unit = -m->norm * m->norm / (double)dirs;
+    for (long j = 0; j < dirs; j++) {
+        r->gc[j] = unit * r->gc[j];
+        r->gs[j] = unit * (r->pair ? r->gs[j] : 0.0);
+    }
+    apply_coefficients(r, m, r->blk, dirs, r->blk_eta, r->gc, r->gs);
+    if (m->scale < r->opt.scale_floor) {
+        update_labeled_cache_serial(r, dirs, r->cl, r->sl, r->wb);
+        fold_scale_if_small(r, m);
+    } else {
+        r->hl_pending = 1;
+    }
+    return TSGS_OK;
+}
+
 /* One step on the fast path (team): its block and the next step's rows
  * are planned before it, so the block's features and the next rows are
  * computed while the team predicts the mini-batch, and the rest of the
@@ -1189,7 +1336,19 @@ static tsgs_status step_fast(run_t *r, tsgs_model *m, long t, lane_t *me)
      * same prefetches in the kernel cost it twice as much. */
     const tsgs__rows_ahead after =
         waiters ? rows_after(r) : (tsgs__rows_ahead){0};
-    block_features(r);
+    if (r->split) {
+        /* the unlabeled rows' block features by the team, the labeled
+         * part by its last thread, which then joins the kernel's tiles
+         * late: they are taken dynamically */
+        tsgs__eval_features_team(r->d, r->Wb, r->Pb, r->ngb, r->XU.x, r->bu,
+                                 r->cu, r->pair ? r->su : NULL);
+#ifdef _OPENMP
+        if (omp_get_thread_num() == team_size() - 1)
+#endif
+            labeled_part(r, m, t);
+    } else {
+        block_features(r);
+    }
     tsgs__fview v = tsgs__model_view_blocks(m, r->view_blocks);
     tsgs__eval_tiles_team(&v, r->XU.x, r->bu, r->part, &me->ws, r->gu,
                           &r->failed, &after); /* ends with a barrier */
@@ -1198,7 +1357,7 @@ static tsgs_status step_fast(run_t *r, tsgs_model *m, long t, lane_t *me)
     const int tid = omp_get_thread_num();
 #pragma omp master
 #endif
-    r->run_st = fast_serial(r, m, t);
+    r->run_st = r->split ? split_serial(r, m, t) : fast_serial(r, m, t);
     STEP_PART("step_serial");
 #ifdef _OPENMP
     /* the others, which would wait for it, read rows ahead meanwhile; the
