@@ -30,6 +30,7 @@ static void run_free(run_t *r)
     free(r->ubatch_next); tsgs__rows_free(&r->XU_next); free(r->draws);
     free(r->chunks_taken);
     free(r->part); tsgs__featcache_free(r->fc); free(r->lrow);
+    free(r->tile_count);
 }
 
 /* The scaled labeled rows and their classes (+1 / -1), in file order;
@@ -90,6 +91,7 @@ static tsgs_status run_setup(run_t *r, tsgs_model *m, long max_blocks,
     const long most_dirs = (r->frs ? 1 : max_blocks) * m->fs.dirs;
     r->npart = tsgs__sums_scratch(most_dirs, bu1 > nl1 ? bu1 : nl1);
     r->part = malloc(sizeof(double) * (r->npart ? r->npart : 1));
+    r->tile_count = calloc(bu1 / 12 + 1, sizeof(int));
     r->gu = malloc(sizeof(double) * bu1);
     r->wu = malloc(sizeof(double) * bu1);
     r->sorted = malloc(sizeof(double) * bu1);
@@ -125,7 +127,7 @@ static tsgs_status run_setup(run_t *r, tsgs_model *m, long max_blocks,
         !r->sorted || !r->gc || !r->gs || !r->cgc || !r->cgs || !r->qc ||
         !r->qs ||
         !r->gl || !r->ubatch || !r->ubatch_next ||
-        !r->draws || !r->part || !r->chunks_taken)
+        !r->draws || !r->part || !r->chunks_taken || !r->tile_count)
         return TSGS__NOMEM(err);
     if (r->nu) /* (DSG leaves them out) */
         tsgs__label_split(ds->y, ds->n, r->threads, NULL, r->uidx);

@@ -784,26 +784,65 @@ static void labeled_block_sums(const run_t *r, long dirs, const float *lab,
     }
 }
 
-/* The rest of those sums, over the unlabeled rows: from lab into sum. */
-static void unlabeled_block_sums(const run_t *r, long dirs, const float *unl,
-                                 const double *lab, double *sum)
+/* The mean that centred weights take off every unlabeled row's weight
+ * (unlabeled_weights' sum, in its order); 0 when they are not centred. */
+static double centred_mean(const run_t *r)
 {
-    double a[SUM_COLS], q[SUM_COLS];
-    size_t j = 0;
-    for (; j + SUM_COLS <= (size_t)dirs; j += SUM_COLS) {
-        for (int k = 0; k < SUM_COLS; k++) {
-            a[k] = lab[j + (size_t)k];
-            q[k] = 0.0;
+    if (r->p.balance != TSGS__BALANCE_CENTRED || r->bu == 0)
+        return 0.0;
+    double mean = 0.0;
+    for (size_t i = 0; i < r->bu; i++)
+        mean += r->wu[i];
+    return mean / (double)r->bu;
+}
+
+/* A split step's column groups me of `team` (SUM_COLS columns of the
+ * block's cos features, then of its sin features: a fixed split, each
+ * column on one thread): the rest of their gradient sums, over the
+ * unlabeled rows (the weights centred by `mean` as they are read: the
+ * values unlabeled_weights stores), from the labeled task's sums in
+ * qc / qs; then block_sums' unit and apply_coefficients' step for those
+ * columns, to_a = eta / (the decayed scale x norm). Every column's sum
+ * and step are the serial step's operations in its order. */
+static void split_columns(run_t *r, tsgs_model *m, long b, size_t me,
+                          size_t team, double mean, double to_a)
+{
+    const long dirs = m->fs.dirs;
+    const size_t groups = ((size_t)dirs + SUM_COLS - 1) / SUM_COLS;
+    const size_t all = r->pair ? 2 * groups : groups;
+    const double unit = -m->norm * m->norm / (double)dirs;
+    const int centred = r->p.balance == TSGS__BALANCE_CENTRED;
+    for (size_t g = all * me / team; g < all * (me + 1) / team; g++) {
+        const int sin_part = g >= groups;
+        const size_t j0 = (sin_part ? g - groups : g) * SUM_COLS;
+        const int cols = (size_t)dirs - j0 < SUM_COLS ? (int)((size_t)dirs - j0)
+                                                      : SUM_COLS;
+        const double *lab = sin_part ? r->qs : r->qc;
+        const float *unl = sin_part ? r->su : r->cu;
+        double a[SUM_COLS];
+        for (int k = 0; k < cols; k++)
+            a[k] = lab[j0 + (size_t)k];
+        for (size_t i = 0; i < r->bu; i++) {
+            const double w = centred ? r->wu[i] - mean : r->wu[i];
+            const float *f = unl + i * r->wb + j0;
+            for (int k = 0; k < cols; k++) {
+                double t = w * f[k];
+                a[k] += t;
+            }
         }
-        unlabeled_column_sums(r, unl, j, SUM_COLS, 0, a, q);
-        for (int k = 0; k < SUM_COLS; k++)
-            sum[j + (size_t)k] = a[k];
-    }
-    for (; j < (size_t)dirs; j++) {
-        a[0] = lab[j];
-        q[0] = 0.0;
-        unlabeled_column_sums(r, unl, j, 1, 0, a, q);
-        sum[j] = a[0];
+        for (int k = 0; k < cols; k++) {
+            const size_t j = j0 + (size_t)k;
+            const double step = to_a * (unit * a[k]);
+            if (sin_part) {
+                r->das[j] = step;
+                m->as[(size_t)b * (size_t)dirs + j] += step;
+            } else {
+                r->dac[j] = step;
+                m->ac[(size_t)b * (size_t)dirs + j] += step;
+                if (!r->pair)
+                    r->das[j] = 0.0;
+            }
+        }
     }
 }
 
@@ -1261,33 +1300,81 @@ static tsgs_status fast_serial(run_t *r, tsgs_model *m, long t)
     return TSGS_OK;
 }
 
-/* Serial, after a split step's kernel: the decision values, the
- * unlabeled rows' loss weights, the block's gradient (its sums continued
- * from the labeled task's) and the step; the labeled cache's update is
- * left to the next step's labeled task, unless the lazy scale is folded
- * now. */
-static tsgs_status split_serial(run_t *r, tsgs_model *m, long t)
+/* What a split step's kernel does with unlabeled rows whose sums are
+ * complete (tsgs__rows_done; any thread of the team): their decision
+ * values scaled (scale_sums) and their loss weights (unlabeled_weights'
+ * uloss_grads): per row, the serial step's operations. Everything it
+ * reads was written before the step. */
+typedef struct {
+    run_t *r;
+    double k, bias, weight;
+} rows_done_ctx;
+
+static void unlabeled_rows_done(void *ctx, size_t i0, size_t i1)
 {
-    const long dirs = m->fs.dirs;
-    if (r->bu) {
-        tsgs__combine_tiles(r->view_blocks * dirs, r->part, r->bu, r->gu);
-        tsgs_status st = finish_unlabeled(r, m, t);
-        if (st != TSGS_OK)
-            return st;
+    const rows_done_ctx *c = ctx;
+    run_t *r = c->r;
+    for (size_t i = i0; i < i1; i++)
+        r->gu[i] *= c->k;
+    tsgs__uloss_grads(r->p.uloss, r->p.ramp_s, r->gu + i0, c->bias, c->weight,
+                      i1 - i0, r->wu + i0);
+}
+
+/* What every thread of a split step takes before the kernel's barrier:
+ * after it the master plans the next step (r->blk, r->blk_eta) and sets
+ * the scale while the others may still write this step's columns. */
+typedef struct {
+    long blk;     /* the block the step writes */
+    double scale; /* the lazy scale it decays to */
+    double to_a;  /* its step per unit gradient: apply_coefficients' */
+} split_plan;
+
+static split_plan split_plan_of(const run_t *r, const tsgs_model *m)
+{
+    split_plan s;
+    s.blk = r->blk;
+    s.scale = m->scale * (1.0 - r->blk_eta);
+    s.to_a = r->blk_eta / (s.scale * m->norm);
+    return s;
+}
+
+/* After a split step's kernel (team): the block's gradient columns and
+ * their step, split over the team when the kernel made the unlabeled
+ * rows' weights (`rows_done`) and the scale is not folded now; else all
+ * on the master, which then makes the weights first. The master sets the
+ * decayed scale and leaves the labeled cache's update to the next step's
+ * labeled task, or, when the scale is folded now, makes it and folds.
+ * The others return at once when the master does it all. */
+static tsgs_status split_team(run_t *r, tsgs_model *m, long t, int rows_done,
+                              const split_plan *sp)
+{
+    const int fold = sp->scale < r->opt.scale_floor;
+    const double to_a = sp->to_a;
+    size_t me = 0, team = 1;
+#ifdef _OPENMP
+    me = (size_t)omp_get_thread_num();
+    team = (size_t)omp_get_num_threads();
+#endif
+    if (rows_done && !fold) {
+        split_columns(r, m, sp->blk, me, team, centred_mean(r), to_a);
+    } else if (me == 0) {
+        if (!rows_done && r->bu) {
+            tsgs__combine_tiles(r->view_blocks * m->fs.dirs, r->part, r->bu,
+                                r->gu);
+            tsgs_status st = scale_sums(r, m, r->gu, r->bu);
+            if (st != TSGS_OK)
+                return st;
+            tsgs__uloss_grads(r->p.uloss, r->p.ramp_s, r->gu, m->bias,
+                              annealed_cstar(r, t) / (double)r->bu, r->bu,
+                              r->wu);
+        }
+        split_columns(r, m, sp->blk, 0, 1, centred_mean(r), to_a);
     }
-    unlabeled_weights(r, m, annealed_cstar(r, t));
-    unlabeled_block_sums(r, dirs, r->cu, r->qc, r->gc);
-    if (r->pair)
-        unlabeled_block_sums(r, dirs, r->su, r->qs, r->gs);
-    /* block_sums' end: the sums per unit step */
-    const double unit = -m->norm * m->norm / (double)dirs;
-    for (long j = 0; j < dirs; j++) {
-        r->gc[j] = unit * r->gc[j];
-        r->gs[j] = unit * (r->pair ? r->gs[j] : 0.0);
-    }
-    apply_coefficients(r, m, r->blk, dirs, r->blk_eta, r->gc, r->gs);
-    if (m->scale < r->opt.scale_floor) {
-        update_labeled_cache_serial(r, dirs, r->cl, r->sl, r->wb);
+    if (me != 0)
+        return TSGS_OK;
+    m->scale = sp->scale;
+    if (fold) {
+        update_labeled_cache_serial(r, m->fs.dirs, r->cl, r->sl, r->wb);
         fold_scale_if_small(r, m);
     } else {
         r->hl_pending = 1;
@@ -1350,14 +1437,34 @@ static tsgs_status step_fast(run_t *r, tsgs_model *m, long t, lane_t *me)
         block_features(r);
     }
     tsgs__fview v = tsgs__model_view_blocks(m, r->view_blocks);
-    tsgs__eval_tiles_team(&v, r->XU.x, r->bu, r->part, &me->ws, r->gu,
-                          &r->failed, &after); /* ends with a barrier */
+    /* split: the unlabeled rows' decision values and weights made by the
+     * kernel's tasks as their rows are complete; the scale this step
+     * decays to, read before the master sets it */
+    rows_done_ctx rc = {r, m->scale * m->norm, m->bias,
+                        r->bu ? annealed_cstar(r, t) / (double)r->bu : 0.0};
+    const tsgs__rows_done done = {unlabeled_rows_done, &rc, r->tile_count};
+    const split_plan sp = split_plan_of(r, m);
+    const int rows_done =
+        tsgs__eval_tiles_team(&v, r->XU.x, r->bu, r->part, &me->ws, r->gu,
+                              &r->failed, &after,
+                              r->split ? &done : NULL); /* ends with a
+                                                           barrier */
     STEP_PART("step_kernel");
 #ifdef _OPENMP
     const int tid = omp_get_thread_num();
+#endif
+    if (r->split) {
+        tsgs_status st_split = split_team(r, m, t, rows_done, &sp);
+#ifdef _OPENMP
+        if (tid == 0)
+#endif
+            r->run_st = st_split;
+    } else {
+#ifdef _OPENMP
 #pragma omp master
 #endif
-    r->run_st = r->split ? split_serial(r, m, t) : fast_serial(r, m, t);
+        r->run_st = fast_serial(r, m, t);
+    }
     STEP_PART("step_serial");
 #ifdef _OPENMP
     /* the others, which would wait for it, read rows ahead meanwhile; the

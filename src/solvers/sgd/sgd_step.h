@@ -92,6 +92,8 @@ typedef struct {
                            step's block (dac / das over cl / sl), which
                            the next step's labeled task adds first */
     double bias_g;      /* split: the learned bias's gradient, sum wl */
+    int *tile_count;    /* split: the kernel's row tiles' written group
+                           tiles (tsgs__rows_done), bu / 12 + 1 */
     long view_blocks;   /* fast path: the blocks the predictions see */
     const tsgs_train_hooks *hooks;
     /* The caller's stop, polled inside a step where its work grows with
