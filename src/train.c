@@ -511,7 +511,7 @@ tsgs_status tsgs__train_split(const tsgs_dataset *ds,
     tsgs_params q = *params;
     tsgs__cost_to_solver(&q, nl);
     tsgs__train_opts opt = {0, SCALE_FLOOR, -1, NULL, 0, 0, 0, NULL, 0,
-                            split};
+                            split, 0};
     double *row_w = NULL;
     st = tsgs__cost_row_weights(ds, params, &row_w, err);
     if (st == TSGS_OK) {

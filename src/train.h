@@ -69,6 +69,11 @@ typedef struct {
                            steps only, never inside one (tests: a stop at
                            a step's end to compare a cut step with) */
     const tsgs__split *split; /* NULL: one process */
+    int serial_labeled; /* stochastic solvers' fast path: the labeled rows'
+                           part of a step in the serial section, as before
+                           it became a task beside the kernel (tests: the
+                           reference the split step must equal bit for
+                           bit) */
 } tsgs__train_opts;
 
 /* tsgs_train split over processes (split NULL: tsgs_train itself). */

@@ -95,9 +95,9 @@ START_TEST(lazy_scale_equals_explicit_decay)
     p.eta = 20;
     p.iterations = 300;
     p.max_features = 200;
-    tsgs__train_opts lazy = {0, 1e-150, -1, NULL, 0, 0, 0, NULL, 0, NULL},
-                     often = {0, 0.9, -1, NULL, 0, 0, 0, NULL, 0, NULL},
-                     explicit = {1, 0, -1, NULL, 0, 0, 0, NULL, 0, NULL};
+    tsgs__train_opts lazy = {0, 1e-150, -1, NULL, 0, 0, 0, NULL, 0, NULL, 0},
+                     often = {0, 0.9, -1, NULL, 0, 0, 0, NULL, 0, NULL, 0},
+                     explicit = {1, 0, -1, NULL, 0, 0, 0, NULL, 0, NULL, 0};
     tsgs_model *ml, *mo, *me;
     ck_assert_int_eq(tsgs__train_ex(ds, &p, NULL, &lazy, &ml, NULL, NULL), TSGS_OK);
     ck_assert_int_eq(tsgs__train_ex(ds, &p, NULL, &often, &mo, NULL, NULL), TSGS_OK);
@@ -721,8 +721,8 @@ START_TEST(labeled_cache_or_not_same_model)
     p.solver = TSGS_SOLVER_DSG;
     p.iterations = 200;
     p.max_features = 128;
-    tsgs__train_opts on = {0, 1e-150, 1, NULL, 0, 0, 0, NULL, 0, NULL},
-                     off = {0, 1e-150, 0, NULL, 0, 0, 0, NULL, 0, NULL};
+    tsgs__train_opts on = {0, 1e-150, 1, NULL, 0, 0, 0, NULL, 0, NULL, 0},
+                     off = {0, 1e-150, 0, NULL, 0, 0, 0, NULL, 0, NULL, 0};
     tsgs_model *m1, *m0;
     ck_assert_int_eq(tsgs__train_ex(ds, &p, NULL, &on, &m1, NULL, NULL), TSGS_OK);
     ck_assert_int_eq(tsgs__train_ex(ds, &p, NULL, &off, &m0, NULL, NULL), TSGS_OK);
@@ -761,7 +761,7 @@ static void watch_progress(const tsgs_progress *pr, void *user)
 static tsgs_model *train_on(const tsgs_dataset *ds, tsgs_params p,
                             int threads, int variant, watch_t *w)
 {
-    tsgs__train_opts opt = {0, 1e-150, -1, NULL, 0, 0, 0, NULL, 0, NULL};
+    tsgs__train_opts opt = {0, 1e-150, -1, NULL, 0, 0, 0, NULL, 0, NULL, 0};
     tsgs_train_hooks h;
     memset(&h, 0, sizeof h);
     if (variant == 4)
@@ -840,6 +840,71 @@ START_TEST(same_bits_on_1_2_3_threads)
 }
 END_TEST
 
+/* The fast path's split step (the labeled rows' part, the labeled
+ * cache's update deferred to the next step, a task beside the kernel; the
+ * learned bias's gradient from it) gives the bits of the serial step it
+ * replaced, on 1, 2 and 3 threads: a learned bias with and without centred
+ * weights, from zero and warm-started, with the lazy scale folded in every
+ * few steps (the cache's update then made in the step), with directions
+ * regenerated (the unlabeled rows' weights then made after the kernel,
+ * not by its tasks), several passes,
+ * and progress and monitor hooks that cut the run into stretches (the
+ * update left pending at a stretch's end made there). */
+START_TEST(split_step_same_bits_as_serial)
+{
+    tsgs_dataset *ds = fixture_blobs(3000, 10, 1.0, 0.5, 300, 150, 11, NULL);
+    tsgs_params p = tsg_defaults_ex();
+    p.max_features = 400;
+    p.block_size = 8;
+    p.batch_unlabeled = 128;
+    p.passes = 3;
+    p.balance = _i == 0 ? 0 : TSGS__BALANCE_CENTRED;
+    p.warm_start = _i >= 2;
+    tsgs__train_opts serial = {0, 1e-150, 1, NULL, 0, 0, 0, NULL, 0, NULL, 1};
+    tsgs__train_opts split = serial;
+    split.serial_labeled = 0;
+    if (_i == 3) /* fold the scale in every few steps */
+        serial.scale_floor = split.scale_floor = 0.9;
+    if (_i == 4) /* regenerated directions: the master makes the weights */
+        p.cache_mb = 0;
+    watch_t w;
+    tsgs_train_hooks h;
+    memset(&h, 0, sizeof h);
+    h.progress = watch_progress;
+    h.progress_every = 7;
+    h.monitor = ds;
+    h.monitor_every = 10;
+    h.user = &w;
+    tsgs_model *ref = NULL;
+    p.threads = 1;
+    ck_assert_int_eq(tsgs__train_ex(ds, &p, NULL, &serial, &ref, NULL, NULL),
+                     TSGS_OK);
+    const size_t n = sizeof(double) * (size_t)tsgs__model_dirs(ref);
+    ck_assert_int_gt(ref->nblocks, 1);
+    for (int k = 0; k < 4; k++) {
+        tsgs_model *m = NULL;
+        memset(&w, 0, sizeof w);
+        w.ordered = w.on_caller = 1;
+        w.caller = pthread_self();
+        p.threads = k == 3 ? 2 : k + 1; /* the last: 2 threads, hooks */
+        ck_assert_int_eq(tsgs__train_ex(ds, &p, k == 3 ? &h : NULL, &split,
+                                        &m, NULL, NULL),
+                         TSGS_OK);
+        ck_assert_int_eq(m->nblocks, ref->nblocks);
+        ck_assert_int_eq(memcmp(m->ac, ref->ac, n), 0);
+        ck_assert_int_eq(memcmp(m->as, ref->as, n), 0);
+        ck_assert(m->scale == ref->scale && m->bias == ref->bias);
+        if (k == 3)
+            ck_assert(w.measured > 0 && w.ordered);
+        tsgs_model_free(m);
+    }
+    /* the bias was learned: it moved from where it started */
+    ck_assert(ref->bias != 0.0);
+    tsgs_model_free(ref);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
 Suite *train_suite(void)
 {
     Suite *s = suite_create("train");
@@ -849,6 +914,7 @@ Suite *train_suite(void)
     tcase_set_timeout(threads, 120);
     tcase_add_test(threads, one_and_two_threads_identical);
     tcase_add_loop_test(threads, same_bits_on_1_2_3_threads, 0, 7);
+    tcase_add_loop_test(threads, split_step_same_bits_as_serial, 0, 5);
     tcase_add_test(threads, frs_learns_and_is_thread_independent);
     suite_add_tcase(s, threads);
     TCase *tc = tcase_create("core");

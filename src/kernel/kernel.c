@@ -226,10 +226,36 @@ static void prefetch_rest(const tsgs__rows_ahead *ahead, ahead_share *a)
     a->next = a->end;
 }
 
+static inline double combined_row(const double *part, long ngt, size_t n,
+                                  size_t i);
+
+/* Task (row tile rt, rows r0 .. r0 + rn) of ngt group tiles written:
+ * the last of its row tile combines the rows into out (when the tiles
+ * are in part) and hands them to done. */
+static void row_tile_written(const tsgs__rows_done *done, long ngt,
+                             const double *part, double *out, size_t n,
+                             long rt, size_t r0, size_t rn)
+{
+    int c;
+#ifdef _OPENMP
+#pragma omp atomic capture seq_cst
+#endif
+    c = ++done->count[rt];
+    if (c < ngt)
+        return;
+    done->count[rt] = 0; /* every tile of it counted: no other thread
+                            touches it again in this call */
+    if (part != out)
+        for (size_t i = r0; i < r0 + rn; i++)
+            out[i] = combined_row(part, ngt, n, i);
+    done->fn(done->ctx, r0, r0 + rn);
+}
+
 /* Cached omega: every (group tile, row tile) is one task. */
 static void cached_tiles(const tsgs__fview *v, const float *X, size_t n,
                          long ng, double *part,
-                         const tsgs__rows_ahead *ahead)
+                         const tsgs__rows_ahead *ahead,
+                         const tsgs__rows_done *done, double *out)
 {
     const size_t d = v->fs->d;
     const tsgs__isa isa = tsgs__isa_now();
@@ -252,6 +278,8 @@ static void cached_tiles(const tsgs__fview *v, const float *X, size_t n,
                   v->phase + g0 * TSGS__LANES, v->ac + g0 * TSGS__LANES,
                   v->as ? v->as + g0 * TSGS__LANES : NULL, gn, X + r0 * d,
                   rn, part + (size_t)gt * n + r0);
+        if (done)
+            row_tile_written(done, ngt, part, out, n, rt, r0, rn);
     }
     prefetch_rest(ahead, &mine);
 #ifdef _OPENMP
@@ -303,22 +331,25 @@ static void regenerated_tiles(const tsgs__fview *v, const float *X, size_t n,
 #endif
 }
 
-void tsgs__eval_tiles_team(const tsgs__fview *v, const float *X, size_t n,
-                           double *part, tsgs__kernel_ws *ws, double *out,
-                           int *failed, const tsgs__rows_ahead *ahead)
+int tsgs__eval_tiles_team(const tsgs__fview *v, const float *X, size_t n,
+                          double *part, tsgs__kernel_ws *ws, double *out,
+                          int *failed, const tsgs__rows_ahead *ahead,
+                          const tsgs__rows_done *done)
 {
     const long ng = (v->ndirs + TSGS__LANES - 1) / TSGS__LANES;
     if (n == 0 || ng == 0) {
 #ifdef _OPENMP
 #pragma omp barrier
 #endif
-        return;
+        return 0;
     }
     double *sums = group_tiles(v->ndirs) > 1 ? part : out;
-    if (v->panel)
-        cached_tiles(v, X, n, ng, sums, ahead);
-    else
-        regenerated_tiles(v, X, n, ng, sums, ws, failed, ahead);
+    if (v->panel) {
+        cached_tiles(v, X, n, ng, sums, ahead, done, out);
+        return done != NULL;
+    }
+    regenerated_tiles(v, X, n, ng, sums, ws, failed, ahead);
+    return 0;
 }
 
 /* The group tiles of row i added in a fixed order: the same sums on any
@@ -348,7 +379,7 @@ void tsgs__eval_sums_team(const tsgs__fview *v, const float *X, size_t n,
                           int *failed)
 {
     const long ngt = group_tiles(v->ndirs);
-    tsgs__eval_tiles_team(v, X, n, part, ws, out, failed, NULL);
+    tsgs__eval_tiles_team(v, X, n, part, ws, out, failed, NULL, NULL);
     if (n == 0)
         return;
     if (v->ndirs > 0 && ngt == 1)
@@ -414,6 +445,15 @@ static void features_rows(tsgs__isa isa, size_t d, const float *panel,
     (void)isa;
 #endif
     features_rows_base(d, panel, phase, ngroups, X, i0, i1, cosv, sinv);
+}
+
+void tsgs__eval_features_rows(size_t d, const float *panel,
+                              const float *phase, long ngroups,
+                              const float *X, size_t i0, size_t i1,
+                              float *cosv, float *sinv)
+{
+    features_rows(tsgs__isa_now(), d, panel, phase, ngroups, X, i0, i1, cosv,
+                  sinv);
 }
 
 void tsgs__eval_features_team(size_t d, const float *panel,

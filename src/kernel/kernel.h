@@ -164,11 +164,36 @@ void tsgs__eval_sums_team(const tsgs__fview *v, const float *X, size_t n,
  * per row in the same fixed order, on one thread (out zero when ndirs is
  * 0). The tiles prefetch the rows of `ahead` (NULL: none), a share with
  * each task, so that their misses overlap the arithmetic. */
-void tsgs__eval_tiles_team(const tsgs__fview *v, const float *X, size_t n,
-                           double *part, tsgs__kernel_ws *ws, double *out,
-                           int *failed, const tsgs__rows_ahead *ahead);
+/* What the tiles do with rows whose sums are complete (cached directions
+ * only): the thread that writes the last group tile of a row tile adds
+ * its rows' tiles into out (the fixed order of tsgs__combine_tiles) and
+ * calls fn(ctx, i0, i1) for them, so that per-row work after the kernel
+ * runs on the team, inside the kernel, instead of after its barrier.
+ * count: one int per row tile (n / 12 + 1 of them), zero before the call
+ * and left zero after it. */
+typedef struct {
+    void (*fn)(void *ctx, size_t i0, size_t i1);
+    void *ctx;
+    int *count;
+} tsgs__rows_done;
+
+/* Returns 1 when done (not NULL) was called for every row, with out
+ * combined; 0 when not (regenerated directions, no rows or no
+ * directions): the caller then combines (the same answer on every thread
+ * of the team). */
+int tsgs__eval_tiles_team(const tsgs__fview *v, const float *X, size_t n,
+                          double *part, tsgs__kernel_ws *ws, double *out,
+                          int *failed, const tsgs__rows_ahead *ahead,
+                          const tsgs__rows_done *done);
 void tsgs__combine_tiles(long ndirs, const double *part, size_t n,
                          double *out);
+/* tsgs__eval_features of rows i0 .. i1 - 1 on the calling thread alone
+ * (inside a team's region: one thread's task); each row's features are
+ * the same bits whoever makes them. */
+void tsgs__eval_features_rows(size_t d, const float *panel,
+                              const float *phase, long ngroups,
+                              const float *X, size_t i0, size_t i1,
+                              float *cosv, float *sinv);
 /* Returns without a barrier: the caller puts one before reading cosv. */
 void tsgs__eval_features_team(size_t d, const float *panel,
                               const float *phase, long ngroups,

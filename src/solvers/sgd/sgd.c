@@ -30,6 +30,7 @@ static void run_free(run_t *r)
     free(r->ubatch_next); tsgs__rows_free(&r->XU_next); free(r->draws);
     free(r->chunks_taken);
     free(r->part); tsgs__featcache_free(r->fc); free(r->lrow);
+    free(r->tile_count);
 }
 
 /* The scaled labeled rows and their classes (+1 / -1), in file order;
@@ -90,6 +91,7 @@ static tsgs_status run_setup(run_t *r, tsgs_model *m, long max_blocks,
     const long most_dirs = (r->frs ? 1 : max_blocks) * m->fs.dirs;
     r->npart = tsgs__sums_scratch(most_dirs, bu1 > nl1 ? bu1 : nl1);
     r->part = malloc(sizeof(double) * (r->npart ? r->npart : 1));
+    r->tile_count = calloc(bu1 / 12 + 1, sizeof(int));
     r->gu = malloc(sizeof(double) * bu1);
     r->wu = malloc(sizeof(double) * bu1);
     r->sorted = malloc(sizeof(double) * bu1);
@@ -125,7 +127,7 @@ static tsgs_status run_setup(run_t *r, tsgs_model *m, long max_blocks,
         !r->sorted || !r->gc || !r->gs || !r->cgc || !r->cgs || !r->qc ||
         !r->qs ||
         !r->gl || !r->ubatch || !r->ubatch_next ||
-        !r->draws || !r->part || !r->chunks_taken)
+        !r->draws || !r->part || !r->chunks_taken || !r->tile_count)
         return TSGS__NOMEM(err);
     if (r->nu) /* (DSG leaves them out) */
         tsgs__label_split(ds->y, ds->n, r->threads, NULL, r->uidx);
@@ -522,6 +524,12 @@ static tsgs_status run_steps(run_t *r, tsgs_model *m,
     r->halt = !r->XL.x && !r->opt.steps_unpolled && stop->ask ? stop : NULL;
     /* the labeled cache's update (n_l x r) on the team when it is large */
     r->big_update = (double)r->nl * (double)m->fs.dirs > 65536.0;
+    /* (a run split over processes gathers the unlabeled rows' values in
+     * the serial section: its steps are not split steps) */
+    r->split_step = r->fast && !r->big_update && !r->opt.explicit_decay &&
+                    !r->opt.serial_labeled && !r->opt.split &&
+                    r->p.balance != TSGS__BALANCE_HOLD;
+    r->hl_pending = 0;
     *stopped = 0;
     const long every =
         tsgs__sgd_measure_due(hooks, 0) ? hooks->monitor_every : 0;
@@ -534,6 +542,7 @@ static tsgs_status run_steps(run_t *r, tsgs_model *m,
 #pragma omp parallel num_threads(r->threads) if (r->threads > 1)
 #endif
         run_stretch(r, m, t, last);
+        tsgs__sgd_flush(r, m);
         if (r->run_st != TSGS_OK)
             return r->run_st;
         if (r->stop) {

@@ -453,8 +453,9 @@ static tsgs_status predict_labeled(run_t *r, const tsgs_model *m,
 }
 
 /* Loss derivatives, weighted as the objective's mini-batch means. Rows
- * outside the labeled mini-batch weigh 0. */
-static void loss_weights(run_t *r, const tsgs_model *m, double cstar)
+ * outside the labeled mini-batch weigh 0. The labeled rows' and the
+ * unlabeled rows' apart (a split step makes them on different threads). */
+static void labeled_weights(run_t *r, const tsgs_model *m)
 {
     const tsgs_params *p = &r->p;
     const double k = m->scale * m->norm;
@@ -478,6 +479,11 @@ static void loss_weights(run_t *r, const tsgs_model *m, double cstar)
                 r->wl[i] *= r->cwl[r->lidx[i]];
         }
     }
+}
+
+static void unlabeled_weights(run_t *r, const tsgs_model *m, double cstar)
+{
+    const tsgs_params *p = &r->p;
     tsgs__uloss_grads(p->uloss, p->ramp_s, r->gu, m->bias,
                       cstar / (double)r->bu, r->bu, r->wu);
     if (p->balance == TSGS__BALANCE_CENTRED && r->bu > 0) {
@@ -493,6 +499,12 @@ static void loss_weights(run_t *r, const tsgs_model *m, double cstar)
         for (size_t i = 0; i < r->bu; i++)
             r->wu[i] -= mean;
     }
+}
+
+static void loss_weights(run_t *r, const tsgs_model *m, double cstar)
+{
+    labeled_weights(r, m);
+    unlabeled_weights(r, m, cstar);
 }
 
 static void block_sums(const run_t *r, const tsgs_model *m, double *gc,
@@ -605,19 +617,34 @@ static inline void add_row_cols(double w, const float *f, int cols,
  * over its rows (the labeled rows first, in batch order, then the
  * unlabeled ones) from the features in lab / unl: into a (and their
  * squares into q when want_sq). */
-static inline void column_sums(const run_t *r, const float *lab,
-                               const float *unl, size_t j0, int cols,
-                               int want_sq, double *a, double *q)
+static inline void labeled_column_sums(const run_t *r, const float *lab,
+                                       size_t j0, int cols, int want_sq,
+                                       double *a, double *q)
 {
     const size_t wb = r->wb;
-    for (int k = 0; k < cols; k++)
-        a[k] = q[k] = 0.0;
     for (size_t i = 0; i < r->bl; i++) {
         size_t row = r->lcache ? r->lidx[i] : i;
         add_row_cols(r->wl[row], lab + row * wb + j0, cols, want_sq, a, q);
     }
+}
+
+static inline void unlabeled_column_sums(const run_t *r, const float *unl,
+                                         size_t j0, int cols, int want_sq,
+                                         double *a, double *q)
+{
+    const size_t wb = r->wb;
     for (size_t i = 0; i < r->bu; i++)
         add_row_cols(r->wu[i], unl + i * wb + j0, cols, want_sq, a, q);
+}
+
+static inline void column_sums(const run_t *r, const float *lab,
+                               const float *unl, size_t j0, int cols,
+                               int want_sq, double *a, double *q)
+{
+    for (int k = 0; k < cols; k++)
+        a[k] = q[k] = 0.0;
+    labeled_column_sums(r, lab, j0, cols, want_sq, a, q);
+    unlabeled_column_sums(r, unl, j0, cols, want_sq, a, q);
 }
 
 /* column_sums of every column of a block's cos (or sin) features into
@@ -738,6 +765,129 @@ static void fold_scale_if_small(run_t *r, tsgs_model *m)
         for (size_t i = 0; i < r->nl; i++)
             r->hl[i] *= s;
     }
+}
+
+void tsgs__sgd_flush(run_t *r, const tsgs_model *m)
+{
+    if (!r->hl_pending)
+        return;
+    update_labeled_cache_serial(r, m->fs.dirs, r->cl, r->sl, r->wb);
+    r->hl_pending = 0;
+}
+
+/* A split step's sums over the labeled rows of a block's cos (or sin)
+ * columns, the first terms of block_column_sums' (its rows in the same
+ * order), into sum; the serial section adds the unlabeled rows' to them
+ * (unlabeled_block_sums): each column's sum the same bits. */
+static void labeled_block_sums(const run_t *r, long dirs, const float *lab,
+                               double *sum)
+{
+    double a[SUM_COLS], q[SUM_COLS];
+    size_t j = 0;
+    for (; j + SUM_COLS <= (size_t)dirs; j += SUM_COLS) {
+        for (int k = 0; k < SUM_COLS; k++)
+            a[k] = q[k] = 0.0;
+        labeled_column_sums(r, lab, j, SUM_COLS, 0, a, q);
+        for (int k = 0; k < SUM_COLS; k++)
+            sum[j + (size_t)k] = a[k];
+    }
+    for (; j < (size_t)dirs; j++) {
+        a[0] = q[0] = 0.0;
+        labeled_column_sums(r, lab, j, 1, 0, a, q);
+        sum[j] = a[0];
+    }
+}
+
+/* The mean that centred weights take off every unlabeled row's weight
+ * (unlabeled_weights' sum, in its order); 0 when they are not centred. */
+static double centred_mean(const run_t *r)
+{
+    if (r->p.balance != TSGS__BALANCE_CENTRED || r->bu == 0)
+        return 0.0;
+    double mean = 0.0;
+    for (size_t i = 0; i < r->bu; i++)
+        mean += r->wu[i];
+    return mean / (double)r->bu;
+}
+
+/* A split step's column groups me of `team` (SUM_COLS columns of the
+ * block's cos features, then of its sin features: a fixed split, each
+ * column on one thread): the rest of their gradient sums, over the
+ * unlabeled rows (the weights centred by `mean` as they are read: the
+ * values unlabeled_weights stores), from the labeled task's sums in
+ * qc / qs; then block_sums' unit and apply_coefficients' step for those
+ * columns, to_a = eta / (the decayed scale x norm). Every column's sum
+ * and step are the serial step's operations in its order. */
+static void split_columns(run_t *r, tsgs_model *m, long b, size_t me,
+                          size_t team, double mean, double to_a)
+{
+    const long dirs = m->fs.dirs;
+    const size_t groups = ((size_t)dirs + SUM_COLS - 1) / SUM_COLS;
+    const size_t all = r->pair ? 2 * groups : groups;
+    const double unit = -m->norm * m->norm / (double)dirs;
+    const int centred = r->p.balance == TSGS__BALANCE_CENTRED;
+    for (size_t g = all * me / team; g < all * (me + 1) / team; g++) {
+        const int sin_part = g >= groups;
+        const size_t j0 = (sin_part ? g - groups : g) * SUM_COLS;
+        const int cols = (size_t)dirs - j0 < SUM_COLS ? (int)((size_t)dirs - j0)
+                                                      : SUM_COLS;
+        const double *lab = sin_part ? r->qs : r->qc;
+        const float *unl = sin_part ? r->su : r->cu;
+        double a[SUM_COLS];
+        for (int k = 0; k < cols; k++)
+            a[k] = lab[j0 + (size_t)k];
+        for (size_t i = 0; i < r->bu; i++) {
+            const double w = centred ? r->wu[i] - mean : r->wu[i];
+            const float *f = unl + i * r->wb + j0;
+            for (int k = 0; k < cols; k++) {
+                double t = w * f[k];
+                a[k] += t;
+            }
+        }
+        for (int k = 0; k < cols; k++) {
+            const size_t j = j0 + (size_t)k;
+            const double step = to_a * (unit * a[k]);
+            if (sin_part) {
+                r->das[j] = step;
+                m->as[(size_t)b * (size_t)dirs + j] += step;
+            } else {
+                r->dac[j] = step;
+                m->ac[(size_t)b * (size_t)dirs + j] += step;
+                if (!r->pair)
+                    r->das[j] = 0.0;
+            }
+        }
+    }
+}
+
+/* A split step's labeled part: one thread of the team, beside the kernel
+ * (read after the kernel's barrier). The cache's update by the step
+ * before's block when pending (its features still in cl / sl), the
+ * labeled rows' features on this step's block (Wb / Pb), the labeled
+ * mini-batch, its loss weights, the block's gradient sums over it (into
+ * qc / qs) and the learned bias's gradient (sum wl, learn_bias's):
+ * each the operations of the serial step in its order, so the model has
+ * the same bits. Everything it reads (hl, the bias, the scale, the block)
+ * was last written before the end of the step before. */
+static void labeled_part(run_t *r, const tsgs_model *m, long t)
+{
+    const long dirs = m->fs.dirs;
+    const int pair = r->pair;
+    if (r->hl_pending) {
+        update_labeled_cache_serial(r, dirs, r->cl, r->sl, r->wb);
+        r->hl_pending = 0;
+    }
+    tsgs__eval_features_rows(r->d, r->Wb, r->Pb, r->ngb, r->XL.x, 0, r->nl,
+                             r->cl, pair ? r->sl : NULL);
+    next_labeled_batch(r, t);
+    labeled_weights(r, m);
+    labeled_block_sums(r, dirs, r->cl, r->qc);
+    if (pair)
+        labeled_block_sums(r, dirs, r->sl, r->qs);
+    double g = 0.0;
+    for (size_t i = 0; i < r->nl; i++)
+        g += r->wl[i];
+    r->bias_g = g;
 }
 
 /* The step (team): apply_coefficients, update_labeled_cache and
@@ -997,7 +1147,9 @@ static void after_step(run_t *r, tsgs_model *m, long t, int bias)
     const tsgs_train_hooks *hooks = r->hooks;
     if (r->run_st != TSGS_OK)
         return;
-    if (bias)
+    if (bias && r->split_step) /* its gradient from the labeled task */
+        m->bias -= tsgs__step_size(&r->p, t, r->T) * r->bias_g;
+    else if (bias)
         learn_bias(r, m, tsgs__step_size(&r->p, t, r->T));
     r->t_last = t;
     /* what step t + 1 goes back to if a stop cuts it (before its plan) */
@@ -1167,16 +1319,100 @@ static tsgs_status fast_serial(run_t *r, tsgs_model *m, long t)
     return TSGS_OK;
 }
 
-/* The fast path's kernel over the unlabeled mini-batch (team; ends with a
- * barrier): over this process's share of it when the run is split over
- * processes (fast_serial gathers the others'). */
-static void eval_share_team(run_t *r, const tsgs__fview *v, lane_t *me,
-                            const tsgs__rows_ahead *after)
+/* The fast path's kernel over the unlabeled mini-batch, when the step is
+ * not a split step (team; ends with a barrier): over this process's share
+ * of it when the run is split over processes (fast_serial gathers the
+ * others'). Returns 0: no row's weights made. */
+static int eval_share_team(run_t *r, const tsgs__fview *v, lane_t *me,
+                           const tsgs__rows_ahead *after)
 {
     size_t lo, hi;
     tsgs__split_range(r->opt.split, r->bu, &lo, &hi);
-    tsgs__eval_tiles_team(v, r->XU.x ? r->XU.x + lo * r->d : NULL, hi - lo,
-                          r->part, &me->ws, r->gu + lo, &r->failed, after);
+    return tsgs__eval_tiles_team(v, r->XU.x ? r->XU.x + lo * r->d : NULL,
+                                 hi - lo, r->part, &me->ws, r->gu + lo,
+                                 &r->failed, after, NULL);
+}
+
+/* What a split step's kernel does with unlabeled rows whose sums are
+ * complete (tsgs__rows_done; any thread of the team): their decision
+ * values scaled (scale_sums) and their loss weights (unlabeled_weights'
+ * uloss_grads): per row, the serial step's operations. Everything it
+ * reads was written before the step. */
+typedef struct {
+    run_t *r;
+    double k, bias, weight;
+} rows_done_ctx;
+
+static void unlabeled_rows_done(void *ctx, size_t i0, size_t i1)
+{
+    const rows_done_ctx *c = ctx;
+    run_t *r = c->r;
+    for (size_t i = i0; i < i1; i++)
+        r->gu[i] *= c->k;
+    tsgs__uloss_grads(r->p.uloss, r->p.ramp_s, r->gu + i0, c->bias, c->weight,
+                      i1 - i0, r->wu + i0);
+}
+
+/* What every thread of a split step takes before the kernel's barrier:
+ * after it the master plans the next step (r->blk, r->blk_eta) and sets
+ * the scale while the others may still write this step's columns. */
+typedef struct {
+    long blk;     /* the block the step writes */
+    double scale; /* the lazy scale it decays to */
+    double to_a;  /* its step per unit gradient: apply_coefficients' */
+} split_plan;
+
+static split_plan split_plan_of(const run_t *r, const tsgs_model *m)
+{
+    split_plan s;
+    s.blk = r->blk;
+    s.scale = m->scale * (1.0 - r->blk_eta);
+    s.to_a = r->blk_eta / (s.scale * m->norm);
+    return s;
+}
+
+/* After a split step's kernel (team): the block's gradient columns and
+ * their step, split over the team when the kernel made the unlabeled
+ * rows' weights (`rows_done`) and the scale is not folded now; else all
+ * on the master, which then makes the weights first. The master sets the
+ * decayed scale and leaves the labeled cache's update to the next step's
+ * labeled task, or, when the scale is folded now, makes it and folds.
+ * The others return at once when the master does it all. */
+static tsgs_status split_team(run_t *r, tsgs_model *m, long t, int rows_done,
+                              const split_plan *sp)
+{
+    const int fold = sp->scale < r->opt.scale_floor;
+    const double to_a = sp->to_a;
+    size_t me = 0, team = 1;
+#ifdef _OPENMP
+    me = (size_t)omp_get_thread_num();
+    team = (size_t)omp_get_num_threads();
+#endif
+    if (rows_done && !fold) {
+        split_columns(r, m, sp->blk, me, team, centred_mean(r), to_a);
+    } else if (me == 0) {
+        if (!rows_done && r->bu) {
+            tsgs__combine_tiles(r->view_blocks * m->fs.dirs, r->part, r->bu,
+                                r->gu);
+            tsgs_status st = scale_sums(r, m, r->gu, r->bu);
+            if (st != TSGS_OK)
+                return st;
+            tsgs__uloss_grads(r->p.uloss, r->p.ramp_s, r->gu, m->bias,
+                              annealed_cstar(r, t) / (double)r->bu, r->bu,
+                              r->wu);
+        }
+        split_columns(r, m, sp->blk, 0, 1, centred_mean(r), to_a);
+    }
+    if (me != 0)
+        return TSGS_OK;
+    m->scale = sp->scale;
+    if (fold) {
+        update_labeled_cache_serial(r, m->fs.dirs, r->cl, r->sl, r->wb);
+        fold_scale_if_small(r, m);
+    } else {
+        r->hl_pending = 1;
+    }
+    return TSGS_OK;
 }
 
 /* One step on the fast path (team): its block and the next step's rows
@@ -1220,15 +1456,49 @@ static tsgs_status step_fast(run_t *r, tsgs_model *m, long t, lane_t *me)
      * same prefetches in the kernel cost it twice as much. */
     const tsgs__rows_ahead after =
         waiters ? rows_after(r) : (tsgs__rows_ahead){0};
-    block_features(r);
+    if (r->split_step) {
+        /* the unlabeled rows' block features by the team, the labeled
+         * part by its last thread, which then joins the kernel's tiles
+         * late: they are taken dynamically */
+        tsgs__eval_features_team(r->d, r->Wb, r->Pb, r->ngb, r->XU.x, r->bu,
+                                 r->cu, r->pair ? r->su : NULL);
+#ifdef _OPENMP
+        if (omp_get_thread_num() == team_size() - 1)
+#endif
+            labeled_part(r, m, t);
+    } else {
+        block_features(r);
+    }
     tsgs__fview v = tsgs__model_view_blocks(m, r->view_blocks);
-    eval_share_team(r, &v, me, &after); /* ends with a barrier */
+    /* split: the unlabeled rows' decision values and weights made by the
+     * kernel's tasks as their rows are complete; the scale this step
+     * decays to, read before the master sets it */
+    rows_done_ctx rc = {r, m->scale * m->norm, m->bias,
+                        r->bu ? annealed_cstar(r, t) / (double)r->bu : 0.0};
+    const tsgs__rows_done done = {unlabeled_rows_done, &rc, r->tile_count};
+    const split_plan sp = split_plan_of(r, m);
+    const int rows_done =
+        r->split_step ? tsgs__eval_tiles_team(&v, r->XU.x, r->bu, r->part,
+                                              &me->ws, r->gu, &r->failed,
+                                              &after, &done)
+                      : eval_share_team(r, &v, me, &after);
+    /* (both end with a barrier) */
     STEP_PART("step_kernel");
 #ifdef _OPENMP
     const int tid = omp_get_thread_num();
+#endif
+    if (r->split_step) {
+        tsgs_status st_split = split_team(r, m, t, rows_done, &sp);
+#ifdef _OPENMP
+        if (tid == 0)
+#endif
+            r->run_st = st_split;
+    } else {
+#ifdef _OPENMP
 #pragma omp master
 #endif
-    r->run_st = fast_serial(r, m, t);
+        r->run_st = fast_serial(r, m, t);
+    }
     STEP_PART("step_serial");
 #ifdef _OPENMP
     /* the others, which would wait for it, read rows ahead meanwhile; the

@@ -83,6 +83,18 @@ typedef struct {
                            its predictions (no checking rule, labeled
                            cache, not FRS) */
     int big_update;     /* the labeled-cache update is worth a team */
+    int split_step;     /* fast path, learned bias, small labeled cache,
+                           one process (not a run split over processes):
+                           the labeled rows' part of a step (the cache's
+                           update, their block features, loss weights and
+                           gradient sums, the bias's gradient) is one
+                           task beside the kernel, not serial */
+    int hl_pending;     /* split: the labeled cache still lacks the last
+                           step's block (dac / das over cl / sl), which
+                           the next step's labeled task adds first */
+    double bias_g;      /* split: the learned bias's gradient, sum wl */
+    int *tile_count;    /* split: the kernel's row tiles' written group
+                           tiles (tsgs__rows_done), bu / 12 + 1 */
     long view_blocks;   /* fast path: the blocks the predictions see */
     const tsgs_train_hooks *hooks;
     /* The caller's stop, polled inside a step where its work grows with
@@ -130,6 +142,10 @@ tsgs_status tsgs__sgd_step(run_t *r, tsgs_model *m, long t, lane_t *me);
 /* Serial: r->mark from the model and the run as they are (the end of the
  * step before the next one; sgd.c before a stretch's first step). */
 void tsgs__sgd_mark(run_t *r, const tsgs_model *m);
+
+/* Serial, after a stretch's team: the labeled cache made current (a
+ * split run's last step leaves its block's update pending). */
+void tsgs__sgd_flush(run_t *r, const tsgs_model *m);
 
 /* A new random order of the unlabeled rows for pass r->epoch (team). */
 void tsgs__sgd_shuffle_pass(run_t *r);
