@@ -959,6 +959,27 @@ static int bycol_chunk_phases(const tsgs__fspec *fs, const bycol_t *B,
     return 0;
 }
 
+/* The features of chunk [s0, s0 + sn) from its phases P (rows x sn):
+ * cos (and sin, pair) scaled by k into out, as put_features lays them. */
+static void bycol_put(const float *P, size_t n, long s0, long sn, long real,
+                      long ndirs, float k, size_t D, int pair, float *cv,
+                      float *sv, float *out)
+{
+    for (size_t i = 0; i < n; i++) {
+        const float *ph = P + i * (size_t)sn;
+        if (pair)
+            tsgs__sincos_f(ph, (size_t)sn, sv, cv);
+        else
+            tsgs__cos_f(ph, (size_t)sn, cv);
+        float *o = out + i * D + s0;
+        for (long j = 0; j < real; j++) {
+            o[j] = k * cv[j];
+            if (pair)
+                o[ndirs + j] = k * sv[j];
+        }
+    }
+}
+
 tsgs_status tsgs__sparse_feature_rows(const tsgs__fspec *fs, long ndirs,
                                       const tsgs__rows *R, int threads,
                                       float k, size_t D, int pair,
@@ -1021,19 +1042,7 @@ tsgs_status tsgs__sparse_feature_rows(const tsgs__fspec *fs, long ndirs,
                 failed = 2;
                 continue;
             }
-            for (size_t i = 0; i < n; i++) {
-                const float *ph = P + i * (size_t)sn;
-                if (pair)
-                    tsgs__sincos_f(ph, (size_t)sn, sv, cv);
-                else
-                    tsgs__cos_f(ph, (size_t)sn, cv);
-                float *o = out + i * D + s0;
-                for (long j = 0; j < real; j++) {
-                    o[j] = k * cv[j];
-                    if (pair)
-                        o[ndirs + j] = k * sv[j];
-                }
-            }
+            bycol_put(P, n, s0, sn, real, ndirs, k, D, pair, cv, sv, out);
         }
         free(P);
         free(wa);
