@@ -579,6 +579,55 @@ START_TEST(wide_rows_refused_by_their_time)
 }
 END_TEST
 
+/* CPU seconds the children waited for so far (user + system). */
+static double children_cpu(void)
+{
+    struct rusage ru;
+    ck_assert_int_eq(getrusage(RUSAGE_CHILDREN, &ru), 0);
+    return (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
+           (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
+}
+
+/* Issue #30's two wide inputs, as they were: a 2-row CSV of 1,000,000
+ * columns (the default: minutes of directions) and 40 short LIBSVM rows
+ * with one of 10,000,000 non-zeros under --solver tsg --iterations 30.
+ * Each is refused with its estimate, no model written, within a second of
+ * the tool's CPU time (reading the 10^7-entry row included; CPU, not
+ * wall: a shared machine's load would stretch wall time). */
+START_TEST(issue_wide_inputs_refused_within_a_second)
+{
+    const char *csv = tmp("w.csv"), *svm = tmp("w.svm"), *model = tmp("m");
+    write_wide_csv(csv, 1000000);
+    FILE *f = fopen(svm, "w");
+    ck_assert_ptr_nonnull(f);
+    for (int i = 0; i < 40; i++)
+        fprintf(f, "%s %d:1\n", i % 2 ? "1" : "-1", i + 1);
+    fputs("1", f);
+    for (unsigned j = 1; j <= 10000000; j++)
+        fprintf(f, " %u:1", j);
+    fputc('\n', f);
+    ck_assert_int_eq(fclose(f), 0);
+    result r;
+    double cpu = children_cpu();
+    run(&r, "train", csv, model, NULL);
+    cpu = children_cpu() - cpu;
+    assert_error(&r, "w.csv: 2 rows x 1000000 features", "estimated at",
+                 "--max-time", NULL);
+    ck_assert_msg(cpu < 1.0, "refused after %.2f s of CPU", cpu);
+    result_free(&r);
+    cpu = children_cpu();
+    run(&r, "train", "--solver", "tsg", "--iterations", "30", svm, model,
+        NULL);
+    cpu = children_cpu() - cpu;
+    assert_error(&r, "w.svm: 41 rows x 10000000 features", "estimated at",
+                 "--max-time", NULL);
+    ck_assert_msg(cpu < 1.0, "refused after %.2f s of CPU", cpu);
+    result_free(&r);
+    ck_assert(!file_exists(model));
+    ck_assert_int_eq(unlink(svm), 0);
+}
+END_TEST
+
 /* --max-memory auto honours the process's address-space limit: 2 rows x
  * 400,000 columns need a 1.6 GB panel, refused under a 1 GiB RLIMIT_AS
  * (ulimit -v) naming it, where the machine's free memory would have let
@@ -3189,6 +3238,7 @@ Suite *cli_suite(void)
     tcase_add_test(tc, memory_refused_up_front);
     tcase_add_test(tc, wide_rows_refused_naming_the_input);
     tcase_add_test(tc, wide_rows_refused_by_their_time);
+    tcase_add_test(tc, issue_wide_inputs_refused_within_a_second);
     tcase_add_test(tc, auto_limit_honours_rlimit_as);
     tcase_add_test(tc, bad_arguments);
     tcase_add_test(tc, predict_bad_inputs);

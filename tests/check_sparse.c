@@ -662,6 +662,90 @@ START_TEST(shared_cache_keeps_reused_columns)
 }
 END_TEST
 
+/* The feature rows of sparse rows made column by column
+ * (tsgs__sparse_feature_rows: each column's directions made once a chunk
+ * and added where its rows are) are the bits the kernel's tasks give
+ * (tsgs__sparse_features, no cache), scaled as tsgs__feature_rows scales
+ * them: both maps, 1 and 2 threads, directions across several chunks and
+ * not a whole lane group, even/odd column pairs, shared columns, a
+ * sub-view of rows; tsgs__feature_rows takes that path and gives the same;
+ * rows whose columns do not ascend are not taken. */
+START_TEST(feature_rows_by_column_equal_tasks)
+{
+    const int pair = _i;
+    sparse_case c = sparse_case_new((sparse_spec){
+        .n = 90, .d = 600, .k = 12, .nl = 90, .seed = 53,
+        .map = pair ? TSGS_FEATURES_PAIR : TSGS_FEATURES_COS, .sigma = 0.2});
+    tsgs__rows all, R;
+    ck_assert_int_eq(tsgs__rows_init(&all, c.ds, &c.none, c.ds->n), 0);
+    ck_assert_int_eq(tsgs__rows_gather(&all, c.ds, &c.none, NULL, c.ds->n),
+                     0);
+    R = tsgs__rows_sub(&all, 7, 80); /* entries from a nonzero offset */
+    size_t pairs = 0, shared = 0;
+    unsigned *uses = calloc(600, sizeof *uses);
+    ck_assert_ptr_nonnull(uses);
+    for (size_t e = R.ptr[0]; e < R.ptr[R.n]; e++)
+        uses[R.col[e]]++;
+    for (size_t k = 0; k + 1 < 600; k++) {
+        pairs += k % 2 == 0 && uses[k] && uses[k + 1];
+        shared += uses[k] >= 2;
+    }
+    ck_assert_uint_gt(pairs, 0);
+    ck_assert_uint_gt(shared, 0);
+    const long ndirs = 601; /* three chunks of 256, the last not whole */
+    const size_t ld = (size_t)(ndirs + TSGS__LANES - 1) / TSGS__LANES *
+                      TSGS__LANES;
+    const size_t D = tsgs__feature_columns(&c.fs, (size_t)ndirs);
+    const float k = (float)((pair ? 1.0 : sqrt(2.0)) / sqrt((double)ndirs));
+    float *cv = malloc(sizeof(float) * R.n * ld);
+    float *sv = malloc(sizeof(float) * R.n * ld);
+    float *want = calloc(R.n * D, sizeof(float));
+    float *got = calloc(R.n * D, sizeof(float));
+    ck_assert(cv && sv && want && got);
+    ck_assert_int_eq(tsgs__sparse_features(&c.fs, NULL, 0, ndirs, &R, ld, 1,
+                                           cv, pair ? sv : NULL, NULL, 0.0,
+                                           NULL),
+                     TSGS_OK);
+    for (size_t i = 0; i < R.n; i++)
+        for (long j = 0; j < ndirs; j++) {
+            want[i * D + (size_t)j] = k * cv[i * ld + (size_t)j];
+            if (pair)
+                want[i * D + (size_t)(ndirs + j)] = k * sv[i * ld + (size_t)j];
+        }
+    for (int threads = 1; threads <= 2; threads++) {
+        ck_assert(tsgs__sparse_feature_rows_fit(&R, ndirs, threads));
+        memset(got, 0, sizeof(float) * R.n * D);
+        ck_assert_int_eq(tsgs__sparse_feature_rows(&c.fs, ndirs, &R, threads,
+                                                   k, D, pair, NULL, 0.0,
+                                                   got, NULL),
+                         TSGS_OK);
+        ck_assert_mem_eq(got, want, sizeof(float) * R.n * D);
+        memset(got, 0, sizeof(float) * R.n * D);
+        ck_assert_int_eq(tsgs__feature_rows(&c.fs, (size_t)ndirs, &R, threads,
+                                            NULL, NULL, got, NULL),
+                         TSGS_OK);
+        ck_assert_mem_eq(got, want, sizeof(float) * R.n * D);
+    }
+    /* a row whose columns repeat or descend: the kernel's tasks take it */
+    tsgs__rows U;
+    ck_assert_int_eq(tsgs__rows_clone(&U, &R), 0);
+    const size_t e = U.ptr[3];
+    ck_assert_uint_ge(U.ptr[4] - e, 2);
+    const uint32_t t = U.col[e];
+    U.col[e] = U.col[e + 1];
+    U.col[e + 1] = t;
+    ck_assert(!tsgs__sparse_feature_rows_fit(&U, ndirs, 1));
+    tsgs__rows_free(&U);
+    free(uses);
+    free(cv);
+    free(sv);
+    free(want);
+    free(got);
+    tsgs__rows_free(&all);
+    sparse_case_free(&c);
+}
+END_TEST
+
 /* Directions made from shared draws (the grid's sigmas) are the bits the
  * column cache makes for each sigma, for both kernels. */
 START_TEST(colcache_from_draws_equals_made)
@@ -949,6 +1033,7 @@ Suite *sparse_suite(void)
     tcase_add_loop_test(tc, omega_column_equals_coord, 0, TSGS__ISA_COUNT);
     tcase_add_loop_test(tc, sparse_predict_equals_one_by_one, 0, 2);
     tcase_add_test(tc, shared_cache_keeps_reused_columns);
+    tcase_add_loop_test(tc, feature_rows_by_column_equal_tasks, 0, 2);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import threading
 import time
+import warnings
 
 import numpy as np
 import pytest
@@ -195,7 +196,38 @@ def test_library_errors_are_python_exceptions(tmp_path):
     with pytest.raises(ValueError, match="no labeled rows"):
         TSGS3VMClassifier().fit(X, np.full(len(X), -1))
     with pytest.raises(ValueError, match="one class"):
-        TSGS3VMClassifier().fit(X, np.where(y_semi == 1, -1, y_semi))
+        TSGS3VMClassifier(unlabeled_label=None).fit(X[y == 0], y[y == 0])
+
+
+def test_minus_one_is_unlabeled_beside_two_classes_else_a_class():
+    """-1 marks unlabeled rows beside two classes or more
+    (sklearn.semi_supervised's convention); targets of -1 and one other
+    value are two classes (SVC's -1/+1), with a warning that names the
+    reading; unlabeled_label=None reads them so without one."""
+    X, y, y_semi = semi_supervised_moons(300)
+    semi = TSGS3VMClassifier(random_state=1).fit(X, y_semi)
+    np.testing.assert_array_equal(semi.classes_, [0, 1])
+    labeled = y_semi != -1
+    alone = TSGS3VMClassifier(random_state=1).fit(X[labeled], y_semi[labeled])
+    assert not np.array_equal(semi.decision_function(X),
+                              alone.decision_function(X))
+    pm = np.where(y == 0, -1, 1)
+    with pytest.warns(UserWarning, match="two classes"):
+        svc_like = TSGS3VMClassifier(random_state=1).fit(X, pm)
+    np.testing.assert_array_equal(svc_like.classes_, [-1, 1])
+    assert set(np.unique(svc_like.predict(X))) == {-1, 1}
+    assert svc_like.score(X, pm) > 0.9
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        plain = TSGS3VMClassifier(random_state=1,
+                                  unlabeled_label=None).fit(X, pm)
+    np.testing.assert_array_equal(plain.decision_function(X),
+                                  svc_like.decision_function(X))
+    # one labeled class beside -1 rows: the same reading, named
+    with pytest.warns(UserWarning, match="-1 and 0"):
+        one = TSGS3VMClassifier(random_state=1).fit(
+            X, np.where(y_semi == 1, -1, y_semi))
+    np.testing.assert_array_equal(one.classes_, [-1, 0])
 
 
 def test_threads_give_the_same_model():

@@ -133,7 +133,10 @@ class TSGS3VMClassifier(ClassifierMixin, BaseEstimator):
 
     fit(X, y) takes every row: those whose y is `unlabeled_label` (-1, as in
     sklearn.semi_supervised) are unlabeled, the others labeled. Two classes
-    train one model; more train one-vs-rest.
+    train one model; more train one-vs-rest. Targets of exactly two values,
+    one of them `unlabeled_label` (SVC's and LIBSVM's -1/+1 labels), are two
+    classes: read as unlabeled rows, they would leave one class, which no
+    classifier can train on.
 
     X may be dense (float32 C-ordered rows are used in place) or
     scipy.sparse (any format; copied as float32 CSR). The library keeps
@@ -174,8 +177,11 @@ class TSGS3VMClassifier(ClassifierMixin, BaseEstimator):
         One-vs-rest: each row its own class's weight in every class's
         problem.
     probability : bool, fit Platt probability outputs (predict_proba).
-    unlabeled_label : the target value that marks unlabeled rows; None:
-        every row is labeled.
+    unlabeled_label : the target value that marks unlabeled rows (-1:
+        y = [-1, 0, 1, -1] has two unlabeled rows and the classes 0 and 1),
+        unless y holds it and one other value only: then both are classes
+        (y = [-1, 1, 1, -1]: the classes -1 and 1, as SVC reads them, with
+        a UserWarning). None: every row is labeled.
     random_state : int (the tool's --seed, so that the same int gives the
         tool's model), RandomState or None.
     n_jobs : threads; None: the library's default (OMP_NUM_THREADS, else one
@@ -233,21 +239,6 @@ class TSGS3VMClassifier(ClassifierMixin, BaseEstimator):
         self.n_jobs = n_jobs
         self.extra_params = extra_params
         self.verbose = verbose
-
-    # ---------------------------------------------------------------- tags
-    def _more_tags(self):
-        # scikit-learn's check_classifiers_classes trains on the labels -1
-        # and 1; with unlabeled_label=-1 (the default, as in
-        # sklearn.semi_supervised) the -1 rows are unlabeled and one class
-        # is left, which fit refuses. check_estimator then skips that check
-        # with this reason; with unlabeled_label=None it runs (and passes).
-        if self.unlabeled_label is None:
-            return {}
-        return {"_xfail_checks": {
-            "check_classifiers_classes":
-                "its labels -1 and 1 meet unlabeled_label=%r (-1 marks "
-                "unlabeled rows, as in sklearn.semi_supervised); it passes "
-                "with unlabeled_label=None" % (self.unlabeled_label,)}}
 
     # ------------------------------------------------------------ settings
     def _threads(self):
@@ -359,13 +350,30 @@ class TSGS3VMClassifier(ClassifierMixin, BaseEstimator):
 
     # ----------------------------------------------------------------- fit
     def _unlabeled_mask(self, y):
+        """The rows whose target is unlabeled_label, none where y holds it
+        and one other value only (two classes, as SVC reads -1/+1)."""
+        none = np.zeros(y.shape[0], dtype=bool)
         if self.unlabeled_label is None:
-            return np.zeros(y.shape[0], dtype=bool)
+            return none
         if y.dtype.kind in "iufb":
             if not isinstance(self.unlabeled_label, (int, float, np.number)):
-                return np.zeros(y.shape[0], dtype=bool)
-            return y == self.unlabeled_label
-        return np.array([v == self.unlabeled_label for v in y], dtype=bool)
+                return none
+            mask = y == self.unlabeled_label
+        else:
+            mask = np.array([v == self.unlabeled_label for v in y],
+                            dtype=bool)
+        others = y[~mask]
+        if mask.any() and others.size and (others == others[0]).all():
+            warnings.warn(
+                "y holds two values, %r and %r, and %r is unlabeled_label: "
+                "read as two classes (as SVC reads them), since one class "
+                "is left otherwise; unlabeled_label marks unlabeled rows "
+                "beside two classes or more. unlabeled_label=None: every "
+                "row labeled, without this warning"
+                % (self.unlabeled_label, others[0], self.unlabeled_label),
+                UserWarning)
+            return none
+        return mask
 
     def _encode(self, y, unlabeled):
         """The labels handed to the library: numeric classes as they are

@@ -128,18 +128,25 @@ static void batch_for(tsgs__isa isa, batch_fn *one, batch2_fn *two,
 static void counters(const tsgs__fspec *fs, long m, long *block, long *j,
                      uint32_t *c0, uint32_t *c1)
 {
+    /* in locals: through the pointers, each lane's stores made the
+     * compiler reload *j and *block (they might alias c0 and c1), most of
+     * make's own time */
+    const long dirs = fs->dirs;
+    long b = *block, jj = *j;
     for (long l = 0; l < BATCH; l++) {
-        c0[l] = (uint32_t)*block;
-        c1[l] = (uint32_t)*j;
-        if (l + 1 < m && ++*j == fs->dirs) {
-            *j = 0;
-            ++*block;
+        c0[l] = (uint32_t)b;
+        c1[l] = (uint32_t)jj;
+        if (l + 1 < m && ++jj == dirs) {
+            jj = 0;
+            ++b;
         }
     }
-    if (m == BATCH && ++*j == fs->dirs) {
-        *j = 0;
-        ++*block;
+    if (m == BATCH && ++jj == dirs) {
+        jj = 0;
+        ++b;
     }
+    *block = b;
+    *j = jj;
 }
 
 /* Tests only: nonzero makes every coordinate tsgs__omega_coord's way. */
@@ -179,6 +186,15 @@ static void make(const tsgs__fspec *fs, uint32_t k, long g, long n,
             batch2(fs->seed, c0, c1, k / 2, sd, v, bad, v2, bad2);
         else
             batch(fs->seed, c0, c1, k / 2, k & 1, sd, v, bad);
+        uint32_t any = 0;
+        for (long l = 0; l < BATCH; l++)
+            any |= bad[l] | (out2 ? bad2[l] : 0);
+        if (m == BATCH && !any) { /* every lane proved: the common case */
+            memcpy(out + t0, v, sizeof v);
+            if (out2)
+                memcpy(out2 + t0, v2, sizeof v2);
+            continue;
+        }
         for (long l = 0; l < m; l++) {
             out[t0 + l] = bad[l] ? tsgs__omega_coord(fs, (long)c0[l],
                                                      (long)c1[l], k)

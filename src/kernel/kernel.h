@@ -332,6 +332,24 @@ tsgs_status tsgs__sparse_features(const tsgs__fspec *fs,
                                   size_t width, int threads, float *cosv,
                                   float *sinv, tsgs__stop *stop,
                                   double grace, tsgs_error *err);
+/* Whether tsgs__sparse_feature_rows takes sparse rows R for ndirs
+ * directions on `threads` threads: each row's columns strictly ascending
+ * and a chunk of directions' phases of every row within a thread's
+ * scratch (some 8 MB). */
+int tsgs__sparse_feature_rows_fit(const tsgs__rows *R, long ndirs,
+                                  int threads);
+/* The feature rows of sparse rows R (tsgs__sparse_feature_rows_fit) on
+ * directions [0, ndirs) of fs, scaled by k, into out (D apart; with pair,
+ * the sin half from column ndirs on): the bits tsgs__sparse_features
+ * gives, scaled, with no column cache. Each column's directions are made
+ * once per chunk of directions and added to the phases of the rows that
+ * hold it, the chunks shared by the threads. The stop is polled every
+ * 1,024 columns: TSGS_ERR_STOPPED once due at grace. */
+tsgs_status tsgs__sparse_feature_rows(const tsgs__fspec *fs, long ndirs,
+                                      const tsgs__rows *R, int threads,
+                                      float k, size_t D, int pair,
+                                      tsgs__stop *stop, double grace,
+                                      float *out, tsgs_error *err);
 /* tsgs__eval_sums of rows R whatever their storage. */
 tsgs_status tsgs__rows_eval_sums(const tsgs__fview *v,
                                  const tsgs__colcache *cc,

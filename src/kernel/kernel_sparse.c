@@ -797,3 +797,261 @@ void tsgs__rows_eval_sums_team(const tsgs__fview *v,
     else
         tsgs__sparse_sums_team(v, cc, R, part, out, stop, failed);
 }
+
+/* ------------------------------------------------ feature rows by column */
+
+/* Phases a thread of tsgs__sparse_feature_rows holds (floats): rows x
+ * directions of a chunk */
+#define BYCOL_FLOATS ((size_t)1 << 21)
+#define BYCOL_MIN_CHUNK 32
+
+/* Directions a chunk of tsgs__sparse_feature_rows over n rows: the
+ * kernel's chunk, halved while n rows' phases exceed BYCOL_FLOATS or the
+ * chunks are fewer than the threads; 0 when even BYCOL_MIN_CHUNK is too
+ * many. */
+static long bycol_chunk(size_t n, long ndirs, int threads)
+{
+    long chunk = DIR_CHUNK;
+    const long padded = round_up(ndirs > 0 ? ndirs : 1, TSGS__LANES);
+    while (chunk > BYCOL_MIN_CHUNK &&
+           ((double)n * (double)chunk > (double)BYCOL_FLOATS ||
+            (padded + chunk - 1) / chunk < threads))
+        chunk /= 2;
+    return (double)n * (double)chunk > (double)BYCOL_FLOATS ? 0 : chunk;
+}
+
+int tsgs__sparse_feature_rows_fit(const tsgs__rows *R, long ndirs,
+                                  int threads)
+{
+    if (R->x || R->n == 0 || R->ptr[R->n] - R->ptr[0] >= UINT32_MAX ||
+        R->n >= UINT32_MAX || !bycol_chunk(R->n, ndirs, threads))
+        return 0;
+    for (size_t i = 0; i < R->n; i++)
+        for (size_t e = R->ptr[i] + 1; e < R->ptr[i + 1]; e++)
+            if (R->col[e] <= R->col[e - 1])
+                return 0;
+    return 1;
+}
+
+/* The entries of R grouped by column: the distinct columns ucol[0 .. *nu)
+ * ascending, column j's entries at [start[j], start[j + 1]) of erow
+ * (their rows, ascending) and eval. A stable two-pass radix sort of the
+ * entries by column. -1: out of memory. */
+typedef struct {
+    size_t nu;
+    uint32_t *ucol, *erow;
+    size_t *start;
+    float *eval;
+} bycol_t;
+
+static void bycol_free(bycol_t *B)
+{
+    free(B->ucol);
+    free(B->erow);
+    free(B->start);
+    free(B->eval);
+}
+
+static int bycol_make(const tsgs__rows *R, bycol_t *B)
+{
+    const size_t e0 = R->ptr[0], ne = R->ptr[R->n] - e0;
+    memset(B, 0, sizeof *B);
+    uint32_t *a = malloc(sizeof(uint32_t) * (ne ? ne : 1));
+    uint32_t *b = malloc(sizeof(uint32_t) * (ne ? ne : 1));
+    size_t *cnt = malloc(sizeof(size_t) * 65536);
+    B->ucol = malloc(sizeof(uint32_t) * (ne ? ne : 1));
+    B->erow = malloc(sizeof(uint32_t) * (ne ? ne : 1));
+    B->start = malloc(sizeof(size_t) * (ne + 1));
+    B->eval = malloc(sizeof(float) * (ne ? ne : 1));
+    if (!a || !b || !cnt || !B->ucol || !B->erow || !B->start || !B->eval) {
+        free(a);
+        free(b);
+        free(cnt);
+        bycol_free(B);
+        return -1;
+    }
+    for (size_t e = 0; e < ne; e++)
+        a[e] = (uint32_t)e;
+    /* entries a -> b by the column's low 16 bits, b -> a by its high
+     * ones: stable, so each column's entries keep their (row) order */
+    for (int pass = 0; pass < 2; pass++) {
+        const int shift = 16 * pass;
+        const uint32_t *src = pass ? b : a;
+        uint32_t *dst = pass ? a : b;
+        memset(cnt, 0, sizeof(size_t) * 65536);
+        for (size_t e = 0; e < ne; e++)
+            cnt[(R->col[e0 + src[e]] >> shift) & 0xffffu]++;
+        size_t sum = 0;
+        for (size_t v = 0; v < 65536; v++) {
+            const size_t c = cnt[v];
+            cnt[v] = sum;
+            sum += c;
+        }
+        for (size_t e = 0; e < ne; e++)
+            dst[cnt[(R->col[e0 + src[e]] >> shift) & 0xffffu]++] = src[e];
+    }
+    free(b);
+    free(cnt);
+    /* the row of each entry, then the groups */
+    uint32_t *row = malloc(sizeof(uint32_t) * (ne ? ne : 1));
+    if (!row) {
+        free(a);
+        bycol_free(B);
+        return -1;
+    }
+    for (size_t i = 0; i < R->n; i++)
+        for (size_t e = R->ptr[i]; e < R->ptr[i + 1]; e++)
+            row[e - e0] = (uint32_t)i;
+    size_t u = 0;
+    for (size_t t = 0; t < ne; t++) {
+        const uint32_t k = R->col[e0 + a[t]];
+        if (u == 0 || B->ucol[u - 1] != k) {
+            B->ucol[u] = k;
+            B->start[u++] = t;
+        }
+        B->erow[t] = row[a[t]];
+        B->eval[t] = R->val[e0 + a[t]];
+    }
+    B->start[u] = ne;
+    B->nu = u;
+    free(row);
+    free(a);
+    return 0;
+}
+
+/* Chunk [s0, s0 + sn) of the directions (real of them below ndirs) for
+ * every row into P (rows x sn): each column's directions made once, in a
+ * buffer a column long, and added to the phases of the rows that hold it
+ * (ascending columns: each row's own order, as run_task adds them). 1:
+ * cut by the stop. */
+static int bycol_chunk_phases(const tsgs__fspec *fs, const bycol_t *B,
+                              size_t n, long s0, long sn, long real,
+                              float *P, float *wa, float *wb,
+                              tsgs__stop *stop, double grace)
+{
+    for (long t = 0; t < sn; t++)
+        P[t] = t < real ? tsgs__direction_phase(fs, (s0 + t) / fs->dirs,
+                                                (s0 + t) % fs->dirs)
+                        : 0.0f;
+    for (size_t i = 1; i < n; i++)
+        memcpy(P + i * (size_t)sn, P, sizeof(float) * (size_t)sn);
+    if (real <= 0)
+        return 0;
+    for (size_t j = 0; j < B->nu; j++) {
+        if (j % STOP_EVERY_COLS == STOP_EVERY_COLS - 1 &&
+            tsgs__stop_due(stop, grace))
+            return 1;
+        const uint32_t k = B->ucol[j];
+        const float *w = wa;
+        if (k & 1 && j > 0 && B->ucol[j - 1] == k - 1)
+            w = wb; /* made with k - 1 */
+        else if (!(k & 1) && j + 1 < B->nu && B->ucol[j + 1] == k + 1)
+            tsgs__omega_column_pair(fs, k / 2, s0, real, wa, wb);
+        else
+            tsgs__omega_column(fs, k, s0, real, wa);
+        for (size_t e = B->start[j]; e < B->start[j + 1]; e++) {
+            float *ph = P + (size_t)B->erow[e] * (size_t)sn;
+            const float v = B->eval[e];
+            for (long t = 0; t < real; t++)
+                ph[t] += w[t] * v;
+        }
+    }
+    return 0;
+}
+
+/* The features of chunk [s0, s0 + sn) from its phases P (rows x sn):
+ * cos (and sin, pair) scaled by k into out, as put_features lays them. */
+static void bycol_put(const float *P, size_t n, long s0, long sn, long real,
+                      long ndirs, float k, size_t D, int pair, float *cv,
+                      float *sv, float *out)
+{
+    for (size_t i = 0; i < n; i++) {
+        const float *ph = P + i * (size_t)sn;
+        if (pair)
+            tsgs__sincos_f(ph, (size_t)sn, sv, cv);
+        else
+            tsgs__cos_f(ph, (size_t)sn, cv);
+        float *o = out + i * D + s0;
+        for (long j = 0; j < real; j++) {
+            o[j] = k * cv[j];
+            if (pair)
+                o[ndirs + j] = k * sv[j];
+        }
+    }
+}
+
+tsgs_status tsgs__sparse_feature_rows(const tsgs__fspec *fs, long ndirs,
+                                      const tsgs__rows *R, int threads,
+                                      float k, size_t D, int pair,
+                                      tsgs__stop *stop, double grace,
+                                      float *out, tsgs_error *err)
+{
+    const size_t n = R->n;
+    const long padded = round_up(ndirs, TSGS__LANES);
+    const long chunk = bycol_chunk(n, ndirs, threads);
+    const long nch = (padded + chunk - 1) / chunk;
+    bycol_t B;
+    if (bycol_make(R, &B))
+        return TSGS__NOMEM(err);
+    int failed = 0;
+    const int nt = threads > 1 && nch > 1 ? (threads < nch ? threads
+                                                           : (int)nch)
+                                          : 1;
+    (void)nt;
+#ifdef _OPENMP
+#pragma omp parallel num_threads(nt) if (nt > 1)
+#endif
+    {
+        float *P = malloc(sizeof(float) * n * (size_t)chunk);
+        float *wa = malloc(sizeof(float) * (size_t)chunk);
+        float *wb = malloc(sizeof(float) * (size_t)chunk);
+        float *cv = malloc(sizeof(float) * (size_t)chunk);
+        float *sv = malloc(sizeof(float) * (size_t)chunk);
+        if (!P || !wa || !wb || !cv || !sv) {
+#ifdef _OPENMP
+#pragma omp atomic write
+#endif
+            failed = 1;
+        }
+#ifdef _OPENMP
+#pragma omp for schedule(dynamic, 1)
+#endif
+        for (long c = 0; c < nch; c++) {
+            int f;
+#ifdef _OPENMP
+#pragma omp atomic read
+#endif
+            f = failed;
+            if (f || tsgs__stop_due(stop, grace)) {
+                if (!f) {
+#ifdef _OPENMP
+#pragma omp atomic write
+#endif
+                    failed = 2;
+                }
+                continue;
+            }
+            const long s0 = c * chunk;
+            const long sn = s0 + chunk < padded ? chunk : padded - s0;
+            const long real = (s0 + sn < ndirs ? s0 + sn : ndirs) - s0;
+            if (bycol_chunk_phases(fs, &B, n, s0, sn, real, P, wa, wb, stop,
+                                   grace)) {
+#ifdef _OPENMP
+#pragma omp atomic write
+#endif
+                failed = 2;
+                continue;
+            }
+            bycol_put(P, n, s0, sn, real, ndirs, k, D, pair, cv, sv, out);
+        }
+        free(P);
+        free(wa);
+        free(wb);
+        free(cv);
+        free(sv);
+    }
+    bycol_free(&B);
+    if (failed == 2)
+        return tsgs__stopped(err, "the feature rows");
+    return failed ? TSGS__NOMEM(err) : TSGS_OK;
+}

@@ -375,6 +375,18 @@ static tsgs_status feature_rows_within(const tsgs__fspec *fs, size_t ndirs,
     }
     const double budget = (sparse ? CALL_WORK_SPARSE : CALL_WORK_DENSE) *
                           (threads > 1 ? threads : 1);
+    /* sparse rows without a given cache: column by column, each column's
+     * directions made once a chunk and added where its rows are (the
+     * same bits; the 16 MB cache's page faults and look-ups were a third
+     * of a 200-row training at given C and gamma, issue #30) */
+    if (sparse && !given &&
+        tsgs__sparse_feature_rows_fit(X, (long)ndirs, threads)) {
+        st = tsgs__sparse_feature_rows(
+            fs, (long)ndirs, X, threads,
+            (float)((pair ? 1.0 : sqrt(2.0)) / sqrt((double)ndirs)),
+            tsgs__feature_columns(fs, ndirs), pair, stop, grace, out, err);
+        goto done;
+    }
     /* sparse rows: each column's directions made once (the kernel's tasks
      * of a few rows would each make their columns' again) */
     if (sparse && !given &&
