@@ -1,6 +1,9 @@
-/* Training, whatever the solver: check the data (finite values, two
- * classes), fit the scaler, and hand the job to the solver named by the
- * parameters (solvers/solver.h). */
+/* Training, whatever the solver: resolve the data once (resolve: finite
+ * values, a dense copy of sparse rows for a solver that needs one, the
+ * classes, the labeled rows, the scaler), then train binary problems on
+ * it (train_binary: the two-class training, one-vs-rest's classes, the
+ * calibration folds of probability outputs), each handed to the solver
+ * named by the parameters (solvers/solver.h). */
 #include "solvers/solver.h"
 #include "select/model_select.h"
 #include "common/trace.h"
@@ -713,7 +716,7 @@ tsgs_status tsgs_train(const tsgs_dataset *ds, const tsgs_params *params,
     if (st != TSGS_OK)
         return st;
     const int fitted = fit_team_to_load(ds, params, hooks);
-    tsgs__train_opts opt = {0, SCALE_FLOOR, -1, NULL, 0, 0, 0, NULL, 0};
+    tsgs__train_opts opt = {0, SCALE_FLOOR, -1, NULL, 0, 0, NULL, 0};
     resolved r;
     double *row_w = NULL;
     tsgs_params q = *params;
