@@ -34,6 +34,8 @@ typedef struct {
                                `dense` */
     tsgs_dataset *dense;    /* sparse rows' dense copy for a solver without
                                a sparse path (owned); else NULL */
+    int threads;            /* the team for the params' threads, the
+                               environment read once (tsgs__threads_resolve) */
     tsgs_directions directions; /* auto: iid for sparse rows */
     tsgs_scaling scale;     /* auto resolved (by the classes, the solver) */
     int zero_cols;          /* the scaler's (scale auto: 1) */
@@ -233,7 +235,7 @@ static tsgs_status train_one_vs_rest(const resolved *r,
     tsgs__train_opts shared = *opt;
     shared.ovr = &share;
     shared.ovr_class = 0;
-    const int threads = tsgs__threads_resolve(params->threads);
+    const int threads = r->threads; /* params are the training's own */
     int stopped = 0;
     size_t c = 1;
     tsgs_status st = train_class(r, 0, params, hooks ? &quiet : NULL,
@@ -459,7 +461,8 @@ static tsgs_status train_binary(const resolved *r, const binary_problem *b,
     tsgs_status st =
         r->scaler_by_labels
             ? tsgs__scaler_fit_stop(b->ds, params->scale, opt->zero_cols,
-                                    tsgs__threads_resolve(params->threads),
+                                    params->threads > 0 ? params->threads
+                                                        : r->threads,
                                     &job.stop, &job.scaler, err)
             : tsgs__scaler_copy(&r->scaler, &job.scaler, err);
     if (st != TSGS_OK)
@@ -588,7 +591,7 @@ static tsgs_status resolve(const tsgs_dataset *ds, const tsgs_params *p,
                            tsgs_error *err)
 {
     memset(r, 0, sizeof *r);
-    const int threads = tsgs__threads_resolve(p->threads);
+    const int threads = r->threads = tsgs__threads_resolve(p->threads);
     TSGS_TRACE_START(t_fin);
     tsgs_status st = resolve_rows(ds, p, threads, r, err);
     if (st != TSGS_OK)
