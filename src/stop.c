@@ -7,15 +7,6 @@
  * needs can end a grace period later and optional work at once. */
 #include "train.h"
 
-#include <time.h>
-
-static long long now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 void tsgs__stop_init_fn(tsgs__stop *s, int (*ask)(void *), void *user)
 {
     s->ask = ask;
@@ -46,7 +37,7 @@ int tsgs__stop_due(tsgs__stop *s, double grace)
 {
     if (!s || !s->ask)
         return 0;
-    const long long now = now_ns();
+    const long long now = tsgs__now_ns();
     if (atomic_load(&s->asked_ns) == 0)
         poll_hook(s, now);
     const long long at = atomic_load(&s->asked_ns);

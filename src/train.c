@@ -1,6 +1,9 @@
-/* Training, whatever the solver: check the data (finite values, two
- * classes), fit the scaler, and hand the job to the solver named by the
- * parameters (solvers/solver.h). */
+/* Training, whatever the solver: resolve the data once (resolve: finite
+ * values, a dense copy of sparse rows for a solver that needs one, the
+ * classes, the labeled rows, the scaler), then train binary problems on
+ * it (train_binary: the two-class training, one-vs-rest's classes, the
+ * calibration folds of probability outputs), each handed to the solver
+ * named by the parameters (solvers/solver.h). */
 #include "solvers/solver.h"
 #include "select/model_select.h"
 #include "common/trace.h"
@@ -23,6 +26,57 @@ const tsgs__solver *tsgs__solver_of(tsgs_solver id)
     }
 }
 
+/* A training's data, resolved once (resolve): what every binary problem
+ * trained from it reads (the two-class training itself, one-vs-rest's
+ * classes, the calibration folds of probability outputs). */
+typedef struct {
+    const tsgs_dataset *ds; /* the rows the solvers read: the caller's, or
+                               `dense` */
+    tsgs_dataset *dense;    /* sparse rows' dense copy for a solver without
+                               a sparse path (owned); else NULL */
+    int threads;            /* the team for the params' threads, the
+                               environment read once (tsgs__threads_resolve) */
+    tsgs_directions directions; /* auto: iid for sparse rows */
+    tsgs_scaling scale;     /* auto resolved (by the classes, the solver) */
+    int zero_cols;          /* the scaler's (scale auto: 1) */
+    double *classes;        /* the labeled rows' classes, ascending (k) */
+    size_t k, top;          /* top: the labeled rows of the largest */
+    size_t *lidx, nl;       /* the labeled rows, ascending */
+    int scaler_by_labels;   /* the class stretch: fitted per problem, on
+                               its labels */
+    tsgs__scaler scaler;    /* else fitted on ds once; each problem's model
+                               takes a copy */
+    long long stop_asked_ns; /* when the caller asked to stop during the
+                                fit (0: not), which the problems carry */
+} resolved;
+
+/* One binary problem of a resolved training: its rows with labels of
+ * two classes (the caller's, one class's +1 against the others' -1, a
+ * fold's with its held-out rows unlabeled). */
+typedef struct {
+    const tsgs_dataset *ds; /* r->ds's rows, the problem's labels */
+    double neg, pos;        /* its classes, neg < pos */
+    size_t n_pos;           /* labeled rows of pos */
+} binary_problem;
+
+static tsgs_status train_binary(const resolved *r, const binary_problem *b,
+                                const tsgs_params *params,
+                                const tsgs_train_hooks *hooks,
+                                const tsgs__train_opts *opt, tsgs_model **out,
+                                int *stopped_early, tsgs_error *err);
+
+/* Labeled rows of fewer than two classes: the error that says which. */
+static tsgs_status too_few_classes(size_t k, double only, tsgs_error *err)
+{
+    if (k == 0)
+        return tsgs__fail(err, TSGS_ERR_DATA, NULL, 0,
+                          "labels: no labeled rows to train on");
+    return tsgs__fail(err, TSGS_ERR_DATA, NULL, 0,
+                      "labels: every labeled row has label %g; training "
+                      "needs two classes or more",
+                      only);
+}
+
 /* The classes among the labeled rows (ascending): at least two. */
 static tsgs_status find_classes(const tsgs_dataset *ds, int threads,
                                 double **classes, size_t *k, size_t *top,
@@ -36,27 +90,25 @@ static tsgs_status find_classes(const tsgs_dataset *ds, int threads,
     double only = *k ? (*classes)[0] : 0.0;
     free(*classes);
     *classes = NULL;
-    if (*k == 0)
-        return tsgs__fail(err, TSGS_ERR_DATA, NULL, 0,
-                          "labels: no labeled rows to train on");
-    return tsgs__fail(err, TSGS_ERR_DATA, NULL, 0,
-                      "labels: every labeled row has label %g; training "
-                      "needs two classes or more",
-                      only);
+    return too_few_classes(*k, only, err);
 }
 
 /* One class of one-vs-rest: that class +1 against the others on a
- * relabeled view of ds, opt naming the class. */
-static tsgs_status train_class(const tsgs_dataset *ds, double cls,
+ * relabeled view of r's rows, opt naming the class. */
+static tsgs_status train_class(const resolved *r, size_t c,
                                const tsgs_params *p,
                                const tsgs_train_hooks *hooks,
                                const tsgs__train_opts *opt, tsgs_model **out,
                                int *stopped, tsgs_error *err)
 {
     tsgs_dataset *view = NULL;
-    tsgs_status st = tsgs__ovr_view(ds, cls, &view, err);
-    if (st == TSGS_OK)
-        st = tsgs__train_ex(view, p, hooks, opt, out, stopped, err);
+    tsgs_status st = tsgs__ovr_view(r->ds, r->classes[c], &view, err);
+    if (st == TSGS_OK) {
+        binary_problem b = {view, -1.0, 1.0, 0};
+        for (size_t i = 0; i < r->nl; i++)
+            b.n_pos += view->y[r->lidx[i]] == 1.0;
+        st = train_binary(r, &b, p, hooks, opt, out, stopped, err);
+    }
     tsgs__view_free(view);
     return st;
 }
@@ -96,14 +148,14 @@ static void warn_one_at_a_time(const char *message, void *user)
  * the first has made what they share, which they only read. Each model
  * records the caller's threads and binding, as when trained alone (the
  * model is the same bits on any number of threads). */
-static tsgs_status train_side_by_side(const tsgs_dataset *ds,
+static tsgs_status train_side_by_side(const resolved *r,
                                       const tsgs_params *params,
                                       const tsgs_train_hooks *hooks,
                                       const tsgs__train_opts *opt,
-                                      const double *classes, size_t k,
                                       int threads, tsgs_model **subs,
                                       int *stopped, tsgs_error *err)
 {
+    const size_t k = r->k;
     tsgs_status *sts = calloc(k, sizeof *sts);
     tsgs_error *errs = calloc(k, sizeof *errs);
     int *stops = calloc(k, sizeof *stops);
@@ -131,8 +183,8 @@ static tsgs_status train_side_by_side(const tsgs_dataset *ds,
     for (size_t c = 1; c < k; c++) {
         tsgs__train_opts mine = *opt;
         mine.ovr_class = c;
-        sts[c] = train_class(ds, classes[c], &one, hooks ? &serial : NULL,
-                             &mine, &subs[c], &stops[c], &errs[c]);
+        sts[c] = train_class(r, c, &one, hooks ? &serial : NULL, &mine,
+                             &subs[c], &stops[c], &errs[c]);
     }
     tsgs_status st = TSGS_OK;
     for (size_t c = 1; c < k; c++) {
@@ -153,7 +205,7 @@ static tsgs_status train_side_by_side(const tsgs_dataset *ds,
     return st;
 }
 
-/* K > 2 classes: one binary model per class on a relabeled view of the
+/* K > 2 classes: one binary model per class on a relabeled view of r's
  * rows (that class +1, the others -1), sharing one (sigma, C) chosen by
  * the multi-class CV and, with the default solver, the feature rows
  * (tsgs__ovr_share); hooks report each, without the monitor (its labels
@@ -163,14 +215,14 @@ static tsgs_status train_side_by_side(const tsgs_dataset *ds,
  * threads (a fit on a few hundred labeled rows uses many threads less
  * well than as many fits do; tsgs__ovr_at_once), else one after another
  * on every thread. The models are the same either way. */
-static tsgs_status train_one_vs_rest(const tsgs_dataset *ds,
+static tsgs_status train_one_vs_rest(const resolved *r,
                                      const tsgs_params *params,
                                      const tsgs_train_hooks *hooks,
                                      const tsgs__train_opts *opt,
-                                     const double *classes, size_t k,
                                      tsgs_model **out, int *stopped_early,
                                      tsgs_error *err)
 {
+    const size_t k = r->k;
     tsgs_model **subs = calloc(k, sizeof *subs);
     if (!subs)
         return TSGS__NOMEM(err);
@@ -179,27 +231,25 @@ static tsgs_status train_one_vs_rest(const tsgs_dataset *ds,
         quiet = *hooks;
         quiet.monitor = NULL;
     }
-    tsgs__ovr_share share = {.y = ds->y, .nclass = k};
+    tsgs__ovr_share share = {.y = r->ds->y, .nclass = k};
     tsgs__train_opts shared = *opt;
     shared.ovr = &share;
     shared.ovr_class = 0;
-    shared.rows_checked = 1; /* the classes' views borrow ds's rows */
-    const int threads = tsgs__threads_resolve(params->threads);
+    const int threads = r->threads; /* params are the training's own */
     int stopped = 0;
     size_t c = 1;
-    tsgs_status st = train_class(ds, classes[0], params,
-                                 hooks ? &quiet : NULL, &shared, &subs[0],
-                                 &stopped, err);
+    tsgs_status st = train_class(r, 0, params, hooks ? &quiet : NULL,
+                                 &shared, &subs[0], &stopped, err);
     if (st == TSGS_OK && !stopped &&
         tsgs__ovr_at_once(k, threads, params->solver) > 1) {
-        st = train_side_by_side(ds, params, hooks ? &quiet : NULL, &shared,
-                                classes, k, threads, subs, &stopped, err);
+        st = train_side_by_side(r, params, hooks ? &quiet : NULL, &shared,
+                                threads, subs, &stopped, err);
         c = k;
     }
     for (; c < k && st == TSGS_OK && !stopped; c++) {
         shared.ovr_class = c;
-        st = train_class(ds, classes[c], params, hooks ? &quiet : NULL,
-                         &shared, &subs[c], &stopped, err);
+        st = train_class(r, c, params, hooks ? &quiet : NULL, &shared,
+                         &subs[c], &stopped, err);
     }
     if (st == TSGS_OK && stopped)
         st = tsgs__fail(err, TSGS_ERR_STOPPED, NULL, 0,
@@ -209,13 +259,13 @@ static tsgs_status train_one_vs_rest(const tsgs_dataset *ds,
                         k);
     const tsgs__solver *solver = tsgs__solver_of(params->solver);
     if (solver->ovr_finish) {
-        tsgs_status fs = solver->ovr_finish(&share, classes,
+        tsgs_status fs = solver->ovr_finish(&share, r->classes,
                                             st == TSGS_OK ? subs : NULL, k,
                                             err);
         st = st == TSGS_OK ? fs : st;
     }
     if (st == TSGS_OK)
-        st = tsgs__model_ovr(subs, classes, k, out, err);
+        st = tsgs__model_ovr(subs, r->classes, k, out, err);
     if (st != TSGS_OK) {
         for (size_t c = 0; c < k; c++)
             tsgs_model_free(subs[c]);
@@ -249,13 +299,6 @@ static tsgs_status check_finite(const tsgs_dataset *ds, int threads,
     return TSGS_OK;
 }
 
-static tsgs_status train_sparse(const tsgs_dataset *ds,
-                                const tsgs_params *params,
-                                const tsgs_train_hooks *hooks,
-                                const tsgs__train_opts *opt,
-                                tsgs_model **out, int *stopped_early,
-                                tsgs_error *err);
-
 #define PROB_FOLDS 5 /* as LIBSVM's -b 1 */
 
 /* m's decision values of the rows rows[0..n) of ds into out. */
@@ -273,16 +316,46 @@ static tsgs_status decisions_of_rows(const tsgs_model *m,
     return st;
 }
 
+/* Fold f of problem b's labeled rows held out (made unlabeled, so the fit
+ * still sees every row) on a relabeled view of its rows, as *view and
+ * *fb; their rows into held (nh). */
+static tsgs_status hold_out(const resolved *r, const binary_problem *b,
+                            const int *fold, int f, tsgs_dataset **view,
+                            binary_problem *fb, size_t *held, size_t *nh,
+                            tsgs_error *err)
+{
+    tsgs_status st = tsgs__label_view(b->ds, view, err);
+    if (st != TSGS_OK)
+        return st;
+    size_t n_neg = 0;
+    *fb = (binary_problem){*view, b->neg, b->pos, 0};
+    *nh = 0;
+    for (size_t i = 0; i < r->nl; i++) {
+        const size_t row = r->lidx[i];
+        if (fold[i] == f) {
+            (*view)->y[row] = NAN;
+            held[(*nh)++] = row;
+        } else if ((*view)->y[row] == b->pos) {
+            fb->n_pos++;
+        } else {
+            n_neg++;
+        }
+    }
+    if (fb->n_pos && n_neg)
+        return TSGS_OK;
+    return too_few_classes(fb->n_pos || n_neg, fb->n_pos ? b->pos : b->neg,
+                           err);
+}
+
 /* The decision values of the labeled rows held out of fit f (stratified
- * folds; held out = made unlabeled, so the fit still sees every row) into
- * out[i] for each labeled row i of fold f. */
-static tsgs_status fold_decisions(const tsgs_dataset *ds,
+ * folds) into out[i] for each labeled row i of fold f. */
+static tsgs_status fold_decisions(const resolved *r, const binary_problem *b,
                                   const tsgs_params *q,
                                   const tsgs__train_opts *opt,
-                                  const size_t *lab, size_t nl,
                                   const int *fold, int f, double *out,
                                   tsgs_error *err)
 {
+    const size_t nl = r->nl;
     tsgs_dataset *view = NULL;
     tsgs_model *m = NULL;
     size_t *held = malloc(sizeof(size_t) * (nl ? nl : 1));
@@ -292,16 +365,11 @@ static tsgs_status fold_decisions(const tsgs_dataset *ds,
         st = TSGS__NOMEM(err);
         goto done;
     }
-    if ((st = tsgs__label_view(ds, &view, err)))
-        goto done;
+    binary_problem fb;
     size_t nh = 0;
-    for (size_t i = 0; i < nl; i++)
-        if (fold[i] == f) {
-            view->y[lab[i]] = NAN;
-            held[nh++] = lab[i];
-        }
-    if ((st = tsgs__train_ex(view, q, NULL, opt, &m, NULL, err)) ||
-        (st = decisions_of_rows(m, ds, held, nh, q->threads, dec, err)))
+    if ((st = hold_out(r, b, fold, f, &view, &fb, held, &nh, err)) ||
+        (st = train_binary(r, &fb, q, NULL, opt, &m, NULL, err)) ||
+        (st = decisions_of_rows(m, b->ds, held, nh, q->threads, dec, err)))
         goto done;
     for (size_t i = 0, h = 0; i < nl; i++)
         if (fold[i] == f)
@@ -314,33 +382,30 @@ done:
     return st;
 }
 
-/* Probability outputs for a binary model m trained on ds: Platt's sigmoid
- * on decision values from PROB_FOLDS-fold cross-validation of the same
- * training on the labeled rows (probability.c). A class of one labeled row
- * cannot be held out: then m's own decision values stand in. */
-static tsgs_status calibrate(const tsgs_dataset *ds, const tsgs_params *params,
+/* Probability outputs for a binary model m trained on problem b: Platt's
+ * sigmoid on decision values from PROB_FOLDS-fold cross-validation of the
+ * same training on the labeled rows (probability.c). A class of one
+ * labeled row cannot be held out: then m's own decision values stand in. */
+static tsgs_status calibrate(const resolved *r, const binary_problem *b,
+                             const tsgs_params *params,
                              const tsgs__train_opts *opt, tsgs_model *m,
                              tsgs_error *err)
 {
-    size_t nl = 0, npos = 0;
-    for (size_t i = 0; i < ds->n; i++)
-        if (!isnan(ds->y[i])) {
-            nl++;
-            npos += ds->y[i] == m->label_pos;
-        }
-    size_t *lab = malloc(sizeof(size_t) * nl), *scratch = malloc(sizeof(size_t) * nl);
-    double *y = malloc(sizeof(double) * nl), *f = malloc(sizeof(double) * nl);
-    int *fold = malloc(sizeof(int) * nl);
+    const size_t nl = r->nl;
+    size_t npos = 0;
+    size_t *scratch = malloc(sizeof(size_t) * (nl ? nl : 1));
+    double *y = malloc(sizeof(double) * (nl ? nl : 1));
+    double *f = malloc(sizeof(double) * (nl ? nl : 1));
+    int *fold = malloc(sizeof(int) * (nl ? nl : 1));
     tsgs_status st = TSGS_OK;
-    if (!lab || !scratch || !y || !f || !fold) {
+    if (!scratch || !y || !f || !fold) {
         st = TSGS__NOMEM(err);
         goto done;
     }
-    for (size_t i = 0, j = 0; i < ds->n; i++)
-        if (!isnan(ds->y[i])) {
-            lab[j] = i;
-            y[j++] = ds->y[i] == m->label_pos ? 1.0 : -1.0;
-        }
+    for (size_t j = 0; j < nl; j++) {
+        y[j] = b->ds->y[r->lidx[j]] == m->label_pos ? 1.0 : -1.0;
+        npos += y[j] > 0.0;
+    }
     const size_t least = npos < nl - npos ? npos : nl - npos;
     if (least >= 2) {
         const int k = least < PROB_FOLDS ? (int)least : PROB_FOLDS;
@@ -354,20 +419,69 @@ static tsgs_status calibrate(const tsgs_dataset *ds, const tsgs_params *params,
         tsgs__train_opts own = *opt;
         own.ovr = NULL; /* nothing to choose: no grid to share */
         for (int fi = 0; fi < k && st == TSGS_OK; fi++)
-            st = fold_decisions(ds, &q, &own, lab, nl, fold, fi, f, err);
+            st = fold_decisions(r, b, &q, &own, fold, fi, f, err);
     } else {
-        st = decisions_of_rows(m, ds, lab, nl, params->threads, f, err);
+        st = decisions_of_rows(m, b->ds, r->lidx, nl, params->threads, f,
+                               err);
     }
     if (st == TSGS_OK) {
         tsgs__platt_fit(f, y, nl, &m->prob_a, &m->prob_b);
         m->has_prob = 1;
     }
 done:
-    free(lab);
     free(scratch);
     free(y);
     free(f);
     free(fold);
+    return st;
+}
+
+/* Problem b of r with params (r's resolved directions and scale), hooks
+ * and opt (r's zero_cols): the scaler (r's copy, or the class stretch
+ * fitted on b's labels), the solver, and the calibration of probability
+ * outputs when asked and the solver made none. */
+static tsgs_status train_binary(const resolved *r, const binary_problem *b,
+                                const tsgs_params *params,
+                                const tsgs_train_hooks *hooks,
+                                const tsgs__train_opts *opt, tsgs_model **out,
+                                int *stopped_early, tsgs_error *err)
+{
+    tsgs__train_job job;
+    memset(&job, 0, sizeof job);
+    job.ds = b->ds;
+    job.p = *params;
+    job.hooks = hooks;
+    tsgs__stop_init(&job.stop, hooks);
+    atomic_store(&job.stop.asked_ns, r->stop_asked_ns);
+    job.opt = *opt;
+    job.label_neg = b->neg;
+    job.label_pos = b->pos;
+    job.n_pos = b->n_pos;
+    TSGS_TRACE_START(t_scaler);
+    tsgs_status st =
+        r->scaler_by_labels
+            ? tsgs__scaler_fit_stop(b->ds, params->scale, opt->zero_cols,
+                                    params->threads > 0 ? params->threads
+                                                        : r->threads,
+                                    &job.stop, &job.scaler, err)
+            : tsgs__scaler_copy(&r->scaler, &job.scaler, err);
+    if (st != TSGS_OK)
+        return st;
+    TSGS_TRACE_SPAN("scaler", 0, t_scaler);
+    int stopped = 0;
+    TSGS_TRACE_START(t_solver);
+    st = tsgs__solver_of(params->solver)->train(&job, out, &stopped, err);
+    TSGS_TRACE_SPAN("solver", 0, t_solver);
+    tsgs__scaler_clear(&job.scaler); /* a no-op once a model took it */
+    if (stopped_early)
+        *stopped_early = stopped;
+    /* the safe solver fits them from its own selection CV when it runs one */
+    if (st == TSGS_OK && params->probability && !stopped &&
+        !(*out)->has_prob &&
+        (st = calibrate(r, b, params, opt, *out, err)) != TSGS_OK) {
+        tsgs_model_free(*out);
+        *out = NULL;
+    }
     return st;
 }
 
@@ -379,37 +493,146 @@ done:
  * the model records it: orthogonal groups need whole d-vectors); the
  * solvers that have no sparse path get a dense copy when it is small, else
  * an error naming the fix. */
-static tsgs_status train_sparse(const tsgs_dataset *ds,
-                                const tsgs_params *params,
-                                const tsgs_train_hooks *hooks,
-                                const tsgs__train_opts *opt,
-                                tsgs_model **out, int *stopped_early,
-                                tsgs_error *err)
+static tsgs_status resolve_sparse(const tsgs_dataset *ds,
+                                  const tsgs_params *p, resolved *r,
+                                  tsgs_error *err)
 {
-    tsgs_params p = *params;
-    if (p.directions == TSGS_DIRECTIONS_AUTO)
-        p.directions = TSGS_DIRECTIONS_IID;
-    const char *who = p.solver == TSGS_SOLVER_BS3VM ? "solver bs3vm"
-                      : p.solver == TSGS_SOLVER_FRS ? "solver frs"
-                      : p.directions == TSGS_DIRECTIONS_ORTHOGONAL &&
-                              p.kernel == TSGS_KERNEL_RBF
+    if (r->directions == TSGS_DIRECTIONS_AUTO)
+        r->directions = TSGS_DIRECTIONS_IID;
+    const char *who = p->solver == TSGS_SOLVER_BS3VM ? "solver bs3vm"
+                      : p->solver == TSGS_SOLVER_FRS ? "solver frs"
+                      : r->directions == TSGS_DIRECTIONS_ORTHOGONAL &&
+                              p->kernel == TSGS_KERNEL_RBF
                           ? "directions orthogonal"
                           : NULL;
     if (!who)
-        return tsgs__train_ex(ds, &p, hooks, opt, out, stopped_early, err);
-    tsgs_dataset *dense = NULL;
+        return TSGS_OK;
     size_t *all = malloc(sizeof(size_t) * ds->n);
     if (!all)
         return TSGS__NOMEM(err);
     for (size_t i = 0; i < ds->n; i++)
         all[i] = i;
-    tsgs_status st = tsgs_dataset_select(ds, all, ds->n, &dense, err);
+    tsgs_status st = tsgs_dataset_select(ds, all, ds->n, &r->dense, err);
     free(all);
-    if (st == TSGS_OK &&
-        (st = tsgs__dataset_densify(dense, DENSIFY_MAX, who, err)) == TSGS_OK)
-        st = tsgs__train_ex(dense, &p, hooks, opt, out, stopped_early, err);
-    tsgs_dataset_free(dense);
+    if (st == TSGS_OK)
+        st = tsgs__dataset_densify(r->dense, DENSIFY_MAX, who, err);
+    r->ds = r->dense;
     return st;
+}
+
+/* The rows: checked finite (dense rows that the scaler will fit are
+ * checked by its first pass, with the same message for the same (first)
+ * value: a pass of their own cost 6-10 ms of a 0.3 s training on 5M rows
+ * and 16 threads), sparse ones resolved (resolve_sparse). */
+static tsgs_status resolve_rows(const tsgs_dataset *ds, const tsgs_params *p,
+                                int threads, resolved *r, tsgs_error *err)
+{
+    if (ds->n == 0 || ds->d == 0)
+        return tsgs__fail(err, TSGS_ERR_DATA, NULL, 0,
+                          "training data: %zu rows of %zu features: nothing "
+                          "to train on",
+                          ds->n, ds->d);
+    const int scaler_checks =
+        !tsgs__sparse(ds) && p->scale != TSGS_SCALE_NONE;
+    tsgs_status st = TSGS_OK;
+    if (!scaler_checks && (st = check_finite(ds, threads, err)) != TSGS_OK)
+        return st;
+    r->ds = ds;
+    r->directions = p->directions;
+    return tsgs__sparse(ds) ? resolve_sparse(ds, p, r, err) : TSGS_OK;
+}
+
+/* The labels: the classes (two or more), the labeled rows, and the scale
+ * that `scale auto` stands for. */
+static tsgs_status resolve_labels(const tsgs_params *p, int threads,
+                                  resolved *r, tsgs_error *err)
+{
+    tsgs_status st =
+        find_classes(r->ds, threads, &r->classes, &r->k, &r->top, err);
+    if (st != TSGS_OK)
+        return st;
+    r->nl = tsgs__label_split(r->ds->y, r->ds->n, threads, NULL, NULL);
+    r->lidx = malloc(sizeof(size_t) * (r->nl ? r->nl : 1));
+    if (!r->lidx)
+        return TSGS__NOMEM(err);
+    tsgs__label_split(r->ds->y, r->ds->n, threads, r->lidx, NULL);
+    /* scale auto: the class stretch for the safe solver on two classes
+     * (it undoes the z-score's shrink of an informative feature:
+     * docs/results.md, "Accuracy with default settings"), z-score for the
+     * other solvers (not measured with it) and for one-vs-rest (measured
+     * with z-score; a stretch per class would give the classes' models,
+     * which share one sigma, different distances) */
+    r->scale = p->scale;
+    if (r->scale == TSGS_SCALE_AUTO) {
+        r->scale = r->k == 2 && p->solver == TSGS_SOLVER_SAFE
+                       ? TSGS_SCALE_CLASS
+                       : TSGS_SCALE_ZSCORE;
+        /* and mostly-zero columns by max |x| (scaler.c), also in the
+         * one-vs-rest classes and the calibration fits */
+        r->zero_cols = 1;
+    }
+    return TSGS_OK;
+}
+
+static void resolved_free(resolved *r)
+{
+    tsgs_dataset_free(r->dense);
+    free(r->classes);
+    free(r->lidx);
+    tsgs__scaler_clear(&r->scaler);
+}
+
+/* ds and p (checked) resolved into *r (resolved_free it, failed or not):
+ * the rows (finite; a dense copy of sparse ones for a solver that needs
+ * it), the labels and the scaler, once for every binary problem. */
+static tsgs_status resolve(const tsgs_dataset *ds, const tsgs_params *p,
+                           const tsgs_train_hooks *hooks,
+                           const tsgs__train_opts *opt, resolved *r,
+                           tsgs_error *err)
+{
+    memset(r, 0, sizeof *r);
+    const int threads = r->threads = tsgs__threads_resolve(p->threads);
+    TSGS_TRACE_START(t_fin);
+    tsgs_status st = resolve_rows(ds, p, threads, r, err);
+    if (st != TSGS_OK)
+        return st;
+    TSGS_TRACE_SPAN("finite", 0, t_fin);
+    TSGS_TRACE_START(t_cls);
+    r->zero_cols = opt->zero_cols;
+    if ((st = resolve_labels(p, threads, r, err)) != TSGS_OK)
+        return st;
+    TSGS_TRACE_SPAN("classes", 0, t_cls);
+    r->scaler_by_labels =
+        r->scale == TSGS_SCALE_CLASS && !tsgs__sparse(r->ds);
+    if (r->scaler_by_labels)
+        return TSGS_OK;
+    TSGS_TRACE_START(t_scaler);
+    tsgs__stop stop;
+    tsgs__stop_init(&stop, hooks);
+    st = tsgs__scaler_fit_stop(r->ds, r->scale, r->zero_cols, threads, &stop,
+                               &r->scaler, err);
+    r->stop_asked_ns = atomic_load(&stop.asked_ns);
+    TSGS_TRACE_SPAN("scaler", 0, t_scaler);
+    return st;
+}
+
+/* r's training with params (the solvers' unit) made concrete by r: one
+ * binary problem, or one-vs-rest's. */
+static tsgs_status train_resolved(const resolved *r, const tsgs_params *params,
+                                  const tsgs_train_hooks *hooks,
+                                  const tsgs__train_opts *opt,
+                                  tsgs_model **out, int *stopped_early,
+                                  tsgs_error *err)
+{
+    tsgs_params p = *params;
+    p.directions = r->directions;
+    p.scale = r->scale;
+    tsgs__train_opts o = *opt;
+    o.zero_cols = r->zero_cols;
+    if (r->k > 2)
+        return train_one_vs_rest(r, &p, hooks, &o, out, stopped_early, err);
+    const binary_problem b = {r->ds, r->classes[0], r->classes[1], r->top};
+    return train_binary(r, &b, &p, hooks, &o, out, stopped_early, err);
 }
 
 long tsgs_train_steps(const tsgs_dataset *ds, const tsgs_params *p)
@@ -506,25 +729,28 @@ tsgs_status tsgs__train_split(const tsgs_dataset *ds,
     if (st != TSGS_OK)
         return st;
     const int fitted = fit_team_to_load(ds, params, hooks);
-    const size_t nl = tsgs__label_split(
-        ds->y, ds->n, tsgs__threads_resolve(params->threads), NULL, NULL);
-    tsgs_params q = *params;
-    tsgs__cost_to_solver(&q, nl);
-    tsgs__train_opts opt = {0, SCALE_FLOOR, -1, NULL, 0, 0, 0, NULL, 0,
-                            split, 0};
+    tsgs__train_opts opt = {0, SCALE_FLOOR, -1, NULL, 0,
+                            0, NULL, 0, split, 0};
+    resolved r;
     double *row_w = NULL;
-    st = tsgs__cost_row_weights(ds, params, &row_w, err);
-    if (st == TSGS_OK) {
+    tsgs_params q = *params;
+    if ((st = resolve(ds, params, hooks, &opt, &r, err)) == TSGS_OK) {
+        tsgs__cost_to_solver(&q, r.nl);
+        st = tsgs_params_check(&q, err);
+    }
+    if (st == TSGS_OK &&
+        (st = tsgs__cost_row_weights(ds, params, &row_w, err)) == TSGS_OK) {
         opt.row_w = row_w;
-        st = tsgs__train_ex(ds, &q, hooks, &opt, out, stopped_early, err);
+        st = train_resolved(&r, &q, hooks, &opt, out, stopped_early, err);
     }
     free(row_w);
     if (fitted)
         tsgs__set_auto_team(0);
     if (st == TSGS_OK) {
-        tsgs__cost_to_user(*out, params, nl);
+        tsgs__cost_to_user(*out, params, r.nl);
         (*out)->layout = ds->layout;
     }
+    resolved_free(&r);
     return st;
 }
 
@@ -539,96 +765,9 @@ tsgs_status tsgs__train_ex(const tsgs_dataset *ds, const tsgs_params *params,
     tsgs_status st = tsgs_params_check(params, err);
     if (st != TSGS_OK)
         return st;
-    if (ds->n == 0 || ds->d == 0)
-        return tsgs__fail(err, TSGS_ERR_DATA, NULL, 0,
-                          "training data: %zu rows of %zu features: nothing "
-                          "to train on",
-                          ds->n, ds->d);
-    TSGS_TRACE_START(t_fin);
-    /* Dense rows that the scaler will fit are checked by its first pass,
-     * with the same message for the same (first) value: a pass of their
-     * own cost 6-10 ms of a 0.3 s training on 5M rows and 16 threads. */
-    const int scaler_checks =
-        !tsgs__sparse(ds) && params->scale != TSGS_SCALE_NONE;
-    if (!opt->rows_checked && !scaler_checks &&
-        (st = check_finite(ds, tsgs__threads_resolve(params->threads),
-                           err)) != TSGS_OK)
-        return st;
-    /* once: train_sparse calls back with iid directions */
-    if (tsgs__sparse(ds) && params->directions == TSGS_DIRECTIONS_AUTO)
-        return train_sparse(ds, params, hooks, opt, out, stopped_early, err);
-    if (tsgs__sparse(ds) &&
-        (params->solver == TSGS_SOLVER_BS3VM ||
-         params->solver == TSGS_SOLVER_FRS ||
-         (params->directions == TSGS_DIRECTIONS_ORTHOGONAL &&
-          params->kernel == TSGS_KERNEL_RBF)))
-        return train_sparse(ds, params, hooks, opt, out, stopped_early, err);
-    TSGS_TRACE_SPAN("finite", 0, t_fin);
-    TSGS_TRACE_START(t_cls);
-    tsgs__train_job job;
-    memset(&job, 0, sizeof job);
-    job.ds = ds;
-    job.p = *params;
-    job.hooks = hooks;
-    tsgs__stop_init(&job.stop, hooks);
-    job.opt = *opt;
-    double *classes = NULL;
-    size_t k = 0;
-    const int threads = tsgs__threads_resolve(params->threads);
-    size_t top = 0; /* the rows of the largest label: on two classes, +1 */
-    if ((st = find_classes(ds, threads, &classes, &k, &top, err)) != TSGS_OK)
-        return st;
-    /* scale auto: the class stretch for the safe solver on two classes (it
-     * undoes the z-score's shrink of an informative feature:
-     * docs/results.md, "Accuracy with default settings"), z-score for the other solvers
-     * (not measured with it) and for one-vs-rest (measured with z-score;
-     * a stretch per class would give the classes' models, which share one
-     * sigma, different distances) */
-    tsgs_params resolved = *params;
-    tsgs__train_opts auto_opt = *opt;
-    if (resolved.scale == TSGS_SCALE_AUTO) {
-        resolved.scale = k == 2 && resolved.solver == TSGS_SOLVER_SAFE
-                             ? TSGS_SCALE_CLASS
-                             : TSGS_SCALE_ZSCORE;
-        /* and mostly-zero columns by max |x| (scaler.c), also in the
-         * one-vs-rest classes and the calibration fits, which see the
-         * resolved kind */
-        auto_opt.zero_cols = 1;
-    }
-    params = &resolved;
-    opt = &auto_opt;
-    job.p = resolved;
-    job.opt = auto_opt;
-    if (k > 2) {
-        st = train_one_vs_rest(ds, params, hooks, opt, classes, k, out,
-                               stopped_early, err);
-        free(classes);
-        return st;
-    }
-    job.label_neg = classes[0];
-    job.label_pos = classes[1];
-    free(classes);
-    job.n_pos = top;
-    TSGS_TRACE_SPAN("classes", 0, t_cls);
-    TSGS_TRACE_START(t_scaler);
-    if ((st = tsgs__scaler_fit_stop(ds, params->scale, opt->zero_cols,
-                                    tsgs__threads_resolve(params->threads),
-                                    &job.stop, &job.scaler, err)))
-        return st;
-    TSGS_TRACE_SPAN("scaler", 0, t_scaler);
-    int stopped = 0;
-    TSGS_TRACE_START(t_solver);
-    st = tsgs__solver_of(params->solver)->train(&job, out, &stopped, err);
-    TSGS_TRACE_SPAN("solver", 0, t_solver);
-    tsgs__scaler_clear(&job.scaler); /* a no-op once a model took it */
-    if (stopped_early)
-        *stopped_early = stopped;
-    /* the safe solver fits them from its own selection CV when it runs one */
-    if (st == TSGS_OK && params->probability && !stopped &&
-        !(*out)->has_prob &&
-        (st = calibrate(ds, params, opt, *out, err)) != TSGS_OK) {
-        tsgs_model_free(*out);
-        *out = NULL;
-    }
+    resolved r;
+    if ((st = resolve(ds, params, hooks, opt, &r, err)) == TSGS_OK)
+        st = train_resolved(&r, params, hooks, opt, out, stopped_early, err);
+    resolved_free(&r);
     return st;
 }

@@ -60,8 +60,6 @@ typedef struct {
                            more scaled by max |x| (tsgs__scaler_fit_threads) */
     size_t ovr_class;   /* one-vs-rest: the class being trained (0 makes
                            what the others share) */
-    int rows_checked;   /* the caller checked these rows finite (one-vs-
-                           rest's classes: the rows tsgs_train checked) */
     const double *row_w; /* each row's class weight, multiplying C (rows
                             of the data tsgs_train was given, which every
                             view keeps; tsgs__cost_row_weights); NULL: 1 */
@@ -112,7 +110,8 @@ tsgs_status tsgs__cost_row_weights(const tsgs_dataset *ds,
 
 /* tsgs_train with the stochastic solvers' test switches; params in the
  * solvers' unit (c: the weight of the mean hinge loss, C x n_l), as
- * tsgs__cost_to_solver makes them. */
+ * tsgs__cost_to_solver makes them. Resolves ds once and trains its
+ * binary problems (train.c); never called back by them. */
 tsgs_status tsgs__train_ex(const tsgs_dataset *ds, const tsgs_params *params,
                            const tsgs_train_hooks *hooks,
                            const tsgs__train_opts *opt, tsgs_model **out,

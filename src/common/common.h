@@ -151,5 +151,7 @@ int tsgs__seeded_sample(size_t n, size_t k, uint64_t seed, uint64_t tag,
 
 /* Seconds on a monotonic clock (clock.c): the library's one clock. */
 double tsgs__now_s(void);
+/* The same clock in nanoseconds. */
+long long tsgs__now_ns(void);
 
 #endif /* TSGS_COMMON_COMMON_H */

@@ -165,6 +165,9 @@ tsgs_status tsgs__scaler_fit_threads(const tsgs_dataset *ds,
 /* Whether s maps zeros to zeros (NONE, MAXABS): sparse rows stay sparse. */
 int tsgs__scaler_keeps_zeros(const tsgs__scaler *s);
 void tsgs__scaler_clear(tsgs__scaler *s);
+/* A copy of s that owns its arrays (the same numbers), into *out. */
+tsgs_status tsgs__scaler_copy(const tsgs__scaler *s, tsgs__scaler *out,
+                              tsgs_error *err);
 /* Writes the scaled copy of a d-float row (padding with 0 when the row is
  * narrower than the scaler, i.e. d_row < s->d). kind NONE copies. */
 void tsgs__scaler_apply(const tsgs__scaler *s, const float *row,

@@ -465,6 +465,38 @@ fail:
     return st;
 }
 
+/* A copy of n doubles (NULL for NULL) into *out; 0, or -1 out of memory. */
+static int copy_doubles(const double *a, size_t n, double **out)
+{
+    *out = NULL;
+    if (!a)
+        return 0;
+    *out = malloc(sizeof(double) * (n ? n : 1));
+    if (!*out)
+        return -1;
+    memcpy(*out, a, sizeof(double) * n);
+    return 0;
+}
+
+tsgs_status tsgs__scaler_copy(const tsgs__scaler *s, tsgs__scaler *out,
+                              tsgs_error *err)
+{
+    tsgs__scaler c = *s;
+    c.shift = c.mul = c.smul = NULL;
+    c.scol = NULL;
+    const size_t nsc = s->scol ? s->nsc : 0;
+    if (s->scol && (c.scol = malloc(sizeof(uint32_t) * (nsc ? nsc : 1))))
+        memcpy(c.scol, s->scol, sizeof(uint32_t) * nsc);
+    if (copy_doubles(s->shift, s->d, &c.shift) ||
+        copy_doubles(s->mul, s->d, &c.mul) ||
+        copy_doubles(s->smul, nsc, &c.smul) || (s->scol && !c.scol)) {
+        tsgs__scaler_clear(&c);
+        return TSGS__NOMEM(err);
+    }
+    *out = c;
+    return TSGS_OK;
+}
+
 void tsgs__scaler_clear(tsgs__scaler *s)
 {
     if (!s)
