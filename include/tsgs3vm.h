@@ -469,6 +469,10 @@ typedef struct {
     long features;              /* features in the model now */
     double monitor_accuracy;    /* on the monitor set; < 0 if not measured */
     const char *stage;          /* safe: the stage just finished, else NULL */
+    /* One-vs-rest: the class this report is about, 1 .. classes in the
+     * model's label order, and its label; 0, 0 and 0 on two classes. */
+    long class_index, classes;
+    double class_label;
 } tsgs_progress;
 
 typedef struct {

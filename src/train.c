@@ -93,6 +93,36 @@ static tsgs_status find_classes(const tsgs_dataset *ds, int threads,
     return too_few_classes(*k, only, err);
 }
 
+/* The caller's hooks as one class of one-vs-rest sees them: its
+ * progress reports name the class. */
+typedef struct {
+    const tsgs_train_hooks *outer;
+    long index, classes;
+    double label;
+} class_hooks;
+
+static void class_progress(const tsgs_progress *pr, void *user)
+{
+    const class_hooks *ch = user;
+    tsgs_progress mine = *pr;
+    mine.class_index = ch->index;
+    mine.classes = ch->classes;
+    mine.class_label = ch->label;
+    ch->outer->progress(&mine, ch->outer->user);
+}
+
+static int class_should_stop(void *user)
+{
+    const class_hooks *ch = user;
+    return ch->outer->should_stop(ch->outer->user);
+}
+
+static void class_warn(const char *message, void *user)
+{
+    const class_hooks *ch = user;
+    ch->outer->warn(message, ch->outer->user);
+}
+
 /* One class of one-vs-rest: that class +1 against the others on a
  * relabeled view of r's rows, opt naming the class. */
 static tsgs_status train_class(const resolved *r, size_t c,
@@ -101,13 +131,23 @@ static tsgs_status train_class(const resolved *r, size_t c,
                                const tsgs__train_opts *opt, tsgs_model **out,
                                int *stopped, tsgs_error *err)
 {
+    class_hooks ch = {hooks, (long)c + 1, (long)r->k, r->classes[c]};
+    tsgs_train_hooks mine;
+    if (hooks) {
+        mine = *hooks;
+        mine.user = &ch;
+        mine.progress = hooks->progress ? class_progress : NULL;
+        mine.should_stop = hooks->should_stop ? class_should_stop : NULL;
+        mine.warn = hooks->warn ? class_warn : NULL;
+    }
     tsgs_dataset *view = NULL;
     tsgs_status st = tsgs__ovr_view(r->ds, r->classes[c], &view, err);
     if (st == TSGS_OK) {
         binary_problem b = {view, -1.0, 1.0, 0};
         for (size_t i = 0; i < r->nl; i++)
             b.n_pos += view->y[r->lidx[i]] == 1.0;
-        st = train_binary(r, &b, p, hooks, opt, out, stopped, err);
+        st = train_binary(r, &b, p, hooks ? &mine : NULL, opt, out, stopped,
+                          err);
     }
     tsgs__view_free(view);
     return st;

@@ -1150,6 +1150,25 @@ START_TEST(multiclass_train_predict)
                 (i % 3) * 3.0 + 0.05 * (i % 7), (i % 3 == 1) * 2.0 + 0.03 * (i % 5));
     fclose(f);
     result r;
+    /* progress names each class: every stage line of the default, and
+     * the stochastic solver's step lines */
+    run(&r, "train", data, model, NULL);
+    ck_assert_msg(r.status == 0, "train: %s", r.err);
+    for (int c = 1; c <= 3; c++) {
+        char want[64];
+        snprintf(want, sizeof want, "class %d/3 (label %d): stage 3/3", c,
+                 10 * c);
+        ck_assert_msg(strstr(r.err, want), "no '%s' in: %s", want, r.err);
+    }
+    ck_assert_msg(!strstr(r.err, "\nstage "), "a stage line without its "
+                  "class: %s", r.err);
+    result_free(&r);
+    run(&r, "train", "--solver", "tsg", "--iterations", "50", data, model,
+        NULL);
+    ck_assert_msg(r.status == 0, "train tsg: %s", r.err);
+    ck_assert_msg(strstr(r.err, "class 3/3 (label 30): iter 50/50"), "%s",
+                  r.err);
+    result_free(&r);
     run(&r, "train", "-q", data, model, NULL);
     ck_assert_msg(r.status == 0, "train: %s", r.err);
     result_free(&r);

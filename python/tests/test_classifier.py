@@ -588,3 +588,12 @@ def test_sparse_errors():
         clf.predict(X[:, :10])
     with pytest.raises(ValueError, match="NaN"):
         clf.predict(bad)
+
+
+def test_verbose_progress_names_the_class(capfd):
+    """One-vs-rest's progress lines say which class they are about."""
+    x, y = make_blobs(n_samples=90, centers=3, random_state=0)
+    TSGS3VMClassifier(verbose=1, C=1.0, gamma=0.5).fit(x, y)
+    err = capfd.readouterr().err
+    for c in range(3):
+        assert "class %d/3 (label %d): " % (c + 1, c) in err, err

@@ -37,7 +37,10 @@ class Progress(ctypes.Structure):
                 ("rows_per_s", ctypes.c_double),
                 ("features", ctypes.c_long),
                 ("monitor_accuracy", ctypes.c_double),
-                ("stage", ctypes.c_char_p)]
+                ("stage", ctypes.c_char_p),
+                ("class_index", ctypes.c_long),
+                ("classes", ctypes.c_long),
+                ("class_label", ctypes.c_double)]
 
 
 PROGRESS_FN = ctypes.CFUNCTYPE(None, ctypes.POINTER(Progress), ctypes.c_void_p)

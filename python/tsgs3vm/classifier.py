@@ -426,8 +426,12 @@ class TSGS3VMClassifier(ClassifierMixin, BaseEstimator):
         def on_progress(pr, user):
             p = pr.contents
             what = ("stage " + p.stage.decode()) if p.stage else "step"
-            print("tsgs3vm: %s %d/%d, %.1f s, %d features"
-                  % (what, p.iteration, p.iterations, p.elapsed_s, p.features),
+            cls = ("class %d/%d (label %g): " % (p.class_index, p.classes,
+                                                  p.class_label)
+                   if p.classes else "")
+            print("tsgs3vm: %s%s %d/%d, %.1f s, %d features"
+                  % (cls, what, p.iteration, p.iterations, p.elapsed_s,
+                     p.features),
                   file=sys.stderr)
 
         def on_warn(message, user):

@@ -37,10 +37,14 @@ static void on_progress(const tsgs_progress *pr, void *user)
     else if (measured)
         snprintf(acc, sizeof acc, "  test accuracy %.2f%%",
                  100.0 * pr->monitor_accuracy);
+    char cls[96] = ""; /* one-vs-rest: which class */
+    if (pr->classes > 0)
+        snprintf(cls, sizeof cls, "class %ld/%ld (label %g): ",
+                 pr->class_index, pr->classes, pr->class_label);
     if (pr->stage) { /* a stage of the default solver ended */
-        fprintf(stderr, "%sstage %ld/%ld: %s done, elapsed %.1fs%s\n",
-                ps->tty ? "\r\033[K" : "", pr->iteration, pr->iterations,
-                pr->stage, pr->elapsed_s, acc);
+        fprintf(stderr, "%s%sstage %ld/%ld: %s done, elapsed %.1fs%s\n",
+                ps->tty ? "\r\033[K" : "", cls, pr->iteration,
+                pr->iterations, pr->stage, pr->elapsed_s, acc);
         return;
     }
     double now = cli_wall_s();
@@ -53,9 +57,10 @@ static void on_progress(const tsgs_progress *pr, void *user)
     double frac = (double)pr->iteration / (double)pr->iterations;
     double eta = frac > 0 ? pr->elapsed_s * (1.0 - frac) / frac : 0.0;
     fprintf(stderr,
-            "%siter %ld/%ld (%3.0f%%)  %.3g rows/s  features %ld  "
+            "%s%siter %ld/%ld (%3.0f%%)  %.3g rows/s  features %ld  "
             "elapsed %.1fs  ETA %.1fs%s%s",
-            ps->tty ? "\r" : "", pr->iteration, pr->iterations, 100.0 * frac,
+            ps->tty ? "\r" : "", cls, pr->iteration, pr->iterations,
+            100.0 * frac,
             pr->rows_per_s, pr->features, pr->elapsed_s, eta, acc,
             ps->tty && !last && !measured ? "\033[K" : "\n");
     fflush(stderr);
