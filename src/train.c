@@ -769,8 +769,8 @@ tsgs_status tsgs__train_split(const tsgs_dataset *ds,
     if (st != TSGS_OK)
         return st;
     const int fitted = fit_team_to_load(ds, params, hooks);
-    tsgs__train_opts opt = {0, SCALE_FLOOR, -1, NULL, 0,
-                            0, NULL, 0, split, 0};
+    tsgs__train_opts opt = {.scale_floor = SCALE_FLOOR, .labeled_cache = -1,
+                            .split = split};
     resolved r;
     double *row_w = NULL;
     tsgs_params q = *params;

@@ -49,6 +49,8 @@ typedef struct tsgs__split {
     void *ctx;
 } tsgs__split;
 
+/* Initialised by field name (.scale_floor = ..., the rest 0 / NULL), so
+ * that a new field touches no existing initialiser. */
 typedef struct {
     int explicit_decay; /* decay every coefficient each step (reference) */
     double scale_floor; /* fold the lazy scale in when it falls below */

@@ -117,7 +117,8 @@ static void check_against_by_hand(int k, const tsgs_params *p)
      * bits either way */
     tsgs__ovr_share share = {.y = truth_labels_of(ds), .nclass = (size_t)k,
                              .fresh_features = 1};
-    tsgs__train_opts opt = {0, 1e-150, -1, &share, 0, 0, NULL, 0, NULL, 0};
+    tsgs__train_opts opt = {.scale_floor = 1e-150, .labeled_cache = -1,
+                            .ovr = &share};
     tsgs_params q = *p;
     if (q.scale == TSGS_SCALE_AUTO)
         q.scale = TSGS_SCALE_ZSCORE;
@@ -261,7 +262,8 @@ static size_t classes_reusing_features(tsgs_scaling scale)
     double *truth;
     tsgs_dataset *ds = clusters(3, 4, 40, 15, labels, &truth);
     tsgs__ovr_share share = {.y = truth_labels_of(ds), .nclass = 3};
-    tsgs__train_opts opt = {0, 1e-150, -1, &share, 0, 0, NULL, 0, NULL, 0};
+    tsgs__train_opts opt = {.scale_floor = 1e-150, .labeled_cache = -1,
+                            .ovr = &share};
     tsgs_params q = tsgs_params_default();
     q.threads = 1;
     q.scale = scale;

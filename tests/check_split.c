@@ -91,7 +91,7 @@ static int fake_gather(void *ctx, double *v, size_t n, int own, int failed)
 static void *rank_main(void *arg)
 {
     rank_t *r = arg;
-    tsgs__train_opts opt = {0, 1e-150, -1, NULL, 0, 0, NULL, 0, NULL, 0};
+    tsgs__train_opts opt = {.scale_floor = 1e-150, .labeled_cache = -1};
     opt.split = &r->split;
     opt.labeled_cache = r->labeled_cache;
     r->st = tsgs__train_ex(r->ds, &r->p, NULL, &opt, &r->m, NULL, NULL);
@@ -136,7 +136,8 @@ START_TEST(ranks_give_the_bits_of_one_process)
     default: break;
     }
     p.threads = 1;
-    tsgs__train_opts plain = {0, 1e-150, labeled_cache, NULL, 0, 0, NULL, 0, NULL, 0};
+    tsgs__train_opts plain = {.scale_floor = 1e-150,
+                              .labeled_cache = labeled_cache};
     tsgs_model *one = NULL;
     ck_assert_int_eq(tsgs__train_ex(ds, &p, NULL, &plain, &one, NULL, NULL),
                      TSGS_OK);

@@ -785,7 +785,7 @@ START_TEST(step_cut_midway_is_abandoned)
     p.scale = TSGS_SCALE_NONE;
     p.seed = 5;
     const long k = cases[c].k;
-    tsgs__train_opts cut = {0, 1e-150, -1, NULL, 0, 0, NULL, 0, NULL, 0};
+    tsgs__train_opts cut = {.scale_floor = 1e-150, .labeled_cache = -1};
     tsgs__train_opts end = cut;
     end.steps_unpolled = 1;
     step_stop ss;

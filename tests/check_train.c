@@ -95,9 +95,9 @@ START_TEST(lazy_scale_equals_explicit_decay)
     p.eta = 20;
     p.iterations = 300;
     p.max_features = 200;
-    tsgs__train_opts lazy = {0, 1e-150, -1, NULL, 0, 0, NULL, 0, NULL, 0},
-                     often = {0, 0.9, -1, NULL, 0, 0, NULL, 0, NULL, 0},
-                     explicit = {1, 0, -1, NULL, 0, 0, NULL, 0, NULL, 0};
+    tsgs__train_opts lazy = {.scale_floor = 1e-150, .labeled_cache = -1},
+                     often = {.scale_floor = 0.9, .labeled_cache = -1},
+                     explicit = {.explicit_decay = 1, .labeled_cache = -1};
     tsgs_model *ml, *mo, *me;
     ck_assert_int_eq(tsgs__train_ex(ds, &p, NULL, &lazy, &ml, NULL, NULL), TSGS_OK);
     ck_assert_int_eq(tsgs__train_ex(ds, &p, NULL, &often, &mo, NULL, NULL), TSGS_OK);
@@ -721,7 +721,8 @@ START_TEST(labeled_cache_or_not_same_model)
     p.solver = TSGS_SOLVER_DSG;
     p.iterations = 200;
     p.max_features = 128;
-    tsgs__train_opts on = {0, 1e-150, 1, NULL, 0, 0, NULL, 0, NULL, 0}, off = {0, 1e-150, 0, NULL, 0, 0, NULL, 0, NULL, 0};
+    tsgs__train_opts on = {.scale_floor = 1e-150, .labeled_cache = 1},
+                     off = {.scale_floor = 1e-150};
     tsgs_model *m1, *m0;
     ck_assert_int_eq(tsgs__train_ex(ds, &p, NULL, &on, &m1, NULL, NULL), TSGS_OK);
     ck_assert_int_eq(tsgs__train_ex(ds, &p, NULL, &off, &m0, NULL, NULL), TSGS_OK);
@@ -760,7 +761,7 @@ static void watch_progress(const tsgs_progress *pr, void *user)
 static tsgs_model *train_on(const tsgs_dataset *ds, tsgs_params p,
                             int threads, int variant, watch_t *w)
 {
-    tsgs__train_opts opt = {0, 1e-150, -1, NULL, 0, 0, NULL, 0, NULL, 0};
+    tsgs__train_opts opt = {.scale_floor = 1e-150, .labeled_cache = -1};
     tsgs_train_hooks h;
     memset(&h, 0, sizeof h);
     if (variant == 4)
@@ -859,7 +860,8 @@ START_TEST(split_step_same_bits_as_serial)
     p.passes = 3;
     p.balance = _i == 0 ? 0 : TSGS__BALANCE_CENTRED;
     p.warm_start = _i >= 2;
-    tsgs__train_opts serial = {0, 1e-150, 1, NULL, 0, 0, NULL, 0, NULL, 1};
+    tsgs__train_opts serial = {.scale_floor = 1e-150, .labeled_cache = 1,
+                               .serial_labeled = 1};
     tsgs__train_opts split = serial;
     split.serial_labeled = 0;
     if (_i == 3) /* fold the scale in every few steps */
