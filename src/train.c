@@ -94,7 +94,8 @@ static tsgs_status find_classes(const tsgs_dataset *ds, int threads,
 }
 
 /* The caller's hooks as one class of one-vs-rest sees them: its
- * progress reports name the class. */
+ * progress reports name the class, and the caller's functions are called
+ * by one class at a time (classes may train side by side). */
 typedef struct {
     const tsgs_train_hooks *outer;
     long index, classes;
@@ -108,18 +109,29 @@ static void class_progress(const tsgs_progress *pr, void *user)
     mine.class_index = ch->index;
     mine.classes = ch->classes;
     mine.class_label = ch->label;
+#ifdef _OPENMP
+#pragma omp critical(tsgs_ovr_hooks)
+#endif
     ch->outer->progress(&mine, ch->outer->user);
 }
 
 static int class_should_stop(void *user)
 {
     const class_hooks *ch = user;
-    return ch->outer->should_stop(ch->outer->user);
+    int stop;
+#ifdef _OPENMP
+#pragma omp critical(tsgs_ovr_hooks)
+#endif
+    stop = ch->outer->should_stop(ch->outer->user);
+    return stop;
 }
 
 static void class_warn(const char *message, void *user)
 {
     const class_hooks *ch = user;
+#ifdef _OPENMP
+#pragma omp critical(tsgs_ovr_hooks)
+#endif
     ch->outer->warn(message, ch->outer->user);
 }
 
@@ -153,37 +165,6 @@ static tsgs_status train_class(const resolved *r, size_t c,
     return st;
 }
 
-/* The caller's hooks, called by one class at a time when classes train
- * side by side. */
-static void progress_one_at_a_time(const tsgs_progress *pr, void *user)
-{
-    const tsgs_train_hooks *h = user;
-#ifdef _OPENMP
-#pragma omp critical(tsgs_ovr_hooks)
-#endif
-    h->progress(pr, h->user);
-}
-
-static int should_stop_one_at_a_time(void *user)
-{
-    const tsgs_train_hooks *h = user;
-    int stop;
-#ifdef _OPENMP
-#pragma omp critical(tsgs_ovr_hooks)
-#endif
-    stop = h->should_stop(h->user);
-    return stop;
-}
-
-static void warn_one_at_a_time(const char *message, void *user)
-{
-    const tsgs_train_hooks *h = user;
-#ifdef _OPENMP
-#pragma omp critical(tsgs_ovr_hooks)
-#endif
-    h->warn(message, h->user);
-}
-
 /* Classes 1 .. k - 1 side by side, one thread each, `threads` at a time:
  * the first has made what they share, which they only read. Each model
  * records the caller's threads and binding, as when trained alone (the
@@ -208,23 +189,14 @@ static tsgs_status train_side_by_side(const resolved *r,
     tsgs_params one = *params;
     one.threads = 1;
     one.bind = TSGS_BIND_NONE; /* the team's threads are the caller's */
-    tsgs_train_hooks serial;
-    if (hooks) {
-        serial = *hooks;
-        serial.user = (void *)hooks;
-        serial.progress = hooks->progress ? progress_one_at_a_time : NULL;
-        serial.should_stop =
-            hooks->should_stop ? should_stop_one_at_a_time : NULL;
-        serial.warn = hooks->warn ? warn_one_at_a_time : NULL;
-    }
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
 #endif
     for (size_t c = 1; c < k; c++) {
         tsgs__train_opts mine = *opt;
         mine.ovr_class = c;
-        sts[c] = train_class(r, c, &one, hooks ? &serial : NULL, &mine,
-                             &subs[c], &stops[c], &errs[c]);
+        sts[c] = train_class(r, c, &one, hooks, &mine, &subs[c], &stops[c],
+                             &errs[c]);
     }
     tsgs_status st = TSGS_OK;
     for (size_t c = 1; c < k; c++) {
