@@ -20,6 +20,7 @@ void cli_opts_init(cli_opts *o)
     o->read = tsgs_read_options_default();
     o->max_memory = -1.0; /* auto */
     o->max_time = CLI_MAX_TIME_DEFAULT;
+    o->checkpoint_every = 60.0;
 }
 
 void cli_opts_free(cli_opts *o)
@@ -28,6 +29,9 @@ void cli_opts_free(cli_opts *o)
     free(o->test_file);
     free(o->topology_xml);
     free(o->topology_synthetic);
+    free(o->checkpoint_file);
+    free(o->resume_file);
+    o->checkpoint_file = o->resume_file = NULL;
     o->unlabeled_file = o->test_file = NULL;
     o->topology_xml = o->topology_synthetic = NULL;
 }
@@ -225,6 +229,18 @@ static tsgs_status set_key(const char *key, const char *value, void *user,
         return set_string(&o->unlabeled_file, value, err);
     } else if (strcmp(key, "test") == 0) {
         return set_string(&o->test_file, value, err);
+    } else if (strcmp(key, "checkpoint") == 0) {
+        return set_string(&o->checkpoint_file, value, err);
+    } else if (strcmp(key, "resume") == 0) {
+        return set_string(&o->resume_file, value, err);
+    } else if (strcmp(key, "checkpoint-every") == 0) {
+        char *end;
+        const double s = strtod(value, &end);
+        if (end != value && !*end && s >= 0.0 && s <= 1e9) o->checkpoint_every = s;
+        else why = "seconds >= 0 (0: not by time)";
+    } else if (strcmp(key, "checkpoint-steps") == 0) {
+        if (parse_long(value, 0, &v) == 0) o->checkpoint_steps = v;
+        else why = "a number of steps >= 0 (0: not by steps)";
     } else if (strcmp(key, "xml") == 0) {
         return set_string(&o->topology_xml, value, err);
     } else if (strcmp(key, "synthetic") == 0) {

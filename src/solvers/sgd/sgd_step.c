@@ -1159,7 +1159,11 @@ static void after_step(run_t *r, tsgs_model *m, long t, int bias)
     if (!r->stop && t < r->T && report_due(hooks, t) &&
         !tsgs__sgd_measure_due(hooks, t))
         tsgs__sgd_report_progress(r, m, hooks, t, r->T, 0);
-    if (!r->stop && t < r->t1 && (r->bu == 0 || rows_ahead_in(r, t + 1)))
+    /* a checkpoint due: the stretch ends here, unplanned (sgd.c writes
+     * it between two stretches) */
+    r->pause = !r->stop && tsgs__ckpt_due(r, t);
+    if (!r->stop && !r->pause && t < r->t1 &&
+        (r->bu == 0 || rows_ahead_in(r, t + 1)))
         r->run_st = plan_step(r, m, t + 1);
 }
 
@@ -1544,6 +1548,7 @@ void tsgs__sgd_mark(run_t *r, const tsgs_model *m)
     k->mean_ema = r->mean_ema;
     k->upos = r->upos;
     k->epoch = r->epoch;
+    k->next_t = r->next_t;
 }
 
 /* Serial, once every thread has left a step that r->halt cut: the model
@@ -1573,6 +1578,8 @@ static void abandon_step(run_t *r, tsgs_model *m)
         tsgs__unshuffle(r->uidx, r->nu, &key);
     }
     r->upos = k->upos;
+    r->next_t = k->next_t; /* (the rows taken ahead: a checkpoint's pass) */
+    r->plan_t = 0;
     r->stop = 1;
 }
 
