@@ -184,6 +184,41 @@ static int parse_size(const char *text, double *bytes)
     return 0;
 }
 
+/* train's checkpoint options (--checkpoint, --checkpoint-every,
+ * --checkpoint-steps, --resume); any other key is a param's. */
+static tsgs_status set_checkpoint_key(cli_opts *o, const char *key,
+                                      const char *value, tsgs_error *err)
+{
+    const char *why = NULL;
+    char *end;
+    if (strcmp(key, "checkpoint") == 0)
+        return set_string(&o->checkpoint_file, value, err);
+    if (strcmp(key, "resume") == 0)
+        return set_string(&o->resume_file, value, err);
+    if (strcmp(key, "checkpoint-every") == 0) {
+        const double s = strtod(value, &end);
+        if (end != value && !*end && s >= 0.0 && s <= 1e9)
+            o->checkpoint_every = s;
+        else
+            why = "seconds >= 0 (0: not by time)";
+    } else if (strcmp(key, "checkpoint-steps") == 0) {
+        long v;
+        if (parse_long(value, 0, &v) == 0)
+            o->checkpoint_steps = v;
+        else
+            why = "a number of steps >= 0 (0: not by steps)";
+    } else {
+        return tsgs_params_set(&o->params, key, value, err);
+    }
+    if (why) {
+        snprintf(err->message, sizeof err->message, "%s = \"%s\": expected %s",
+                 key, value, why);
+        err->code = TSGS_ERR_PARAM;
+        return TSGS_ERR_PARAM;
+    }
+    return TSGS_OK;
+}
+
 /* Keys of the tool itself (data and run options); the rest are params. */
 static tsgs_status set_key(const char *key, const char *value, void *user,
                            tsgs_error *err)
@@ -229,18 +264,6 @@ static tsgs_status set_key(const char *key, const char *value, void *user,
         return set_string(&o->unlabeled_file, value, err);
     } else if (strcmp(key, "test") == 0) {
         return set_string(&o->test_file, value, err);
-    } else if (strcmp(key, "checkpoint") == 0) {
-        return set_string(&o->checkpoint_file, value, err);
-    } else if (strcmp(key, "resume") == 0) {
-        return set_string(&o->resume_file, value, err);
-    } else if (strcmp(key, "checkpoint-every") == 0) {
-        char *end;
-        const double s = strtod(value, &end);
-        if (end != value && !*end && s >= 0.0 && s <= 1e9) o->checkpoint_every = s;
-        else why = "seconds >= 0 (0: not by time)";
-    } else if (strcmp(key, "checkpoint-steps") == 0) {
-        if (parse_long(value, 0, &v) == 0) o->checkpoint_steps = v;
-        else why = "a number of steps >= 0 (0: not by steps)";
     } else if (strcmp(key, "xml") == 0) {
         return set_string(&o->topology_xml, value, err);
     } else if (strcmp(key, "synthetic") == 0) {
@@ -267,7 +290,7 @@ static tsgs_status set_key(const char *key, const char *value, void *user,
         else if (strcmp(value, "0") == 0 || strcmp(value, "no") == 0) o->quiet = 0;
         else why = "yes or no";
     } else {
-        return tsgs_params_set(&o->params, key, value, err);
+        return set_checkpoint_key(o, key, value, err); /* or params */
     }
     if (why) {
         snprintf(err->message, sizeof err->message, "%s = \"%s\": expected %s",

@@ -644,14 +644,3 @@ tsgs_status tsgs__ckpt_write(const run_t *r, const tsgs_model *m, long t,
     free(tmp);
     return TSGS_OK;
 }
-
-/* Whether a checkpoint is due after step t (t < T; the master). */
-int tsgs__ckpt_due(run_t *r, long t)
-{
-    const tsgs_checkpoint *ck = r->opt.ckpt_write;
-    if (!ck || t >= r->T)
-        return 0;
-    if (ck->every_steps > 0 && t % ck->every_steps == 0)
-        return 1;
-    return ck->every_seconds > 0.0 && tsgs__now_s() >= r->ck_next_s;
-}

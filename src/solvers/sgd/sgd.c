@@ -526,6 +526,7 @@ static tsgs_status run_steps(run_t *r, tsgs_model *m,
                              long *t_done, int *stopped, tsgs_error *err)
 {
     r->t_start = tsgs__now_s();
+    const long long steps_ns = tsgs__now_ns();
     r->monitor_s = 0.0;
     r->err = err;
     r->hooks = hooks;
@@ -572,7 +573,12 @@ static tsgs_status run_steps(run_t *r, tsgs_model *m,
         if (r->stop) {
             *stopped = 1;
             *t_done = r->t_last;
-            write_checkpoint(r, m, r->t_last, hooks);
+            /* (not when the stop cut work before the steps short, such as
+             * the grid or the supervised start: a run resumed from it
+             * would not be the run uninterrupted) */
+            const long long at = atomic_load(&stop->asked_ns);
+            if (at == 0 || at >= steps_ns)
+                write_checkpoint(r, m, r->t_last, hooks);
             return TSGS_OK;
         }
         if (r->pause) { /* a checkpoint: the stretch goes on after it */

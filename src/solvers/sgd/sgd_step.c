@@ -1139,6 +1139,19 @@ static tsgs_status begin_step(run_t *r, tsgs_model *m, long t)
     return TSGS_OK;
 }
 
+/* Whether a checkpoint (checkpoint.c, written by sgd.c) is due after step
+ * t < T: every opt.ckpt_write->every_steps steps, or its every_seconds
+ * passed since the last one (r->ck_next_s). */
+static int checkpoint_due(const run_t *r, long t)
+{
+    const tsgs_checkpoint *ck = r->opt.ckpt_write;
+    if (!ck || t >= r->T)
+        return 0;
+    if (ck->every_steps > 0 && t % ck->every_steps == 0)
+        return 1;
+    return ck->every_seconds > 0.0 && tsgs__now_s() >= r->ck_next_s;
+}
+
 /* Serial, on the master thread (the caller's) at the end of step t, unless
  * the step failed: the bias step (when learned), the hooks, then the next
  * step's plan when its rows were read ahead and the stretch goes on. */
@@ -1161,7 +1174,7 @@ static void after_step(run_t *r, tsgs_model *m, long t, int bias)
         tsgs__sgd_report_progress(r, m, hooks, t, r->T, 0);
     /* a checkpoint due: the stretch ends here, unplanned (sgd.c writes
      * it between two stretches) */
-    r->pause = !r->stop && tsgs__ckpt_due(r, t);
+    r->pause = !r->stop && checkpoint_due(r, t);
     if (!r->stop && !r->pause && t < r->t1 &&
         (r->bu == 0 || rows_ahead_in(r, t + 1)))
         r->run_st = plan_step(r, m, t + 1);

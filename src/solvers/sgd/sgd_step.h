@@ -186,8 +186,5 @@ tsgs_status tsgs__ckpt_restore(run_t *r, tsgs_model *m, long T,
  * opt.ckpt_write's path. */
 tsgs_status tsgs__ckpt_write(const run_t *r, const tsgs_model *m, long t,
                              tsgs_error *err);
-/* Whether a checkpoint is due after step t (the master, at a step's
- * end). */
-int tsgs__ckpt_due(run_t *r, long t);
 
 #endif
