@@ -552,7 +552,7 @@ static tsgs_status run_steps(run_t *r, tsgs_model *m,
                     r->p.balance != TSGS__BALANCE_HOLD;
     r->hl_pending = 0;
     r->pause = 0;
-    r->t_last = t_first - 1;
+    r->t_last = r->t_begin = t_first - 1;
     if (r->opt.ckpt_write)
         r->ck_next_s = r->t_start + r->opt.ckpt_write->every_seconds;
     *stopped = 0;

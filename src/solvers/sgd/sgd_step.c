@@ -1012,9 +1012,10 @@ void tsgs__sgd_report_progress(run_t *r, const tsgs_model *m,
     pr.iteration = t;
     pr.iterations = T;
     pr.elapsed_s = tsgs__now_s() - r->t_start;
-    /* rows per second of training, test measurements left out */
+    /* rows per second of training, test measurements left out (the
+     * steps of this process: a resumed run's from its checkpoint) */
     double busy = pr.elapsed_s - r->monitor_s;
-    pr.rows_per_s = (double)t * (double)(r->bl + r->bu) /
+    pr.rows_per_s = (double)(t - r->t_begin) * (double)(r->bl + r->bu) /
                     (busy > 0 ? busy : 1e-9);
     pr.features = tsgs_model_feature_count(m);
     double t_mon = tsgs__now_s();

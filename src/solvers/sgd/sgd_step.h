@@ -129,6 +129,8 @@ typedef struct {
     char *ck_settings;  /* the run's settings as the file keeps them */
     uint64_t ck_data[4]; /* its rows: n, d, labeled, hash */
     double ck_next_s;   /* when the next one is due (every_seconds) */
+    long t_begin;       /* the steps done before this process's (resumed
+                           from a checkpoint; else 0) */
     int pause;          /* the master: one is due after step t_last (the
                            stretch ends there) */
 } run_t;
