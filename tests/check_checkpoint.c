@@ -239,6 +239,47 @@ START_TEST(writing_checkpoints_same_model)
 }
 END_TEST
 
+/* The monitor's measurements (every 10 steps) are all made when
+ * checkpoints come at the same steps, and at others. */
+static void count_measured(const tsgs_progress *pr, void *user)
+{
+    long *n = user;
+    *n += pr->monitor_accuracy >= 0.0;
+}
+
+static long measured(const tsgs_dataset *ds, const tsgs_params *p,
+                     const tsgs_checkpoint *ck)
+{
+    long n = 0;
+    tsgs_train_hooks h;
+    memset(&h, 0, sizeof h);
+    h.progress = count_measured;
+    h.progress_every = 1;
+    h.monitor = ds;
+    h.monitor_every = 10;
+    h.user = &n;
+    tsgs_model *m = NULL;
+    ck_assert_int_eq(tsgs_train_checkpointed(ds, p, &h, ck, &m, NULL, NULL),
+                     TSGS_OK);
+    tsgs_model_free(m);
+    return n;
+}
+
+START_TEST(monitor_measurements_kept)
+{
+    size_t labeled;
+    tsgs_params p = config(2, &labeled);
+    tsgs_dataset *ds = config_data(2, labeled);
+    const long want = measured(ds, &p, NULL);
+    ck_assert_int_eq(want, STEPS / 10); /* (the last one: at the end) */
+    const tsgs_checkpoint same = {tmp("a.ckpt"), 0.0, 10, NULL};
+    ck_assert_int_eq(measured(ds, &p, &same), want);
+    const tsgs_checkpoint other = {tmp("b.ckpt"), 0.0, 3, NULL};
+    ck_assert_int_eq(measured(ds, &p, &other), want);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
 /* ---------------------------------------------------- refusals */
 
 /* A checkpoint of config 0 stopped at step 30 into path. */
@@ -384,6 +425,7 @@ Suite *checkpoint_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, resumed_same_model_file, 0, 8);
     tcase_add_loop_test(tc, writing_checkpoints_same_model, 0, 8);
+    tcase_add_test(tc, monitor_measurements_kept);
     suite_add_tcase(s, tc);
     TCase *bad = tcase_create("refused");
     tcase_add_checked_fixture(bad, setup, teardown);

@@ -584,8 +584,10 @@ static tsgs_status run_steps(run_t *r, tsgs_model *m,
         if (r->pause) { /* a checkpoint: the stretch goes on after it */
             r->pause = 0;
             write_checkpoint(r, m, r->t_last, hooks);
-            t = r->t_last + 1;
-            continue;
+            if (r->t_last < last) {
+                t = r->t_last + 1;
+                continue;
+            }
         }
         if (last < T) /* a measurement is due after it */
             tsgs__sgd_report_progress(r, m, hooks, last, T, 1);
