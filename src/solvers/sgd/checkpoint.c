@@ -262,10 +262,11 @@ static tsgs_status parse(tsgs__ckpt *c, tsgs_error *err)
         if (r.count > c->size || nb > c->size - pos) {
             char what[160];
             snprintf(what, sizeof what,
-                     "%llu values need %llu bytes, the file has %zu left "
+                     "%llu %s need %llu bytes, the file has %zu left "
                      "(truncated or corrupt)",
-                     (unsigned long long)r.count, (unsigned long long)nb,
-                     c->size - pos);
+                     (unsigned long long)r.count,
+                     r.type == T_TEXT ? "characters" : "values",
+                     (unsigned long long)nb, c->size - pos);
             return bad(c, r.name, err, what);
         }
         if (c->nrec == MAX_RECORDS)
