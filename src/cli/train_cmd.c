@@ -286,6 +286,16 @@ static int check_arguments(const cli_opts *o, char *buf, size_t size,
     }
     if (model_path_of(o, buf, size, model_path))
         return 1;
+    const tsgs_solver s = o->params.solver;
+    if ((o->checkpoint_file || o->resume_file) &&
+        (s == TSGS_SOLVER_SAFE || s == TSGS_SOLVER_BS3VM)) {
+        /* (the library says the same once the rows are read) */
+        fprintf(stderr, "ERROR: checkpoints: solver %s is not checkpointed "
+                        "(the stochastic solvers tsg, dsg, cdsg and frs are: "
+                        "--solver tsg)\n",
+                s == TSGS_SOLVER_SAFE ? "safe" : "bs3vm");
+        return 1;
+    }
     if ((*model_path &&
          tsgs_model_check_path(*model_path, &err) != TSGS_OK) ||
         (o->checkpoint_file &&
