@@ -516,6 +516,37 @@ tsgs_status tsgs_train(const tsgs_dataset *train, const tsgs_params *p,
                        const tsgs_train_hooks *hooks, tsgs_model **out,
                        int *stopped_early, tsgs_error *err);
 
+/* Checkpoints of the stochastic solvers (tsg, dsg, cdsg, frs: the sgd
+ * family; others refuse them, TSGS_ERR_UNSUPPORTED). A checkpoint holds
+ * the state a run needs to go on (the step, the pass over the unlabeled
+ * rows, the coefficients, the lazy scale, the bias, the labeled rows'
+ * cached sums and batch order, the balance rule's threshold), never what
+ * the seed regenerates (random features, caches), with the run's
+ * settings and a fingerprint of its rows: a run resumed from it ends with
+ * the model, bit for bit, that the run would have made uninterrupted, on
+ * any number of threads. Written through a temporary renamed over path
+ * (never left half written), with a format version and a checksum: a
+ * truncated, corrupt or foreign file is refused with an error naming the
+ * file and the field; a checkpoint of other rows or other settings
+ * (threads, bind and cache-mb aside) too. Binary classes only: one-vs-rest
+ * (more than two classes) refuses them. */
+typedef struct {
+    const char *path;     /* written here; NULL: never */
+    double every_seconds; /* at most this often (> 0), at a step's end */
+    long every_steps;     /* every this many steps (> 0); both 0: only
+                             when the hooks stop the run */
+    const char *resume;   /* a checkpoint to resume from; NULL: start */
+} tsgs_checkpoint;
+
+/* tsgs_train writing checkpoints and/or resuming from one (ck NULL:
+ * tsgs_train). A run the hooks stop writes one at its last step. */
+tsgs_status tsgs_train_checkpointed(const tsgs_dataset *train,
+                                    const tsgs_params *p,
+                                    const tsgs_train_hooks *hooks,
+                                    const tsgs_checkpoint *ck,
+                                    tsgs_model **out, int *stopped_early,
+                                    tsgs_error *err);
+
 /* The steps tsgs_train will run: p->iterations, or p->passes passes over
  * the unlabeled rows of train (every solver: DSG and CDSG run as many steps
  * as TSG), or over the labeled rows when train has no unlabeled ones;

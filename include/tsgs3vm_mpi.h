@@ -46,6 +46,18 @@ tsgs_status tsgs_train_mpi(MPI_Comm comm, const tsgs_dataset *train,
                            int *stopped_early, tsgs_mpi_stats *stats,
                            tsgs_error *err);
 
+/* tsgs_train_mpi with checkpoints (tsgs3vm.h, tsgs_train_checkpointed):
+ * rank 0 alone writes ck->path; every process reads ck->resume (a path
+ * every process can read). */
+tsgs_status tsgs_train_mpi_checkpointed(MPI_Comm comm,
+                                        const tsgs_dataset *train,
+                                        const tsgs_params *params,
+                                        const tsgs_train_hooks *hooks,
+                                        const tsgs_checkpoint *ck,
+                                        tsgs_model **out, int *stopped_early,
+                                        tsgs_mpi_stats *stats,
+                                        tsgs_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -235,6 +235,12 @@ static tsgs_status train_one_vs_rest(const resolved *r,
                                      tsgs_error *err)
 {
     const size_t k = r->k;
+    if (opt->ckpt_write || opt->resume)
+        return tsgs__fail(err, TSGS_ERR_UNSUPPORTED, NULL, 0,
+                          "checkpoints: the labeled rows have %zu classes; "
+                          "one-vs-rest training is not checkpointed (two "
+                          "classes are)",
+                          k);
     tsgs_model **subs = calloc(k, sizeof *subs);
     if (!subs)
         return TSGS__NOMEM(err);
@@ -429,6 +435,8 @@ static tsgs_status calibrate(const resolved *r, const binary_problem *b,
         q.c = m->params.c;
         q.sigma = m->params.sigma;
         tsgs__train_opts own = *opt;
+        own.ckpt_write = NULL; /* the main run's alone */
+        own.resume = NULL;
         own.ovr = NULL; /* nothing to choose: no grid to share */
         for (int fi = 0; fi < k && st == TSGS_OK; fi++)
             st = fold_decisions(r, b, &q, &own, fold, fi, f, err);
@@ -724,14 +732,50 @@ tsgs_status tsgs_train(const tsgs_dataset *ds, const tsgs_params *params,
                        const tsgs_train_hooks *hooks, tsgs_model **out,
                        int *stopped_early, tsgs_error *err)
 {
-    return tsgs__train_split(ds, params, hooks, NULL, out, stopped_early,
-                             err);
+    return tsgs__train_split(ds, params, hooks, NULL, NULL, out,
+                             stopped_early, err);
+}
+
+tsgs_status tsgs_train_checkpointed(const tsgs_dataset *ds,
+                                    const tsgs_params *params,
+                                    const tsgs_train_hooks *hooks,
+                                    const tsgs_checkpoint *ck,
+                                    tsgs_model **out, int *stopped_early,
+                                    tsgs_error *err)
+{
+    return tsgs__train_split(ds, params, hooks, NULL, ck, out,
+                             stopped_early, err);
+}
+
+/* The checkpoint options ck (NULL: none) checked against params' solver,
+ * and the checkpoint to resume from read (*resume; NULL: none). */
+static tsgs_status open_checkpoints(const tsgs_params *params,
+                                    const tsgs_checkpoint *ck,
+                                    tsgs__ckpt **resume, tsgs_error *err)
+{
+    *resume = NULL;
+    if (!ck || (!ck->path && !ck->resume))
+        return TSGS_OK;
+    if (params->solver == TSGS_SOLVER_SAFE ||
+        params->solver == TSGS_SOLVER_BS3VM)
+        return tsgs__fail(err, TSGS_ERR_UNSUPPORTED, NULL, 0,
+                          "checkpoints: solver %s is not checkpointed (the "
+                          "stochastic solvers tsg, dsg, cdsg and frs are)",
+                          params->solver == TSGS_SOLVER_SAFE ? "safe"
+                                                             : "bs3vm");
+    if (!(ck->every_seconds >= 0.0) || ck->every_steps < 0)
+        return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
+                          "checkpoints: every_seconds = %g and every_steps "
+                          "= %ld must be >= 0",
+                          ck->every_seconds, ck->every_steps);
+    return ck->resume ? tsgs__ckpt_read(ck->resume, resume, err) : TSGS_OK;
 }
 
 tsgs_status tsgs__train_split(const tsgs_dataset *ds,
                               const tsgs_params *params,
                               const tsgs_train_hooks *hooks,
-                              const tsgs__split *split, tsgs_model **out,
+                              const tsgs__split *split,
+                              const tsgs_checkpoint *ck, tsgs_model **out,
                               int *stopped_early, tsgs_error *err)
 {
     if (!ds || !params || !out)
@@ -740,9 +784,22 @@ tsgs_status tsgs__train_split(const tsgs_dataset *ds,
     tsgs_status st = tsgs_params_check(params, err);
     if (st != TSGS_OK)
         return st;
+    tsgs__ckpt *resume = NULL;
+    if ((st = open_checkpoints(params, ck, &resume, err)) != TSGS_OK)
+        return st;
+    char *settings = NULL;
+    if (ck && (ck->path || ck->resume) &&
+        !(settings = tsgs__ckpt_settings_text(params))) {
+        tsgs__ckpt_free(resume);
+        return TSGS__NOMEM(err);
+    }
     const int fitted = fit_team_to_load(ds, params, hooks);
-    tsgs__train_opts opt = {.scale_floor = SCALE_FLOOR, .labeled_cache = -1,
-                            .split = split};
+    /* (a run over processes: rank 0 writes) */
+    tsgs__train_opts opt = {
+        .scale_floor = SCALE_FLOOR, .labeled_cache = -1, .split = split,
+        .ckpt_write = ck && ck->path && (!split || split->rank == 0) ? ck
+                                                                     : NULL,
+        .resume = resume, .ckpt_settings = settings};
     resolved r;
     double *row_w = NULL;
     tsgs_params q = *params;
@@ -756,6 +813,8 @@ tsgs_status tsgs__train_split(const tsgs_dataset *ds,
         st = train_resolved(&r, &q, hooks, &opt, out, stopped_early, err);
     }
     free(row_w);
+    tsgs__ckpt_free(resume);
+    free(settings);
     if (fitted)
         tsgs__set_auto_team(0);
     if (st == TSGS_OK) {

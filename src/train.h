@@ -74,13 +74,37 @@ typedef struct {
                            it became a task beside the kernel (tests: the
                            reference the split step must equal bit for
                            bit) */
+    /* Checkpoints (tsgs_train_checkpointed; the stochastic solvers'
+     * main run only: calibration folds and one-vs-rest never see them):
+     * ckpt_write's path written (NULL: none), resume's state restored
+     * (NULL: a fresh run). */
+    const tsgs_checkpoint *ckpt_write;
+    const struct tsgs__ckpt *resume;
+    const char *ckpt_settings; /* the caller's settings as a checkpoint
+                                  keeps them (NULL: the job's) */
 } tsgs__train_opts;
 
-/* tsgs_train split over processes (split NULL: tsgs_train itself). */
+/* ------------------------------------------- solvers/sgd/checkpoint.c */
+
+/* A checkpoint read and checked (its format, version, checksum and the
+ * fields' sizes): what a run resumes from once its settings and rows
+ * match (the solver checks them). */
+typedef struct tsgs__ckpt tsgs__ckpt;
+tsgs_status tsgs__ckpt_read(const char *path, tsgs__ckpt **out,
+                            tsgs_error *err);
+void tsgs__ckpt_free(tsgs__ckpt *c);
+/* p's settings as a checkpoint keeps them ("key value" lines; threads,
+ * bind and cache-mb, which leave the model alone, left out); malloc'd,
+ * NULL when out of memory. */
+char *tsgs__ckpt_settings_text(const tsgs_params *p);
+
+/* tsgs_train split over processes (split NULL: tsgs_train itself), with
+ * checkpoints (ck NULL: none; split: rank 0 writes them). */
 tsgs_status tsgs__train_split(const tsgs_dataset *ds,
                               const tsgs_params *params,
                               const tsgs_train_hooks *hooks,
-                              const tsgs__split *split, tsgs_model **out,
+                              const tsgs__split *split,
+                              const tsgs_checkpoint *ck, tsgs_model **out,
                               int *stopped_early, tsgs_error *err);
 
 /* ------------------------------------------------- solvers/sgd/split.c */

@@ -3243,6 +3243,77 @@ START_TEST(cv_c_is_per_labeled_row)
 }
 END_TEST
 
+/* ---------------------------------------------------------- checkpoints */
+
+/* Waits (up to 30 s) until path exists; whether it does. */
+static int wait_for_file(const char *path)
+{
+    for (int k = 0; k < 3000 && !file_exists(path); k++)
+        usleep(10000);
+    return file_exists(path);
+}
+
+/* A run killed (SIGKILL) once its first checkpoint is written leaves no
+ * model; --resume goes on from the checkpoint to the model file, byte for
+ * byte, of the run never killed. Ctrl-C (SIGINT) writes the checkpoint
+ * at the step it stops at and says how to go on; that resumes to the same
+ * file too. A corrupt checkpoint is refused naming the file. */
+START_TEST(killed_run_resumes_to_the_same_model)
+{
+    const char *data = tmp("d.svm"), *ref = tmp("ref.model"),
+               *model = tmp("m.model"), *ck = tmp("run.ckpt");
+    result r;
+    run(&r, "synth", "--quiet", "--rows", "3000", "--components", "2",
+        "--layout", "libsvm", "data/real/cod-rna.txt.xz", data, NULL);
+    ck_assert_msg(r.status == 0, "synth: %s", r.err);
+    result_free(&r);
+#define CK_RUN "train", "--quiet", "--labeled", "200", "--solver", "tsg", \
+        "--iterations", "4000", "-c", "1", "-g", "0.5", "--max-features", \
+        "256"
+    run(&r, CK_RUN, data, ref, NULL);
+    ck_assert_msg(r.status == 0, "train: %s", r.err);
+    result_free(&r);
+    for (int sig = 0; sig < 2; sig++) {
+        unlink(ck);
+        pid_t pid = start(CK_RUN, "--checkpoint", ck, "--checkpoint-steps",
+                          "300", data, model, NULL);
+        ck_assert_msg(wait_for_file(ck), "no checkpoint written");
+        ck_assert_int_eq(kill(pid, sig ? SIGINT : SIGKILL), 0);
+        finish(pid, &r);
+        if (sig) {
+            ck_assert_int_eq(r.status, 128 + SIGINT);
+            ck_assert_msg(strstr(r.err, "--resume"), "%s", r.err);
+            ck_assert(file_exists(tmp("m.model.partial")));
+        } else {
+            ck_assert_int_eq(r.status, 1000 + SIGKILL);
+        }
+        result_free(&r);
+        ck_assert(!file_exists(model));
+        run(&r, CK_RUN, "--checkpoint", ck, "--resume", ck, data, model,
+            NULL);
+        ck_assert_msg(r.status == 0, "resume: %s", r.err);
+        result_free(&r);
+        char *a = slurp(ref), *b = slurp(model);
+        ck_assert_ptr_nonnull(a);
+        ck_assert_ptr_nonnull(b);
+        ck_assert_msg(strcmp(a, b) == 0, "%s: resumed model differs",
+                      sig ? "SIGINT" : "SIGKILL");
+        free(a);
+        free(b);
+        unlink(model);
+    }
+    write_text(ck, "TSGSCKPT garbage");
+    run(&r, CK_RUN, "--resume", ck, data, model, NULL);
+    assert_error(&r, ck, "checkpoint field", NULL);
+    result_free(&r);
+    run(&r, CK_RUN, "--solver", "safe", "--resume", ck, data, model, NULL);
+    assert_error(&r, "not checkpointed", NULL);
+    result_free(&r);
+#undef CK_RUN
+    assert_no_temp();
+}
+END_TEST
+
 Suite *cli_suite(void)
 {
     Suite *s = suite_create("cli");
@@ -3253,6 +3324,7 @@ Suite *cli_suite(void)
     tcase_add_test(tc, train_with_test_file);
     tcase_add_test(tc, test_file_sample);
     tcase_add_test(tc, help_lists_every_key);
+    tcase_add_test(tc, killed_run_resumes_to_the_same_model);
     tcase_add_test(tc, bad_options);
     tcase_add_test(tc, memory_refused_up_front);
     tcase_add_test(tc, wide_rows_refused_naming_the_input);

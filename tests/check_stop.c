@@ -750,7 +750,11 @@ static void same_file(const char *a, const char *b)
  * final balance samples it); the column cache holding every column (its
  * new directions, 50 ms a block, polled) and the rows' feature cache; the
  * checking rule (DSG, reusing old blocks from step 3, its candidates'
- * features polled); and step 1 cut: no block, t = 0. */
+ * features polled); step 1 cut: no block, t = 0; and a pass long enough
+ * for the rows of step k + 1 to be taken ahead in step k. The cut run writes
+ * a checkpoint at the step it ends at (its pass as step k - 1 left it,
+ * the rows taken ahead for step k given back): resumed, the run ends with
+ * the model file of the run never stopped. */
 START_TEST(step_cut_midway_is_abandoned)
 {
     static const struct {
@@ -764,6 +768,7 @@ START_TEST(step_cut_midway_is_abandoned)
         {TSGS_SOLVER_TSG, TSGS__BALANCE_CENTRED, 2, 64, 300, 256, 4, 0},
         {TSGS_SOLVER_DSG, -1, 2, 1, 0, 256, 4, 16},
         {TSGS_SOLVER_TSG, TSGS__BALANCE_CENTRED, 2, 1, 300, 256, 1, 0},
+        {TSGS_SOLVER_TSG, TSGS__BALANCE_CENTRED, 2, 1, 10000, 256, 4, 0},
     };
     const int c = _i;
     const size_t d = 150000, wide = 120000, nl = 40;
@@ -788,6 +793,11 @@ START_TEST(step_cut_midway_is_abandoned)
     tsgs__train_opts cut = {.scale_floor = 1e-150, .labeled_cache = -1};
     tsgs__train_opts end = cut;
     end.steps_unpolled = 1;
+    char dir[256], pa[300], pb[300], pc[300];
+    test_make_dir(dir, sizeof dir, "step");
+    snprintf(pc, sizeof pc, "%s/cut.ckpt", dir);
+    const tsgs_checkpoint write = {pc, 0.0, 0, NULL};
+    cut.ckpt_write = &write;
     step_stop ss;
     tsgs_train_hooks h;
     memset(&h, 0, sizeof h);
@@ -812,8 +822,6 @@ START_TEST(step_cut_midway_is_abandoned)
                                                                  8)
                             : k - 1;
     ck_assert_int_eq(a->nblocks, blocks);
-    char dir[256], pa[300], pb[300];
-    test_make_dir(dir, sizeof dir, "step");
     snprintf(pa, sizeof pa, "%s/cut.model", dir);
     snprintf(pb, sizeof pb, "%s/end.model", dir);
     ck_assert_int_eq(tsgs_model_save(a, pa, NULL), TSGS_OK);
@@ -842,6 +850,21 @@ START_TEST(step_cut_midway_is_abandoned)
         tsgs_model_free(b);
     }
     tsgs_model_free(a);
+    /* the never-stopped run, and the cut run resumed from its checkpoint */
+    tsgs__train_opts all = {.scale_floor = 1e-150, .labeled_cache = -1};
+    ck_assert_int_eq(tsgs__train_ex(ds, &p, NULL, &all, &a, NULL, NULL),
+                     TSGS_OK);
+    ck_assert_int_eq(tsgs_model_save(a, pa, NULL), TSGS_OK);
+    tsgs_model_free(a);
+    tsgs__ckpt *ck = NULL;
+    ck_assert_int_eq(tsgs__ckpt_read(pc, &ck, NULL), TSGS_OK);
+    all.resume = ck;
+    ck_assert_int_eq(tsgs__train_ex(ds, &p, NULL, &all, &b, NULL, NULL),
+                     TSGS_OK);
+    tsgs__ckpt_free(ck);
+    ck_assert_int_eq(tsgs_model_save(b, pb, NULL), TSGS_OK);
+    tsgs_model_free(b);
+    same_file(pa, pb);
     test_remove_dir(dir);
     tsgs_dataset_free(ds);
 }
@@ -863,7 +886,7 @@ Suite *stop_suite(void)
     suite_add_tcase(s, tc);
     tc = tcase_create("steps");
     tcase_set_timeout(tc, 120);
-    tcase_add_loop_test(tc, step_cut_midway_is_abandoned, 0, 5);
+    tcase_add_loop_test(tc, step_cut_midway_is_abandoned, 0, 6);
     suite_add_tcase(s, tc);
     tc = tcase_create("read");
     tcase_set_timeout(tc, 60);

@@ -19,6 +19,10 @@ typedef struct {
     long labeled;               /* --labeled N: keep N labels; 0: all */
     char *unlabeled_file;       /* --unlabeled FILE (owned) */
     char *test_file;            /* --test FILE (owned) */
+    char *checkpoint_file;      /* --checkpoint FILE (owned) */
+    char *resume_file;          /* --resume FILE (owned) */
+    double checkpoint_every;    /* --checkpoint-every SECONDS (60) */
+    long checkpoint_steps;      /* --checkpoint-steps N (0: by time) */
     long test_every;            /* iterations between test accuracies */
     char *topology_xml;         /* topology --xml FILE (owned) */
     char *topology_synthetic;   /* topology --synthetic DESCRIPTION (owned) */
@@ -96,7 +100,8 @@ int cli_world_end(int rc);
 int cli_world_rank(void);
 int cli_world_size(void);
 tsgs_status cli_world_train(const tsgs_dataset *ds, const tsgs_params *p,
-                            const tsgs_train_hooks *hooks, tsgs_model **out,
+                            const tsgs_train_hooks *hooks,
+                            const tsgs_checkpoint *ck, tsgs_model **out,
                             int *stopped, tsgs_error *err);
 int cli_should_stop(void *user);
 

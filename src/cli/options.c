@@ -20,6 +20,7 @@ void cli_opts_init(cli_opts *o)
     o->read = tsgs_read_options_default();
     o->max_memory = -1.0; /* auto */
     o->max_time = CLI_MAX_TIME_DEFAULT;
+    o->checkpoint_every = 60.0;
 }
 
 void cli_opts_free(cli_opts *o)
@@ -28,6 +29,9 @@ void cli_opts_free(cli_opts *o)
     free(o->test_file);
     free(o->topology_xml);
     free(o->topology_synthetic);
+    free(o->checkpoint_file);
+    free(o->resume_file);
+    o->checkpoint_file = o->resume_file = NULL;
     o->unlabeled_file = o->test_file = NULL;
     o->topology_xml = o->topology_synthetic = NULL;
 }
@@ -180,6 +184,41 @@ static int parse_size(const char *text, double *bytes)
     return 0;
 }
 
+/* train's checkpoint options (--checkpoint, --checkpoint-every,
+ * --checkpoint-steps, --resume); any other key is a param's. */
+static tsgs_status set_checkpoint_key(cli_opts *o, const char *key,
+                                      const char *value, tsgs_error *err)
+{
+    const char *why = NULL;
+    char *end;
+    if (strcmp(key, "checkpoint") == 0)
+        return set_string(&o->checkpoint_file, value, err);
+    if (strcmp(key, "resume") == 0)
+        return set_string(&o->resume_file, value, err);
+    if (strcmp(key, "checkpoint-every") == 0) {
+        const double s = strtod(value, &end);
+        if (end != value && !*end && s >= 0.0 && s <= 1e9)
+            o->checkpoint_every = s;
+        else
+            why = "seconds >= 0 (0: not by time)";
+    } else if (strcmp(key, "checkpoint-steps") == 0) {
+        long v;
+        if (parse_long(value, 0, &v) == 0)
+            o->checkpoint_steps = v;
+        else
+            why = "a number of steps >= 0 (0: not by steps)";
+    } else {
+        return tsgs_params_set(&o->params, key, value, err);
+    }
+    if (why) {
+        snprintf(err->message, sizeof err->message, "%s = \"%s\": expected %s",
+                 key, value, why);
+        err->code = TSGS_ERR_PARAM;
+        return TSGS_ERR_PARAM;
+    }
+    return TSGS_OK;
+}
+
 /* Keys of the tool itself (data and run options); the rest are params. */
 static tsgs_status set_key(const char *key, const char *value, void *user,
                            tsgs_error *err)
@@ -251,7 +290,7 @@ static tsgs_status set_key(const char *key, const char *value, void *user,
         else if (strcmp(value, "0") == 0 || strcmp(value, "no") == 0) o->quiet = 0;
         else why = "yes or no";
     } else {
-        return tsgs_params_set(&o->params, key, value, err);
+        return set_checkpoint_key(o, key, value, err); /* or params */
     }
     if (why) {
         snprintf(err->message, sizeof err->message, "%s = \"%s\": expected %s",

@@ -12,7 +12,8 @@
 static const char *const train_keys[] = {
     "@params", "format", "label-column", "skip-columns", "header",
     "unlabeled-label", "labeled", "unlabeled", "test", "test-every", "quiet",
-    "max-memory", "max-time", NULL};
+    "max-memory", "max-time", "checkpoint", "checkpoint-every",
+    "checkpoint-steps", "resume", NULL};
 
 /* Intermediate test accuracies use at most this many labeled test rows (a
  * fixed, seeded sample); the final line uses the whole file. */
@@ -192,6 +193,18 @@ static void usage(const cli_opts *o)
            "                           grows with the columns, exceeds "
            "SECONDS (default %d;\n"
            "                           0 or none: no limit)\n"
+           "  --checkpoint FILE        save the run's state to FILE as it "
+           "goes (tsg, dsg, cdsg,\n"
+           "                           frs; written whole or not at all), and "
+           "when stopped\n"
+           "  --checkpoint-every SECONDS  how often (default 60; 0: not by "
+           "time)\n"
+           "  --checkpoint-steps N     every N steps too (default 0: not by "
+           "steps)\n"
+           "  --resume FILE            go on from a checkpoint (the same "
+           "data and options;\n"
+           "                           the model is the one the run would "
+           "have made)\n"
            "  --config FILE            read key = value options from FILE "
            "(command line wins;\n"
            "                           a file's c is C x the labeled rows, "
@@ -273,8 +286,20 @@ static int check_arguments(const cli_opts *o, char *buf, size_t size,
     }
     if (model_path_of(o, buf, size, model_path))
         return 1;
+    const tsgs_solver s = o->params.solver;
+    if ((o->checkpoint_file || o->resume_file) &&
+        (s == TSGS_SOLVER_SAFE || s == TSGS_SOLVER_BS3VM)) {
+        /* (the library says the same once the rows are read) */
+        fprintf(stderr, "ERROR: checkpoints: solver %s is not checkpointed "
+                        "(the stochastic solvers tsg, dsg, cdsg and frs are: "
+                        "--solver tsg)\n",
+                s == TSGS_SOLVER_SAFE ? "safe" : "bs3vm");
+        return 1;
+    }
     if ((*model_path &&
          tsgs_model_check_path(*model_path, &err) != TSGS_OK) ||
+        (o->checkpoint_file &&
+         tsgs_model_check_path(o->checkpoint_file, &err) != TSGS_OK) ||
         tsgs_params_check(&o->params, &err) != TSGS_OK) {
         cli_error(&err);
         return 1;
@@ -464,9 +489,15 @@ static int train_and_save(const cli_opts *o, train_run *r,
     cli_catch_stops(cli_world_size() > 1 ? "interrupted: MPI job ended, "
                                            "no model written\n"
                                          : NULL);
-    if (cli_world_train(r->train, &o->params, &hooks, &r->model, &stopped,
-                        &err))
+    const tsgs_checkpoint ck = {o->checkpoint_file, o->checkpoint_every,
+                                o->checkpoint_steps, o->resume_file};
+    if (cli_world_train(r->train, &o->params, &hooks, &ck, &r->model,
+                        &stopped, &err))
         return training_failed(o->positional[0], r->train, model_path, &err);
+    if (stopped && o->checkpoint_file && cli_world_rank() == 0)
+        fprintf(stderr, "interrupted: the run's state saved to %s (go on "
+                        "with --resume %s)\n",
+                o->checkpoint_file, o->checkpoint_file);
     double train_s = cli_wall_s() - t1;
     if (cli_world_rank() != 0) /* rank 0 writes and reports */
         return 0;

@@ -62,14 +62,15 @@ int cli_world_size(void)
 }
 
 tsgs_status cli_world_train(const tsgs_dataset *ds, const tsgs_params *p,
-                            const tsgs_train_hooks *hooks, tsgs_model **out,
+                            const tsgs_train_hooks *hooks,
+                            const tsgs_checkpoint *ck, tsgs_model **out,
                             int *stopped, tsgs_error *err)
 {
     if (!world_on)
-        return tsgs_train(ds, p, hooks, out, stopped, err);
+        return tsgs_train_checkpointed(ds, p, hooks, ck, out, stopped, err);
     tsgs_mpi_stats ms;
-    tsgs_status st = tsgs_train_mpi(MPI_COMM_WORLD, ds, p, hooks, out,
-                                    stopped, &ms, err);
+    tsgs_status st = tsgs_train_mpi_checkpointed(MPI_COMM_WORLD, ds, p, hooks,
+                                                 ck, out, stopped, &ms, err);
     /* TSGS3VM_MPI_STATS=1: each process says what its exchanges cost
      * (tests/mpi/run.sh, bench/scripts/mpi_steps.sh) */
     const char *say = getenv("TSGS3VM_MPI_STATS");
@@ -105,10 +106,11 @@ int cli_world_size(void)
 }
 
 tsgs_status cli_world_train(const tsgs_dataset *ds, const tsgs_params *p,
-                            const tsgs_train_hooks *hooks, tsgs_model **out,
+                            const tsgs_train_hooks *hooks,
+                            const tsgs_checkpoint *ck, tsgs_model **out,
                             int *stopped, tsgs_error *err)
 {
-    return tsgs_train(ds, p, hooks, out, stopped, err);
+    return tsgs_train_checkpointed(ds, p, hooks, ck, out, stopped, err);
 }
 
 #endif

@@ -66,6 +66,19 @@ tsgs_status tsgs_train_mpi(MPI_Comm comm, const tsgs_dataset *train,
                            int *stopped_early, tsgs_mpi_stats *stats,
                            tsgs_error *err)
 {
+    return tsgs_train_mpi_checkpointed(comm, train, params, hooks, NULL, out,
+                                       stopped_early, stats, err);
+}
+
+tsgs_status tsgs_train_mpi_checkpointed(MPI_Comm comm,
+                                        const tsgs_dataset *train,
+                                        const tsgs_params *params,
+                                        const tsgs_train_hooks *hooks,
+                                        const tsgs_checkpoint *ck,
+                                        tsgs_model **out, int *stopped_early,
+                                        tsgs_mpi_stats *stats,
+                                        tsgs_error *err)
+{
     int rank, size, level, inited = 0;
     MPI_Initialized(&inited);
     if (!inited)
@@ -95,8 +108,8 @@ tsgs_status tsgs_train_mpi(MPI_Comm comm, const tsgs_dataset *train,
             h = *hooks;
             h.should_stop = NULL; /* see the header */
         }
-        st = tsgs__train_split(train, params, hooks ? &h : NULL, &s, out,
-                               stopped_early, err);
+        st = tsgs__train_split(train, params, hooks ? &h : NULL, &s, ck,
+                               out, stopped_early, err);
     }
     free(g.counts);
     free(g.displs);

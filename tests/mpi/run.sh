@@ -6,8 +6,9 @@
 # directions, the quantile balance, sparse rows, frs) and for the default
 # solver (which every rank runs whole); a rank with no rows of the
 # mini-batch (4 ranks, 3 unlabeled rows); the exchanges' count and volume;
-# a job that fails says why and ends non-zero with no model; started
-# without mpirun, an MPI build takes no part in MPI.
+# a job that fails says why and ends non-zero with no model; a rank
+# killed mid-run, then the job resumed from its checkpoint to the same
+# model; started without mpirun, an MPI build takes no part in MPI.
 # Usage: tests/mpi/run.sh TOOL    (TOOL built with MPI: make test-mpi)
 set -euo pipefail
 tool=$(realpath "${1:?usage: tests/mpi/run.sh TOOL}")
@@ -100,6 +101,43 @@ then
 else
     cat "$out/err" >&2
     fail "a missing file: no clear message, or a model written"
+fi
+
+# A rank killed mid-run (SIGKILL): the job fails with mpirun's message
+# naming the rank and the signal, no model; --resume from the checkpoint
+# (rank 0 writes it every 200 steps) ends with the model file of the tool
+# alone, byte for byte.
+ckargs=(--quiet --threads 0 --labeled 200 --solver tsg --iterations 3000
+        -c 1 -g 0.5 --max-features 256 "$out/dense.svm")
+OMP_NUM_THREADS=1 "$tool" train "${ckargs[@]}" "$out/alone.model"
+rm -f "$out/np.model" "$out/run.ckpt"
+mpirun -np 2 -x OMP_NUM_THREADS=1 -x OMP_WAIT_POLICY "$tool" train \
+    "${ckargs[@]}" --checkpoint "$out/run.ckpt" --checkpoint-steps 200 \
+    "$out/np.model" 2> "$out/err-kill" &
+job=$!
+for _ in $(seq 600); do [ -e "$out/run.ckpt" ] && break; sleep 0.05; done
+victim=$(ps -o pid= --ppid "$job" | tail -n 1)
+[ -n "$victim" ] && kill -9 $victim
+status=0
+wait "$job" || status=$?
+if [ ! -e "$out/run.ckpt" ] || [ -z "$victim" ]; then
+    fail "killed rank: no checkpoint written, or no rank to kill"
+elif [ "$status" -eq 0 ] || [ -e "$out/np.model" ] ||
+        ! grep -q "exited on signal 9" "$out/err-kill"; then
+    cat "$out/err-kill" >&2
+    fail "killed rank: the job did not fail clearly (status $status)"
+else
+    pass "killed rank: the job failed (status $status), signal 9 named"
+fi
+if ! mpirun -np 2 -x OMP_NUM_THREADS=2 -x OMP_WAIT_POLICY "$tool" train \
+        "${ckargs[@]}" --checkpoint "$out/run.ckpt" --resume "$out/run.ckpt" \
+        "$out/np.model" 2> "$out/err-resume"; then
+    cat "$out/err-resume" >&2
+    fail "killed rank: --resume failed"
+elif cmp -s "$out/alone.model" "$out/np.model"; then
+    pass "killed rank: resumed to the same model file as the tool alone"
+else
+    fail "killed rank: resumed to a different model file"
 fi
 
 [ "$fails" -eq 0 ] || { echo "tests/mpi: $fails failed" >&2; exit 1; }

@@ -31,6 +31,7 @@ static void run_free(run_t *r)
     free(r->chunks_taken);
     free(r->part); tsgs__featcache_free(r->fc); free(r->lrow);
     free(r->tile_count);
+    free(r->ck_settings);
 }
 
 /* The scaled labeled rows and their classes (+1 / -1), in file order;
@@ -487,10 +488,29 @@ static void run_stretch(run_t *r, tsgs_model *m, long t0, long t1)
             r->run_st = st;
             break;
         }
-        if (r->stop)
+        if (r->stop || r->pause)
             break;
     }
     tsgs__kernel_ws_free(&me.ws);
+}
+
+/* The checkpoint after step t (between two stretches), when the run
+ * writes them; a failed write is said through the hooks' warn and the
+ * run goes on (the checkpoint before it stays). */
+static void write_checkpoint(run_t *r, const tsgs_model *m, long t,
+                             const tsgs_train_hooks *hooks)
+{
+    const tsgs_checkpoint *ck = r->opt.ckpt_write;
+    if (!ck)
+        return;
+    tsgs_error e;
+    memset(&e, 0, sizeof e);
+    if (tsgs__ckpt_write(r, m, t, &e) != TSGS_OK && hooks && hooks->warn) {
+        char msg[sizeof e.message + 64];
+        snprintf(msg, sizeof msg, "%s (training goes on)", e.message);
+        hooks->warn(msg, hooks->user);
+    }
+    r->ck_next_s = tsgs__now_s() + ck->every_seconds;
 }
 
 /* Steps 1 .. T (or until the hooks ask to stop: *t_done gets the steps
@@ -502,10 +522,11 @@ static void run_stretch(run_t *r, tsgs_model *m, long t0, long t1)
  * monitor). */
 static tsgs_status run_steps(run_t *r, tsgs_model *m,
                              const tsgs_train_hooks *hooks, tsgs__stop *stop,
-                             long T, long max_blocks, long *t_done,
-                             int *stopped, tsgs_error *err)
+                             long T, long max_blocks, long t_first,
+                             long *t_done, int *stopped, tsgs_error *err)
 {
     r->t_start = tsgs__now_s();
+    const long long steps_ns = tsgs__now_ns();
     r->monitor_s = 0.0;
     r->err = err;
     r->hooks = hooks;
@@ -530,10 +551,14 @@ static tsgs_status run_steps(run_t *r, tsgs_model *m,
                     !r->opt.serial_labeled && !r->opt.split &&
                     r->p.balance != TSGS__BALANCE_HOLD;
     r->hl_pending = 0;
+    r->pause = 0;
+    r->t_last = r->t_begin = t_first - 1;
+    if (r->opt.ckpt_write)
+        r->ck_next_s = r->t_start + r->opt.ckpt_write->every_seconds;
     *stopped = 0;
     const long every =
         tsgs__sgd_measure_due(hooks, 0) ? hooks->monitor_every : 0;
-    for (long t = 1; t <= T;) {
+    for (long t = t_first; t <= T;) {
         long last = every ? (t + every - 1) / every * every : T;
         r->t1 = last = last > T ? T : last;
         if (r->halt)
@@ -548,7 +573,21 @@ static tsgs_status run_steps(run_t *r, tsgs_model *m,
         if (r->stop) {
             *stopped = 1;
             *t_done = r->t_last;
+            /* (not when the stop cut work before the steps short, such as
+             * the grid or the supervised start: a run resumed from it
+             * would not be the run uninterrupted) */
+            const long long at = atomic_load(&stop->asked_ns);
+            if (at == 0 || at >= steps_ns)
+                write_checkpoint(r, m, r->t_last, hooks);
             return TSGS_OK;
+        }
+        if (r->pause) { /* a checkpoint: the stretch goes on after it */
+            r->pause = 0;
+            write_checkpoint(r, m, r->t_last, hooks);
+            if (r->t_last < last) {
+                t = r->t_last + 1;
+                continue;
+            }
         }
         if (last < T) /* a measurement is due after it */
             tsgs__sgd_report_progress(r, m, hooks, last, T, 1);
@@ -573,11 +612,14 @@ static tsgs_status sgd_train(tsgs__train_job *job, tsgs_model **out,
     const int supervised = r.p.solver == TSGS_SOLVER_DSG ||
                            r.p.solver == TSGS_SOLVER_CDSG;
     r.nu = supervised ? 0 : ds->n - r.nl; /* DSG leaves them out */
-    long T = 0, max_blocks = 0, t_done = 0;
+    long T = 0, max_blocks = 0, t_done = 0, t_resumed = 0;
     int stopped = 0;
     tsgs_model *m = NULL;
     TSGS_TRACE_START(t_set);
     tsgs_status st = gather_labeled(&r, job, err);
+    /* (resuming: C and sigma the checkpoint's) */
+    if (st == TSGS_OK)
+        st = tsgs__ckpt_match(&r, job, err);
     if (st == TSGS_OK)
         st = resolve_settings(&r, job, &T, &max_blocks, err);
     TSGS_TRACE_SPAN("sgd_settings_grid", 0, t_set);
@@ -590,9 +632,14 @@ static tsgs_status sgd_train(tsgs__train_job *job, tsgs_model **out,
         goto fail;
     TSGS_TRACE_SPAN("sgd_start_model", 0, t_model);
     TSGS_TRACE_START(t_warm);
-    if (r.p.warm_start && (st = start_supervised(&r, m, max_blocks, &job->stop,
-                                               err)))
+    if (r.opt.resume) {
+        if ((st = tsgs__ckpt_restore(&r, m, T, max_blocks, &t_resumed,
+                                     err)) != TSGS_OK)
+            goto fail;
+    } else if (r.p.warm_start &&
+               (st = start_supervised(&r, m, max_blocks, &job->stop, err))) {
         goto fail;
+    }
     TSGS_TRACE_SPAN("sgd_warm_start", 0, t_warm);
     const tsgs_params *p = &r.p;
     tsgs__binding *pinned = tsgs__bind_threads(
@@ -605,8 +652,8 @@ static tsgs_status sgd_train(tsgs__train_job *job, tsgs_model **out,
         tsgs__place_interleaved(ds->x, ds->n * ds->d * sizeof(float),
                                 r.threads, p->bind);
     TSGS_TRACE_START(t_steps);
-    st = run_steps(&r, m, job->hooks, &job->stop, T, max_blocks, &t_done,
-                   &stopped, err);
+    st = run_steps(&r, m, job->hooks, &job->stop, T, max_blocks,
+                   t_resumed + 1, &t_done, &stopped, err);
     TSGS_TRACE_SPAN("sgd_steps", T, t_steps);
     tsgs__restore_binding(pinned); /* the caller's threads as they were */
     if (st != TSGS_OK)

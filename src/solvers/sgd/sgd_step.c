@@ -1012,9 +1012,10 @@ void tsgs__sgd_report_progress(run_t *r, const tsgs_model *m,
     pr.iteration = t;
     pr.iterations = T;
     pr.elapsed_s = tsgs__now_s() - r->t_start;
-    /* rows per second of training, test measurements left out */
+    /* rows per second of training, test measurements left out (the
+     * steps of this process: a resumed run's from its checkpoint) */
     double busy = pr.elapsed_s - r->monitor_s;
-    pr.rows_per_s = (double)t * (double)(r->bl + r->bu) /
+    pr.rows_per_s = (double)(t - r->t_begin) * (double)(r->bl + r->bu) /
                     (busy > 0 ? busy : 1e-9);
     pr.features = tsgs_model_feature_count(m);
     double t_mon = tsgs__now_s();
@@ -1139,6 +1140,19 @@ static tsgs_status begin_step(run_t *r, tsgs_model *m, long t)
     return TSGS_OK;
 }
 
+/* Whether a checkpoint (checkpoint.c, written by sgd.c) is due after step
+ * t < T: every opt.ckpt_write->every_steps steps, or its every_seconds
+ * passed since the last one (r->ck_next_s). */
+static int checkpoint_due(const run_t *r, long t)
+{
+    const tsgs_checkpoint *ck = r->opt.ckpt_write;
+    if (!ck || t >= r->T)
+        return 0;
+    if (ck->every_steps > 0 && t % ck->every_steps == 0)
+        return 1;
+    return ck->every_seconds > 0.0 && tsgs__now_s() >= r->ck_next_s;
+}
+
 /* Serial, on the master thread (the caller's) at the end of step t, unless
  * the step failed: the bias step (when learned), the hooks, then the next
  * step's plan when its rows were read ahead and the stretch goes on. */
@@ -1159,7 +1173,11 @@ static void after_step(run_t *r, tsgs_model *m, long t, int bias)
     if (!r->stop && t < r->T && report_due(hooks, t) &&
         !tsgs__sgd_measure_due(hooks, t))
         tsgs__sgd_report_progress(r, m, hooks, t, r->T, 0);
-    if (!r->stop && t < r->t1 && (r->bu == 0 || rows_ahead_in(r, t + 1)))
+    /* a checkpoint due: the stretch ends here, unplanned (sgd.c writes
+     * it between two stretches) */
+    r->pause = !r->stop && checkpoint_due(r, t);
+    if (!r->stop && !r->pause && t < r->t1 &&
+        (r->bu == 0 || rows_ahead_in(r, t + 1)))
         r->run_st = plan_step(r, m, t + 1);
 }
 
@@ -1544,6 +1562,7 @@ void tsgs__sgd_mark(run_t *r, const tsgs_model *m)
     k->mean_ema = r->mean_ema;
     k->upos = r->upos;
     k->epoch = r->epoch;
+    k->next_t = r->next_t;
 }
 
 /* Serial, once every thread has left a step that r->halt cut: the model
@@ -1573,6 +1592,8 @@ static void abandon_step(run_t *r, tsgs_model *m)
         tsgs__unshuffle(r->uidx, r->nu, &key);
     }
     r->upos = k->upos;
+    r->next_t = k->next_t; /* (the rows taken ahead: a checkpoint's pass) */
+    r->plan_t = 0;
     r->stop = 1;
 }
 

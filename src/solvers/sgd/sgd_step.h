@@ -22,6 +22,7 @@ typedef struct {
     double mean_ema;
     size_t upos;        /* the pass: its position, number and order */
     long epoch;
+    long next_t;        /* the step whose rows were taken ahead */
 } step_mark;
 
 /* Everything a run needs besides the model. */
@@ -124,6 +125,14 @@ typedef struct {
     double var;         /* block_gradient's sampling variance */
     long best;          /* the checking rule's best candidate */
     double best_eta;    /* and its step */
+    /* Checkpoints (checkpoint.c; opt.ckpt_write, opt.resume) */
+    char *ck_settings;  /* the run's settings as the file keeps them */
+    uint64_t ck_data[4]; /* its rows: n, d, labeled, hash */
+    double ck_next_s;   /* when the next one is due (every_seconds) */
+    long t_begin;       /* the steps done before this process's (resumed
+                           from a checkpoint; else 0) */
+    int pause;          /* the master: one is due after step t_last (the
+                           stretch ends there) */
 } run_t;
 
 /* What each thread of the team keeps for itself. */
@@ -161,5 +170,23 @@ void tsgs__sgd_report_progress(run_t *r, const tsgs_model *m,
                                const tsgs_train_hooks *hooks, long t, long T,
                                int measure);
 int tsgs__sgd_measure_due(const tsgs_train_hooks *hooks, long t);
+
+/* ---------------------------------------------------- checkpoint.c */
+
+/* The run's fingerprint (settings, rows) into r when it writes or resumes
+ * checkpoints; resuming, checked against opt.resume's (an error names
+ * what differs) and the checkpoint's C and sigma into r->p. */
+tsgs_status tsgs__ckpt_match(run_t *r, const tsgs__train_job *job,
+                             tsgs_error *err);
+/* opt.resume's state into the model (its blocks made) and the run, once
+ * both are set up for T steps and max_blocks blocks; *t_done: the steps
+ * it had run. */
+tsgs_status tsgs__ckpt_restore(run_t *r, tsgs_model *m, long T,
+                               long max_blocks, long *t_done,
+                               tsgs_error *err);
+/* The state after step t (r between two stretches) written to
+ * opt.ckpt_write's path. */
+tsgs_status tsgs__ckpt_write(const run_t *r, const tsgs_model *m, long t,
+                             tsgs_error *err);
 
 #endif
