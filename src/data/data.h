@@ -75,6 +75,43 @@ tsgs_status tsgs__dataset_read_split(const char *path,
  * before reading; 0 puts back the default (256 MiB). Returns the old. */
 size_t tsgs__read_line_max(size_t max);
 
+/* One process's share of a training file read by `parts` processes
+ * (issue #34, docs/mpi.md): a text file's lines after its first data row
+ * split into `parts` byte ranges at line starts (part 0 also takes that
+ * first row), a .npy's rows into `parts` ranges of rows [n k / parts,
+ * n (k + 1) / parts). The shares, in part order, are the rows one process
+ * reads (tsgs_dataset_read), no row lost or read twice. */
+typedef struct {
+    tsgs_dataset *ds; /* the share's rows, in file order (perhaps none),
+                         its layout set; LIBSVM: stored dense or sparse by
+                         the share alone, as wide as its widest index */
+    size_t nnz;       /* LIBSVM: the (index, value) pairs read */
+    long lines;       /* text: the lines read (part 0: from the file's
+                         first; on an error, up to it) */
+    int relative;     /* an error's line counts from the share's first line
+                         (add the lines of the parts before it:
+                         tsgs__read_error_relocate) */
+    int whole;        /* the file was read whole (compressed, a pipe) and
+                         rows [from, to) of it kept */
+    uint64_t from, to; /* text: its byte range; .npy, whole: its rows */
+} tsgs__share;
+
+/* Part `part` of `parts` of path into *out (out->ds NULL on error). Errors
+ * as tsgs_dataset_read's, their line relative where out->relative says. */
+tsgs_status tsgs__dataset_read_share(const char *path,
+                                     const tsgs_read_options *opt, int part,
+                                     int parts, tsgs__share *out,
+                                     tsgs_error *err);
+/* err (status st) says "path:LINE: ..." with a line of a share: say it
+ * again with line_base added. Returns st. */
+tsgs_status tsgs__read_error_relocate(const char *path, long line_base,
+                                      tsgs_status st, tsgs_error *err);
+/* The .npy part of tsgs__dataset_read_share (npy.c). */
+tsgs_status tsgs__npy_read_share(const char *path,
+                                 const tsgs_read_options *opt, int part,
+                                 int parts, tsgs__share *out,
+                                 tsgs_error *err);
+
 /* -------------------------------------------------------------- npy.c */
 
 /* Whether buf starts with the .npy magic bytes. */
