@@ -11,6 +11,35 @@
 
 /* ---------------------------------------------------------- dataset.c */
 
+/* The rows a process holds of a dataset that processes read in shares
+ * (src/mpi/rows_mpi.c, issue #34): process k holds rows [row0[k],
+ * row0[k + 1]) and every labeled row; the others' places in x are address
+ * space with no memory behind it (reading them gives zeros) until fetched.
+ * Every function here is collective over the processes (each calls it
+ * with the same arguments, in the same order) but release. */
+typedef struct tsgs__held {
+    int rank, size;
+    const size_t *row0; /* size + 1 */
+    void *ctx;
+    /* Rows idx[0 .. n) written into every process's x where it lacks
+     * them; pin: kept for good, else until released. Returns the largest
+     * `failed` of the processes, or 1 where the exchange failed. */
+    int (*fetch)(void *ctx, const size_t *idx, size_t n, int pin,
+                 int failed);
+    /* Lets go of rows fetched unpinned (their memory goes back). */
+    void (*release)(void *ctx, const size_t *idx, size_t n);
+    /* Items [first[k], first[k + 1]) of v (item bytes each) from process
+     * k into every process's v (first: size + 1); returns as fetch. */
+    int (*pieces)(void *ctx, void *v, size_t item, const size_t *first,
+                  int failed);
+} tsgs__held;
+
+/* ds->held's fetch of rows idx[0 .. n) unpinned, and their release; with
+ * every row here, `failed` as it is and nothing. */
+int tsgs__held_fetch(const tsgs_dataset *ds, const size_t *idx, size_t n,
+                     int failed);
+void tsgs__held_release(const tsgs_dataset *ds, const size_t *idx, size_t n);
+
 struct tsgs_dataset {
     size_t n;   /* rows */
     size_t d;   /* features per row */
@@ -31,6 +60,10 @@ struct tsgs_dataset {
     float *val;
     /* How the reader read it (reader.c, npy.c); zero: built in memory. */
     tsgs_data_layout layout;
+    /* Read in shares by processes (src/mpi/): the rows this one holds;
+     * held_free(held) at tsgs_dataset_free. NULL: every row is here. */
+    const tsgs__held *held;
+    void (*held_free)(const tsgs__held *held);
 };
 
 /* Whether ds's rows are stored sparse (CSR). */
@@ -195,6 +228,10 @@ tsgs_status tsgs__scaler_fit_stop(const tsgs_dataset *ds, tsgs_scaling kind,
  * stretch's per-class means, the result): what tsgs_train_memory counts. */
 double tsgs__scaler_fit_bytes(size_t n, size_t d, size_t classes);
 #define TSGS__ZERO_COLS_SHARE 0.5
+/* A dataset held in shares (ds->held): each process fits the chunks of
+ * rows that start in its share (fetching the rest of its last chunk), the
+ * chunks' sums exchanged and added in chunk order, so the bits are one
+ * process's; dense rows, kinds NONE, ZSCORE, MINMAX and CLASS. */
 tsgs_status tsgs__scaler_fit_threads(const tsgs_dataset *ds,
                                      tsgs_scaling kind, int zero_cols,
                                      int threads, tsgs__scaler *out,

@@ -60,6 +60,23 @@ static int gather(void *ctx, double *v, size_t n, int own, int failed)
     return any;
 }
 
+/* A dataset read in shares: every labeled row fetched and pinned on every
+ * process (the solvers read them at every step). */
+static tsgs_status pin_labeled(const tsgs_dataset *ds, tsgs_error *err)
+{
+    const tsgs__held *h = ds->held;
+    const size_t nl = tsgs__label_split(ds->y, ds->n, 1, NULL, NULL);
+    size_t *rows = malloc(sizeof(size_t) * (nl ? nl : 1));
+    if (rows)
+        tsgs__label_split(ds->y, ds->n, 1, rows, NULL);
+    int failed = h->fetch(h->ctx, rows, rows ? nl : 0, 1, !rows);
+    free(rows);
+    return failed ? tsgs__fail(err, TSGS_ERR_NOMEM, NULL, 0,
+                               "the labeled rows over the processes: out "
+                               "of memory")
+                  : TSGS_OK;
+}
+
 tsgs_status tsgs_train_mpi(MPI_Comm comm, const tsgs_dataset *train,
                            const tsgs_params *params,
                            const tsgs_train_hooks *hooks, tsgs_model **out,
@@ -88,6 +105,9 @@ tsgs_status tsgs_train_mpi(MPI_Comm comm, const tsgs_dataset *train,
     tsgs_status st;
     if (!g.counts || !g.displs) {
         st = TSGS__NOMEM(err);
+    } else if (train && train->held &&
+               (st = pin_labeled(train, err)) != TSGS_OK) {
+        /* (said on every process) */
     } else {
         tsgs__split s = {rank, size, gather, &g};
         tsgs_train_hooks h;
