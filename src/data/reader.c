@@ -1764,8 +1764,30 @@ tsgs_status tsgs__dataset_read_share(const char *path,
         t.R.lr.line = 0; /* errors: lines of this range */
         out->relative = 1;
     }
-    st = read_range_split(&t.R, t.fmt, &sp, lo, hi, &out->nnz, &out->ds,
-                          err);
+    if (sp.threads < 2) {
+        /* one thread: the head's reader goes on through the range, its
+         * rows handed over whole (a parallel read's chunks are copied
+         * into the dataset: twice the share's memory at the end) */
+        lreader *lr = &t.R.lr;
+        lr->fd = sp.fd;
+        lr->at = lo;
+        lr->stop = hi;
+        lr->base = lo;
+        lr->pos = lr->end = lr->scanned = 0;
+        lr->eof = 0;
+        st = parse_lines(&t.R, t.fmt, err);
+        out->nnz = t.R.np;
+        if (st == TSGS_OK && t.R.n == 0) {
+            size_t d = t.fmt == TSGS_FORMAT_LIBSVM ? t.R.dmax : t.R.d;
+            st = empty_rows(d > opt->min_features ? d : opt->min_features,
+                            &out->ds, err);
+        } else if (st == TSGS_OK) {
+            st = finish(&t.R, t.fmt, &out->ds, err);
+        }
+    } else {
+        st = read_range_split(&t.R, t.fmt, &sp, lo, hi, &out->nnz, &out->ds,
+                              err);
+    }
     out->lines = t.R.lr.line;
     out->from = lo;
     out->to = hi;

@@ -212,6 +212,31 @@ typedef struct {
     unsigned long long n, d, nnz, whole;
 } share_shape;
 
+/* The share's rows s into the held rows from row lo: dense rows of the
+ * same width copied a MiB at a time, the pages copied from let go of as
+ * it goes (s is freed next), so that the rows are not held twice; others
+ * row by row at the whole's width. */
+static void move_rows(held_ctx *c, const tsgs_dataset *s, size_t lo)
+{
+    if (tsgs__sparse(s) || s->d != c->d || s->map || s->x_borrowed) {
+        for (size_t i = 0; i < s->n; i++)
+            tsgs__row_dense(s, i, c->x + (lo + i) * c->d);
+        return;
+    }
+    const size_t total = s->n * c->d * sizeof(float), step = (size_t)1 << 20;
+    char *src = (char *)s->x, *dst = (char *)(c->x + lo * c->d);
+    uintptr_t dropped = ((uintptr_t)src + c->page - 1) / c->page * c->page;
+    for (size_t off = 0; off < total; off += step) {
+        const size_t k = total - off < step ? total - off : step;
+        memcpy(dst + off, src + off, k);
+        const uintptr_t end = ((uintptr_t)src + off + k) / c->page * c->page;
+        if (end > dropped) {
+            madvise((void *)dropped, end - dropped, MADV_DONTNEED);
+            dropped = end;
+        }
+    }
+}
+
 tsgs_status tsgs_dataset_read_mpi(MPI_Comm comm, const char *path,
                                   const tsgs_read_options *opt,
                                   tsgs_dataset **out,
@@ -335,8 +360,7 @@ tsgs_status tsgs_dataset_read_mpi(MPI_Comm comm, const char *path,
                    c->displs, MPI_DOUBLE, comm);
     /* this process's rows, at the whole's width; their pages pinned */
     const size_t lo = c->row0[rank];
-    for (size_t i = 0; i < sh.ds->n; i++)
-        tsgs__row_dense(sh.ds, i, c->x + (lo + i) * d);
+    move_rows(c, sh.ds, lo);
     if (sh.ds->n) {
         size_t p0, p1, q0, q1;
         pages_of(c, lo, &p0, &p1);
