@@ -1307,6 +1307,27 @@ static tsgs_status empty_rows(size_t d, tsgs_dataset **out, tsgs_error *err)
     return TSGS_OK;
 }
 
+/* A share's LIBSVM pairs into *pairs; with no rows at all, an empty
+ * dataset (*st its status): returns 1 then. */
+static int share_counts(const reader *R, tsgs_format fmt, const reader *C,
+                        int nc, size_t *pairs, tsgs_dataset **out,
+                        tsgs_status *st, tsgs_error *err)
+{
+    size_t n = R->n, np = R->np, dmax = R->dmax;
+    for (int c = 0; c < nc; c++) {
+        n += C[c].n;
+        np += C[c].np;
+        dmax = C[c].dmax > dmax ? C[c].dmax : dmax;
+    }
+    *pairs = np;
+    if (n > 0)
+        return 0;
+    size_t d = fmt == TSGS_FORMAT_LIBSVM ? dmax : R->d;
+    *st = empty_rows(d > R->opt->min_features ? d : R->opt->min_features,
+                     out, err);
+    return 1;
+}
+
 /* R's rows then the lines of [from, to) (from at a line start), split
  * into chunks parsed side by side; *pairs (unless NULL): the LIBSVM pairs
  * read. With pairs, no rows at all give an empty dataset (a share). */
@@ -1371,23 +1392,8 @@ static tsgs_status read_range_split(reader *R, tsgs_format fmt,
         line_base += C[c].lr.line;
     }
     R->lr.line = line_base;
-    if (pairs) {
-        size_t n = R->n, np = R->np, dmax = R->dmax;
-        for (int c = 0; c < nc; c++) {
-            n += C[c].n;
-            np += C[c].np;
-            dmax = C[c].dmax > dmax ? C[c].dmax : dmax;
-        }
-        *pairs = np;
-        if (n == 0) {
-            size_t d = fmt == TSGS_FORMAT_LIBSVM ? dmax : R->d;
-            st = empty_rows(d > R->opt->min_features ? d
-                                                     : R->opt->min_features,
-                            out, err);
-            goto done;
-        }
-    }
-    st = finish_parts(R, fmt, C, nc, threads, out, err);
+    if (!pairs || !share_counts(R, fmt, C, nc, pairs, out, &st, err))
+        st = finish_parts(R, fmt, C, nc, threads, out, err);
 done:
     for (int c = 0; C && c < nc; c++)
         chunk_free(&C[c]);
@@ -1690,6 +1696,89 @@ static tsgs_status share_of_whole(text_read *t, int part, int parts,
     return TSGS_OK;
 }
 
+/* Every part reads the lines up to the first data row: they settle the
+ * format, the header and the columns, as for one process; none is the
+ * one-process read's error. */
+static tsgs_status read_head(text_read *t, tsgs_error *err)
+{
+    tsgs_status st;
+    for (;;) {
+        char *line;
+        size_t len;
+        if ((st = next_line(&t->R.lr, &line, &len, err)) != TSGS_OK)
+            return st;
+        if (!line)
+            break;
+        if ((st = text_line(t, line, len, err)) != TSGS_OK)
+            return st;
+        if (t->R.n == 1)
+            return TSGS_OK;
+    }
+    tsgs_dataset *none = NULL;
+    st = finish(&t->R, t->fmt, &none, err);
+    tsgs_dataset_free(none);
+    return st;
+}
+
+/* One thread: the head's reader goes on through [lo, hi) and hands its
+ * rows over whole (a parallel read's chunks are copied into the dataset:
+ * twice the share's memory at the end). */
+static tsgs_status read_range_serial(text_read *t, const split_plan *sp,
+                                     uint64_t lo, uint64_t hi,
+                                     tsgs__share *out, tsgs_error *err)
+{
+    lreader *lr = &t->R.lr;
+    lr->fd = sp->fd;
+    lr->at = lo;
+    lr->stop = hi;
+    lr->base = lo;
+    lr->pos = lr->end = lr->scanned = 0;
+    lr->eof = 0;
+    tsgs_status st = parse_lines(&t->R, t->fmt, err);
+    out->nnz = t->R.np;
+    if (st != TSGS_OK)
+        return st;
+    if (t->R.n > 0)
+        return finish(&t->R, t->fmt, &out->ds, err);
+    size_t d = t->fmt == TSGS_FORMAT_LIBSVM ? t->R.dmax : t->R.d;
+    const size_t least = t->R.opt->min_features;
+    return empty_rows(d > least ? d : least, &out->ds, err);
+}
+
+/* Part `part`'s byte range of the lines after the head, parsed. */
+static tsgs_status read_share_range(text_read *t, const split_plan *sp,
+                                    int part, int parts, tsgs__share *out,
+                                    tsgs_error *err)
+{
+    tsgs_status st;
+    const uint64_t from = t->R.lr.base + t->R.lr.pos;
+    uint64_t lo = from, hi = sp->size;
+    if (from < sp->size &&
+        ((st = share_bound(sp, t->R.path, from, part, parts, &lo, err)) !=
+             TSGS_OK ||
+         (st = share_bound(sp, t->R.path, from, part + 1, parts, &hi,
+                           err)) != TSGS_OK))
+        return st;
+    if (hi < lo)
+        hi = lo;
+    if (part > 0) { /* the first data row is part 0's */
+        reader *R = &t->R;
+        drop_rows(R);
+        R->n = R->np = R->ycap = R->pcap = R->rcap = R->xcap = 0;
+        R->dmax = 0;
+        R->lr.line = 0; /* errors: lines of this range */
+        out->relative = 1;
+    }
+    st = sp->threads < 2
+             ? read_range_serial(t, sp, lo, hi, out, err)
+             : read_range_split(&t->R, t->fmt, sp, lo, hi, &out->nnz,
+                                &out->ds, err);
+    out->lines = t->R.lr.line;
+    out->from = lo;
+    out->to = hi;
+    return st;
+}
+
 tsgs_status tsgs__dataset_read_share(const char *path,
                                      const tsgs_read_options *opt, int part,
                                      int parts, tsgs__share *out,
@@ -1716,26 +1805,8 @@ tsgs_status tsgs__dataset_read_share(const char *path,
             st = tsgs__npy_read_share(path, opt, part, parts, out, err);
         goto done;
     }
-    /* Every part reads the lines up to the first data row: they settle
-     * the format, the header and the columns, as for one process. */
-    for (;;) {
-        char *line;
-        size_t len;
-        if ((st = next_line(&t.R.lr, &line, &len, err)) != TSGS_OK)
-            goto done;
-        if (!line)
-            break;
-        if ((st = text_line(&t, line, len, err)) != TSGS_OK)
-            goto done;
-        if (t.R.n == 1)
-            break;
-    }
-    if (t.R.n == 0) { /* the one-process read's error (no rows) */
-        tsgs_dataset *none = NULL;
-        st = finish(&t.R, t.fmt, &none, err);
-        tsgs_dataset_free(none);
+    if ((st = read_head(&t, err)) != TSGS_OK)
         goto done;
-    }
     split_plan sp;
     memset(&sp, 0, sizeof sp);
     struct stat sb;
@@ -1747,50 +1818,7 @@ tsgs_status tsgs__dataset_read_share(const char *path,
     sp.size = (uint64_t)sb.st_size;
     sp.threads = tsgs__threads_resolve(opt->threads);
     sp.min_chunk = SPLIT_MIN_CHUNK;
-    const uint64_t from = t.R.lr.base + t.R.lr.pos;
-    uint64_t lo = from, hi = sp.size;
-    if (from < sp.size &&
-        ((st = share_bound(&sp, path, from, part, parts, &lo, err)) !=
-             TSGS_OK ||
-         (st = share_bound(&sp, path, from, part + 1, parts, &hi, err)) !=
-             TSGS_OK))
-        goto done;
-    if (hi < lo)
-        hi = lo;
-    if (part > 0) { /* the first data row is part 0's */
-        drop_rows(&t.R);
-        t.R.n = t.R.np = t.R.ycap = t.R.pcap = t.R.rcap = t.R.xcap = 0;
-        t.R.dmax = 0;
-        t.R.lr.line = 0; /* errors: lines of this range */
-        out->relative = 1;
-    }
-    if (sp.threads < 2) {
-        /* one thread: the head's reader goes on through the range, its
-         * rows handed over whole (a parallel read's chunks are copied
-         * into the dataset: twice the share's memory at the end) */
-        lreader *lr = &t.R.lr;
-        lr->fd = sp.fd;
-        lr->at = lo;
-        lr->stop = hi;
-        lr->base = lo;
-        lr->pos = lr->end = lr->scanned = 0;
-        lr->eof = 0;
-        st = parse_lines(&t.R, t.fmt, err);
-        out->nnz = t.R.np;
-        if (st == TSGS_OK && t.R.n == 0) {
-            size_t d = t.fmt == TSGS_FORMAT_LIBSVM ? t.R.dmax : t.R.d;
-            st = empty_rows(d > opt->min_features ? d : opt->min_features,
-                            &out->ds, err);
-        } else if (st == TSGS_OK) {
-            st = finish(&t.R, t.fmt, &out->ds, err);
-        }
-    } else {
-        st = read_range_split(&t.R, t.fmt, &sp, lo, hi, &out->nnz, &out->ds,
-                              err);
-    }
-    out->lines = t.R.lr.line;
-    out->from = lo;
-    out->to = hi;
+    st = read_share_range(&t, &sp, part, parts, out, err);
 done:
     if (st == TSGS_OK && !t.npy)
         out->ds->layout = text_layout(&t);
