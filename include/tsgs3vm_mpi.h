@@ -73,8 +73,11 @@ tsgs_status tsgs_dataset_read_mpi(MPI_Comm comm, const char *path,
 
 /* Whether ds was read in shares (tsgs_dataset_read_mpi); *resident
  * (unless NULL): about how many rows' features this process has in
- * memory now (its pages in core, mincore). */
-int tsgs_dataset_rows_held(const tsgs_dataset *ds, size_t *resident);
+ * memory now (its pages in core, mincore); *fetched_bytes (unless NULL):
+ * the bytes of rows it has received from the others so far (the labeled
+ * rows, the mini-batches, the scaler's chunks, the samples). */
+int tsgs_dataset_rows_held(const tsgs_dataset *ds, size_t *resident,
+                           double *fetched_bytes);
 
 tsgs_status tsgs_train_mpi(MPI_Comm comm, const tsgs_dataset *train,
                            const tsgs_params *params,

@@ -96,14 +96,14 @@ int cli_world_read(const cli_opts *o, const char *path, tsgs_dataset **out)
         return 1;
     }
     free(labels);
-    if (k > 2 && tsgs_dataset_rows_held(ds, NULL)) {
+    if (k > 2 && tsgs_dataset_rows_held(ds, NULL, NULL)) {
         tsgs_dataset_free(ds);
         return -1;
     }
     const char *say = getenv("TSGS3VM_MPI_STATS");
     if (say && say[0] == '1') {
         size_t resident = 0;
-        tsgs_dataset_rows_held(ds, &resident);
+        tsgs_dataset_rows_held(ds, &resident, NULL);
         tsgs_data_layout layout;
         tsgs_dataset_layout(ds, &layout);
         fprintf(stderr, "mpi: rank %d of %d: read rows [%zu, %zu) of %zu "
@@ -137,10 +137,12 @@ tsgs_status cli_world_train(const tsgs_dataset *ds, const tsgs_params *p,
                 world_rank, ms.processes, ms.exchanges, ms.bytes_sent,
                 ms.bytes_received, ms.seconds);
         size_t resident = 0;
-        if (tsgs_dataset_rows_held(ds, &resident))
-            fprintf(stderr, "mpi: rank %d of %d: trained on rows held in "
-                            "shares, ~%zu of %zu rows resident\n",
-                    world_rank, world_size, resident,
+        double fetched = 0.0;
+        if (tsgs_dataset_rows_held(ds, &resident, &fetched))
+            fprintf(stderr, "mpi: rank %d of %d: %.0f bytes of rows "
+                            "fetched; trained on rows held in shares, ~%zu "
+                            "of %zu rows resident\n",
+                    world_rank, world_size, fetched, resident,
                     tsgs_dataset_rows(ds));
     }
     return st;

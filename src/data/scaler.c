@@ -365,6 +365,35 @@ static int held_exchange(held_chunks *hc, double *part, size_t per,
            h->pieces(h->ctx, bad, sizeof(size_t), hc->first, 0);
 }
 
+/* A pass over chunks [c_lo, c_hi) of ds into part (3 d per chunk) and
+ * bad: range and sum (mean NULL), or the spread around mean; with hc,
+ * every process's chunks exchanged (1: the exchange failed). */
+static int fit_pass(const tsgs_dataset *ds, const double *mean, long c_lo,
+                    long c_hi, int threads, tsgs__stop *stop, double *part,
+                    size_t *bad, held_chunks *hc)
+{
+    const size_t dd = ds->d ? ds->d : 1;
+    (void)threads;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(static) \
+    if (c_hi - c_lo > 1)
+#endif
+    for (long c = c_lo; c < c_hi; c++) {
+        double *pc = part + (size_t)c * 3 * dd;
+        bad[c] = mean ? spread(ds, (size_t)c, stop, mean, pc, pc + dd)
+                      : range_and_sum(ds, (size_t)c, stop, pc, pc + dd,
+                                      pc + 2 * dd);
+    }
+    return hc && held_exchange(hc, part, 3 * dd, bad);
+}
+
+static tsgs_status exchange_failed(tsgs_error *err)
+{
+    return tsgs__fail(err, TSGS_ERR_INTERNAL, NULL, 0,
+                      "the scaler's fit: the exchange between the "
+                      "processes failed");
+}
+
 static void held_chunks_clear(held_chunks *hc)
 {
     if (hc->nrows)
@@ -454,19 +483,9 @@ tsgs_status tsgs__scaler_fit_stop(const tsgs_dataset *ds, tsgs_scaling kind,
     const long nc = n ? (long)nchunks : 0;
     const long c_lo = h ? (long)hc.first[h->rank] : 0;
     const long c_hi = h ? (long)hc.first[h->rank + 1] : nc;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(static) \
-    if (c_hi - c_lo > 1)
-#endif
-    for (long c = c_lo; c < c_hi; c++) {
-        double *pc = part + (size_t)c * 3 * dd;
-        bad[c] = range_and_sum(ds, (size_t)c, stop, pc, pc + dd,
-                               pc + 2 * dd);
-    }
-    if (h && held_exchange(&hc, part, 3 * dd, bad)) {
-        st = tsgs__fail(err, TSGS_ERR_INTERNAL, NULL, 0,
-                        "the scaler's fit: the exchange between the "
-                        "processes failed");
+    if (fit_pass(ds, NULL, c_lo, c_hi, threads, stop, part, bad,
+                 h ? &hc : NULL)) {
+        st = exchange_failed(err);
         goto fail;
     }
     const size_t mark = first_mark(bad, nc);
@@ -490,18 +509,9 @@ tsgs_status tsgs__scaler_fit_stop(const tsgs_dataset *ds, tsgs_scaling kind,
         for (size_t k = 0; k < d; k++)
             s.shift[k] = n ? s.shift[k] / (double)n : 0.0;
         /* Pass 2: spread around the mean (two passes: no cancellation). */
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(static) \
-    if (c_hi - c_lo > 1)
-#endif
-        for (long c = c_lo; c < c_hi; c++) {
-            double *pc = part + (size_t)c * 3 * dd;
-            bad[c] = spread(ds, (size_t)c, stop, s.shift, pc, pc + dd);
-        }
-        if (h && held_exchange(&hc, part, 3 * dd, bad)) {
-            st = tsgs__fail(err, TSGS_ERR_INTERNAL, NULL, 0,
-                            "the scaler's fit: the exchange between the "
-                            "processes failed");
+        if (fit_pass(ds, s.shift, c_lo, c_hi, threads, stop, part, bad,
+                     h ? &hc : NULL)) {
+            st = exchange_failed(err);
             goto fail;
         }
         if (first_mark(bad, nc) == FIT_STOPPED) {

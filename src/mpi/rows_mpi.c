@@ -41,6 +41,7 @@ typedef struct {
     uint32_t *ref;      /* per page: fetched rows on it not let go of */
     int *counts, *displs;
     size_t *cursor;
+    double fetched_bytes; /* rows received from the others */
 } held_ctx;
 
 static int owner_of(const held_ctx *c, size_t i)
@@ -104,6 +105,7 @@ static int fetch(void *ctx, const size_t *idx, size_t n, int pin, int failed)
         failed = 1;
         goto done;
     }
+    c->fetched_bytes += sizeof(float) * (double)c->d * (double)(n - mine);
     for (int k = 0; k < P; k++)
         c->cursor[k] = (size_t)c->displs[k];
     for (size_t j = 0; j < n; j++) {
@@ -237,6 +239,82 @@ static void move_rows(held_ctx *c, const tsgs_dataset *s, size_t lo)
     }
 }
 
+/* The held rows' bookkeeping for n rows x d and the dataset *ds over
+ * them (its x the address range): 1 when out of memory (what was made
+ * is freed by the caller: held_free, tsgs_dataset_free). */
+static int held_new(held_ctx *c, int rank, int size, size_t n, size_t d,
+                    tsgs_dataset **out)
+{
+    tsgs_dataset *ds = NULL;
+    c->h.rank = rank;
+    c->h.size = size;
+    c->h.ctx = c;
+    c->h.fetch = fetch;
+    c->h.release = release;
+    c->h.pieces = pieces;
+    c->n = n;
+    c->d = d;
+    c->page = (size_t)sysconf(_SC_PAGESIZE);
+    const size_t bytes = n * d * sizeof(float);
+    c->npages = bytes / c->page + 1;
+    c->row0 = malloc(sizeof(size_t) * (size_t)(size + 1));
+    c->pin = calloc(c->npages, 1);
+    c->ref = calloc(c->npages, sizeof(uint32_t));
+    c->counts = malloc(sizeof(int) * (size_t)size);
+    c->displs = malloc(sizeof(int) * (size_t)size);
+    c->cursor = malloc(sizeof(size_t) * (size_t)size);
+    void *map = mmap(NULL, c->npages * c->page, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    ds = calloc(1, sizeof *ds);
+    if (ds && map != MAP_FAILED) {
+        ds->map = map;
+        ds->map_len = c->npages * c->page;
+        ds->x = c->x = map;
+#ifdef MADV_NOHUGEPAGE
+        /* a huge page would make a fetched row cost 2 MiB */
+        madvise(map, ds->map_len, MADV_NOHUGEPAGE);
+#endif
+    }
+    if (ds)
+        ds->y = malloc(sizeof(double) * (n ? n : 1));
+    *out = ds;
+    return !c->row0 || !c->pin || !c->ref || !c->counts || !c->displs ||
+           !c->cursor || !ds || !ds->x || !ds->y;
+}
+
+/* The shares put together (collective): the communicator and row type
+ * of c, the rows' owners, every row's label into ds, this process's rows
+ * s moved into ds's, their pages pinned. Returns its first row. */
+static size_t held_fill(held_ctx *c, MPI_Comm comm, const share_shape *all,
+                        const tsgs_dataset *s, tsgs_dataset *ds)
+{
+    const int rank = c->h.rank, size = c->h.size;
+    MPI_Comm_dup(comm, &c->comm);
+    MPI_Type_contiguous((int)c->d, MPI_FLOAT, &c->row_t);
+    MPI_Type_commit(&c->row_t);
+    c->row0[0] = 0;
+    for (int k = 0; k < size; k++) {
+        c->row0[k + 1] = c->row0[k] + all[k].n;
+        c->counts[k] = (int)all[k].n;
+        c->displs[k] = (int)c->row0[k];
+    }
+    c->h.row0 = c->row0;
+    /* every row's label */
+    MPI_Allgatherv(s->y, (int)s->n, MPI_DOUBLE, ds->y, c->counts,
+                   c->displs, MPI_DOUBLE, comm);
+    /* this process's rows, at the whole's width; their pages pinned */
+    const size_t lo = c->row0[rank];
+    move_rows(c, s, lo);
+    if (s->n) {
+        size_t p0, p1, q0, q1;
+        pages_of(c, lo, &p0, &p1);
+        pages_of(c, lo + s->n - 1, &q0, &q1);
+        for (size_t p = p0; p <= q1; p++)
+            c->pin[p] = 1;
+    }
+    return lo;
+}
+
 tsgs_status tsgs_dataset_read_mpi(MPI_Comm comm, const char *path,
                                   const tsgs_read_options *opt,
                                   tsgs_dataset **out,
@@ -307,67 +385,12 @@ tsgs_status tsgs_dataset_read_mpi(MPI_Comm comm, const char *path,
         }
         return agree(comm, rank, size, st, e);
     }
-    if (!failed) {
-        c->h.rank = rank;
-        c->h.size = size;
-        c->h.ctx = c;
-        c->h.fetch = fetch;
-        c->h.release = release;
-        c->h.pieces = pieces;
-        c->n = n;
-        c->d = d;
-        c->page = (size_t)sysconf(_SC_PAGESIZE);
-        const size_t bytes = n * d * sizeof(float);
-        c->npages = bytes / c->page + 1;
-        c->row0 = malloc(sizeof(size_t) * (size_t)(size + 1));
-        c->pin = calloc(c->npages, 1);
-        c->ref = calloc(c->npages, sizeof(uint32_t));
-        c->counts = malloc(sizeof(int) * (size_t)size);
-        c->displs = malloc(sizeof(int) * (size_t)size);
-        c->cursor = malloc(sizeof(size_t) * (size_t)size);
-        void *map = mmap(NULL, c->npages * c->page, PROT_READ | PROT_WRITE,
-                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-        ds = calloc(1, sizeof *ds);
-        if (ds && map != MAP_FAILED) {
-            ds->map = map;
-            ds->map_len = c->npages * c->page;
-            ds->x = c->x = map;
-#ifdef MADV_NOHUGEPAGE
-            /* a huge page would make a fetched row cost 2 MiB */
-            madvise(map, ds->map_len, MADV_NOHUGEPAGE);
-#endif
-        }
-        if (ds)
-            ds->y = malloc(sizeof(double) * (n ? n : 1));
-        failed = !c->row0 || !c->pin || !c->ref || !c->counts ||
-                 !c->displs || !c->cursor || !ds || !ds->x || !ds->y;
-    }
+    if (!failed)
+        failed = held_new(c, rank, size, n, d, &ds);
     MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, comm);
     if (failed)
         goto fail;
-    MPI_Comm_dup(comm, &c->comm);
-    MPI_Type_contiguous((int)d, MPI_FLOAT, &c->row_t);
-    MPI_Type_commit(&c->row_t);
-    c->row0[0] = 0;
-    for (int k = 0; k < size; k++) {
-        c->row0[k + 1] = c->row0[k] + all[k].n;
-        c->counts[k] = (int)all[k].n;
-        c->displs[k] = (int)c->row0[k];
-    }
-    c->h.row0 = c->row0;
-    /* every row's label */
-    MPI_Allgatherv(sh.ds->y, (int)sh.ds->n, MPI_DOUBLE, ds->y, c->counts,
-                   c->displs, MPI_DOUBLE, comm);
-    /* this process's rows, at the whole's width; their pages pinned */
-    const size_t lo = c->row0[rank];
-    move_rows(c, sh.ds, lo);
-    if (sh.ds->n) {
-        size_t p0, p1, q0, q1;
-        pages_of(c, lo, &p0, &p1);
-        pages_of(c, lo + sh.ds->n - 1, &q0, &q1);
-        for (size_t p = p0; p <= q1; p++)
-            c->pin[p] = 1;
-    }
+    const size_t lo = held_fill(c, comm, all, sh.ds, ds);
     ds->n = ds->cap = n;
     ds->d = d;
     ds->layout = layout;
@@ -401,14 +424,19 @@ fail:
                       n, d);
 }
 
-int tsgs_dataset_rows_held(const tsgs_dataset *ds, size_t *resident)
+int tsgs_dataset_rows_held(const tsgs_dataset *ds, size_t *resident,
+                           double *fetched_bytes)
 {
+    if (fetched_bytes)
+        *fetched_bytes = 0.0;
     if (!ds || !ds->held) {
         if (resident)
             *resident = ds ? ds->n : 0;
         return 0;
     }
     const held_ctx *c = ds->held->ctx;
+    if (fetched_bytes)
+        *fetched_bytes = c->fetched_bytes;
     if (resident) { /* rows on pages that are resident now */
         size_t pages = 0;
         unsigned char *v = malloc(c->npages ? c->npages : 1);
