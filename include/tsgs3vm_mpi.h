@@ -11,6 +11,14 @@
  * over the processes (dense rows); the other solvers run whole on every
  * process (the same model, no speed-up yet).
  *
+ * The rows may be every row on every process, or a dataset that
+ * tsgs_dataset_read_mpi read over the same comm, each process holding its
+ * share: tsgs_train_mpi then pins every labeled row on every process and
+ * fetches each mini-batch's rows from their holders (solver tsg on two
+ * classes, scale none, zscore, minmax or auto; the same bits). Training
+ * such a dataset with another solver, one-vs-rest or probabilities reads
+ * rows that are not held (zeros): not supported.
+ *
  * MPI must be initialised with MPI_THREAD_SERIALIZED or more when the
  * training runs more than one thread per process. The hooks' progress,
  * warn and monitor run on every process (print from one); should_stop is
