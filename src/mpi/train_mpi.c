@@ -77,6 +77,28 @@ static tsgs_status pin_labeled(const tsgs_dataset *ds, tsgs_error *err)
                   : TSGS_OK;
 }
 
+/* What a dataset read in shares carries (tsgs3vm_mpi.h): tsg on two
+ * classes, no probabilities, a scale fitted over the shares. */
+static tsgs_status held_carried(const tsgs_dataset *ds, const tsgs_params *p,
+                                tsgs_error *err)
+{
+    double *labels = NULL;
+    size_t k = 0;
+    tsgs_status st = tsgs_dataset_classes(ds, &labels, &k, err);
+    free(labels);
+    if (st != TSGS_OK)
+        return st;
+    if (p->solver != TSGS_SOLVER_TSG || p->probability || k > 2 ||
+        p->scale == TSGS_SCALE_MAXABS || p->scale == TSGS_SCALE_CLASS)
+        return tsgs__fail(err, TSGS_ERR_UNSUPPORTED, NULL, 0,
+                          "tsgs_train_mpi: rows read in shares "
+                          "(tsgs_dataset_read_mpi) train with solver tsg "
+                          "on two classes, without probabilities, scale "
+                          "auto, zscore, minmax or none; read the rows "
+                          "whole on every process for the rest");
+    return TSGS_OK;
+}
+
 tsgs_status tsgs_train_mpi(MPI_Comm comm, const tsgs_dataset *train,
                            const tsgs_params *params,
                            const tsgs_train_hooks *hooks, tsgs_model **out,
@@ -105,8 +127,9 @@ tsgs_status tsgs_train_mpi(MPI_Comm comm, const tsgs_dataset *train,
     tsgs_status st;
     if (!g.counts || !g.displs) {
         st = TSGS__NOMEM(err);
-    } else if (train && train->held &&
-               (st = pin_labeled(train, err)) != TSGS_OK) {
+    } else if (train && train->held && params &&
+               ((st = held_carried(train, params, err)) != TSGS_OK ||
+                (st = pin_labeled(train, err)) != TSGS_OK)) {
         /* (said on every process) */
     } else {
         tsgs__split s = {rank, size, gather, &g};
