@@ -11,6 +11,14 @@
  * over the processes (dense rows); the other solvers run whole on every
  * process (the same model, no speed-up yet).
  *
+ * The rows may be every row on every process, or a dataset that
+ * tsgs_dataset_read_mpi read over the same comm, each process holding its
+ * share: tsgs_train_mpi then pins every labeled row on every process and
+ * fetches each mini-batch's rows from their holders (solver tsg on two
+ * classes, scale none, zscore, minmax or auto; the same bits). Training
+ * such a dataset with another solver, one-vs-rest or probabilities reads
+ * rows that are not held (zeros): not supported.
+ *
  * MPI must be initialised with MPI_THREAD_SERIALIZED or more when the
  * training runs more than one thread per process. The hooks' progress,
  * warn and monitor run on every process (print from one); should_stop is
@@ -39,6 +47,45 @@ typedef struct {
     double seconds;     /* wall time inside the exchanges' MPI calls
                            (the wait for the slowest process included) */
 } tsgs_mpi_stats;
+
+/* What tsgs_dataset_read_mpi read on this process. */
+typedef struct {
+    size_t rows;           /* the dataset's, every process's */
+    size_t row_lo, row_hi; /* the rows this process read and holds */
+    unsigned long long from, to; /* a text file's bytes it parsed; a
+                                    .npy's (or a file read whole's) rows */
+    int whole;             /* it read the whole file: a compressed one (cut
+                              by rows after), or sparse LIBSVM rows (held
+                              whole by every process) */
+    double read_seconds;   /* wall time of the read, collectives included */
+} tsgs_mpi_read_stats;
+
+/* A training file read over comm (collective; every process passes the
+ * same path and options): each process parses only its share of it (a
+ * text file's lines in byte ranges split at line starts, a .npy's rows in
+ * row ranges) and holds those rows, the labels of every row and, once a
+ * training over comm starts, every labeled row; tsgs_train_mpi fetches
+ * the rows a step needs from their holders. The dataset reads as the one
+ * tsgs_dataset_read gives (rows, labels, dimension, layout) to the
+ * functions of this header, to tsgs_dataset_keep_labels and to the
+ * counts (rows, features, labels); other functions that read features
+ * see zeros where the rows are not held: train it with tsgs_train_mpi
+ * over the same comm only. Errors: the first failing process's (the
+ * one-process read's message and file line), on every process. Sparse
+ * LIBSVM rows are read whole by every process (stats->whole). */
+tsgs_status tsgs_dataset_read_mpi(MPI_Comm comm, const char *path,
+                                  const tsgs_read_options *opt,
+                                  tsgs_dataset **out,
+                                  tsgs_mpi_read_stats *stats,
+                                  tsgs_error *err);
+
+/* Whether ds was read in shares (tsgs_dataset_read_mpi); *resident
+ * (unless NULL): about how many rows' features this process has in
+ * memory now (its pages in core, mincore); *fetched_bytes (unless NULL):
+ * the bytes of rows it has received from the others so far (the labeled
+ * rows, the mini-batches, the scaler's chunks, the samples). */
+int tsgs_dataset_rows_held(const tsgs_dataset *ds, size_t *resident,
+                           double *fetched_bytes);
 
 tsgs_status tsgs_train_mpi(MPI_Comm comm, const tsgs_dataset *train,
                            const tsgs_params *params,

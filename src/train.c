@@ -309,7 +309,31 @@ static tsgs_status check_finite(const tsgs_dataset *ds, int threads,
     }
     /* dense rows: the first non-finite value in row order */
     const size_t total = ds->n * ds->d;
-    const size_t first = tsgs__first_nonfinite(ds->x, total, threads);
+    const tsgs__held *h = ds->held;
+    size_t first = h ? total : tsgs__first_nonfinite(ds->x, total, threads);
+    if (h) { /* rows held in shares: each process's, the first of them */
+        const int P = h->size;
+        size_t *at = malloc(sizeof(size_t) * (size_t)P),
+               *k = malloc(sizeof(size_t) * (size_t)(P + 1));
+        int failed = !at || !k;
+        if (!failed) {
+            const size_t lo = h->row0[h->rank] * ds->d,
+                         hi = h->row0[h->rank + 1] * ds->d;
+            const size_t j = tsgs__first_nonfinite(ds->x + lo, hi - lo,
+                                                   threads);
+            for (int q = 0; q <= P; q++)
+                k[q] = (size_t)q;
+            at[h->rank] = j < hi - lo ? lo + j : total;
+        }
+        failed = h->pieces(h->ctx, at, sizeof(size_t), k, failed);
+        first = total;
+        for (int q = 0; !failed && q < P; q++)
+            first = at[q] < first ? at[q] : first;
+        free(at);
+        free(k);
+        if (failed)
+            return TSGS__NOMEM(err);
+    }
     if (first < total)
         return tsgs__fail(err, TSGS_ERR_DATA, NULL, 0,
                           "row %zu, feature %zu: value is not finite",

@@ -218,6 +218,290 @@ START_TEST(a_failed_rank_fails_every_rank)
 }
 END_TEST
 
+/* Rows held in shares (data.h's tsgs__held, what src/mpi/rows_mpi.c
+ * does over MPI), without MPI: rank k's copy of the rows holds only its
+ * share [row0[k], row0[k + 1]), the others zeros; fetch copies rows in
+ * from the full set and release zeroes them again (a row read after its
+ * release, or never fetched, reads zeros and moves the model); pieces is
+ * a shared buffer between barriers. Every call is counted: the ranks must
+ * make the same collective calls in the same order. */
+typedef struct {
+    world_t *w;
+    int rank;
+    size_t row0[MAX_RANKS + 1];
+    const tsgs_dataset *full;
+    tsgs_dataset *mine;
+    tsgs__held h;
+    tsgs__split split;
+    unsigned char *pinned; /* per row */
+    long *ref;             /* per row: unpinned fetches not released */
+    long fetches, fetched, pieces_calls;
+    tsgs_params p;
+    tsgs_model *m;
+    tsgs_status st;
+    tsgs_error e;
+} held_rank;
+
+static unsigned char held_bytes[1 << 16];
+
+static int in_share(const held_rank *r, size_t i)
+{
+    return i >= r->row0[r->rank] && i < r->row0[r->rank + 1];
+}
+
+static int world_any(world_t *w, int rank, int failed)
+{
+    w->failed[rank] = failed;
+    pthread_barrier_wait(&w->bar);
+    int any = 0;
+    for (int k = 0; k < w->size; k++)
+        any = w->failed[k] > any ? w->failed[k] : any;
+    pthread_barrier_wait(&w->bar);
+    return any;
+}
+
+static int held_fetch(void *ctx, const size_t *idx, size_t n, int pin,
+                      int failed)
+{
+    held_rank *r = ctx;
+    r->fetches++;
+    r->fetched += (long)n;
+    if ((failed = world_any(r->w, r->rank, failed)))
+        return failed;
+    const size_t d = r->full->d;
+    for (size_t j = 0; j < n; j++) {
+        const size_t i = idx[j];
+        if (in_share(r, i))
+            continue;
+        memcpy(r->mine->x + i * d, r->full->x + i * d, sizeof(float) * d);
+        if (pin)
+            r->pinned[i] = 1;
+        else
+            r->ref[i]++;
+    }
+    return 0;
+}
+
+static void held_release(void *ctx, const size_t *idx, size_t n)
+{
+    held_rank *r = ctx;
+    const size_t d = r->full->d;
+    for (size_t j = 0; j < n; j++) {
+        const size_t i = idx[j];
+        if (in_share(r, i))
+            continue;
+        ck_assert_int_gt(r->ref[i], 0); /* released once per fetch */
+        if (--r->ref[i] == 0 && !r->pinned[i])
+            memset(r->mine->x + i * d, 0, sizeof(float) * d);
+    }
+}
+
+static int held_pieces(void *ctx, void *v, size_t item, const size_t *first,
+                       int failed)
+{
+    held_rank *r = ctx;
+    r->pieces_calls++;
+    if ((failed = world_any(r->w, r->rank, failed)))
+        return failed;
+    const size_t lo = first[r->rank], hi = first[r->rank + 1];
+    ck_assert_uint_le(first[r->w->size] * item, sizeof held_bytes);
+    memcpy(held_bytes + lo * item, (unsigned char *)v + lo * item,
+           (hi - lo) * item);
+    pthread_barrier_wait(&r->w->bar);
+    memcpy(v, held_bytes, first[r->w->size] * item);
+    pthread_barrier_wait(&r->w->bar);
+    return 0;
+}
+
+static int held_gather(void *ctx, double *v, size_t n, int own, int failed)
+{
+    held_rank *r = ctx;
+    rank_t fake = {r->w, r->rank, r->split, NULL, r->p, -1, NULL, TSGS_OK};
+    return fake_gather(&fake, v, n, own, failed);
+}
+
+static void *held_main(void *arg)
+{
+    held_rank *r = arg;
+    /* as tsgs_train_mpi: every labeled row pinned on every rank */
+    const tsgs_dataset *ds = r->mine;
+    size_t nl = tsgs__label_split(ds->y, ds->n, 1, NULL, NULL);
+    size_t *rows = malloc(sizeof(size_t) * (nl ? nl : 1));
+    tsgs__label_split(ds->y, ds->n, 1, rows, NULL);
+    r->h.fetch(r->h.ctx, rows, nl, 1, 0);
+    free(rows);
+    tsgs__train_opts opt = {.scale_floor = 1e-150, .labeled_cache = -1};
+    opt.split = &r->split;
+    r->st = tsgs__train_ex(r->mine, &r->p, NULL, &opt, &r->m, NULL, &r->e);
+    return NULL;
+}
+
+/* Loop _i: 40,000 rows (three of the scaler's 16,384-row chunks, which
+ * straddle the shares) on 2, 3 and 4 ranks holding shares: the model of
+ * the rows held whole, bit for bit; every mini-batch fetched is let go
+ * of; the ranks made the same exchanges. _i 1: the quantile balance
+ * (its sample fetched), min-max scaling; _i 2: sigma chosen (its sample
+ * fetched); _i 3: no scaling (the finiteness check over shares). */
+START_TEST(ranks_holding_shares_give_the_bits_of_one_process)
+{
+    tsgs_dataset *ds = fixture_blobs(40000, 6, 1.0, 0.5, 40, 20, 5, NULL);
+    tsgs_params p = tsgs_params_default();
+    p.solver = TSGS_SOLVER_TSG;
+    p.c = 100.0;
+    p.c_total = 0.0;
+    p.eta = 200.0;
+    p.sigma = 0.1;
+    p.max_features = 256;
+    p.block_size = 8;
+    p.batch_unlabeled = 128;
+    p.iterations = 30;
+    p.warm_start = 0;
+    p.threads = 1;
+    switch (_i) {
+    case 1: p.balance = TSGS__BALANCE_HOLD; p.scale = TSGS_SCALE_MINMAX;
+            break;
+    case 2: p.sigma = 0.0; break;
+    case 3: p.scale = TSGS_SCALE_NONE; break;
+    default: break;
+    }
+    tsgs__train_opts plain = {.scale_floor = 1e-150, .labeled_cache = -1};
+    tsgs_model *one = NULL;
+    ck_assert_int_eq(tsgs__train_ex(ds, &p, NULL, &plain, &one, NULL, NULL),
+                     TSGS_OK);
+    const size_t n = ds->n, d = ds->d;
+    for (int size = 2; size <= MAX_RANKS; size++) {
+        world_t *w = calloc(1, sizeof *w);
+        ck_assert_ptr_nonnull(w);
+        w->size = size;
+        pthread_barrier_init(&w->bar, NULL, (unsigned)size);
+        held_rank r[MAX_RANKS];
+        pthread_t th[MAX_RANKS];
+        for (int k = 0; k < size; k++) {
+            memset(&r[k], 0, sizeof r[k]);
+            r[k].w = w;
+            r[k].rank = k;
+            for (int q = 0; q <= size; q++) /* uneven shares */
+                r[k].row0[q] = q == size ? n : n * (size_t)q * (size_t)q /
+                                                   ((size_t)size * size);
+            r[k].full = ds;
+            tsgs_error e;
+            ck_assert_int_eq(tsgs_dataset_from_dense(n, d, ds->x, ds->y,
+                                                     &r[k].mine, &e),
+                             TSGS_OK);
+            for (size_t i = 0; i < n; i++)
+                if (!in_share(&r[k], i))
+                    memset(r[k].mine->x + i * d, 0, sizeof(float) * d);
+            r[k].pinned = calloc(n, 1);
+            r[k].ref = calloc(n, sizeof(long));
+            r[k].h = (tsgs__held){k, size, r[k].row0, &r[k], held_fetch,
+                                  held_release, held_pieces};
+            r[k].mine->held = &r[k].h;
+            r[k].split = (tsgs__split){k, size, held_gather, &r[k]};
+            r[k].p = p;
+        }
+        for (int k = 0; k < size; k++)
+            ck_assert_int_eq(pthread_create(&th[k], NULL, held_main, &r[k]),
+                             0);
+        for (int k = 0; k < size; k++)
+            pthread_join(th[k], NULL);
+        for (int k = 0; k < size; k++) {
+            ck_assert_msg(r[k].st == TSGS_OK, "%d ranks, rank %d: status %d",
+                          size, k, r[k].st);
+            same_model(one, r[k].m);
+            ck_assert_int_eq(r[k].fetches, r[0].fetches);
+            ck_assert_int_eq(r[k].fetched, r[0].fetched);
+            ck_assert_int_eq(r[k].pieces_calls, r[0].pieces_calls);
+            for (size_t i = 0; i < n; i++) /* every fetch let go of */
+                ck_assert_int_eq(r[k].ref[i], 0);
+            tsgs_model_free(r[k].m);
+            r[k].mine->held = NULL;
+            tsgs_dataset_free(r[k].mine);
+            free(r[k].pinned);
+            free(r[k].ref);
+        }
+        /* a mini-batch a step fetched, the labeled rows, the scaler's */
+        ck_assert_int_ge(r[0].fetches, p.iterations + 1);
+        ck_assert_int_ge(r[0].pieces_calls, p.scale == TSGS_SCALE_NONE ? 1
+                                                                       : 2);
+        pthread_barrier_destroy(&w->bar);
+        free(w);
+    }
+    tsgs_model_free(one);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
+/* A NaN in one rank's share: every rank fails with the one-process
+ * message (row and feature of the first such value). */
+START_TEST(a_bad_value_in_a_share_is_the_one_process_error)
+{
+    tsgs_dataset *ds = fixture_blobs(40000, 4, 1.0, 0.5, 40, 20, 6, NULL);
+    ds->x[31000 * 4 + 2] = __builtin_nanf("");
+    ds->x[35000 * 4 + 1] = __builtin_nanf(""); /* later: not reported */
+    tsgs_params p = tsgs_params_default();
+    p.solver = TSGS_SOLVER_TSG;
+    p.c = 100.0;
+    p.c_total = 0.0;
+    p.sigma = 0.1;
+    p.iterations = 5;
+    p.threads = 1;
+    for (int none = 0; none <= 1; none++) {
+        p.scale = none ? TSGS_SCALE_NONE : TSGS_SCALE_AUTO;
+        tsgs__train_opts plain = {.scale_floor = 1e-150,
+                                  .labeled_cache = -1};
+        tsgs_model *one = NULL;
+        tsgs_error e1;
+        ck_assert_int_eq(
+            tsgs__train_ex(ds, &p, NULL, &plain, &one, NULL, &e1),
+            TSGS_ERR_DATA);
+        const int size = 3;
+        world_t *w = calloc(1, sizeof *w);
+        w->size = size;
+        pthread_barrier_init(&w->bar, NULL, (unsigned)size);
+        held_rank r[3];
+        pthread_t th[3];
+        for (int k = 0; k < size; k++) {
+            memset(&r[k], 0, sizeof r[k]);
+            r[k].w = w;
+            r[k].rank = k;
+            for (int q = 0; q <= size; q++)
+                r[k].row0[q] = ds->n * (size_t)q / (size_t)size;
+            r[k].full = ds;
+            tsgs_error e;
+            ck_assert_int_eq(tsgs_dataset_from_dense(ds->n, ds->d, ds->x,
+                                                     ds->y, &r[k].mine, &e),
+                             TSGS_OK);
+            for (size_t i = 0; i < ds->n; i++)
+                if (!in_share(&r[k], i))
+                    memset(r[k].mine->x + i * ds->d, 0,
+                           sizeof(float) * ds->d);
+            r[k].pinned = calloc(ds->n, 1);
+            r[k].ref = calloc(ds->n, sizeof(long));
+            r[k].h = (tsgs__held){k, size, r[k].row0, &r[k], held_fetch,
+                                  held_release, held_pieces};
+            r[k].mine->held = &r[k].h;
+            r[k].split = (tsgs__split){k, size, held_gather, &r[k]};
+            r[k].p = p;
+            pthread_create(&th[k], NULL, held_main, &r[k]);
+        }
+        for (int k = 0; k < size; k++)
+            pthread_join(th[k], NULL);
+        for (int k = 0; k < size; k++) {
+            ck_assert_int_eq(r[k].st, TSGS_ERR_DATA);
+            ck_assert_str_eq(r[k].e.message, e1.message);
+            r[k].mine->held = NULL;
+            tsgs_dataset_free(r[k].mine);
+            free(r[k].pinned);
+            free(r[k].ref);
+        }
+        ck_assert_ptr_nonnull(strstr(e1.message, "row 31001, feature 3"));
+        pthread_barrier_destroy(&w->bar);
+        free(w);
+    }
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
 Suite *split_suite(void)
 {
     Suite *s = suite_create("split");
@@ -226,6 +510,9 @@ Suite *split_suite(void)
     tcase_add_test(tc, ranges_cover_the_batch_in_order);
     tcase_add_loop_test(tc, ranks_give_the_bits_of_one_process, 0, 6);
     tcase_add_test(tc, a_failed_rank_fails_every_rank);
+    tcase_add_loop_test(tc, ranks_holding_shares_give_the_bits_of_one_process,
+                        0, 4);
+    tcase_add_test(tc, a_bad_value_in_a_share_is_the_one_process_error);
     suite_add_tcase(s, tc);
     return s;
 }

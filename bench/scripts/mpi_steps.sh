@@ -42,7 +42,7 @@ for np in $nps; do
     cmp -s "$out/alone.model" "$out/np.model" && same=yes
     # mpi: rank R of N: E exchanges, S bytes sent, R received, T s
     awk -v np="$np" -v a="$t0" -v b="$t1" -v same="$same" '
-        /^mpi: rank/ { e = $6; t += $13; n++
+        /^mpi: rank .* exchanges,/ { e = $6; t += $13; n++
                        if ($3 == 0) { s = $8; r = $11 } }
         END { if (!e) e = 1 # one rank: no exchange
               printf "%d\t%.0f\t%.0f\t%.1f\t%.2f\t%s\n", np, s / e, r / e,

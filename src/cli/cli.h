@@ -115,8 +115,16 @@ void cli_error(const tsgs_error *err);
  * (cli_check_labels), then --unlabeled FILE's rows appended, unlabeled,
  * and the labels of --labeled N rows kept (the rest hidden, by --seed).
  * Returns 0, or 1 after printing an error (*out untouched). */
-int cli_read_training(const cli_opts *o, const char *path,
+int cli_read_training(const cli_opts *o, const char *path, int shares,
                       tsgs_dataset **out);
+/* shares (train): in an MPI job, each process reads its share of path
+ * (cli_world_read), where the training carries it. */
+/* The training file read in shares over the MPI job (world.c, docs/mpi.md:
+ * tsgs_dataset_read_mpi) when the tool is in one and o's training carries
+ * it (solver tsg on two classes, no --unlabeled FILE, a file, scale auto,
+ * zscore, minmax or none, no probabilities; TSGS3VM_MPI_READ=whole: never).
+ * Returns 0, 1 after printing an error, or -1: read it as one process. */
+int cli_world_read(const cli_opts *o, const char *path, tsgs_dataset **out);
 
 /* Prints an error and returns 1 when training ds (read from path) with p
  * needs more memory (tsgs_train_memory's estimate) than --max-memory

@@ -448,7 +448,7 @@ int cmd_cv(int argc, char **argv)
      * or in the fits */
     cli_catch_stops("interrupted: cross-validation stopped, no results\n");
     const char *path = o.positional[0];
-    if (cli_read_training(&o, path, &train) ||
+    if (cli_read_training(&o, path, 0, &train) ||
         run_grid(&cv, &o, path, train, &g))
         goto done;
     size_t best = best_point(cv.axes, cv.naxes, g.mean, g.npoints);

@@ -352,7 +352,7 @@ static int read_data(const cli_opts *o, train_run *r)
 {
     const char *path = o->positional[0];
     double t0 = cli_wall_s();
-    if (cli_read_training(o, path, &r->train) ||
+    if (cli_read_training(o, path, o->cv_folds == 0, &r->train) ||
         (o->test_file && read_test_set(o, path, r)))
         return 1;
     size_t n = tsgs_dataset_rows(r->train),

@@ -2,12 +2,14 @@
  * FILE's rows and --labeled N, read and applied the same way for both. */
 #include "cli.h"
 
-int cli_read_training(const cli_opts *o, const char *path,
+int cli_read_training(const cli_opts *o, const char *path, int shares,
                       tsgs_dataset **out)
 {
     tsgs_dataset *train = NULL, *extra = NULL;
     tsgs_error err;
-    if (cli_read(o, path, &train) || cli_check_labels(o, path, train))
+    const int in_shares = shares ? cli_world_read(o, path, &train) : -1;
+    if (in_shares > 0 || (in_shares < 0 && cli_read(o, path, &train)) ||
+        cli_check_labels(o, path, train))
         goto fail;
     if (o->unlabeled_file) {
         if (cli_read(o, o->unlabeled_file, &extra))

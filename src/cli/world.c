@@ -7,6 +7,7 @@
 #include "cli.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #ifdef TSGS_WITH_MPI
 #include "tsgs3vm_mpi.h"
@@ -61,6 +62,63 @@ int cli_world_size(void)
     return world_size;
 }
 
+/* Whether o's training carries rows read in shares (cli.h). */
+static int shares_carried(const cli_opts *o, const char *path)
+{
+    const char *how = getenv("TSGS3VM_MPI_READ");
+    const tsgs_scaling sc = o->params.scale;
+    return !(how && strcmp(how, "whole") == 0) &&
+           o->params.solver == TSGS_SOLVER_TSG && !o->unlabeled_file &&
+           strcmp(path, "-") != 0 && !o->params.probability &&
+           (sc == TSGS_SCALE_AUTO || sc == TSGS_SCALE_ZSCORE ||
+            sc == TSGS_SCALE_MINMAX || sc == TSGS_SCALE_NONE);
+}
+
+int cli_world_read(const cli_opts *o, const char *path, tsgs_dataset **out)
+{
+    if (!world_on || !shares_carried(o, path))
+        return -1;
+    tsgs_read_options ro = cli_read_options(o);
+    tsgs_mpi_read_stats rs;
+    tsgs_error err;
+    tsgs_dataset *ds = NULL;
+    if (tsgs_dataset_read_mpi(MPI_COMM_WORLD, cli_path(path, 0), &ro, &ds,
+                              &rs, &err) != TSGS_OK) {
+        cli_error(&err);
+        return 1;
+    }
+    /* one-vs-rest (three classes or more) over shares: not carried */
+    double *labels = NULL;
+    size_t k = 0;
+    if (tsgs_dataset_classes(ds, &labels, &k, &err) != TSGS_OK) {
+        cli_error(&err);
+        tsgs_dataset_free(ds);
+        return 1;
+    }
+    free(labels);
+    if (k > 2 && tsgs_dataset_rows_held(ds, NULL, NULL)) {
+        tsgs_dataset_free(ds);
+        return -1;
+    }
+    const char *say = getenv("TSGS3VM_MPI_STATS");
+    if (say && say[0] == '1') {
+        size_t resident = 0;
+        tsgs_dataset_rows_held(ds, &resident, NULL);
+        tsgs_data_layout layout;
+        tsgs_dataset_layout(ds, &layout);
+        fprintf(stderr, "mpi: rank %d of %d: read rows [%zu, %zu) of %zu "
+                        "(%s [%llu, %llu)%s) in %.3f s, ~%zu rows "
+                        "resident\n",
+                world_rank, world_size, rs.row_lo, rs.row_hi, rs.rows,
+                rs.whole || layout.format == TSGS_FORMAT_NPY ? "rows"
+                                                              : "bytes",
+                rs.from, rs.to, rs.whole ? ", read whole" : "",
+                rs.read_seconds, resident);
+    }
+    *out = ds;
+    return 0;
+}
+
 tsgs_status cli_world_train(const tsgs_dataset *ds, const tsgs_params *p,
                             const tsgs_train_hooks *hooks,
                             const tsgs_checkpoint *ck, tsgs_model **out,
@@ -74,15 +132,32 @@ tsgs_status cli_world_train(const tsgs_dataset *ds, const tsgs_params *p,
     /* TSGS3VM_MPI_STATS=1: each process says what its exchanges cost
      * (tests/mpi/run.sh, bench/scripts/mpi_steps.sh) */
     const char *say = getenv("TSGS3VM_MPI_STATS");
-    if (st == TSGS_OK && say && say[0] == '1')
+    if (st == TSGS_OK && say && say[0] == '1') {
         fprintf(stderr, "mpi: rank %d of %d: %ld exchanges, %.0f bytes "
                         "sent, %.0f received, %.6f s\n",
                 world_rank, ms.processes, ms.exchanges, ms.bytes_sent,
                 ms.bytes_received, ms.seconds);
+        size_t resident = 0;
+        double fetched = 0.0;
+        if (tsgs_dataset_rows_held(ds, &resident, &fetched))
+            fprintf(stderr, "mpi: rank %d of %d: %.0f bytes of rows "
+                            "fetched; trained on rows held in shares, ~%zu "
+                            "of %zu rows resident\n",
+                    world_rank, world_size, fetched, resident,
+                    tsgs_dataset_rows(ds));
+    }
     return st;
 }
 
 #else /* one process */
+
+int cli_world_read(const cli_opts *o, const char *path, tsgs_dataset **out)
+{
+    (void)o;
+    (void)path;
+    (void)out;
+    return -1;
+}
 
 void cli_world_begin(int *argc, char ***argv)
 {

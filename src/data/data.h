@@ -11,6 +11,35 @@
 
 /* ---------------------------------------------------------- dataset.c */
 
+/* The rows a process holds of a dataset that processes read in shares
+ * (src/mpi/rows_mpi.c, issue #34): process k holds rows [row0[k],
+ * row0[k + 1]) and every labeled row; the others' places in x are address
+ * space with no memory behind it (reading them gives zeros) until fetched.
+ * Every function here is collective over the processes (each calls it
+ * with the same arguments, in the same order) but release. */
+typedef struct tsgs__held {
+    int rank, size;
+    const size_t *row0; /* size + 1 */
+    void *ctx;
+    /* Rows idx[0 .. n) written into every process's x where it lacks
+     * them; pin: kept for good, else until released. Returns the largest
+     * `failed` of the processes, or 1 where the exchange failed. */
+    int (*fetch)(void *ctx, const size_t *idx, size_t n, int pin,
+                 int failed);
+    /* Lets go of rows fetched unpinned (their memory goes back). */
+    void (*release)(void *ctx, const size_t *idx, size_t n);
+    /* Items [first[k], first[k + 1]) of v (item bytes each) from process
+     * k into every process's v (first: size + 1); returns as fetch. */
+    int (*pieces)(void *ctx, void *v, size_t item, const size_t *first,
+                  int failed);
+} tsgs__held;
+
+/* ds->held's fetch of rows idx[0 .. n) unpinned, and their release; with
+ * every row here, `failed` as it is and nothing. */
+int tsgs__held_fetch(const tsgs_dataset *ds, const size_t *idx, size_t n,
+                     int failed);
+void tsgs__held_release(const tsgs_dataset *ds, const size_t *idx, size_t n);
+
 struct tsgs_dataset {
     size_t n;   /* rows */
     size_t d;   /* features per row */
@@ -31,6 +60,10 @@ struct tsgs_dataset {
     float *val;
     /* How the reader read it (reader.c, npy.c); zero: built in memory. */
     tsgs_data_layout layout;
+    /* Read in shares by processes (src/mpi/): the rows this one holds;
+     * held_free(held) at tsgs_dataset_free. NULL: every row is here. */
+    const tsgs__held *held;
+    void (*held_free)(const tsgs__held *held);
 };
 
 /* Whether ds's rows are stored sparse (CSR). */
@@ -74,6 +107,43 @@ tsgs_status tsgs__dataset_read_split(const char *path,
  * longer one is an error naming the file and line): a test hook, set
  * before reading; 0 puts back the default (256 MiB). Returns the old. */
 size_t tsgs__read_line_max(size_t max);
+
+/* One process's share of a training file read by `parts` processes
+ * (issue #34, docs/mpi.md): a text file's lines after its first data row
+ * split into `parts` byte ranges at line starts (part 0 also takes that
+ * first row), a .npy's rows into `parts` ranges of rows [n k / parts,
+ * n (k + 1) / parts). The shares, in part order, are the rows one process
+ * reads (tsgs_dataset_read), no row lost or read twice. */
+typedef struct {
+    tsgs_dataset *ds; /* the share's rows, in file order (perhaps none),
+                         its layout set; LIBSVM: stored dense or sparse by
+                         the share alone, as wide as its widest index */
+    size_t nnz;       /* LIBSVM: the (index, value) pairs read */
+    long lines;       /* text: the lines read (part 0: from the file's
+                         first; on an error, up to it) */
+    int relative;     /* an error's line counts from the share's first line
+                         (add the lines of the parts before it:
+                         tsgs__read_error_relocate) */
+    int whole;        /* the file was read whole (compressed, a pipe) and
+                         rows [from, to) of it kept */
+    uint64_t from, to; /* text: its byte range; .npy, whole: its rows */
+} tsgs__share;
+
+/* Part `part` of `parts` of path into *out (out->ds NULL on error). Errors
+ * as tsgs_dataset_read's, their line relative where out->relative says. */
+tsgs_status tsgs__dataset_read_share(const char *path,
+                                     const tsgs_read_options *opt, int part,
+                                     int parts, tsgs__share *out,
+                                     tsgs_error *err);
+/* err (status st) says "path:LINE: ..." with a line of a share: say it
+ * again with line_base added. Returns st. */
+tsgs_status tsgs__read_error_relocate(const char *path, long line_base,
+                                      tsgs_status st, tsgs_error *err);
+/* The .npy part of tsgs__dataset_read_share (npy.c). */
+tsgs_status tsgs__npy_read_share(const char *path,
+                                 const tsgs_read_options *opt, int part,
+                                 int parts, tsgs__share *out,
+                                 tsgs_error *err);
 
 /* -------------------------------------------------------------- npy.c */
 
@@ -158,6 +228,10 @@ tsgs_status tsgs__scaler_fit_stop(const tsgs_dataset *ds, tsgs_scaling kind,
  * stretch's per-class means, the result): what tsgs_train_memory counts. */
 double tsgs__scaler_fit_bytes(size_t n, size_t d, size_t classes);
 #define TSGS__ZERO_COLS_SHARE 0.5
+/* A dataset held in shares (ds->held): each process fits the chunks of
+ * rows that start in its share (fetching the rest of its last chunk), the
+ * chunks' sums exchanged and added in chunk order, so the bits are one
+ * process's; dense rows, kinds NONE, ZSCORE, MINMAX and CLASS. */
 tsgs_status tsgs__scaler_fit_threads(const tsgs_dataset *ds,
                                      tsgs_scaling kind, int zero_cols,
                                      int threads, tsgs__scaler *out,

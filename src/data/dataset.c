@@ -113,10 +113,26 @@ static tsgs_status own_rows(tsgs_dataset *ds, tsgs_error *err)
     return TSGS_OK;
 }
 
+int tsgs__held_fetch(const tsgs_dataset *ds, const size_t *idx, size_t n,
+                     int failed)
+{
+    if (!ds->held)
+        return failed;
+    return ds->held->fetch(ds->held->ctx, idx, n, 0, failed);
+}
+
+void tsgs__held_release(const tsgs_dataset *ds, const size_t *idx, size_t n)
+{
+    if (ds->held)
+        ds->held->release(ds->held->ctx, idx, n);
+}
+
 void tsgs_dataset_free(tsgs_dataset *ds)
 {
     if (!ds)
         return;
+    if (ds->held_free)
+        ds->held_free(ds->held);
     if (ds->map)
         munmap(ds->map, ds->map_len);
     else if (!ds->x_borrowed)

@@ -532,9 +532,23 @@ static int take_label(double v, const tsgs_read_options *opt, double *out)
 }
 
 /* Labels from the companion file: n numbers, shape (n,) or (n, 1). */
+static tsgs_status read_companion_rows(const char *path, uint64_t n,
+                                       uint64_t i0, uint64_t i1,
+                                       const tsgs_read_options *opt,
+                                       double *y, tsgs_error *err);
+
 static tsgs_status read_companion(const char *path, uint64_t n,
                                   const tsgs_read_options *opt, double *y,
                                   tsgs_error *err)
+{
+    return read_companion_rows(path, n, 0, n, opt, y, err);
+}
+
+/* Labels [i0, i1) of the companion into y[0 .. i1 - i0). */
+static tsgs_status read_companion_rows(const char *path, uint64_t n,
+                                       uint64_t i0, uint64_t i1,
+                                       const tsgs_read_options *opt,
+                                       double *y, tsgs_error *err)
 {
     npy_file f;
     char sh[96];
@@ -553,9 +567,9 @@ static tsgs_status read_companion(const char *path, uint64_t n,
     if ((st = npy_map(&f, 0, err)) != TSGS_OK)
         goto done;
     const unsigned char *data = f.map + f.h.data_off;
-    for (uint64_t i = 0; i < n; i++) {
+    for (uint64_t i = i0; i < i1; i++) {
         double v = elem_value(data + i * (uint64_t)f.h.type.size, &f.h.type);
-        if (!take_label(v, opt, &y[i])) {
+        if (!take_label(v, opt, &y[i - i0])) {
             st = tsgs__fail(err, TSGS_ERR_DATA, path, 0,
                             "element [%llu] = %g: label is infinite",
                             (unsigned long long)i, v);
@@ -647,12 +661,27 @@ static int in_place(const npy_file *f, const npy_layout *L)
 /* Copies the feature columns into x (n x d_out floats, zero padded) and
  * the label column into y; element (i, k) is reported as the file's
  * [i, k] when it is not usable. */
+static tsgs_status convert_rows(const npy_file *f, const npy_layout *L,
+                                const tsgs_read_options *opt, uint64_t i0,
+                                uint64_t n, float *x, double *y, int threads,
+                                tsgs_error *err);
+
 static tsgs_status convert(const npy_file *f, const npy_layout *L,
                            const tsgs_read_options *opt, float *x, double *y,
                            int threads, tsgs_error *err)
 {
+    return convert_rows(f, L, opt, 0, L->n, x, y, threads, err);
+}
+
+/* The same for the file's rows [i0, i0 + n), into x and y from their
+ * start (reported as the file's [i, k]). */
+static tsgs_status convert_rows(const npy_file *f, const npy_layout *L,
+                                const tsgs_read_options *opt, uint64_t i0,
+                                uint64_t n, float *x, double *y, int threads,
+                                tsgs_error *err)
+{
     const unsigned char *data = f->map + f->h.data_off;
-    const uint64_t n = L->n, ncols = L->ncols, none = UINT64_MAX;
+    const uint64_t ncols = L->ncols, none = UINT64_MAX;
     uint64_t first_bad = none;
     (void)threads;
 #ifdef _OPENMP
@@ -663,15 +692,16 @@ static tsgs_status convert(const npy_file *f, const npy_layout *L,
         float *row = x + i * L->d_out;
         size_t j = 0;
         uint64_t bad = none;
+        const uint64_t fi = i0 + i; /* the file's row */
         for (uint64_t k = (uint64_t)L->skip; k < ncols; k++) {
-            double v = elem_value(data + elem_at(&f->h, i, k), &f->h.type);
+            double v = elem_value(data + elem_at(&f->h, fi, k), &f->h.type);
             if (k + 1 == (uint64_t)L->labcol) {
                 if (!take_label(v, opt, &y[i]) && bad == none)
-                    bad = i * ncols + k;
+                    bad = fi * ncols + k;
                 continue;
             }
             if (!(fabs(v) <= FLT_MAX) && bad == none)
-                bad = i * ncols + k;
+                bad = fi * ncols + k;
             row[j++] = (float)v;
         }
         if (bad < first_bad)
@@ -785,6 +815,77 @@ tsgs_status tsgs__npy_read(const char *path, const tsgs_read_options *opt,
     free(lpath);
     record_layout(ds, &L, opt);
     *out = ds;
+    return TSGS_OK;
+fail:
+    npy_file_close(&f);
+    free(lpath);
+    tsgs_dataset_free(ds);
+    return st;
+}
+
+/* A share of the rows: [n part / parts, n (part + 1) / parts), converted
+ * from a mapping that is not populated (only the share's pages are read)
+ * and let go; labels from the companion's same rows. */
+tsgs_status tsgs__npy_read_share(const char *path,
+                                 const tsgs_read_options *opt, int part,
+                                 int parts, tsgs__share *out,
+                                 tsgs_error *err)
+{
+    npy_file f;
+    npy_layout L;
+    tsgs_dataset *ds = NULL;
+    tsgs_status st = npy_file_open(path, &f, err);
+    if (st != TSGS_OK)
+        return st;
+    size_t need = tsgs_npy_labels_path(path, NULL, 0) + 1;
+    char *lpath = malloc(need);
+    struct stat sb;
+    if (!lpath) {
+        st = TSGS__NOMEM(err);
+        goto fail;
+    }
+    tsgs_npy_labels_path(path, lpath, need);
+    int companion = stat(lpath, &sb) == 0;
+    if ((st = plan_layout(&f, companion, opt, &L, err)) != TSGS_OK)
+        goto fail;
+    const uint64_t lo = (uint64_t)((unsigned __int128)L.n * (unsigned)part /
+                                   (unsigned)parts);
+    const uint64_t hi = (uint64_t)((unsigned __int128)L.n *
+                                   (unsigned)(part + 1) / (unsigned)parts);
+    const size_t m = (size_t)(hi - lo);
+    void *map = mmap(NULL, (size_t)f.size, PROT_READ, MAP_PRIVATE, f.fd, 0);
+    if (map == MAP_FAILED) {
+        st = tsgs__fail(err, errno == ENOMEM ? TSGS_ERR_NOMEM : TSGS_ERR_IO,
+                        path, 0, "cannot map the file: %s", strerror(errno));
+        goto fail;
+    }
+    f.map = map;
+    ds = calloc(1, sizeof *ds);
+    if (!ds || !(ds->y = malloc(sizeof(double) * (m ? m : 1))) ||
+        !(ds->x = malloc(sizeof(float) * (m ? m * L.d_out : 1)))) {
+        st = tsgs__fail(err, TSGS_ERR_NOMEM, path, 0,
+                        "out of memory: %zu rows x %zu features as floats",
+                        m, L.d_out);
+        goto fail;
+    }
+    for (size_t i = 0; i < m; i++)
+        ds->y[i] = TSGS_UNLABELED;
+    ds->n = ds->cap = m;
+    ds->d = L.d_out;
+    if ((st = convert_rows(&f, &L, opt, lo, m, ds->x, ds->y,
+                           threads_for(opt, (uint64_t)m * L.ncols), err)) !=
+        TSGS_OK)
+        goto fail;
+    npy_file_close(&f);
+    if (companion && (st = read_companion_rows(lpath, L.n, lo, hi, opt,
+                                               ds->y, err)) != TSGS_OK)
+        goto fail;
+    free(lpath);
+    record_layout(ds, &L, opt);
+    out->ds = ds;
+    out->from = lo;
+    out->to = hi;
+    out->nnz = m * L.d_out;
     return TSGS_OK;
 fail:
     npy_file_close(&f);

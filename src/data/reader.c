@@ -1278,6 +1278,11 @@ static tsgs_status finish_parts(reader *R, tsgs_format fmt, reader *C,
 /* The dataset of R's rows (R has just read the first data row) and the
  * lines after them, split at line starts into chunks parsed side by
  * side. */
+static tsgs_status read_range_split(reader *R, tsgs_format fmt,
+                                    const split_plan *sp, uint64_t from,
+                                    uint64_t to, size_t *pairs,
+                                    tsgs_dataset **out, tsgs_error *err);
+
 static tsgs_status read_rest_split(reader *R, tsgs_format fmt,
                                    const split_plan *sp, tsgs_dataset **out,
                                    tsgs_error *err)
@@ -1285,7 +1290,53 @@ static tsgs_status read_rest_split(reader *R, tsgs_format fmt,
     uint64_t from = R->lr.base + R->lr.pos;
     if (from >= sp->size)
         return finish(R, fmt, out, err);
-    uint64_t rest = sp->size - from;
+    return read_range_split(R, fmt, sp, from, sp->size, NULL, out, err);
+}
+
+/* An empty dataset d wide (a share of a file with no rows in it). */
+static tsgs_status empty_rows(size_t d, tsgs_dataset **out, tsgs_error *err)
+{
+    tsgs_dataset *ds = calloc(1, sizeof *ds);
+    if (!ds || !(ds->y = malloc(sizeof(double))) ||
+        !(ds->x = malloc(sizeof(float)))) {
+        tsgs_dataset_free(ds);
+        return TSGS__NOMEM(err);
+    }
+    ds->d = d;
+    *out = ds;
+    return TSGS_OK;
+}
+
+/* A share's LIBSVM pairs into *pairs; with no rows at all, an empty
+ * dataset (*st its status): returns 1 then. */
+static int share_counts(const reader *R, tsgs_format fmt, const reader *C,
+                        int nc, size_t *pairs, tsgs_dataset **out,
+                        tsgs_status *st, tsgs_error *err)
+{
+    size_t n = R->n, np = R->np, dmax = R->dmax;
+    for (int c = 0; c < nc; c++) {
+        n += C[c].n;
+        np += C[c].np;
+        dmax = C[c].dmax > dmax ? C[c].dmax : dmax;
+    }
+    *pairs = np;
+    if (n > 0)
+        return 0;
+    size_t d = fmt == TSGS_FORMAT_LIBSVM ? dmax : R->d;
+    *st = empty_rows(d > R->opt->min_features ? d : R->opt->min_features,
+                     out, err);
+    return 1;
+}
+
+/* R's rows then the lines of [from, to) (from at a line start), split
+ * into chunks parsed side by side; *pairs (unless NULL): the LIBSVM pairs
+ * read. With pairs, no rows at all give an empty dataset (a share). */
+static tsgs_status read_range_split(reader *R, tsgs_format fmt,
+                                    const split_plan *sp, uint64_t from,
+                                    uint64_t to, size_t *pairs,
+                                    tsgs_dataset **out, tsgs_error *err)
+{
+    uint64_t rest = to > from ? to - from : 0;
     /* Several chunks per thread, taken as threads come free: on a shared
      * machine one thread may get less of its core than another. */
     int nc = sp->threads > INT32_MAX / SPLIT_PER_THREAD
@@ -1293,6 +1344,8 @@ static tsgs_status read_rest_split(reader *R, tsgs_format fmt,
                  : sp->threads * SPLIT_PER_THREAD;
     if (rest / sp->min_chunk < (uint64_t)nc)
         nc = rest / sp->min_chunk > 0 ? (int)(rest / sp->min_chunk) : 1;
+    if (sp->threads < 2)
+        nc = 1;
     tsgs_status st = TSGS_OK;
     uint64_t *bound = malloc(sizeof(uint64_t) * (size_t)(nc + 1));
     reader *C = calloc((size_t)nc, sizeof *C);
@@ -1303,7 +1356,7 @@ static tsgs_status read_rest_split(reader *R, tsgs_format fmt,
         goto done;
     }
     bound[0] = from;
-    bound[nc] = sp->size;
+    bound[nc] = to;
     for (int c = 1; c < nc; c++) {
         uint64_t s = from + rest / (uint64_t)nc * (uint64_t)c;
         if ((st = line_start_from(sp, R->path, s, &bound[c], err)) !=
@@ -1311,6 +1364,8 @@ static tsgs_status read_rest_split(reader *R, tsgs_format fmt,
             goto done;
         if (bound[c] < bound[c - 1])
             bound[c] = bound[c - 1];
+        if (bound[c] > to)
+            bound[c] = to;
     }
     int threads = sp->threads < nc ? sp->threads : nc;
 #ifdef _OPENMP
@@ -1337,7 +1392,8 @@ static tsgs_status read_rest_split(reader *R, tsgs_format fmt,
         line_base += C[c].lr.line;
     }
     R->lr.line = line_base;
-    st = finish_parts(R, fmt, C, nc, threads, out, err);
+    if (!pairs || !share_counts(R, fmt, C, nc, pairs, out, &st, err))
+        st = finish_parts(R, fmt, C, nc, threads, out, err);
 done:
     for (int c = 0; C && c < nc; c++)
         chunk_free(&C[c]);
@@ -1568,6 +1624,209 @@ tsgs_status tsgs__dataset_read_split(const char *path,
     if (st == TSGS_OK && !t.npy) /* npy.c gives a .npy's its layout */
         (*out)->layout = text_layout(&t);
     text_close(&t);
+    return st;
+}
+
+/* ------------------------------------------------ a process's share */
+
+tsgs_status tsgs__read_error_relocate(const char *path, long line_base,
+                                      tsgs_status st, tsgs_error *err)
+{
+    return relocate_error(path, line_base, st, err);
+}
+
+/* The byte range of part `part` of `parts` of [from, size): split at
+ * from + rest k / parts, each moved on to the next line start. */
+static tsgs_status share_bound(const split_plan *sp, const char *path,
+                               uint64_t from, int k, int parts,
+                               uint64_t *at, tsgs_error *err)
+{
+    if (k <= 0) {
+        *at = from;
+        return TSGS_OK;
+    }
+    if (k >= parts) {
+        *at = sp->size;
+        return TSGS_OK;
+    }
+    const uint64_t rest = sp->size - from;
+    /* rest x k without overflow: rest < 2^63, parts < 2^31 */
+    const uint64_t s = from + rest / (uint64_t)parts * (uint64_t)k +
+                       rest % (uint64_t)parts * (uint64_t)k / (uint64_t)parts;
+    tsgs_status st = line_start_from(sp, path, s, at, err);
+    if (st == TSGS_OK && *at < from)
+        *at = from;
+    return st;
+}
+
+/* A file that cannot be read by ranges (compressed, a pipe): read whole,
+ * then rows [n part / parts, n (part + 1) / parts) kept. */
+static tsgs_status share_of_whole(text_read *t, int part, int parts,
+                                  tsgs__share *out, tsgs_error *err)
+{
+    tsgs_dataset *all = NULL;
+    tsgs_status st = read_all(t, SIZE_MAX, &all, err);
+    if (st != TSGS_OK)
+        return st;
+    const size_t n = all->n;
+    const size_t lo = (size_t)((unsigned __int128)n * (unsigned)part /
+                               (unsigned)parts);
+    const size_t hi = (size_t)((unsigned __int128)n * (unsigned)(part + 1) /
+                               (unsigned)parts);
+    size_t *rows = malloc(sizeof(size_t) * (hi > lo ? hi - lo : 1));
+    if (!rows) {
+        tsgs_dataset_free(all);
+        return TSGS__NOMEM(err);
+    }
+    for (size_t i = lo; i < hi; i++)
+        rows[i - lo] = i;
+    if (hi == lo)
+        st = empty_rows(all->d, &out->ds, err);
+    else
+        st = tsgs_dataset_select(all, rows, hi - lo, &out->ds, err);
+    free(rows);
+    tsgs_dataset_free(all);
+    if (st != TSGS_OK)
+        return st;
+    out->nnz = tsgs__dataset_nnz(out->ds);
+    out->from = lo;
+    out->to = hi;
+    out->whole = 1;
+    out->lines = t->R.lr.line;
+    return TSGS_OK;
+}
+
+/* Every part reads the lines up to the first data row: they settle the
+ * format, the header and the columns, as for one process; none is the
+ * one-process read's error. */
+static tsgs_status read_head(text_read *t, tsgs_error *err)
+{
+    tsgs_status st;
+    for (;;) {
+        char *line;
+        size_t len;
+        if ((st = next_line(&t->R.lr, &line, &len, err)) != TSGS_OK)
+            return st;
+        if (!line)
+            break;
+        if ((st = text_line(t, line, len, err)) != TSGS_OK)
+            return st;
+        if (t->R.n == 1)
+            return TSGS_OK;
+    }
+    tsgs_dataset *none = NULL;
+    st = finish(&t->R, t->fmt, &none, err);
+    tsgs_dataset_free(none);
+    return st;
+}
+
+/* One thread: the head's reader goes on through [lo, hi) and hands its
+ * rows over whole (a parallel read's chunks are copied into the dataset:
+ * twice the share's memory at the end). */
+static tsgs_status read_range_serial(text_read *t, const split_plan *sp,
+                                     uint64_t lo, uint64_t hi,
+                                     tsgs__share *out, tsgs_error *err)
+{
+    lreader *lr = &t->R.lr;
+    lr->fd = sp->fd;
+    lr->at = lo;
+    lr->stop = hi;
+    lr->base = lo;
+    lr->pos = lr->end = lr->scanned = 0;
+    lr->eof = 0;
+    tsgs_status st = parse_lines(&t->R, t->fmt, err);
+    out->nnz = t->R.np;
+    if (st != TSGS_OK)
+        return st;
+    if (t->R.n > 0)
+        return finish(&t->R, t->fmt, &out->ds, err);
+    size_t d = t->fmt == TSGS_FORMAT_LIBSVM ? t->R.dmax : t->R.d;
+    const size_t least = t->R.opt->min_features;
+    return empty_rows(d > least ? d : least, &out->ds, err);
+}
+
+/* Part `part`'s byte range of the lines after the head, parsed. */
+static tsgs_status read_share_range(text_read *t, const split_plan *sp,
+                                    int part, int parts, tsgs__share *out,
+                                    tsgs_error *err)
+{
+    tsgs_status st;
+    const uint64_t from = t->R.lr.base + t->R.lr.pos;
+    uint64_t lo = from, hi = sp->size;
+    if (from < sp->size &&
+        ((st = share_bound(sp, t->R.path, from, part, parts, &lo, err)) !=
+             TSGS_OK ||
+         (st = share_bound(sp, t->R.path, from, part + 1, parts, &hi,
+                           err)) != TSGS_OK))
+        return st;
+    if (hi < lo)
+        hi = lo;
+    if (part > 0) { /* the first data row is part 0's */
+        reader *R = &t->R;
+        drop_rows(R);
+        R->n = R->np = R->ycap = R->pcap = R->rcap = R->xcap = 0;
+        R->dmax = 0;
+        R->lr.line = 0; /* errors: lines of this range */
+        out->relative = 1;
+    }
+    st = sp->threads < 2
+             ? read_range_serial(t, sp, lo, hi, out, err)
+             : read_range_split(&t->R, t->fmt, sp, lo, hi, &out->nnz,
+                                &out->ds, err);
+    out->lines = t->R.lr.line;
+    out->from = lo;
+    out->to = hi;
+    return st;
+}
+
+tsgs_status tsgs__dataset_read_share(const char *path,
+                                     const tsgs_read_options *opt, int part,
+                                     int parts, tsgs__share *out,
+                                     tsgs_error *err)
+{
+    if (!path || !out || parts < 1 || part < 0 || part >= parts)
+        return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
+                          "tsgs__dataset_read_share: part %d of %d", part,
+                          parts);
+    memset(out, 0, sizeof *out);
+    tsgs_read_options defaults = tsgs_read_options_default();
+    if (!opt)
+        opt = &defaults;
+    tsgs_status st = check_options(path, opt, err);
+    if (st != TSGS_OK)
+        return st;
+    text_read t;
+    if ((st = text_open(&t, path, opt, err)) != TSGS_OK)
+        goto done;
+    if (t.npy) {
+        if (strcmp(tsgs__istream_kind(t.R.lr.in), "plain") != 0)
+            st = read_npy(&t.R, &out->ds, err); /* its error */
+        else
+            st = tsgs__npy_read_share(path, opt, part, parts, out, err);
+        goto done;
+    }
+    if ((st = read_head(&t, err)) != TSGS_OK)
+        goto done;
+    split_plan sp;
+    memset(&sp, 0, sizeof sp);
+    struct stat sb;
+    sp.fd = tsgs__istream_plain_fd(t.R.lr.in);
+    if (sp.fd < 0 || fstat(sp.fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        st = share_of_whole(&t, part, parts, out, err);
+        goto done;
+    }
+    sp.size = (uint64_t)sb.st_size;
+    sp.threads = tsgs__threads_resolve(opt->threads);
+    sp.min_chunk = SPLIT_MIN_CHUNK;
+    st = read_share_range(&t, &sp, part, parts, out, err);
+done:
+    if (st == TSGS_OK && !t.npy)
+        out->ds->layout = text_layout(&t);
+    text_close(&t);
+    if (st != TSGS_OK) {
+        tsgs_dataset_free(out->ds);
+        out->ds = NULL;
+    }
     return st;
 }
 

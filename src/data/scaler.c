@@ -307,6 +307,102 @@ static size_t first_mark(const size_t *bad, long nc)
 }
 
 
+/* A dataset held in shares (ds->held): chunk c is fitted by the process
+ * whose share holds its first row; process k's chunks are [first[k],
+ * first[k + 1]), and the rows of its last chunk past its share are
+ * fetched (every process takes part in the fetch of each one's). */
+typedef struct {
+    const tsgs__held *h;
+    size_t *first; /* size + 1 */
+    size_t *rows;  /* the rows fetched */
+    size_t nrows;
+} held_chunks;
+
+/* *failed (this process's failure so far) is told to all: 1 then, after
+ * the fetch, on every process when any failed; returns 1 when this
+ * process's own allocation failed (the others see it through *failed). */
+static int held_chunks_init(held_chunks *hc, const tsgs__held *h, size_t n,
+                            int *failed)
+{
+    memset(hc, 0, sizeof *hc);
+    hc->h = h;
+    const int P = h->size;
+    hc->first = malloc(sizeof(size_t) * (size_t)(P + 1));
+    size_t want = 0;
+    if (hc->first) {
+        for (int k = 0; k <= P; k++)
+            hc->first[k] = (h->row0[k] + FIT_CHUNK - 1) / FIT_CHUNK;
+        for (int k = 0; k < P; k++) {
+            size_t end = hc->first[k + 1] * FIT_CHUNK;
+            end = end < n ? end : n;
+            if (hc->first[k + 1] > hc->first[k] && end > h->row0[k + 1])
+                want += end - h->row0[k + 1];
+        }
+        hc->rows = malloc(sizeof(size_t) * (want ? want : 1));
+    }
+    int mine = !hc->first || !hc->rows;
+    if (!mine)
+        for (int k = 0; k < P; k++) {
+            size_t end = hc->first[k + 1] * FIT_CHUNK;
+            end = end < n ? end : n;
+            if (hc->first[k + 1] > hc->first[k])
+                for (size_t i = h->row0[k + 1]; i < end; i++)
+                    hc->rows[hc->nrows++] = i;
+        }
+    *failed = h->fetch(h->ctx, hc->rows, mine ? 0 : hc->nrows, 0,
+                       *failed || mine);
+    if (*failed)
+        hc->nrows = 0; /* nothing to release */
+    return mine;
+}
+
+/* The chunks' sums (per doubles each) and marks from their processes. */
+static int held_exchange(held_chunks *hc, double *part, size_t per,
+                         size_t *bad)
+{
+    const tsgs__held *h = hc->h;
+    return h->pieces(h->ctx, part, sizeof(double) * per, hc->first, 0) ||
+           h->pieces(h->ctx, bad, sizeof(size_t), hc->first, 0);
+}
+
+/* A pass over chunks [c_lo, c_hi) of ds into part (3 d per chunk) and
+ * bad: range and sum (mean NULL), or the spread around mean; with hc,
+ * every process's chunks exchanged (1: the exchange failed). */
+static int fit_pass(const tsgs_dataset *ds, const double *mean, long c_lo,
+                    long c_hi, int threads, tsgs__stop *stop, double *part,
+                    size_t *bad, held_chunks *hc)
+{
+    const size_t dd = ds->d ? ds->d : 1;
+    (void)threads;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(static) \
+    if (c_hi - c_lo > 1)
+#endif
+    for (long c = c_lo; c < c_hi; c++) {
+        double *pc = part + (size_t)c * 3 * dd;
+        bad[c] = mean ? spread(ds, (size_t)c, stop, mean, pc, pc + dd)
+                      : range_and_sum(ds, (size_t)c, stop, pc, pc + dd,
+                                      pc + 2 * dd);
+    }
+    return hc && held_exchange(hc, part, 3 * dd, bad);
+}
+
+static tsgs_status exchange_failed(tsgs_error *err)
+{
+    return tsgs__fail(err, TSGS_ERR_INTERNAL, NULL, 0,
+                      "the scaler's fit: the exchange between the "
+                      "processes failed");
+}
+
+static void held_chunks_clear(held_chunks *hc)
+{
+    if (hc->nrows)
+        hc->h->release(hc->h->ctx, hc->rows, hc->nrows);
+    free(hc->first);
+    free(hc->rows);
+    memset(hc, 0, sizeof *hc);
+}
+
 tsgs_status tsgs__scaler_fit(const tsgs_dataset *ds, tsgs_scaling kind,
                              tsgs__scaler *out, tsgs_error *err)
 {
@@ -344,6 +440,12 @@ tsgs_status tsgs__scaler_fit_stop(const tsgs_dataset *ds, tsgs_scaling kind,
         kind != TSGS_SCALE_MAXABS)
         return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
                           "scale: unknown kind %d", (int)kind);
+    const tsgs__held *h = ds->held;
+    if (h && kind != TSGS_SCALE_NONE &&
+        (tsgs__sparse(ds) || kind == TSGS_SCALE_MAXABS))
+        return tsgs__fail(err, TSGS_ERR_UNSUPPORTED, NULL, 0,
+                          "scale maxabs (or sparse rows) over processes "
+                          "that read shares of the rows: not supported");
     if (kind != TSGS_SCALE_NONE && (tsgs__sparse(ds) ||
                                     kind == TSGS_SCALE_MAXABS))
         return fit_maxabs(ds, out, err);
@@ -361,7 +463,15 @@ tsgs_status tsgs__scaler_fit_stop(const tsgs_dataset *ds, tsgs_scaling kind,
     size_t *bad = malloc(sizeof(size_t) * nchunks);
     s.shift = calloc(dd, sizeof(double));
     s.mul = calloc(dd, sizeof(double));
-    if (!lo || !hi || !part || !bad || !s.shift || !s.mul) {
+    /* held in shares: this process's chunks [c_lo, c_hi), and the rows
+     * of them it lacks fetched */
+    held_chunks hc;
+    int failed = !lo || !hi || !part || !bad || !s.shift || !s.mul;
+    if (h && held_chunks_init(&hc, h, n, &failed)) {
+        st = TSGS__NOMEM(err);
+        goto fail;
+    }
+    if (failed) {
         st = TSGS__NOMEM(err);
         goto fail;
     }
@@ -371,13 +481,12 @@ tsgs_status tsgs__scaler_fit_stop(const tsgs_dataset *ds, tsgs_scaling kind,
     }
     /* Pass 1: range and sum (in double, row by row for the cache). */
     const long nc = n ? (long)nchunks : 0;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(static) if (nc > 1)
-#endif
-    for (long c = 0; c < nc; c++) {
-        double *pc = part + (size_t)c * 3 * dd;
-        bad[c] = range_and_sum(ds, (size_t)c, stop, pc, pc + dd,
-                               pc + 2 * dd);
+    const long c_lo = h ? (long)hc.first[h->rank] : 0;
+    const long c_hi = h ? (long)hc.first[h->rank + 1] : nc;
+    if (fit_pass(ds, NULL, c_lo, c_hi, threads, stop, part, bad,
+                 h ? &hc : NULL)) {
+        st = exchange_failed(err);
+        goto fail;
     }
     const size_t mark = first_mark(bad, nc);
     if (mark != SIZE_MAX) {
@@ -400,12 +509,10 @@ tsgs_status tsgs__scaler_fit_stop(const tsgs_dataset *ds, tsgs_scaling kind,
         for (size_t k = 0; k < d; k++)
             s.shift[k] = n ? s.shift[k] / (double)n : 0.0;
         /* Pass 2: spread around the mean (two passes: no cancellation). */
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(static) if (nc > 1)
-#endif
-        for (long c = 0; c < nc; c++) {
-            double *pc = part + (size_t)c * 3 * dd;
-            bad[c] = spread(ds, (size_t)c, stop, s.shift, pc, pc + dd);
+        if (fit_pass(ds, s.shift, c_lo, c_hi, threads, stop, part, bad,
+                     h ? &hc : NULL)) {
+            st = exchange_failed(err);
+            goto fail;
         }
         if (first_mark(bad, nc) == FIT_STOPPED) {
             st = tsgs__stopped(err, "the scaler's fit");
@@ -454,6 +561,8 @@ tsgs_status tsgs__scaler_fit_stop(const tsgs_dataset *ds, tsgs_scaling kind,
     free(hi);
     free(part);
     free(bad);
+    if (h)
+        held_chunks_clear(&hc);
     *out = s;
     return TSGS_OK;
 fail:
@@ -461,6 +570,8 @@ fail:
     free(hi);
     free(part);
     free(bad);
+    if (h)
+        held_chunks_clear(&hc);
     tsgs__scaler_clear(&s);
     return st;
 }

@@ -60,6 +60,45 @@ static int gather(void *ctx, double *v, size_t n, int own, int failed)
     return any;
 }
 
+/* A dataset read in shares: every labeled row fetched and pinned on every
+ * process (the solvers read them at every step). */
+static tsgs_status pin_labeled(const tsgs_dataset *ds, tsgs_error *err)
+{
+    const tsgs__held *h = ds->held;
+    const size_t nl = tsgs__label_split(ds->y, ds->n, 1, NULL, NULL);
+    size_t *rows = malloc(sizeof(size_t) * (nl ? nl : 1));
+    if (rows)
+        tsgs__label_split(ds->y, ds->n, 1, rows, NULL);
+    int failed = h->fetch(h->ctx, rows, rows ? nl : 0, 1, !rows);
+    free(rows);
+    return failed ? tsgs__fail(err, TSGS_ERR_NOMEM, NULL, 0,
+                               "the labeled rows over the processes: out "
+                               "of memory")
+                  : TSGS_OK;
+}
+
+/* What a dataset read in shares carries (tsgs3vm_mpi.h): tsg on two
+ * classes, no probabilities, a scale fitted over the shares. */
+static tsgs_status held_carried(const tsgs_dataset *ds, const tsgs_params *p,
+                                tsgs_error *err)
+{
+    double *labels = NULL;
+    size_t k = 0;
+    tsgs_status st = tsgs_dataset_classes(ds, &labels, &k, err);
+    free(labels);
+    if (st != TSGS_OK)
+        return st;
+    if (p->solver != TSGS_SOLVER_TSG || p->probability || k > 2 ||
+        p->scale == TSGS_SCALE_MAXABS || p->scale == TSGS_SCALE_CLASS)
+        return tsgs__fail(err, TSGS_ERR_UNSUPPORTED, NULL, 0,
+                          "tsgs_train_mpi: rows read in shares "
+                          "(tsgs_dataset_read_mpi) train with solver tsg "
+                          "on two classes, without probabilities, scale "
+                          "auto, zscore, minmax or none; read the rows "
+                          "whole on every process for the rest");
+    return TSGS_OK;
+}
+
 tsgs_status tsgs_train_mpi(MPI_Comm comm, const tsgs_dataset *train,
                            const tsgs_params *params,
                            const tsgs_train_hooks *hooks, tsgs_model **out,
@@ -101,6 +140,10 @@ tsgs_status tsgs_train_mpi_checkpointed(MPI_Comm comm,
     tsgs_status st;
     if (!g.counts || !g.displs) {
         st = TSGS__NOMEM(err);
+    } else if (train && train->held && params &&
+               ((st = held_carried(train, params, err)) != TSGS_OK ||
+                (st = pin_labeled(train, err)) != TSGS_OK)) {
+        /* (said on every process) */
     } else {
         tsgs__split s = {rank, size, gather, &g};
         tsgs_train_hooks h;

@@ -35,6 +35,16 @@ awk '{ printf "%s", $1; for (i = 2; i <= NF; i++) { split($i, a, ":");
        printf " %d:%s", a[1] * 250, a[2] } print "" }' \
     "$out/dense.svm" > "$out/sparse.svm"
 head -n 23 "$out/dense.svm" > "$out/three.svm" # --labeled 20: 3 unlabeled
+# the same rows as CSV (label first) and as a .npy pair (features and
+# labels), each rank reading its share of them; 20,000 rows for the
+# scaler's chunks of 16,384 rows that straddle the shares; 4 rows for
+# shares with no row (6 ranks)
+awk '{ printf "%s", $1; for (i = 2; i <= NF; i++) { split($i, a, ":");
+       printf ",%s", a[2] } print "" }' "$out/dense.svm" > "$out/dense-csv.csv"
+"$tool" convert --quiet "$out/dense.svm" "$out/dense-npy.npy"
+"$tool" synth --quiet --rows 20000 --components 2 --layout libsvm \
+    tests/data/real/cod-rna.txt.xz "$out/big.svm"
+printf '1,0.5,0.2\n-1,-0.5,0.1\n1,0.7,0.3\n-1,-0.2,-0.4\n' > "$out/tiny.csv"
 
 # name | data | options | rank counts (each launch costs a second or so,
 # and 4 ranks on 2 cores wait on each other at every step: 4 ranks for
@@ -49,11 +59,18 @@ cases=(
     "frs|dense|--solver frs --max-features 256 --iterations 60|2"
     "safe|three|--labeled 20|2"
     "tsg-empty-share|three|--solver tsg --labeled 20 --iterations 60|4"
+    "tsg-csv|dense-csv.csv|--solver tsg --iterations 100|2 4"
+    "tsg-npy|dense-npy.npy|--solver tsg --iterations 100|2 4"
+    "tsg-chunks|big|--solver tsg --labeled 30 --iterations 60|3 4"
+    "tsg-noscale|dense|--solver tsg --scale none --iterations 60|2"
+    "tsg-minmax|dense-csv.csv|--solver tsg --scale minmax --balance 1 --iterations 60|3"
+    "tsg-tiny|tiny.csv|--solver tsg --labeled 2 --iterations 20|6"
 )
 for c in "${cases[@]}"; do
     IFS='|' read -r name data opts nps <<<"$c"
     case "$opts" in *--labeled*) ;; *) opts="--labeled 200 $opts" ;; esac
-    args=(--quiet --threads 0 $opts "$out/$data.svm")
+    case "$data" in *.*) file=$out/$data ;; *) file=$out/$data.svm ;; esac
+    args=(--quiet --threads 0 $opts "$file")
     # (an MPI build started without mpirun: one process, no MPI, no
     # exchange to report)
     OMP_NUM_THREADS=1 TSGS3VM_MPI_STATS=1 "$tool" train "${args[@]}" \
@@ -88,6 +105,61 @@ for rank in 0 1; do
         fail "tsg np=2 rank $rank: not 150 exchanges of 154200 bytes"
     fi
 done
+
+# Each rank read only its share: the row ranges the ranks report tile the
+# file's rows in rank order, each a part of them, and after training each
+# holds about its share (plus the labeled rows' pages), not every row.
+share_ranges() { # ERRFILE NP ROWS NAME
+    awk -v np="$2" -v rows="$3" '
+        /^mpi: rank [0-9]+ of [0-9]+: read rows \[/ {
+            r = $3; split($0, a, /[\[\),]+/); lo[r] = a[2] + 0; hi[r] = a[3] + 0
+            seen++ }
+        END {
+            if (seen != np) { print "ranks reporting: " seen; exit 1 }
+            at = 0
+            for (r = 0; r < np; r++) {
+                if (lo[r] != at || hi[r] < lo[r]) { print "rank " r; exit 1 }
+                if (np > 1 && hi[r] - lo[r] >= rows) { print "whole"; exit 1 }
+                at = hi[r]
+            }
+            if (at != rows) { print "rows " at; exit 1 }
+        }' "$1" || return 1
+}
+for c in "tsg 2 1500" "tsg 4 1500" "tsg-csv 4 1500" "tsg-npy 4 1500" \
+    "tsg-chunks 4 20000" "tsg-tiny 6 4"; do
+    read -r name np rows <<<"$c"
+    if share_ranges "$out/err-$name-$np" "$np" "$rows"; then
+        pass "$name np=$np: each rank read its own rows, together the file's"
+    else
+        cat "$out/err-$name-$np" >&2
+        fail "$name np=$np: the ranks' reads are not shares of the rows"
+    fi
+done
+# 20,000 rows, 30 labeled, 4 ranks: each holds about a quarter after the
+# training (its 5,000, the labeled rows' pages, no batch left)
+if awk '/trained on rows held/ { r = substr($(NF - 4), 2) + 0
+                                  if (r > 12000) bad++; n++ }
+        END { exit !(n == 4 && !bad) }' "$out/err-tsg-chunks-4"; then
+    pass "tsg-chunks np=4: each rank holds about its share after training"
+else
+    cat "$out/err-tsg-chunks-4" >&2
+    fail "tsg-chunks np=4: a rank holds more than its share"
+fi
+
+# A bad value deep in a share: the error names the file's line and the
+# field, as the tool alone says it.
+awk 'NR == 1400 { $3 = "3:nan" } { print }' "$out/dense.svm" > "$out/bad.svm"
+"$tool" train --quiet --solver tsg --labeled 200 "$out/bad.svm" \
+    "$out/np.model" 2> "$out/err-alone" && fail "bad value: alone trained"
+if ! mpirun -np 3 "$tool" train --quiet --solver tsg --labeled 200 \
+        "$out/bad.svm" "$out/np.model" 2> "$out/err" &&
+    grep -qF "$(head -n 1 "$out/err-alone")" "$out/err" &&
+    grep -q "bad.svm:1400:" "$out/err-alone"; then
+    pass "a bad value on line 1400: the ranks say what the tool alone says"
+else
+    cat "$out/err-alone" "$out/err" >&2
+    fail "a bad value on line 1400: not the tool alone's message"
+fi
 
 # A job that cannot train fails clearly: a message from the ranks, a
 # non-zero status, no model file.

@@ -28,6 +28,7 @@ static void run_free(run_t *r)
     free(r->bsl); free(r->fcl);
     free(r->fsl); tsgs__rows_free(&r->XLb); free(r->gl); free(r->ubatch);
     free(r->ubatch_next); tsgs__rows_free(&r->XU_next); free(r->draws);
+    tsgs__held_batch_end(r);
     free(r->chunks_taken);
     free(r->part); tsgs__featcache_free(r->fc); free(r->lrow);
     free(r->tile_count);
@@ -85,6 +86,9 @@ static tsgs_status run_setup(run_t *r, tsgs_model *m, long max_blocks,
               tsgs__rows_init(&r->XLb, ds, &m->scaler, r->bl ? r->bl : 1);
     r->ubatch = malloc(sizeof(size_t) * bu1);
     r->ubatch_next = malloc(sizeof(size_t) * bu1);
+    if (ds->held)
+        bad |= !(r->held_ring =
+                     malloc(sizeof(size_t) * bu1 * TSGS__HELD_BATCHES));
     r->draws = malloc(sizeof(size_t) * 2 * TSGS__SHUFFLE_CHUNK);
     r->chunks_taken = calloc((size_t)(r->threads > 1 ? r->threads : 1),
                              sizeof(int));
@@ -164,7 +168,13 @@ static tsgs_status final_balance(run_t *r, tsgs_model *m, tsgs_error *err)
     /* Spread over the whole current pass order: a seeded sample. */
     for (size_t i = 0; i < n; i++)
         rows[i] = r->uidx[i * (r->nu / n)];
-    if (tsgs__rows_gather(&X, r->ds, &m->scaler, rows, n)) {
+    if (tsgs__held_fetch(r->ds, rows, n, 0)) {
+        st = TSGS__NOMEM(err);
+        goto done;
+    }
+    bad = tsgs__rows_gather(&X, r->ds, &m->scaler, rows, n);
+    tsgs__held_release(r->ds, rows, n);
+    if (bad) {
         st = TSGS__NOMEM(err);
         goto done;
     }
@@ -248,7 +258,13 @@ static tsgs_status choose_c_sigma(run_t *r, tsgs__train_job *job,
         /* every (nu_all / nm)-th unlabeled row */
         if (isnan(ds->y[i]) && seen++ == iu * (nu_all / nm))
             rows[iu++] = i;
-    if (tsgs__rows_gather(&XM, ds, &job->scaler, rows, iu)) {
+    if (tsgs__held_fetch(ds, rows, iu, 0)) {
+        st = TSGS__NOMEM(err);
+        goto done;
+    }
+    int bad = tsgs__rows_gather(&XM, ds, &job->scaler, rows, iu);
+    tsgs__held_release(ds, rows, iu);
+    if (bad) {
         st = TSGS__NOMEM(err);
         goto done;
     }

@@ -47,6 +47,36 @@ void tsgs__sgd_shuffle_pass(run_t *r)
     tsgs__shuffle_team(r->uidx, r->nu, &k, r->draws);
 }
 
+void tsgs__held_batch(run_t *r, const size_t *rows)
+{
+    if (!r->ds->held || !r->held_ring)
+        return;
+    size_t *slot = r->held_ring +
+                   (size_t)(r->held_count % TSGS__HELD_BATCHES) * r->bu;
+    if (r->held_count >= TSGS__HELD_BATCHES)
+        tsgs__held_release(r->ds, slot, r->bu);
+    memcpy(slot, rows, sizeof(size_t) * r->bu);
+    r->held_count++;
+    if (tsgs__held_fetch(r->ds, rows, r->bu, 0))
+        r->failed = 1;
+}
+
+void tsgs__held_batch_end(run_t *r)
+{
+    if (!r->ds || !r->ds->held || !r->held_ring)
+        return;
+    long held = r->held_count < TSGS__HELD_BATCHES ? r->held_count
+                                                   : TSGS__HELD_BATCHES;
+    for (long k = 0; k < held; k++)
+        tsgs__held_release(
+            r->ds, r->held_ring + (size_t)((r->held_count - 1 - k) %
+                                           TSGS__HELD_BATCHES) * r->bu,
+            r->bu);
+    free(r->held_ring);
+    r->held_ring = NULL;
+    r->held_count = 0;
+}
+
 /* Rows of the pass order from position upos into rows[from ..), up to a
  * whole mini-batch or the end of the pass; returns the rows filled. */
 static size_t take_rows(run_t *r, size_t *rows, size_t from)
@@ -68,7 +98,11 @@ static void pick_unlabeled_rows(run_t *r, size_t *rows)
 #ifdef _OPENMP
 #pragma omp single copyprivate(got)
 #endif
-    got = take_rows(r, rows, 0);
+    {
+        got = take_rows(r, rows, 0);
+        if (got == r->bu)
+            tsgs__held_batch(r, rows);
+    }
     if (got == r->bu)
         return;
 #ifdef _OPENMP
@@ -82,7 +116,10 @@ static void pick_unlabeled_rows(run_t *r, size_t *rows)
 #ifdef _OPENMP
 #pragma omp single
 #endif
-    take_rows(r, rows, got);
+    {
+        take_rows(r, rows, got);
+        tsgs__held_batch(r, rows);
+    }
 }
 
 /* Scaled copies of the mini-batch's rows (team, no barrier): each is a
@@ -134,6 +171,7 @@ static void plan_rows(run_t *r, long t)
     r->next_t = 0;
     if (r->bu && t < r->T && r->nu - r->upos >= r->bu) {
         take_rows(r, r->ubatch_next, 0);
+        tsgs__held_batch(r, r->ubatch_next);
         r->next_t = t + 1;
     }
     /* Ask for the rows after them now: their cache misses then overlap a

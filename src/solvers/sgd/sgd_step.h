@@ -72,6 +72,10 @@ typedef struct {
     double t_start;     /* when the steps started */
     double monitor_s;   /* time spent measuring the monitor set since */
     size_t *ubatch_next; /* the next mini-batch's rows, read ahead */
+    /* rows held in shares (ds->held): the last HELD_BATCHES mini-batches
+     * fetched (bu rows each, a ring), let go of as new ones come */
+    size_t *held_ring;
+    long held_count;    /* mini-batches fetched so far */
     tsgs__rows XU_next; /* and their scaled copies */
     tsgs__featcache *fc; /* sparse rows: every unlabeled row's features
                             (then XU and XU_next are not gathered) */
@@ -158,6 +162,16 @@ void tsgs__sgd_flush(run_t *r, const tsgs_model *m);
 
 /* A new random order of the unlabeled rows for pass r->epoch (team). */
 void tsgs__sgd_shuffle_pass(run_t *r);
+/* Rows held in shares (ds->held): mini-batches fetched, each kept while
+ * the steps may still read it (the one read ahead, the one predicted),
+ * then let go of. */
+#define TSGS__HELD_BATCHES 3
+/* Serial, every process in the same order: a new mini-batch's rows (bu)
+ * fetched, the one HELD_BATCHES before let go of. A no-op when every row
+ * is here. */
+void tsgs__held_batch(run_t *r, const size_t *rows);
+/* The mini-batches still held let go of (the run's end). */
+void tsgs__held_batch_end(run_t *r);
 
 /* The decision value below which a share (1 - ratio) of v lies (v is
  * reordered). */
