@@ -461,6 +461,7 @@ static tsgs_status calibrate(const resolved *r, const binary_problem *b,
         tsgs__train_opts own = *opt;
         own.ckpt_write = NULL; /* the main run's alone */
         own.resume = NULL;
+        own.ckpt_settings = NULL;
         own.ovr = NULL; /* nothing to choose: no grid to share */
         for (int fi = 0; fi < k && st == TSGS_OK; fi++)
             st = fold_decisions(r, b, &q, &own, fold, fi, f, err);

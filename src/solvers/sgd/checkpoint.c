@@ -112,24 +112,46 @@ char *tsgs__ckpt_settings_text(const tsgs_params *p)
     return s;
 }
 
-/* n, d, labeled rows and a hash of the rows and labels. */
-static void data_fingerprint(const tsgs_dataset *ds, size_t nl,
-                             uint64_t out[4])
+/* Row i's hash (its features; sparse: its columns and values). */
+static uint64_t row_hash(const tsgs_dataset *ds, size_t i)
 {
-    uint64_t h = hash_bytes(0x7473677333766dull, ds->y,
-                            sizeof(double) * ds->n);
-    if (ds->x) {
-        h = hash_bytes(h, ds->x, sizeof(float) * ds->n * ds->d);
-    } else {
-        const size_t nnz = ds->ptr[ds->n];
-        h = hash_bytes(h, ds->ptr, sizeof(size_t) * (ds->n + 1));
-        h = hash_bytes(h, ds->col, sizeof(uint32_t) * nnz);
-        h = hash_bytes(h, ds->val, sizeof(float) * nnz);
+    const uint64_t seed = 0x7473677333766dull;
+    if (ds->x)
+        return hash_bytes(seed, ds->x + i * ds->d, sizeof(float) * ds->d);
+    const size_t a = ds->ptr[i], len = ds->ptr[i + 1] - a;
+    return hash_bytes(hash_bytes(seed, ds->col + a, sizeof(uint32_t) * len),
+                      ds->val + a, sizeof(float) * len);
+}
+
+/* n, d, labeled rows and a hash of the labels and of every row's hash in
+ * order: the same value whichever process holds which rows (a dataset
+ * read in shares, issue #34: each hashes its own rows and the hashes are
+ * exchanged, so a run over any number of ranks, or the tool alone,
+ * resumes another's checkpoint). Collective over the processes of such a
+ * dataset; returns non-zero where the memory or the exchange failed. */
+static int data_fingerprint(const tsgs_dataset *ds, size_t nl,
+                            uint64_t out[4])
+{
+    const size_t n = ds->n;
+    uint64_t *rh = malloc(sizeof(uint64_t) * (n ? n : 1));
+    const tsgs__held *held = ds->held;
+    const size_t lo = held ? held->row0[held->rank] : 0;
+    const size_t hi = held ? held->row0[held->rank + 1] : n;
+    for (size_t i = lo; rh && i < hi; i++)
+        rh[i] = row_hash(ds, i);
+    const int bad = held ? held->pieces(held->ctx, rh, sizeof(uint64_t),
+                                        held->row0, !rh)
+                         : !rh;
+    if (!bad) {
+        uint64_t h = hash_bytes(0x7473677333766dull, ds->y,
+                                sizeof(double) * n);
+        out[3] = hash_bytes(h, rh, sizeof(uint64_t) * n);
     }
-    out[0] = ds->n;
+    free(rh);
+    out[0] = n;
     out[1] = ds->d;
     out[2] = nl;
-    out[3] = h;
+    return bad;
 }
 
 /* ------------------------------------------------------- the file */
@@ -363,14 +385,17 @@ tsgs_status tsgs__ckpt_match(run_t *r, const tsgs__train_job *job,
                              tsgs_error *err)
 {
     const tsgs__ckpt *c = r->opt.resume;
-    if (!r->opt.ckpt_write && !c)
+    /* every process of a run over several (rank 0 alone writes): the
+     * fingerprint is collective */
+    if (!r->opt.ckpt_settings && !c)
         return TSGS_OK;
     r->ck_settings = r->opt.ckpt_settings
                          ? strdup(r->opt.ckpt_settings)
                          : tsgs__ckpt_settings_text(&job->p);
     if (!r->ck_settings)
         return TSGS__NOMEM(err);
-    data_fingerprint(job->ds, r->nl, r->ck_data);
+    if (data_fingerprint(job->ds, r->nl, r->ck_data))
+        return TSGS__NOMEM(err);
     if (!c)
         return TSGS_OK;
     const record *s, *d, *res;
