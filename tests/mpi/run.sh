@@ -201,6 +201,7 @@ elif [ "$status" -eq 0 ] || [ -e "$out/np.model" ] ||
 else
     pass "killed rank: the job failed (status $status), signal 9 named"
 fi
+cp "$out/run.ckpt" "$out/killed.ckpt" 2>/dev/null || true
 if ! mpirun -np 2 -x OMP_NUM_THREADS=2 -x OMP_WAIT_POLICY "$tool" train \
         "${ckargs[@]}" --checkpoint "$out/run.ckpt" --resume "$out/run.ckpt" \
         "$out/np.model" 2> "$out/err-resume"; then
@@ -210,6 +211,23 @@ elif cmp -s "$out/alone.model" "$out/np.model"; then
     pass "killed rank: resumed to the same model file as the tool alone"
 else
     fail "killed rank: resumed to a different model file"
+fi
+
+# The same checkpoint (each rank read only its share of the rows) resumed
+# by another number of ranks and by the tool alone: its fingerprint of
+# the rows does not depend on who held which.
+rm -f "$out/np3.model" "$out/one.model"
+if mpirun -np 3 --oversubscribe -x OMP_NUM_THREADS=1 -x OMP_WAIT_POLICY \
+        "$tool" train "${ckargs[@]}" --resume "$out/killed.ckpt" \
+        "$out/np3.model" 2> "$out/err-np3" &&
+    OMP_NUM_THREADS=1 "$tool" train "${ckargs[@]}" \
+        --resume "$out/killed.ckpt" "$out/one.model" 2> "$out/err-one" &&
+    cmp -s "$out/alone.model" "$out/np3.model" &&
+    cmp -s "$out/alone.model" "$out/one.model"; then
+    pass "a 2-rank checkpoint resumed on 3 ranks and by the tool alone: same model file"
+else
+    cat "$out/err-np3" "$out/err-one" >&2
+    fail "a 2-rank checkpoint resumed on 3 ranks or by the tool alone: refused or another model"
 fi
 
 [ "$fails" -eq 0 ] || { echo "tests/mpi: $fails failed" >&2; exit 1; }
