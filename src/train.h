@@ -47,6 +47,13 @@ typedef struct tsgs__split {
      * failed), or 1 where the exchange itself failed. */
     int (*gather)(void *ctx, double *v, size_t n, int own, int failed);
     void *ctx;
+    /* The default solver's path tasks spread over the processes (each
+     * runs its own; safe.c): called by one thread at a time, every
+     * process in the same order with the same bytes and root: process
+     * root's buf[0, bytes) into every process's buf. Returns 0, or 1
+     * where the exchange failed. NULL: the solver runs whole on every
+     * process. */
+    int (*share)(void *ctx, void *buf, size_t bytes, int root);
 } tsgs__split;
 
 /* Initialised by field name (.scale_floor = ..., the rest 0 / NULL), so

@@ -174,6 +174,8 @@ typedef struct {
     const double *row_w; /* each row's class weight (NULL: every one 1) */
     double *wl;        /* then each labeled row's (C x wl[i]); else NULL */
     tsgs__ovr_share *ovr; /* one-vs-rest: the grid shared by the classes */
+    const tsgs__split *split; /* processes the path tasks spread over
+                                 (train.h; NULL or no share: one) */
     size_t ovr_class;  /* then: this one (0 makes what the others take;
                           the others may train side by side and only read
                           the share, each writing its own record) */
@@ -567,6 +569,98 @@ typedef struct {
     double *oof;
 } safe_arm;
 
+/* The processes the path tasks spread over (NULL: this one runs them
+ * all): a split of more than one process that can share records. */
+static const tsgs__split *spread_of(const safe_t *s)
+{
+    const tsgs__split *sp = s->split;
+    return sp && sp->size > 1 && sp->share ? sp : NULL;
+}
+
+/* Whether path task g (arm a's task t is a * per_arm + t) runs on this
+ * process: task g on process g mod size, a fixed assignment (a task's
+ * records do not depend on who runs it, nor on its team's threads). The
+ * tasks cost about the same (each anneals over every unlabeled row),
+ * so each process gets a near equal share. */
+static int task_runs_here(const tsgs__split *sp, int g)
+{
+    return !sp || g % sp->size == sp->rank;
+}
+
+/* Path task `task`'s records as bytes: the path on every row's
+ * candidates (cand_w, then cand_b), or a fold task's held-out records
+ * (ok, then oof where kept) of the rows it held out. out 1: copied into
+ * buf; 0: from it. Returns the bytes (buf NULL: only counts them). */
+static size_t task_record(const path_tasks *pt, int task, unsigned char *buf,
+                          int out)
+{
+    const size_t nl = pt->s->nl, D = pt->s->D;
+    const int nc = 1 + N_TEMPS;
+    size_t at = 0;
+#define TSGS_SAFE_MOVE(p, n)                                                   \
+    do {                                                                       \
+        if (buf && out)                                                        \
+            memcpy(buf + at, (p), (n));                                        \
+        else if (buf)                                                          \
+            memcpy((p), buf + at, (n));                                        \
+        at += (n);                                                             \
+    } while (0)
+    if (task == pt->ntasks) {
+        TSGS_SAFE_MOVE(pt->cand_w, sizeof(double) * D * (size_t)nc);
+        TSGS_SAFE_MOVE(pt->cand_b, sizeof(double) * (size_t)nc);
+        return at;
+    }
+    const int f = task % pt->k, rep = task / pt->k;
+    const int *fl = pt->fold + (size_t)rep * nl;
+    for (int c = 0; c < nc; c++)
+        for (size_t i = 0; i < nl; i++)
+            if (fl[i] == f) {
+                const size_t j =
+                    ((size_t)c * SELECT_REPEATS + (size_t)rep) * nl + i;
+                TSGS_SAFE_MOVE(pt->ok + j, 1);
+                if (pt->oof)
+                    TSGS_SAFE_MOVE(pt->oof + j, sizeof(double));
+            }
+#undef TSGS_SAFE_MOVE
+    return at;
+}
+
+/* The path tasks spread over sp's processes (run_paths; st: this
+ * process's tasks' status): every process learns whether one failed,
+ * then each task's records come from the process that ran it, one task
+ * at a time in task order, so every process ends holding every task's
+ * records, the bits one process would have made. */
+static tsgs_status share_paths(const path_tasks *pt, int narms, int per_arm,
+                               const tsgs__split *sp, tsgs_status st)
+{
+    size_t most = 0;
+    for (int a = 0; a < narms; a++)
+        for (int task = 0; task < per_arm; task++) {
+            const size_t b = task_record(&pt[a], task, NULL, 0);
+            most = b > most ? b : most;
+        }
+    unsigned char *buf = malloc(most ? most : 1);
+    /* 2: a path on every row stopped before its supervised fit; 1: out
+     * of memory, or the exchange failed */
+    int failed = st == TSGS_ERR_STOPPED ? 2 : st != TSGS_OK || !buf;
+    failed = tsgs__split_gather(sp, NULL, 0, 0, failed);
+    /* (the same on every process: then each makes every exchange) */
+    const int any = failed;
+    for (int g = 0; !any && g < narms * per_arm; g++) {
+        const path_tasks *t = &pt[g / per_arm];
+        const int task = g % per_arm, root = g % sp->size;
+        const size_t bytes = task_record(t, task, NULL, 0);
+        if (root == sp->rank)
+            task_record(t, task, buf, 1);
+        if (sp->share(sp->ctx, buf, bytes, root))
+            failed = 1;
+        else if (root != sp->rank && !failed)
+            task_record(t, task, buf, 0);
+    }
+    free(buf);
+    return failed == 2 ? TSGS_ERR_STOPPED : failed ? TSGS_ERR_NOMEM : TSGS_OK;
+}
+
 /* The paths of every arm as tasks of one team, each arm's path on every
  * row first: the k folds of each repeat (their held-out rows' records)
  * and the path on every row. TSGS_OK (fold paths a stop cut included),
@@ -581,7 +675,11 @@ static tsgs_status run_paths(const safe_arm *arms, int narms, int k,
                              const int *fold, int threads)
 {
     const int per_arm = SELECT_REPEATS * k + 1; /* + the path on every row */
-    tsgs__path_team team = {1, narms * per_arm, 0};
+    const tsgs__split *sp = spread_of(arms[0].s);
+    int mine = 0;
+    for (int g = 0; g < narms * per_arm; g++)
+        mine += task_runs_here(sp, g);
+    tsgs__path_team team = {1, mine, 0};
     tsgs_status st = TSGS_OK;
     path_tasks pt[ARMS];
     for (int a = 0; a < narms; a++)
@@ -600,6 +698,8 @@ static tsgs_status run_paths(const safe_arm *arms, int narms, int k,
 #endif
         for (int a = 0; a < narms; a++)
             for (int task = per_arm - 1; task >= 0; task--) {
+                if (!task_runs_here(sp, a * per_arm + task))
+                    continue;
 #ifdef _OPENMP
 #pragma omp task firstprivate(a, task)
 #endif
@@ -616,7 +716,7 @@ static tsgs_status run_paths(const safe_arm *arms, int narms, int k,
                 }
             }
     }
-    return st;
+    return sp ? share_paths(pt, narms, per_arm, sp, st) : st;
 }
 
 /* The candidates the selection weighs, and their records side by side in
@@ -1347,6 +1447,7 @@ static tsgs_status safe_train(const tsgs_dataset *ds, const tsgs_params *p,
     s.row_w = opt->row_w;
     s.ovr = ovr;
     s.ovr_class = ovr_class;
+    s.split = opt->split;
     /* the records the classes write, before any other class starts */
     if (ovr && ovr_class == 0 && !ovr_state(ovr)) {
         tsgs__scaler_clear(scaler);
