@@ -577,14 +577,38 @@ static const tsgs__split *spread_of(const safe_t *s)
     return sp && sp->size > 1 && sp->share ? sp : NULL;
 }
 
-/* Whether path task g (arm a's task t is a * per_arm + t) runs on this
- * process: task g on process g mod size, a fixed assignment (a task's
- * records do not depend on who runs it, nor on its team's threads). The
- * tasks cost about the same (each anneals over every unlabeled row),
- * so each process gets a near equal share. */
-static int task_runs_here(const tsgs__split *sp, int g)
+/* The most path tasks: every arm's folds of every repeat, and its path
+ * on every row. */
+#define MAX_PATH_TASKS (ARMS * (SELECT_REPEATS * FOLDS + 1))
+
+/* Which process runs each path task (owner[g], arm a's task t at g = a *
+ * per_arm + t), the same on every process: a task's records depend on
+ * neither who runs it nor its team's threads. Each anneals over every
+ * unlabeled row, its cost about its arm's features D (the cluster arm
+ * has up to four times the grid arm's): the costliest first, ties in
+ * task order, each to the least loaded process (ties to the lowest):
+ * with one arm, task g on process g mod size. */
+static void assign_tasks(const safe_arm *arms, int narms, int per_arm,
+                         const tsgs__split *sp, int *owner)
 {
-    return !sp || g % sp->size == sp->rank;
+    const int ntasks = narms * per_arm;
+    const int procs = sp ? (sp->size < ntasks ? sp->size : ntasks) : 1;
+    double load[MAX_PATH_TASKS] = {0};
+    int done[ARMS] = {0};
+    for (int left = narms; left > 0; left--) {
+        int a = -1; /* the costliest arm not assigned yet */
+        for (int b = 0; b < narms; b++)
+            if (!done[b] && (a < 0 || arms[b].s->D > arms[a].s->D))
+                a = b;
+        done[a] = 1;
+        for (int t = 0; t < per_arm; t++) {
+            int p = 0;
+            for (int q = 1; q < procs; q++)
+                p = load[q] < load[p] ? q : p;
+            load[p] += (double)arms[a].s->D;
+            owner[a * per_arm + t] = p;
+        }
+    }
 }
 
 /* Path task `task`'s records as bytes: the path on every row's
@@ -627,11 +651,13 @@ static size_t task_record(const path_tasks *pt, int task, unsigned char *buf,
 
 /* The path tasks spread over sp's processes (run_paths; st: this
  * process's tasks' status): every process learns whether one failed,
- * then each task's records come from the process that ran it, one task
+ * then each task's records come from the process that ran it (owner,
+ * assign_tasks), one task
  * at a time in task order, so every process ends holding every task's
  * records, the bits one process would have made. */
 static tsgs_status share_paths(const path_tasks *pt, int narms, int per_arm,
-                               const tsgs__split *sp, tsgs_status st)
+                               const int *owner, const tsgs__split *sp,
+                               tsgs_status st)
 {
     size_t most = 0;
     for (int a = 0; a < narms; a++)
@@ -648,7 +674,7 @@ static tsgs_status share_paths(const path_tasks *pt, int narms, int per_arm,
     const int any = failed;
     for (int g = 0; !any && g < narms * per_arm; g++) {
         const path_tasks *t = &pt[g / per_arm];
-        const int task = g % per_arm, root = g % sp->size;
+        const int task = g % per_arm, root = owner[g];
         const size_t bytes = task_record(t, task, NULL, 0);
         if (root == sp->rank)
             task_record(t, task, buf, 1);
@@ -676,9 +702,11 @@ static tsgs_status run_paths(const safe_arm *arms, int narms, int k,
 {
     const int per_arm = SELECT_REPEATS * k + 1; /* + the path on every row */
     const tsgs__split *sp = spread_of(arms[0].s);
-    int mine = 0;
+    const int rank = sp ? sp->rank : 0;
+    int owner[MAX_PATH_TASKS], mine = 0;
+    assign_tasks(arms, narms, per_arm, sp, owner);
     for (int g = 0; g < narms * per_arm; g++)
-        mine += task_runs_here(sp, g);
+        mine += owner[g] == rank;
     tsgs__path_team team = {1, mine, 0};
     tsgs_status st = TSGS_OK;
     path_tasks pt[ARMS];
@@ -698,7 +726,7 @@ static tsgs_status run_paths(const safe_arm *arms, int narms, int k,
 #endif
         for (int a = 0; a < narms; a++)
             for (int task = per_arm - 1; task >= 0; task--) {
-                if (!task_runs_here(sp, a * per_arm + task))
+                if (owner[a * per_arm + task] != rank)
                     continue;
 #ifdef _OPENMP
 #pragma omp task firstprivate(a, task)
@@ -716,7 +744,7 @@ static tsgs_status run_paths(const safe_arm *arms, int narms, int k,
                 }
             }
     }
-    return sp ? share_paths(pt, narms, per_arm, sp, st) : st;
+    return sp ? share_paths(pt, narms, per_arm, owner, sp, st) : st;
 }
 
 /* The candidates the selection weighs, and their records side by side in
