@@ -36,8 +36,10 @@ double tsgs__class_weight_of(const tsgs_params *p, double label);
 /* A run split over processes (src/mpi/, issue #34): every process holds
  * the same rows and runs the same steps; the stochastic solvers'
  * unlabeled mini-batch predictions are shared out by position
- * (tsgs__split_range) and gathered back whole (`gather`), so every
- * process ends with the same bits as one process would. */
+ * (tsgs__split_range) and gathered back whole (`gather`), the default
+ * solver's path tasks run each on one process and their records are
+ * sent to the others (`share`), so every process ends with the same bits
+ * as one process would. */
 typedef struct tsgs__split {
     int rank, size;     /* this process, of size (size >= 1) */
     /* Called by one thread at a time (all processes in the same order):
