@@ -113,17 +113,18 @@ for rank in 0 1; do
     fi
 done
 
-# The default solver with 50 labels on 2 ranks: its 22 path tasks (11 of
-# each arm) spread over the ranks, each rank sending the records of its
-# own: 23 exchanges (the failure check, then one per task) on each, each
-# sending some.
+# The default solver with 50 labels on 2 ranks: the grid's CV tasks and
+# the 22 path tasks (11 of each arm) spread over the ranks, each rank
+# sending the records of its own: 26 exchanges on each (the grid's
+# failure check and one share per rank; the paths' failure check and one
+# share per task), each sending some.
 for rank in 0 1; do
-    if grep -qE "^mpi: rank $rank of 2: 23 exchanges, [1-9][0-9]* bytes sent" \
+    if grep -qE "^mpi: rank $rank of 2: 26 exchanges, [1-9][0-9]* bytes sent" \
             "$out/err-safe-50-2"; then
-        pass "safe-50 np=2 rank $rank: ran and sent its share of the 22 path tasks"
+        pass "safe-50 np=2 rank $rank: ran and sent its share of the grid and the 22 path tasks"
     else
         cat "$out/err-safe-50-2" >&2
-        fail "safe-50 np=2 rank $rank: not 23 exchanges with records sent"
+        fail "safe-50 np=2 rank $rank: not 26 exchanges with records sent"
     fi
 done
 

@@ -292,6 +292,19 @@ static tsgs_status gather_rows(safe_t *s, tsgs_error *err)
 
 /* ------------------------------------------- stage 1: model selection */
 
+/* The grid's exchanges over a split's processes (tsgs__grid_spread,
+ * ctx the split): whether one failed, and one process's bytes. */
+static int grid_agree(void *ctx, int failed)
+{
+    return tsgs__split_gather(ctx, NULL, 0, 0, failed);
+}
+
+static int grid_share(void *ctx, void *buf, size_t bytes, int root)
+{
+    const tsgs__split *sp = ctx;
+    return sp->share(sp->ctx, buf, bytes, root);
+}
+
 /* sigma0 from the data unless given, then the grid around it
  * (model_select.c); an axis the user fixed is not searched. One-vs-rest:
  * the first class runs the grid on the multi-class CV, the others take
@@ -309,10 +322,15 @@ static tsgs_status choose_c_sigma(safe_t *s, tsgs_error *err)
         (st = tsgs__median_sigma(&s->XL, &s->XW, s->d, s->p.seed,
                                  s->threads, &sigma0, err)) != TSGS_OK)
         return st;
+    /* over processes: the grid's CV tasks spread too */
+    const tsgs__split *sp = s->split;
+    const tsgs__grid_spread spread = {sp ? sp->rank : 0, sp ? sp->size : 1,
+                                      grid_agree, grid_share, (void *)sp};
     tsgs__grid_job g = {
         &s->XL, s->yl, s->nl, s->d, &s->fs, s->ndirs, s->D, sigma0,
         s->p.sigma, s->p.c > 0.0 ? s->p.c / (double)s->nl : 0.0,
-        s->p.seed, s->threads, s->ovr ? s->ylc : NULL, s->wl, s->stop};
+        s->p.seed, s->threads, s->ovr ? s->ylc : NULL, s->wl, s->stop,
+        sp && sp->size > 1 && sp->share ? &spread : NULL};
     if ((st = tsgs__select_grid(&g, &s->grid, err)) != TSGS_OK)
         return st;
     s->sigma0 = sigma0;

@@ -280,7 +280,7 @@ static tsgs_status choose_c_sigma(run_t *r, tsgs__train_job *job,
     tsgs__grid_job g = {&r->XL, r->yl, nl, d, &fs, ndirs, D, sigma0, p->sigma,
                         p->c > 0.0 ? p->c / (double)nl : 0.0, p->seed,
                         tsgs__threads_resolve(p->threads), NULL, r->cwl,
-                        &job->stop};
+                        &job->stop, NULL};
     tsgs__grid_choice choice;
     if ((st = tsgs__select_grid(&g, &choice, err)) != TSGS_OK)
         goto done;
