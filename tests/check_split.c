@@ -626,6 +626,52 @@ START_TEST(safe_paths_over_ranks_give_the_model_of_one_process)
 }
 END_TEST
 
+/* A rank that fails (its flag at its first exchange, the grid's) fails
+ * every rank's default-solver run, none left waiting for its records. */
+static int failing_safe_gather(void *ctx, double *v, size_t n, int own,
+                               int failed)
+{
+    safe_rank *r = ctx;
+    return safe_gather(ctx, v, n, own, r->rank == 1 ? 1 : failed);
+}
+
+START_TEST(a_failed_rank_fails_every_safe_rank)
+{
+    tsgs_dataset *ds = fixture_moons(200, 20, 0.1, 3, NULL);
+    tsgs_params p = tsgs_params_default();
+    p.threads = 1;
+    world_t *w = calloc(1, sizeof *w);
+    ck_assert_ptr_nonnull(w);
+    w->size = 3;
+    pthread_barrier_init(&w->bar, NULL, 3);
+    safe_rank r[3];
+    pthread_t th[3];
+    memset(r, 0, sizeof r);
+    for (int k = 0; k < 3; k++) {
+        r[k].w = w;
+        r[k].rank = k;
+        r[k].split = (tsgs__split){k, 3, failing_safe_gather, &r[k],
+                                   fake_share};
+        r[k].ds = ds;
+        r[k].p = p;
+        safe_world[k] = &r[k];
+    }
+    for (int k = 0; k < 3; k++)
+        ck_assert_int_eq(pthread_create(&th[k], NULL, safe_main, &r[k]), 0);
+    for (int k = 0; k < 3; k++)
+        pthread_join(th[k], NULL);
+    for (int k = 0; k < 3; k++) {
+        ck_assert_int_eq(r[k].st, TSGS_ERR_NOMEM);
+        ck_assert_ptr_null(r[k].m);
+        ck_assert_int_eq(w->calls[k], 1); /* the grid's check ended it */
+    }
+    ck_assert_int_eq(r[0].shares[0], 0); /* no records sent */
+    pthread_barrier_destroy(&w->bar);
+    free(w);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
 Suite *split_suite(void)
 {
     Suite *s = suite_create("split");
@@ -640,6 +686,7 @@ Suite *split_suite(void)
     tcase_add_loop_test(tc,
                         safe_paths_over_ranks_give_the_model_of_one_process,
                         0, 2);
+    tcase_add_test(tc, a_failed_rank_fails_every_safe_rank);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -684,11 +684,12 @@ static const tsgs__grid_spread *spread_of(const tsgs__grid_job *g)
  * grid: where one ends the grid early, the others end it with it). */
 static int spread_agree(const tsgs__grid_spread *sp, int worst)
 {
-    /* out of memory (2), else cut (1), else done (0) */
-    const int all = sp->agree(sp->ctx, worst == TASK_NOMEM ? 2
-                                       : worst == TASK_CUT ? 1
-                                                           : 0);
-    return all == 0 ? TASK_DONE : all == 1 ? TASK_CUT : TASK_NOMEM;
+    /* cut (2), else out of memory (1), else done (0): 1 is also what a
+     * failed exchange reports (tsgs__split's gather) */
+    const int all = sp->agree(sp->ctx, worst == TASK_CUT     ? 2
+                                       : worst == TASK_NOMEM ? 1
+                                                             : 0);
+    return all == 0 ? TASK_DONE : all == 2 ? TASK_CUT : TASK_NOMEM;
 }
 
 /* The grid's CV tasks spread over sp's processes (cv_scores; worst:

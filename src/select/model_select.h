@@ -17,7 +17,7 @@
  * at a time, by every process in the same order. */
 typedef struct tsgs__grid_spread {
     int rank, size;
-    /* the largest `failed` over the processes (1 or more where the
+    /* the largest `failed` over the processes (at least 1 where the
      * exchange itself failed) */
     int (*agree)(void *ctx, int failed);
     /* process root's buf[0, bytes) into every process's; 0, or 1 where
