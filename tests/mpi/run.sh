@@ -4,8 +4,9 @@
 # file, byte for byte, as the tool alone, on every path of the stochastic
 # solvers (the fast path, the general one, the checking rule, regenerated
 # directions, the quantile balance, sparse rows, frs) and for the default
-# solver (its selection's path tasks spread over the ranks: 50 labels with
-# the cluster arm, 200, three classes one-vs-rest); a rank with no rows of the
+# solver (its grid's CV tasks and its selection's path tasks spread over
+# the ranks: 50 labels with the cluster arm, 200, three classes
+# one-vs-rest); a rank with no rows of the
 # mini-batch (4 ranks, 3 unlabeled rows); the exchanges' count and volume;
 # a job that fails says why and ends non-zero with no model; a rank
 # killed mid-run, then the job resumed from its checkpoint to the same
