@@ -481,6 +481,14 @@ done:
     return st;
 }
 
+/* The job's monitor accuracy (solver.h), on the job's team. */
+static double monitor_accuracy(const tsgs__train_job *job,
+                               const tsgs_model *m)
+{
+    return tsgs__accuracy_on(m, job->hooks->monitor, job->team.threads,
+                             NULL);
+}
+
 /* Problem b of r with params (r's resolved directions and scale), hooks
  * and opt (r's zero_cols): the scaler (r's copy, or the class stretch
  * fitted on b's labels), the solver, and the calibration of probability
@@ -502,13 +510,19 @@ static tsgs_status train_binary(const resolved *r, const binary_problem *b,
     job.label_neg = b->neg;
     job.label_pos = b->pos;
     job.n_pos = b->n_pos;
+    /* the solver's team: params' threads (1 for classes side by side),
+     * else the training's, resolved once */
+    job.team.threads = params->threads > 0 ? params->threads : r->threads;
+    job.team.bind = params->bind;
+    job.team.warn = hooks ? hooks->warn : NULL;
+    job.team.user = hooks ? hooks->user : NULL;
+    job.monitor_accuracy = monitor_accuracy;
     TSGS_TRACE_START(t_scaler);
     tsgs_status st =
         r->scaler_by_labels
             ? tsgs__scaler_fit_stop(b->ds, params->scale, opt->zero_cols,
-                                    params->threads > 0 ? params->threads
-                                                        : r->threads,
-                                    &job.stop, &job.scaler, err)
+                                    job.team.threads, &job.stop, &job.scaler,
+                                    err)
             : tsgs__scaler_copy(&r->scaler, &job.scaler, err);
     if (st != TSGS_OK)
         return st;

@@ -837,6 +837,12 @@ done:
     return b;
 }
 
+tsgs__binding *tsgs__team_bind(const tsgs__team *team)
+{
+    return tsgs__bind_threads(team->threads, team->bind, team->warn,
+                              team->user);
+}
+
 void tsgs__keep_binding(tsgs__binding *b)
 {
     if (!b)

@@ -55,6 +55,19 @@ typedef struct tsgs__binding tsgs__binding;
 tsgs__binding *tsgs__bind_threads(int threads, tsgs_bind policy,
                                   void (*warn)(const char *, void *),
                                   void *user);
+/* The team a training runs on, resolved once by its caller (train.c)
+ * and handed to the solver, as BLIS hands its thread object down: its
+ * threads (> 0), the binding it asked for, and where a failed binding is
+ * said (warn may be NULL). */
+typedef struct {
+    int threads;
+    tsgs_bind bind;
+    void (*warn)(const char *, void *);
+    void *user;
+} tsgs__team;
+/* tsgs__bind_threads for the team: the solver's steps run bound, and
+ * tsgs__restore_binding puts the caller's threads back. */
+tsgs__binding *tsgs__team_bind(const tsgs__team *team);
 /* Puts the team's threads back where they were bound before; frees b. */
 void tsgs__restore_binding(tsgs__binding *b);
 /* Frees b and leaves the threads bound (tsgs_bind_threads: asked for). */

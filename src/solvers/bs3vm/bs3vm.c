@@ -107,10 +107,11 @@ static long bs3vm_steps(const tsgs_dataset *ds, const tsgs_params *p)
 }
 
 typedef struct {
+    const tsgs__train_job *job; /* its team, hooks and monitor */
     const tsgs_dataset *ds;
     const tsgs__scaler *sc;
     tsgs_params p;
-    int threads;
+    int threads;         /* the job's team's */
     size_t d, n, nl, nu;
     size_t *lidx, *uidx; /* labeled / unlabeled row indices */
     double pos;          /* raw label of the positive class */
@@ -366,10 +367,10 @@ static void step(bs_t *s, long t)
         maintain(s, 0);
 }
 
-static void report(const bs_t *s, const tsgs_model *m,
-                   const tsgs_train_hooks *hooks, long t, long T,
+static void report(const bs_t *s, const tsgs_model *m, long t, long T,
                    double elapsed, int measure)
 {
+    const tsgs_train_hooks *hooks = s->job->hooks;
     tsgs_progress pr;
     memset(&pr, 0, sizeof pr); /* fields it does not set (stage) stay 0 */
     pr.iteration = t;
@@ -379,29 +380,31 @@ static void report(const bs_t *s, const tsgs_model *m,
     pr.features = (long)s->b->n_sv;
     /* the sums a_j are w_t times t > 0: the signs, so the accuracy, are
      * those of the model */
-    pr.monitor_accuracy =
-        measure && hooks->monitor
-            ? tsgs__accuracy_on(m, hooks->monitor, s->threads, NULL)
-            : -1.0;
+    pr.monitor_accuracy = measure && hooks->monitor
+                              ? s->job->monitor_accuracy(s->job, m)
+                              : -1.0;
     hooks->progress(&pr, hooks->user);
 }
 
-/* Trains BS3VM on ds (checked, two classes neg < pos) with p resolved;
- * takes the fitted scaler (cleared on failure). */
-static tsgs_status bs3vm_train(const tsgs_dataset *ds, const tsgs_params *params,
-                          tsgs__scaler *scaler, double neg, double pos,
-                          const tsgs_train_hooks *hooks, const double *row_w,
-                          tsgs_model **out, int *stopped_early,
-                          tsgs_error *err)
+/* Trains BS3VM on the job's rows (checked, two classes) with params
+ * (its C and sigma resolved); takes the fitted scaler (cleared on
+ * failure). */
+static tsgs_status bs3vm_train(const tsgs__train_job *job,
+                               const tsgs_params *params,
+                               tsgs__scaler *scaler, tsgs_model **out,
+                               int *stopped_early, tsgs_error *err)
 {
+    const tsgs_dataset *ds = job->ds;
+    const tsgs_train_hooks *hooks = job->hooks;
     bs_t s;
     memset(&s, 0, sizeof s);
+    s.job = job;
     s.ds = ds;
-    s.row_w = row_w;
+    s.row_w = job->opt.row_w;
     s.p = *params;
     s.d = ds->d;
     s.n = ds->n;
-    s.pos = pos;
+    s.pos = job->label_pos;
     tsgs_params *p = &s.p;
     tsgs_model *m = NULL;
     tsgs_status st;
@@ -431,7 +434,7 @@ static tsgs_status bs3vm_train(const tsgs_dataset *ds, const tsgs_params *params
     s.budget[0] = (size_t)p->budget_unlabeled < s.nu
                       ? (size_t)p->budget_unlabeled
                       : s.nu;
-    s.threads = tsgs__threads_resolve(p->threads);
+    s.threads = job->team.threads;
     const long T = p->iterations;
     const size_t me = (size_t)p->edges_per_step;
     s.P = 1 + 2 * me;
@@ -449,7 +452,7 @@ static tsgs_status bs3vm_train(const tsgs_dataset *ds, const tsgs_params *params
         tsgs__scaler_clear(scaler);
         return st;
     }
-    tsgs__model_adopt(m, neg, pos, scaler); /* the model owns it now */
+    tsgs__model_adopt(m, job->label_neg, job->label_pos, scaler); /* the model owns it now */
     s.sc = &m->scaler;
     s.b = m->bs3vm;
     s.lidx = malloc(sizeof(size_t) * (s.nl ? s.nl : 1));
@@ -480,9 +483,7 @@ static tsgs_status bs3vm_train(const tsgs_dataset *ds, const tsgs_params *params
         else
             s.lidx[a++] = i;
     }
-    tsgs__binding *pinned = tsgs__bind_threads(
-        s.threads, p->bind, hooks ? hooks->warn : NULL,
-        hooks ? hooks->user : NULL);
+    tsgs__binding *pinned = tsgs__team_bind(&job->team);
 
     const double t0 = tsgs__now_s();
     int stopped = 0;
@@ -498,13 +499,13 @@ static tsgs_status bs3vm_train(const tsgs_dataset *ds, const tsgs_params *params
         int mon = hooks && hooks->monitor && hooks->monitor_every > 0 &&
                   t % hooks->monitor_every == 0;
         if ((rep || mon) && t < T && hooks->progress)
-            report(&s, m, hooks, t, T, tsgs__now_s() - t0, mon);
+            report(&s, m, t, T, tsgs__now_s() - t0, mon);
     }
     const long done = stopped ? t : T; /* w_{done+1} = A_done / done */
     for (size_t j = 0; j < s.b->n_sv; j++)
         s.b->alpha[j] /= (double)done;
     if (hooks && hooks->progress)
-        report(&s, m, hooks, done, T, tsgs__now_s() - t0, 1);
+        report(&s, m, done, T, tsgs__now_s() - t0, 1);
     tsgs__restore_binding(pinned); /* the caller's threads as they were */
     m->params = *p;
     bs_clear(&s);
@@ -532,8 +533,7 @@ static tsgs_status bs3vm_job(tsgs__train_job *job, tsgs_model **out,
         return st;
     tsgs__scaler sc = job->scaler; /* bs3vm_train takes it */
     memset(&job->scaler, 0, sizeof job->scaler);
-    return bs3vm_train(job->ds, &p, &sc, job->label_neg, job->label_pos,
-                       job->hooks, job->opt.row_w, out, stopped_early, err);
+    return bs3vm_train(job, &p, &sc, out, stopped_early, err);
 }
 
 /* Support vectors: no random features. */
