@@ -386,6 +386,97 @@ static int put_e18(const char *sig, int e10, char *out)
     return (int)(s - out);
 }
 
+/* sig (19 digits) plus one in its last place, when up; a carry out of
+ * the first (9.99..9 to 10.0..0) makes it 1.00..0 and raises *e10. */
+static void round_sig(char *sig, int up, int *e10)
+{
+    for (int t = 18; up && t >= 0; t--) {
+        if (sig[t] == '9') {
+            sig[t] = '0';
+        } else {
+            sig[t]++;
+            up = 0;
+        }
+    }
+    if (up) {
+        sig[0] = '1';
+        (*e10)++;
+    }
+}
+
+/* The usual case: |v| = I + F / 2^sh (mant = I 2^sh + F) with
+ * F < 2^sh <= 2^60, so the fraction's digits come from F *= 10 exactly in
+ * 64 bits, and what is left after 19 digits compares exactly with one
+ * half. 19 significant digits into sig; returns the decimal exponent. */
+static int binary_fraction_digits(uint64_t mant, int sh, char *sig)
+{
+    const uint64_t mask = (UINT64_C(1) << sh) - 1;
+    uint64_t ip = mant >> sh, fp = mant & mask;
+    int nd = 0, e10;
+    if (ip) {
+        char tmp[20];
+        int ni = 0;
+        for (; ip; ip /= 10)
+            tmp[ni++] = (char)('0' + ip % 10);
+        for (int t = ni - 1; t >= 0; t--)
+            sig[nd++] = tmp[t];
+        e10 = ni - 1;
+    } else {
+        e10 = -1;
+        for (fp *= 10; !(fp >> sh); fp *= 10)
+            e10--;
+        sig[nd++] = (char)('0' + (fp >> sh));
+        fp &= mask;
+    }
+    for (; nd < 19; nd++) {
+        fp *= 10;
+        sig[nd] = (char)('0' + (fp >> sh));
+        fp &= mask;
+    }
+    const uint64_t half = UINT64_C(1) << (sh - 1);
+    round_sig(sig, fp > half || (fp == half && ((sig[18] - '0') & 1)), &e10);
+    return e10;
+}
+
+/* |v| = N * 10^-k exactly, N < 2^128: 19 significant digits into sig,
+ * rounded half to even; returns the decimal exponent. */
+static int exact_digits(unsigned __int128 N, int k, char *sig)
+{
+    const uint64_t P19 = UINT64_C(10000000000000000000);
+    char dg[57];
+    uint64_t c = (uint64_t)(N % P19);
+    N /= P19;
+    uint64_t b = (uint64_t)(N % P19);
+    uint64_t a = (uint64_t)(N / P19);
+    digits19(a, dg);
+    digits19(b, dg + 19);
+    digits19(c, dg + 38);
+    int lead = 0;
+    while (dg[lead] == '0')
+        lead++;
+    int nd = 57 - lead;
+    int e10 = nd - 1 - k;
+    if (nd <= 19) {
+        memcpy(sig, dg + lead, (size_t)nd);
+        memset(sig + nd, '0', (size_t)(19 - nd));
+        return e10;
+    }
+    memcpy(sig, dg + lead, 19);
+    const char *rest = dg + lead + 19;
+    int nrest = nd - 19, up;
+    if (rest[0] != '5') {
+        up = rest[0] > '5';
+    } else {
+        up = 0;
+        for (int t = 1; t < nrest && !up; t++)
+            up = rest[t] != '0';
+        if (!up) /* an exact tie: to even */
+            up = (sig[18] - '0') & 1;
+    }
+    round_sig(sig, up, &e10);
+    return e10;
+}
+
 int tsgs__format_e18(float v, char *out)
 {
     uint32_t bits;
@@ -406,52 +497,11 @@ int tsgs__format_e18(float v, char *out)
         mant >>= 1;
         e2++;
     }
+    char sig[20];
     if (e2 < 0 && e2 >= -60) {
-        /* The usual case: |v| = I + F / 2^sh with F < 2^sh <= 2^60, so the
-         * fraction's digits come from F *= 10 exactly in 64 bits, and what
-         * is left after 19 digits compares exactly with one half. */
-        const int sh = -e2;
-        const uint64_t mask = (UINT64_C(1) << sh) - 1;
-        uint64_t ip = mant >> sh, fp = mant & mask;
-        char sig[19];
-        int nd = 0, e10;
-        if (ip) {
-            char tmp[20];
-            int ni = 0;
-            for (; ip; ip /= 10)
-                tmp[ni++] = (char)('0' + ip % 10);
-            for (int t = ni - 1; t >= 0; t--)
-                sig[nd++] = tmp[t];
-            e10 = ni - 1;
-        } else {
-            e10 = -1;
-            for (fp *= 10; !(fp >> sh); fp *= 10)
-                e10--;
-            sig[nd++] = (char)('0' + (fp >> sh));
-            fp &= mask;
-        }
-        for (; nd < 19; nd++) {
-            fp *= 10;
-            sig[nd] = (char)('0' + (fp >> sh));
-            fp &= mask;
-        }
-        const uint64_t half = UINT64_C(1) << (sh - 1);
-        int up = fp > half || (fp == half && ((sig[18] - '0') & 1));
-        for (int t = 18; up && t >= 0; t--) {
-            if (sig[t] == '9') {
-                sig[t] = '0';
-            } else {
-                sig[t]++;
-                up = 0;
-            }
-        }
-        if (up) {
-            sig[0] = '1';
-            e10++;
-        }
+        const int e10 = binary_fraction_digits(mant, -e2, sig);
         return (int)(s - out) + put_e18(sig, e10, s);
     }
-    /* |v| = N * 10^-k exactly, N < 2^128. */
     unsigned __int128 N = mant;
     int k = 0;
     if (e2 >= 0) {
@@ -464,50 +514,7 @@ int tsgs__format_e18(float v, char *out)
         for (k = 0; k < -e2; k++)
             N *= 5;
     }
-    const uint64_t P19 = UINT64_C(10000000000000000000);
-    char dg[57];
-    uint64_t c = (uint64_t)(N % P19);
-    N /= P19;
-    uint64_t b = (uint64_t)(N % P19);
-    uint64_t a = (uint64_t)(N / P19);
-    digits19(a, dg);
-    digits19(b, dg + 19);
-    digits19(c, dg + 38);
-    int lead = 0;
-    while (dg[lead] == '0')
-        lead++;
-    int nd = 57 - lead;
-    int e10 = nd - 1 - k;
-    char sig[20];
-    if (nd <= 19) {
-        memcpy(sig, dg + lead, (size_t)nd);
-        memset(sig + nd, '0', (size_t)(19 - nd));
-    } else {
-        memcpy(sig, dg + lead, 19);
-        const char *rest = dg + lead + 19;
-        int nrest = nd - 19, up;
-        if (rest[0] != '5') {
-            up = rest[0] > '5';
-        } else {
-            up = 0;
-            for (int t = 1; t < nrest && !up; t++)
-                up = rest[t] != '0';
-            if (!up) /* an exact tie: to even */
-                up = (sig[18] - '0') & 1;
-        }
-        for (int t = 18; up && t >= 0; t--) {
-            if (sig[t] == '9') {
-                sig[t] = '0';
-            } else {
-                sig[t]++;
-                up = 0;
-            }
-        }
-        if (up) { /* 9.99..9 rounded to 10.0..0 */
-            sig[0] = '1';
-            e10++;
-        }
-    }
+    const int e10 = exact_digits(N, k, sig);
     return (int)(s - out) + put_e18(sig, e10, s);
 }
 
