@@ -179,20 +179,13 @@ static double em_run(em_problem *P, const double *cvar, uint64_t seed, int c,
     return ll;
 }
 
-tsgs_status tsgs_mixture_fit(const tsgs_dataset *ds, int k, uint64_t seed,
-                             tsgs_mixture **out, tsgs_error *err)
+/* The two classes of ds's labeled rows (the distinct label values,
+ * ascending) into lab and their rows into cnt: each with enough rows for
+ * k components, and every value finite. */
+static tsgs_status two_classes(const tsgs_dataset *ds, int k, double *lab,
+                               size_t *cnt, tsgs_error *err)
 {
-    if (!ds || !out)
-        return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
-                          "tsgs_mixture_fit: NULL argument");
-    if (k < 1 || k > TSGS_MIXTURE_MAX_COMPONENTS)
-        return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
-                          "components: %d is out of range (1 .. %d)", k,
-                          TSGS_MIXTURE_MAX_COMPONENTS);
     const size_t n = ds->n, d = ds->d;
-    /* The two classes: the distinct label values of the labeled rows. */
-    double lab[2] = {0.0, 0.0};
-    size_t cnt[2] = {0, 0};
     int nlab = 0;
     for (size_t i = 0; i < n; i++) {
         double y = ds->y[i];
@@ -238,8 +231,52 @@ tsgs_status tsgs_mixture_fit(const tsgs_dataset *ds, int k, uint64_t seed,
             return tsgs__fail(err, TSGS_ERR_DATA, NULL, 0,
                               "row %zu: a value is NaN or infinite",
                               i / d + 1);
+    return TSGS_OK;
+}
 
-    tsgs_status st = TSGS_OK;
+/* Class `label`'s rows of ds into x (nc x d, returned) and each feature's
+ * variance over them into cvar (VAR_FLOOR_ABS where it is 0). */
+static size_t class_rows(const tsgs_dataset *ds, double label, double *x,
+                         double *cvar)
+{
+    const size_t n = ds->n, d = ds->d;
+    size_t nc = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (ds->y[i] != label) /* NaN (unlabeled) never equals */
+            continue;
+        for (size_t f = 0; f < d; f++)
+            x[nc * d + f] = ds->x[i * d + f];
+        nc++;
+    }
+    for (size_t f = 0; f < d; f++) {
+        double mean = 0.0, v = 0.0;
+        for (size_t i = 0; i < nc; i++)
+            mean += x[i * d + f];
+        mean /= (double)nc;
+        for (size_t i = 0; i < nc; i++)
+            v += sq(x[i * d + f] - mean);
+        v /= (double)nc;
+        cvar[f] = v > 0.0 ? v : VAR_FLOOR_ABS;
+    }
+    return nc;
+}
+
+tsgs_status tsgs_mixture_fit(const tsgs_dataset *ds, int k, uint64_t seed,
+                             tsgs_mixture **out, tsgs_error *err)
+{
+    if (!ds || !out)
+        return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
+                          "tsgs_mixture_fit: NULL argument");
+    if (k < 1 || k > TSGS_MIXTURE_MAX_COMPONENTS)
+        return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
+                          "components: %d is out of range (1 .. %d)", k,
+                          TSGS_MIXTURE_MAX_COMPONENTS);
+    const size_t d = ds->d;
+    double lab[2] = {0.0, 0.0};
+    size_t cnt[2] = {0, 0};
+    tsgs_status st = two_classes(ds, k, lab, cnt, err);
+    if (st != TSGS_OK)
+        return st;
     tsgs_mixture *m = calloc(1, sizeof *m);
     size_t nmax = cnt[0] > cnt[1] ? cnt[0] : cnt[1];
     double *x = malloc(sizeof(double) * nmax * d);
@@ -260,24 +297,7 @@ tsgs_status tsgs_mixture_fit(const tsgs_dataset *ds, int k, uint64_t seed,
     for (int c = 0; c < 2; c++) {
         m->label[c] = lab[c];
         m->count[c] = cnt[c];
-        size_t nc = 0;
-        for (size_t i = 0; i < n; i++) {
-            if (ds->y[i] != lab[c]) /* NaN (unlabeled) never equals */
-                continue;
-            for (size_t f = 0; f < d; f++)
-                x[nc * d + f] = ds->x[i * d + f];
-            nc++;
-        }
-        for (size_t f = 0; f < d; f++) {
-            double mean = 0.0, v = 0.0;
-            for (size_t i = 0; i < nc; i++)
-                mean += x[i * d + f];
-            mean /= (double)nc;
-            for (size_t i = 0; i < nc; i++)
-                v += sq(x[i * d + f] - mean);
-            v /= (double)nc;
-            cvar[f] = v > 0.0 ? v : VAR_FLOOR_ABS;
-        }
+        const size_t nc = class_rows(ds, lab[c], x, cvar);
         em_problem P = {x, nc, d, k, m->w + (size_t)c * k,
                         m->mu + (size_t)c * k * d, m->var + (size_t)c * k * d};
         m->loglik[c] = em_run(&P, cvar, seed, c, resp, lconst, &m->iters[c]);
