@@ -205,11 +205,13 @@ test-python: $(LIBSO) $(TOOL)
 # The shape of src/ (issue #32), part of `make test`: no circle
 # between its modules and no solver calling up into train.c
 # (include_circles.py), no function of I/O or tool code over 80 lines
-# (long_functions.py, which lists the others too). Both run; either one
-# failing fails the target.
+# (long_functions.py, which lists the others too), no getenv outside
+# the tool and the library's one reader of the environment
+# (env_reads.py). All run; any one failing fails the target.
 check-shape:
 	@rc=0; $(PYTHON) tests/shape/include_circles.py src include || rc=1; \
-	    $(PYTHON) tests/shape/long_functions.py src || rc=1; exit $$rc
+	    $(PYTHON) tests/shape/long_functions.py src || rc=1; \
+	    $(PYTHON) tests/shape/env_reads.py src || rc=1; exit $$rc
 
 $(B)/bench_%: bench/%.c $(LIBA)
 	$(CC) $(REQ_CFLAGS) $(CFLAGS) -O3 -ffp-contract=fast -Wno-psabi -o $@ $< \

@@ -34,8 +34,9 @@ typedef struct {
                                `dense` */
     tsgs_dataset *dense;    /* sparse rows' dense copy for a solver without
                                a sparse path (owned); else NULL */
-    int threads;            /* the team for the params' threads, the
-                               environment read once (tsgs__threads_resolve) */
+    tsgs__omp_env env;      /* the OpenMP environment, read once by the
+                               training's entry (tsgs__train_split) */
+    int threads;            /* the team for the params' threads in env */
     tsgs_directions directions; /* auto: iid for sparse rows */
     tsgs_scaling scale;     /* auto resolved (by the classes, the solver) */
     int zero_cols;          /* the scaler's (scale auto: 1) */
@@ -346,6 +347,13 @@ static tsgs_status check_finite(const tsgs_dataset *ds, int threads,
 
 #define PROB_FOLDS 5 /* as LIBSVM's -b 1 */
 
+/* The threads of a problem trained with p: p's (1 for classes side by
+ * side), else the training's. */
+static int team_threads(const resolved *r, const tsgs_params *p)
+{
+    return p->threads > 0 ? p->threads : r->threads;
+}
+
 /* m's decision values of the rows rows[0..n) of ds into out. */
 static tsgs_status decisions_of_rows(const tsgs_model *m,
                                      const tsgs_dataset *ds,
@@ -414,7 +422,8 @@ static tsgs_status fold_decisions(const resolved *r, const binary_problem *b,
     size_t nh = 0;
     if ((st = hold_out(r, b, fold, f, &view, &fb, held, &nh, err)) ||
         (st = train_binary(r, &fb, q, NULL, opt, &m, NULL, err)) ||
-        (st = decisions_of_rows(m, b->ds, held, nh, q->threads, dec, err)))
+        (st = decisions_of_rows(m, b->ds, held, nh, team_threads(r, q), dec,
+                                err)))
         goto done;
     for (size_t i = 0, h = 0; i < nl; i++)
         if (fold[i] == f)
@@ -469,8 +478,8 @@ static tsgs_status calibrate(const resolved *r, const binary_problem *b,
         for (int fi = 0; fi < k && st == TSGS_OK; fi++)
             st = fold_decisions(r, b, &q, &own, fold, fi, f, err);
     } else {
-        st = decisions_of_rows(m, b->ds, r->lidx, nl, params->threads, f,
-                               err);
+        st = decisions_of_rows(m, b->ds, r->lidx, nl,
+                               team_threads(r, params), f, err);
     }
     if (st == TSGS_OK) {
         tsgs__platt_fit(f, y, nl, &m->prob_a, &m->prob_b);
@@ -482,6 +491,14 @@ done:
     free(f);
     free(fold);
     return st;
+}
+
+/* The job's monitor accuracy (solver.h), on the job's team. */
+static double monitor_accuracy(const tsgs__train_job *job,
+                               const tsgs_model *m)
+{
+    return tsgs__accuracy_on(m, job->hooks->monitor, job->team.threads,
+                             NULL);
 }
 
 /* Problem b of r with params (r's resolved directions and scale), hooks
@@ -505,13 +522,18 @@ static tsgs_status train_binary(const resolved *r, const binary_problem *b,
     job.label_neg = b->neg;
     job.label_pos = b->pos;
     job.n_pos = b->n_pos;
+    job.team.threads = team_threads(r, params);
+    job.team.bind = params->bind;
+    job.team.omp_placed = r->env.placed;
+    job.team.warn = hooks ? hooks->warn : NULL;
+    job.team.user = hooks ? hooks->user : NULL;
+    job.monitor_accuracy = monitor_accuracy;
     TSGS_TRACE_START(t_scaler);
     tsgs_status st =
         r->scaler_by_labels
             ? tsgs__scaler_fit_stop(b->ds, params->scale, opt->zero_cols,
-                                    params->threads > 0 ? params->threads
-                                                        : r->threads,
-                                    &job.stop, &job.scaler, err)
+                                    job.team.threads, &job.stop, &job.scaler,
+                                    err)
             : tsgs__scaler_copy(&r->scaler, &job.scaler, err);
     if (st != TSGS_OK)
         return st;
@@ -634,12 +656,14 @@ static void resolved_free(resolved *r)
  * the rows (finite; a dense copy of sparse ones for a solver that needs
  * it), the labels and the scaler, once for every binary problem. */
 static tsgs_status resolve(const tsgs_dataset *ds, const tsgs_params *p,
+                           const tsgs__omp_env *env,
                            const tsgs_train_hooks *hooks,
                            const tsgs__train_opts *opt, resolved *r,
                            tsgs_error *err)
 {
     memset(r, 0, sizeof *r);
-    const int threads = r->threads = tsgs__threads_resolve(p->threads);
+    r->env = *env;
+    const int threads = r->threads = tsgs__threads_in(p->threads, env);
     TSGS_TRACE_START(t_fin);
     tsgs_status st = resolve_rows(ds, p, threads, r, err);
     if (st != TSGS_OK)
@@ -723,6 +747,7 @@ static void warn_busy_team(int team, const tsgs_train_hooks *hooks)
  * per core; 1 when it set one, to clear after the training. A team asked
  * for is kept (warn_busy_team). */
 static int fit_team_to_load(const tsgs_dataset *ds, const tsgs_params *p,
+                            const tsgs__omp_env *env,
                             const tsgs_train_hooks *hooks)
 {
     if (!ds || !p)
@@ -731,12 +756,12 @@ static int fit_team_to_load(const tsgs_dataset *ds, const tsgs_params *p,
                                           : (double)ds->n * (double)ds->d;
     if (cells < LOAD_MIN_CELLS)
         return 0;
-    const int asked = p->threads > 0 ? p->threads : tsgs__env_threads();
+    const int asked = p->threads > 0 ? p->threads : env->threads;
     if (asked > 0) {
         warn_busy_team(asked, hooks);
         return 0;
     }
-    const int cores = tsgs__threads_resolve(0);
+    const int cores = tsgs__threads_in(0, env);
     const int busy = tsgs__busy_cpus();
     const int team = tsgs__free_team(cores, busy);
     if (team >= cores)
@@ -821,7 +846,8 @@ tsgs_status tsgs__train_split(const tsgs_dataset *ds,
         tsgs__ckpt_free(resume);
         return TSGS__NOMEM(err);
     }
-    const int fitted = fit_team_to_load(ds, params, hooks);
+    const tsgs__omp_env env = tsgs__omp_env_read(); /* once a training */
+    const int fitted = fit_team_to_load(ds, params, &env, hooks);
     /* (a run over processes: rank 0 writes) */
     tsgs__train_opts opt = {
         .scale_floor = SCALE_FLOOR, .labeled_cache = -1, .split = split,
@@ -831,7 +857,7 @@ tsgs_status tsgs__train_split(const tsgs_dataset *ds,
     resolved r;
     double *row_w = NULL;
     tsgs_params q = *params;
-    if ((st = resolve(ds, params, hooks, &opt, &r, err)) == TSGS_OK) {
+    if ((st = resolve(ds, params, &env, hooks, &opt, &r, err)) == TSGS_OK) {
         tsgs__cost_to_solver(&q, r.nl);
         st = tsgs_params_check(&q, err);
     }
@@ -864,8 +890,9 @@ tsgs_status tsgs__train_ex(const tsgs_dataset *ds, const tsgs_params *params,
     tsgs_status st = tsgs_params_check(params, err);
     if (st != TSGS_OK)
         return st;
+    const tsgs__omp_env env = tsgs__omp_env_read();
     resolved r;
-    if ((st = resolve(ds, params, hooks, opt, &r, err)) == TSGS_OK)
+    if ((st = resolve(ds, params, &env, hooks, opt, &r, err)) == TSGS_OK)
         st = train_resolved(&r, params, hooks, opt, out, stopped_early, err);
     resolved_free(&r);
     return st;

@@ -1232,6 +1232,39 @@ START_TEST(test_xml_as_this_machine)
 }
 END_TEST
 
+/* The environment read once (tsgs__omp_env_read, train.c's resolve) is
+ * what counts later: changing OMP_NUM_THREADS or OMP_PLACES after the
+ * read changes neither the team's threads nor its AUTO binding. */
+START_TEST(test_environment_read_once)
+{
+    setenv("OMP_NUM_THREADS", "3", 1);
+    setenv("OMP_PROC_BIND", "false", 1);
+    setenv("OMP_PLACES", "cores", 1);
+    const tsgs__omp_env env = tsgs__omp_env_read();
+    ck_assert_int_eq(env.threads, 3);
+    ck_assert_int_eq(env.placed, 1);
+    setenv("OMP_NUM_THREADS", "5", 1);
+    unsetenv("OMP_PLACES");
+    ck_assert_int_eq(tsgs__threads_in(0, &env), 3);
+    ck_assert_int_eq(tsgs__threads_in(2, &env), 2);
+    ck_assert_int_eq(tsgs__threads_resolve(0), 5); /* read now */
+    /* placed: AUTO binds nothing, whatever the environment says now */
+    warn_log w = {0, ""};
+    tsgs__team team = {tsgs__machine_cores(), TSGS_BIND_AUTO, env.placed,
+                       record_warning, &w};
+    ck_assert_ptr_null(tsgs__team_bind(&team));
+    ck_assert_int_eq(w.calls, 0);
+    unsetenv("OMP_NUM_THREADS");
+    unsetenv("OMP_PROC_BIND");
+    const tsgs__omp_env none = tsgs__omp_env_read();
+    ck_assert_int_eq(none.threads, 0);
+    ck_assert_int_eq(none.placed, 0);
+    setenv("OMP_PROC_BIND", " TRUE", 1);
+    ck_assert_int_eq(tsgs__omp_env_read().placed, 1);
+    unsetenv("OMP_PROC_BIND");
+}
+END_TEST
+
 Suite *affinity_suite(void)
 {
     Suite *s = suite_create("affinity");
@@ -1285,6 +1318,7 @@ Suite *affinity_suite(void)
     tcase_add_test(tc, test_busy_cpus_between);
     tcase_add_test(tc, test_busy_cpus_live);
     tcase_add_test(tc, test_asked_team_warned_of_busy_cores);
+    tcase_add_test(tc, test_environment_read_once);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -179,20 +179,13 @@ static double em_run(em_problem *P, const double *cvar, uint64_t seed, int c,
     return ll;
 }
 
-tsgs_status tsgs_mixture_fit(const tsgs_dataset *ds, int k, uint64_t seed,
-                             tsgs_mixture **out, tsgs_error *err)
+/* The two classes of ds's labeled rows (the distinct label values,
+ * ascending) into lab and their rows into cnt: each with enough rows for
+ * k components, and every value finite. */
+static tsgs_status two_classes(const tsgs_dataset *ds, int k, double *lab,
+                               size_t *cnt, tsgs_error *err)
 {
-    if (!ds || !out)
-        return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
-                          "tsgs_mixture_fit: NULL argument");
-    if (k < 1 || k > TSGS_MIXTURE_MAX_COMPONENTS)
-        return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
-                          "components: %d is out of range (1 .. %d)", k,
-                          TSGS_MIXTURE_MAX_COMPONENTS);
     const size_t n = ds->n, d = ds->d;
-    /* The two classes: the distinct label values of the labeled rows. */
-    double lab[2] = {0.0, 0.0};
-    size_t cnt[2] = {0, 0};
     int nlab = 0;
     for (size_t i = 0; i < n; i++) {
         double y = ds->y[i];
@@ -238,8 +231,52 @@ tsgs_status tsgs_mixture_fit(const tsgs_dataset *ds, int k, uint64_t seed,
             return tsgs__fail(err, TSGS_ERR_DATA, NULL, 0,
                               "row %zu: a value is NaN or infinite",
                               i / d + 1);
+    return TSGS_OK;
+}
 
-    tsgs_status st = TSGS_OK;
+/* Class `label`'s rows of ds into x (nc x d, returned) and each feature's
+ * variance over them into cvar (VAR_FLOOR_ABS where it is 0). */
+static size_t class_rows(const tsgs_dataset *ds, double label, double *x,
+                         double *cvar)
+{
+    const size_t n = ds->n, d = ds->d;
+    size_t nc = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (ds->y[i] != label) /* NaN (unlabeled) never equals */
+            continue;
+        for (size_t f = 0; f < d; f++)
+            x[nc * d + f] = ds->x[i * d + f];
+        nc++;
+    }
+    for (size_t f = 0; f < d; f++) {
+        double mean = 0.0, v = 0.0;
+        for (size_t i = 0; i < nc; i++)
+            mean += x[i * d + f];
+        mean /= (double)nc;
+        for (size_t i = 0; i < nc; i++)
+            v += sq(x[i * d + f] - mean);
+        v /= (double)nc;
+        cvar[f] = v > 0.0 ? v : VAR_FLOOR_ABS;
+    }
+    return nc;
+}
+
+tsgs_status tsgs_mixture_fit(const tsgs_dataset *ds, int k, uint64_t seed,
+                             tsgs_mixture **out, tsgs_error *err)
+{
+    if (!ds || !out)
+        return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
+                          "tsgs_mixture_fit: NULL argument");
+    if (k < 1 || k > TSGS_MIXTURE_MAX_COMPONENTS)
+        return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
+                          "components: %d is out of range (1 .. %d)", k,
+                          TSGS_MIXTURE_MAX_COMPONENTS);
+    const size_t d = ds->d;
+    double lab[2] = {0.0, 0.0};
+    size_t cnt[2] = {0, 0};
+    tsgs_status st = two_classes(ds, k, lab, cnt, err);
+    if (st != TSGS_OK)
+        return st;
     tsgs_mixture *m = calloc(1, sizeof *m);
     size_t nmax = cnt[0] > cnt[1] ? cnt[0] : cnt[1];
     double *x = malloc(sizeof(double) * nmax * d);
@@ -260,24 +297,7 @@ tsgs_status tsgs_mixture_fit(const tsgs_dataset *ds, int k, uint64_t seed,
     for (int c = 0; c < 2; c++) {
         m->label[c] = lab[c];
         m->count[c] = cnt[c];
-        size_t nc = 0;
-        for (size_t i = 0; i < n; i++) {
-            if (ds->y[i] != lab[c]) /* NaN (unlabeled) never equals */
-                continue;
-            for (size_t f = 0; f < d; f++)
-                x[nc * d + f] = ds->x[i * d + f];
-            nc++;
-        }
-        for (size_t f = 0; f < d; f++) {
-            double mean = 0.0, v = 0.0;
-            for (size_t i = 0; i < nc; i++)
-                mean += x[i * d + f];
-            mean /= (double)nc;
-            for (size_t i = 0; i < nc; i++)
-                v += sq(x[i * d + f] - mean);
-            v /= (double)nc;
-            cvar[f] = v > 0.0 ? v : VAR_FLOOR_ABS;
-        }
+        const size_t nc = class_rows(ds, lab[c], x, cvar);
         em_problem P = {x, nc, d, k, m->w + (size_t)c * k,
                         m->mu + (size_t)c * k * d, m->var + (size_t)c * k * d};
         m->loglik[c] = em_run(&P, cvar, seed, c, resp, lconst, &m->iters[c]);
@@ -386,6 +406,97 @@ static int put_e18(const char *sig, int e10, char *out)
     return (int)(s - out);
 }
 
+/* sig (19 digits) plus one in its last place, when up; a carry out of
+ * the first (9.99..9 to 10.0..0) makes it 1.00..0 and raises *e10. */
+static void round_sig(char *sig, int up, int *e10)
+{
+    for (int t = 18; up && t >= 0; t--) {
+        if (sig[t] == '9') {
+            sig[t] = '0';
+        } else {
+            sig[t]++;
+            up = 0;
+        }
+    }
+    if (up) {
+        sig[0] = '1';
+        (*e10)++;
+    }
+}
+
+/* The usual case: |v| = I + F / 2^sh (mant = I 2^sh + F) with
+ * F < 2^sh <= 2^60, so the fraction's digits come from F *= 10 exactly in
+ * 64 bits, and what is left after 19 digits compares exactly with one
+ * half. 19 significant digits into sig; returns the decimal exponent. */
+static int binary_fraction_digits(uint64_t mant, int sh, char *sig)
+{
+    const uint64_t mask = (UINT64_C(1) << sh) - 1;
+    uint64_t ip = mant >> sh, fp = mant & mask;
+    int nd = 0, e10;
+    if (ip) {
+        char tmp[20];
+        int ni = 0;
+        for (; ip; ip /= 10)
+            tmp[ni++] = (char)('0' + ip % 10);
+        for (int t = ni - 1; t >= 0; t--)
+            sig[nd++] = tmp[t];
+        e10 = ni - 1;
+    } else {
+        e10 = -1;
+        for (fp *= 10; !(fp >> sh); fp *= 10)
+            e10--;
+        sig[nd++] = (char)('0' + (fp >> sh));
+        fp &= mask;
+    }
+    for (; nd < 19; nd++) {
+        fp *= 10;
+        sig[nd] = (char)('0' + (fp >> sh));
+        fp &= mask;
+    }
+    const uint64_t half = UINT64_C(1) << (sh - 1);
+    round_sig(sig, fp > half || (fp == half && ((sig[18] - '0') & 1)), &e10);
+    return e10;
+}
+
+/* |v| = N * 10^-k exactly, N < 2^128: 19 significant digits into sig,
+ * rounded half to even; returns the decimal exponent. */
+static int exact_digits(unsigned __int128 N, int k, char *sig)
+{
+    const uint64_t P19 = UINT64_C(10000000000000000000);
+    char dg[57];
+    uint64_t c = (uint64_t)(N % P19);
+    N /= P19;
+    uint64_t b = (uint64_t)(N % P19);
+    uint64_t a = (uint64_t)(N / P19);
+    digits19(a, dg);
+    digits19(b, dg + 19);
+    digits19(c, dg + 38);
+    int lead = 0;
+    while (dg[lead] == '0')
+        lead++;
+    int nd = 57 - lead;
+    int e10 = nd - 1 - k;
+    if (nd <= 19) {
+        memcpy(sig, dg + lead, (size_t)nd);
+        memset(sig + nd, '0', (size_t)(19 - nd));
+        return e10;
+    }
+    memcpy(sig, dg + lead, 19);
+    const char *rest = dg + lead + 19;
+    int nrest = nd - 19, up;
+    if (rest[0] != '5') {
+        up = rest[0] > '5';
+    } else {
+        up = 0;
+        for (int t = 1; t < nrest && !up; t++)
+            up = rest[t] != '0';
+        if (!up) /* an exact tie: to even */
+            up = (sig[18] - '0') & 1;
+    }
+    round_sig(sig, up, &e10);
+    return e10;
+}
+
 int tsgs__format_e18(float v, char *out)
 {
     uint32_t bits;
@@ -406,52 +517,11 @@ int tsgs__format_e18(float v, char *out)
         mant >>= 1;
         e2++;
     }
+    char sig[20];
     if (e2 < 0 && e2 >= -60) {
-        /* The usual case: |v| = I + F / 2^sh with F < 2^sh <= 2^60, so the
-         * fraction's digits come from F *= 10 exactly in 64 bits, and what
-         * is left after 19 digits compares exactly with one half. */
-        const int sh = -e2;
-        const uint64_t mask = (UINT64_C(1) << sh) - 1;
-        uint64_t ip = mant >> sh, fp = mant & mask;
-        char sig[19];
-        int nd = 0, e10;
-        if (ip) {
-            char tmp[20];
-            int ni = 0;
-            for (; ip; ip /= 10)
-                tmp[ni++] = (char)('0' + ip % 10);
-            for (int t = ni - 1; t >= 0; t--)
-                sig[nd++] = tmp[t];
-            e10 = ni - 1;
-        } else {
-            e10 = -1;
-            for (fp *= 10; !(fp >> sh); fp *= 10)
-                e10--;
-            sig[nd++] = (char)('0' + (fp >> sh));
-            fp &= mask;
-        }
-        for (; nd < 19; nd++) {
-            fp *= 10;
-            sig[nd] = (char)('0' + (fp >> sh));
-            fp &= mask;
-        }
-        const uint64_t half = UINT64_C(1) << (sh - 1);
-        int up = fp > half || (fp == half && ((sig[18] - '0') & 1));
-        for (int t = 18; up && t >= 0; t--) {
-            if (sig[t] == '9') {
-                sig[t] = '0';
-            } else {
-                sig[t]++;
-                up = 0;
-            }
-        }
-        if (up) {
-            sig[0] = '1';
-            e10++;
-        }
+        const int e10 = binary_fraction_digits(mant, -e2, sig);
         return (int)(s - out) + put_e18(sig, e10, s);
     }
-    /* |v| = N * 10^-k exactly, N < 2^128. */
     unsigned __int128 N = mant;
     int k = 0;
     if (e2 >= 0) {
@@ -464,50 +534,7 @@ int tsgs__format_e18(float v, char *out)
         for (k = 0; k < -e2; k++)
             N *= 5;
     }
-    const uint64_t P19 = UINT64_C(10000000000000000000);
-    char dg[57];
-    uint64_t c = (uint64_t)(N % P19);
-    N /= P19;
-    uint64_t b = (uint64_t)(N % P19);
-    uint64_t a = (uint64_t)(N / P19);
-    digits19(a, dg);
-    digits19(b, dg + 19);
-    digits19(c, dg + 38);
-    int lead = 0;
-    while (dg[lead] == '0')
-        lead++;
-    int nd = 57 - lead;
-    int e10 = nd - 1 - k;
-    char sig[20];
-    if (nd <= 19) {
-        memcpy(sig, dg + lead, (size_t)nd);
-        memset(sig + nd, '0', (size_t)(19 - nd));
-    } else {
-        memcpy(sig, dg + lead, 19);
-        const char *rest = dg + lead + 19;
-        int nrest = nd - 19, up;
-        if (rest[0] != '5') {
-            up = rest[0] > '5';
-        } else {
-            up = 0;
-            for (int t = 1; t < nrest && !up; t++)
-                up = rest[t] != '0';
-            if (!up) /* an exact tie: to even */
-                up = (sig[18] - '0') & 1;
-        }
-        for (int t = 18; up && t >= 0; t--) {
-            if (sig[t] == '9') {
-                sig[t] = '0';
-            } else {
-                sig[t]++;
-                up = 0;
-            }
-        }
-        if (up) { /* 9.99..9 rounded to 10.0..0 */
-            sig[0] = '1';
-            e10++;
-        }
-    }
+    const int e10 = exact_digits(N, k, sig);
     return (int)(s - out) + put_e18(sig, e10, s);
 }
 

@@ -654,9 +654,26 @@ static int leading_count(const char *s)
     return (int)v;
 }
 
-int tsgs__env_threads(void)
+/* Whether OMP_PROC_BIND (other than false) or OMP_PLACES is set. */
+static int omp_placed(void)
 {
-    return leading_count(getenv("OMP_NUM_THREADS"));
+    const char *pb = getenv("OMP_PROC_BIND");
+    if (pb) {
+        while (*pb == ' ' || *pb == '\t')
+            pb++;
+        if (*pb && strcasecmp(pb, "false") != 0)
+            return 1;
+    }
+    const char *places = getenv("OMP_PLACES");
+    return places && places[strspn(places, " \t")] != '\0';
+}
+
+tsgs__omp_env tsgs__omp_env_read(void)
+{
+    tsgs__omp_env env;
+    env.threads = leading_count(getenv("OMP_NUM_THREADS"));
+    env.placed = omp_placed();
+    return env;
 }
 
 int tsgs__machine_cores(void)
@@ -672,9 +689,16 @@ int tsgs__threads_resolve(int requested)
 {
     if (requested > 0)
         return requested;
-    int env = leading_count(getenv("OMP_NUM_THREADS"));
-    if (env > 0)
-        return env;
+    const tsgs__omp_env env = tsgs__omp_env_read();
+    return tsgs__threads_in(requested, &env);
+}
+
+int tsgs__threads_in(int requested, const tsgs__omp_env *env)
+{
+    if (requested > 0)
+        return requested;
+    if (env->threads > 0)
+        return env->threads;
     const int team = tsgs__auto_team();
     if (team > 0)
         return team;
@@ -690,6 +714,18 @@ int tsgs__auto_pins(int threads, int cores)
     return cores > 1 && threads >= cores;
 }
 
+/* AUTO for `threads` threads on t, OpenMP told where to run (placed) or
+ * not. */
+static tsgs_bind bind_auto(const tsgs_topology *t, int threads, int placed)
+{
+    if (placed)
+        return TSGS_BIND_NONE;
+    const int cores = t ? t->cores : 0;
+    return tsgs__auto_pins(threads > 0 ? threads : cores, cores)
+               ? TSGS_BIND_COMPACT
+               : TSGS_BIND_NONE;
+}
+
 tsgs_bind tsgs_bind_resolve(const tsgs_topology *t, int threads,
                             tsgs_bind policy)
 {
@@ -697,20 +733,7 @@ tsgs_bind tsgs_bind_resolve(const tsgs_topology *t, int threads,
         return policy;
     /* OpenMP told where to run: OMP_PROC_BIND other than false, or
      * OMP_PLACES. */
-    const char *pb = getenv("OMP_PROC_BIND");
-    if (pb) {
-        while (*pb == ' ' || *pb == '\t')
-            pb++;
-        if (*pb && strcasecmp(pb, "false") != 0)
-            return TSGS_BIND_NONE;
-    }
-    const char *places = getenv("OMP_PLACES");
-    if (places && places[strspn(places, " \t")] != '\0')
-        return TSGS_BIND_NONE;
-    const int cores = t ? t->cores : 0;
-    return tsgs__auto_pins(threads > 0 ? threads : cores, cores)
-               ? TSGS_BIND_COMPACT
-               : TSGS_BIND_NONE;
+    return bind_auto(t, threads, omp_placed());
 }
 
 static tsgs_bind resolve_policy(tsgs_bind policy, int threads)
@@ -835,6 +858,14 @@ done:
         b = NULL;
     }
     return b;
+}
+
+tsgs__binding *tsgs__team_bind(const tsgs__team *team)
+{
+    tsgs_bind policy = team->bind;
+    if (policy == TSGS_BIND_AUTO)
+        policy = bind_auto(this_machine(), team->threads, team->omp_placed);
+    return tsgs__bind_threads(team->threads, policy, team->warn, team->user);
 }
 
 void tsgs__keep_binding(tsgs__binding *b)

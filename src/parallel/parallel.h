@@ -9,15 +9,28 @@
 
 /* --------------------------------------------------------- affinity.c */
 
-/* Number of threads to run: `requested` if > 0, else OMP_NUM_THREADS if it
- * is set, else one per core of the machine (during a large training with
- * the count left to the library: one per free core, tsgs__set_auto_team). */
+/* The OpenMP environment as the library reads it: once per training, by
+ * train.c, which hands it down (in a tsgs__team), as BLIS reads its
+ * environment once into the thread object it passes; the library's other
+ * entry points (prediction, reading, the estimates) read it where they
+ * start. */
+typedef struct {
+    int threads; /* OMP_NUM_THREADS's count (its first level), 0: none */
+    int placed;  /* OMP_PROC_BIND other than false, or OMP_PLACES, set:
+                    OpenMP was told where the threads run */
+} tsgs__omp_env;
+/* The environment now (the only getenv of the library). */
+tsgs__omp_env tsgs__omp_env_read(void);
+/* Number of threads to run: `requested` if > 0, else env's
+ * OMP_NUM_THREADS if it is set, else one per core of the machine (during
+ * a large training with the count left to the library: one per free
+ * core, tsgs__set_auto_team). */
+int tsgs__threads_in(int requested, const tsgs__omp_env *env);
+/* tsgs__threads_in with the environment read now (when requested <= 0). */
 int tsgs__threads_resolve(int requested);
 /* The cores of this machine that this process may use (hwloc; else the
  * CPUs online), at least 1. */
 int tsgs__machine_cores(void);
-/* OMP_NUM_THREADS's count (its first level), or 0 where it sets none. */
-int tsgs__env_threads(void);
 /* Cores busy with other processes (cpu_load.c). Per-CPU busy and total
  * ticks of a /proc/stat text into busy[c], total[c] for c < n; the CPU
  * lines read, or -1 for a malformed one. */
@@ -55,6 +68,21 @@ typedef struct tsgs__binding tsgs__binding;
 tsgs__binding *tsgs__bind_threads(int threads, tsgs_bind policy,
                                   void (*warn)(const char *, void *),
                                   void *user);
+/* The team a training runs on, resolved once by its caller (train.c)
+ * and handed to the solver, as BLIS hands its thread object down: its
+ * threads (> 0), the binding it asked for, and where a failed binding is
+ * said (warn may be NULL). */
+typedef struct {
+    int threads;
+    tsgs_bind bind;
+    int omp_placed; /* the environment's placed (AUTO binds nothing then) */
+    void (*warn)(const char *, void *);
+    void *user;
+} tsgs__team;
+/* tsgs__bind_threads for the team, AUTO resolved by the team's
+ * environment (not read again): the solver's steps run bound, and
+ * tsgs__restore_binding puts the caller's threads back. */
+tsgs__binding *tsgs__team_bind(const tsgs__team *team);
 /* Puts the team's threads back where they were bound before; frees b. */
 void tsgs__restore_binding(tsgs__binding *b);
 /* Frees b and leaves the threads bound (tsgs_bind_threads: asked for). */

@@ -1,9 +1,11 @@
 /* The one interface every solver sits behind. train.c checks the data
- * (finite values, two classes), fits the scaler and hands the solver a
- * job; the solver resolves its own settings, trains, and returns a model
- * that owns the scaler. The model then predicts for every solver alike
- * (model.c), so no solver is called after training and none calls back
- * into train.c.
+ * (finite values, two classes), fits the scaler, resolves the team (its
+ * threads and binding) and hands the solver a job; the solver resolves
+ * its own settings, trains, and returns a model that owns the scaler.
+ * The model then predicts for every solver alike (model.c), so no solver
+ * is called after training and none calls back into train.c: what
+ * belongs to the caller (the team, the monitor's accuracy in progress
+ * reports) comes with the job.
  *
  * The interface is train + steps, not setup / step / finish: the
  * stochastic solvers step, but the safe solver runs stages (grid, paths,
@@ -14,7 +16,8 @@
 
 #include "train.h"
 
-typedef struct {
+typedef struct tsgs__train_job tsgs__train_job;
+struct tsgs__train_job {
     const tsgs_dataset *ds;        /* checked: finite, two classes */
     tsgs_params p;                 /* checked, not yet resolved */
     tsgs__scaler scaler;           /* fitted on ds; a solver's model takes
@@ -24,7 +27,14 @@ typedef struct {
     const tsgs_train_hooks *hooks; /* may be NULL */
     tsgs__stop stop;               /* hooks' should_stop, for long loops */
     tsgs__train_opts opt;          /* test switches (stochastic solvers) */
-} tsgs__train_job;
+    tsgs__team team;               /* the threads to train on (p.threads
+                                      resolved), p's binding, hooks' warn */
+    /* The accuracy of m on the hooks' monitor rows (hooks->monitor not
+     * NULL), measured by the caller on the team's threads: a progress
+     * report's monitor_accuracy. */
+    double (*monitor_accuracy)(const tsgs__train_job *job,
+                               const tsgs_model *m);
+};
 
 typedef struct {
     /* Trains; on an early stop the partial model is returned and

@@ -107,10 +107,11 @@ static long bs3vm_steps(const tsgs_dataset *ds, const tsgs_params *p)
 }
 
 typedef struct {
+    const tsgs__train_job *job; /* its team, hooks and monitor */
     const tsgs_dataset *ds;
     const tsgs__scaler *sc;
     tsgs_params p;
-    int threads;
+    int threads;         /* the job's team's */
     size_t d, n, nl, nu;
     size_t *lidx, *uidx; /* labeled / unlabeled row indices */
     double pos;          /* raw label of the positive class */
@@ -366,10 +367,10 @@ static void step(bs_t *s, long t)
         maintain(s, 0);
 }
 
-static void report(const bs_t *s, const tsgs_model *m,
-                   const tsgs_train_hooks *hooks, long t, long T,
+static void report(const bs_t *s, const tsgs_model *m, long t, long T,
                    double elapsed, int measure)
 {
+    const tsgs_train_hooks *hooks = s->job->hooks;
     tsgs_progress pr;
     memset(&pr, 0, sizeof pr); /* fields it does not set (stage) stay 0 */
     pr.iteration = t;
@@ -379,62 +380,130 @@ static void report(const bs_t *s, const tsgs_model *m,
     pr.features = (long)s->b->n_sv;
     /* the sums a_j are w_t times t > 0: the signs, so the accuracy, are
      * those of the model */
-    pr.monitor_accuracy =
-        measure && hooks->monitor
-            ? tsgs__accuracy_on(m, hooks->monitor, s->threads, NULL)
-            : -1.0;
+    pr.monitor_accuracy = measure && hooks->monitor
+                              ? s->job->monitor_accuracy(s->job, m)
+                              : -1.0;
     hooks->progress(&pr, hooks->user);
 }
 
-/* Trains BS3VM on ds (checked, two classes neg < pos) with p resolved;
- * takes the fitted scaler (cleared on failure). */
-static tsgs_status bs3vm_train(const tsgs_dataset *ds, const tsgs_params *params,
-                          tsgs__scaler *scaler, double neg, double pos,
-                          const tsgs_train_hooks *hooks, const double *row_w,
-                          tsgs_model **out, int *stopped_early,
-                          tsgs_error *err)
+/* This solver's settings resolved into s->p (the model records them) and
+ * s: the steps, the budgets of both portions, C', the edge width. */
+static void resolve_settings(bs_t *s)
 {
-    bs_t s;
-    memset(&s, 0, sizeof s);
-    s.ds = ds;
-    s.row_w = row_w;
-    s.p = *params;
-    s.d = ds->d;
-    s.n = ds->n;
-    s.pos = pos;
-    tsgs_params *p = &s.p;
-    tsgs_model *m = NULL;
-    tsgs_status st;
-    s.nl = tsgs_dataset_labeled_count(ds);
-    s.nu = s.n - s.nl;
-
-    /* resolve this solver's settings; the model records them */
-    p->iterations = bs3vm_steps(ds, p);
+    tsgs_params *p = &s->p;
+    p->iterations = bs3vm_steps(s->ds, p);
     if (p->budget_labeled == 0)
-        p->budget_labeled = (long)s.nl;
+        p->budget_labeled = (long)s->nl;
     if (p->budget_unlabeled == 0)
-        p->budget_unlabeled = (long)ceil(0.2 * (double)s.nu);
+        p->budget_unlabeled = (long)ceil(0.2 * (double)s->nu);
     if (p->budget_unlabeled == 0)
         p->budget_unlabeled = 1; /* no unlabeled rows: never used */
     if (p->c_prime < 0.0)
         p->c_prime = p->c;
     if (p->edge_width <= 0.0) {
-        s.gamma_e = p->sigma;
+        s->gamma_e = p->sigma;
         p->edge_width = 1.0 / sqrt(2.0 * p->sigma);
     } else {
-        s.gamma_e = 1.0 / (2.0 * p->edge_width * p->edge_width);
+        s->gamma_e = 1.0 / (2.0 * p->edge_width * p->edge_width);
     }
     p->balance = 0; /* no bias in BS3VM */
-    s.c_prime = p->c_prime;
-    s.budget[1] = (size_t)p->budget_labeled < s.nl ? (size_t)p->budget_labeled
-                                                   : s.nl;
-    s.budget[0] = (size_t)p->budget_unlabeled < s.nu
-                      ? (size_t)p->budget_unlabeled
-                      : s.nu;
-    s.threads = tsgs__threads_resolve(p->threads);
-    const long T = p->iterations;
-    const size_t me = (size_t)p->edges_per_step;
-    s.P = 1 + 2 * me;
+    s->c_prime = p->c_prime;
+    s->budget[1] = (size_t)p->budget_labeled < s->nl
+                       ? (size_t)p->budget_labeled
+                       : s->nl;
+    s->budget[0] = (size_t)p->budget_unlabeled < s->nu
+                       ? (size_t)p->budget_unlabeled
+                       : s->nu;
+    s->P = 1 + 2 * (size_t)p->edges_per_step;
+}
+
+/* s's buffers for `cap` support vectors and k neighbours, and its
+ * labeled and unlabeled row lists; 0, or -1 when out of memory. */
+static int bs_alloc(bs_t *s, size_t cap, size_t k)
+{
+    s->lidx = malloc(sizeof(size_t) * (s->nl ? s->nl : 1));
+    s->uidx = malloc(sizeof(size_t) * (s->nu ? s->nu : 1));
+    s->row = malloc(sizeof(size_t) * cap);
+    s->lab = malloc(cap);
+    s->slot = malloc(sizeof(long) * s->n);
+    s->Q = malloc(sizeof(float) * s->P * s->d);
+    s->qrow = malloc(sizeof(size_t) * s->P);
+    s->S = malloc(sizeof(double) * s->P);
+    s->inc = malloc(sizeof(double) * s->P);
+    s->part = malloc(sizeof(double) * (s->max_chunks ? s->max_chunks : 1) *
+                     s->P);
+    s->scr.nb = malloc(sizeof(size_t) * k);
+    s->scr.nd = malloc(sizeof(double) * k);
+    s->scr.K = malloc(sizeof(double) * k * k);
+    s->scr.kr = malloc(sizeof(double) * k);
+    if (!s->lidx || !s->uidx || !s->row || !s->lab || !s->slot || !s->Q ||
+        !s->qrow || !s->S || !s->inc || !s->part || !s->scr.nb ||
+        !s->scr.nd || !s->scr.K || !s->scr.kr)
+        return -1;
+    for (size_t i = 0, a = 0, b = 0; i < s->n; i++) {
+        s->slot[i] = -1;
+        if (isnan(s->ds->y[i]))
+            s->uidx[b++] = i;
+        else
+            s->lidx[a++] = i;
+    }
+    return 0;
+}
+
+/* Steps 1 .. T on the job's team, bound, reporting through its hooks;
+ * then alpha_j = a_j / (the steps done). *stopped: the hooks asked to
+ * stop. */
+static void run_steps(bs_t *s, tsgs_model *m, long T, int *stopped)
+{
+    const tsgs_train_hooks *hooks = s->job->hooks;
+    tsgs__binding *pinned = tsgs__team_bind(&s->job->team);
+    const double t0 = tsgs__now_s();
+    long t;
+    *stopped = 0;
+    for (t = 1; t <= T; t++) {
+        step(s, t);
+        if (hooks && hooks->should_stop && hooks->should_stop(hooks->user)) {
+            *stopped = 1;
+            break;
+        }
+        int rep = hooks && hooks->progress && hooks->progress_every > 0 &&
+                  t % hooks->progress_every == 0;
+        int mon = hooks && hooks->monitor && hooks->monitor_every > 0 &&
+                  t % hooks->monitor_every == 0;
+        if ((rep || mon) && t < T && hooks->progress)
+            report(s, m, t, T, tsgs__now_s() - t0, mon);
+    }
+    const long done = *stopped ? t : T; /* w_{done+1} = A_done / done */
+    for (size_t j = 0; j < s->b->n_sv; j++)
+        s->b->alpha[j] /= (double)done;
+    if (hooks && hooks->progress)
+        report(s, m, done, T, tsgs__now_s() - t0, 1);
+    tsgs__restore_binding(pinned); /* the caller's threads as they were */
+}
+
+/* Trains BS3VM on the job's rows (checked, two classes) with params
+ * (its C and sigma resolved); takes the fitted scaler (cleared on
+ * failure). */
+static tsgs_status bs3vm_train(const tsgs__train_job *job,
+                               const tsgs_params *params,
+                               tsgs__scaler *scaler, tsgs_model **out,
+                               int *stopped_early, tsgs_error *err)
+{
+    const tsgs_dataset *ds = job->ds;
+    bs_t s;
+    memset(&s, 0, sizeof s);
+    s.job = job;
+    s.ds = ds;
+    s.row_w = job->opt.row_w;
+    s.p = *params;
+    s.d = ds->d;
+    s.n = ds->n;
+    s.pos = job->label_pos;
+    s.threads = job->team.threads;
+    s.nl = tsgs_dataset_labeled_count(ds);
+    s.nu = s.n - s.nl;
+    resolve_settings(&s);
+    const tsgs_params *p = &s.p;
     size_t cap = s.budget[0] + s.budget[1] + s.P;
     if (cap > s.n)
         cap = s.n;
@@ -445,77 +514,29 @@ static tsgs_status bs3vm_train(const tsgs_dataset *ds, const tsgs_params *params
     if (k < 1)
         k = 1;
 
-    if ((st = tsgs__model_new_sv(p, s.d, cap, &m, err)) != TSGS_OK) {
+    tsgs_model *m = NULL;
+    tsgs_status st = tsgs__model_new_sv(p, s.d, cap, &m, err);
+    if (st != TSGS_OK) {
         tsgs__scaler_clear(scaler);
         return st;
     }
-    tsgs__model_adopt(m, neg, pos, scaler); /* the model owns it now */
+    /* the model owns the scaler from here */
+    tsgs__model_adopt(m, job->label_neg, job->label_pos, scaler);
     s.sc = &m->scaler;
     s.b = m->bs3vm;
-    s.lidx = malloc(sizeof(size_t) * (s.nl ? s.nl : 1));
-    s.uidx = malloc(sizeof(size_t) * (s.nu ? s.nu : 1));
-    s.row = malloc(sizeof(size_t) * cap);
-    s.lab = malloc(cap);
-    s.slot = malloc(sizeof(long) * s.n);
-    s.Q = malloc(sizeof(float) * s.P * s.d);
-    s.qrow = malloc(sizeof(size_t) * s.P);
-    s.S = malloc(sizeof(double) * s.P);
-    s.inc = malloc(sizeof(double) * s.P);
-    s.part = malloc(sizeof(double) * (s.max_chunks ? s.max_chunks : 1) *
-                    s.P);
-    s.scr.nb = malloc(sizeof(size_t) * k);
-    s.scr.nd = malloc(sizeof(double) * k);
-    s.scr.K = malloc(sizeof(double) * k * k);
-    s.scr.kr = malloc(sizeof(double) * k);
-    if (!s.lidx || !s.uidx || !s.row || !s.lab || !s.slot || !s.Q ||
-        !s.qrow || !s.S || !s.inc || !s.part || !s.scr.nb || !s.scr.nd ||
-        !s.scr.K || !s.scr.kr) {
-        st = TSGS__NOMEM(err);
-        goto fail;
+    if (bs_alloc(&s, cap, k) != 0) {
+        bs_clear(&s);
+        tsgs_model_free(m);
+        return TSGS__NOMEM(err);
     }
-    for (size_t i = 0, a = 0, b = 0; i < s.n; i++) {
-        s.slot[i] = -1;
-        if (isnan(ds->y[i]))
-            s.uidx[b++] = i;
-        else
-            s.lidx[a++] = i;
-    }
-    tsgs__binding *pinned = tsgs__bind_threads(
-        s.threads, p->bind, hooks ? hooks->warn : NULL,
-        hooks ? hooks->user : NULL);
-
-    const double t0 = tsgs__now_s();
-    int stopped = 0;
-    long t;
-    for (t = 1; t <= T; t++) {
-        step(&s, t);
-        if (hooks && hooks->should_stop && hooks->should_stop(hooks->user)) {
-            stopped = 1;
-            break;
-        }
-        int rep = hooks && hooks->progress && hooks->progress_every > 0 &&
-                  t % hooks->progress_every == 0;
-        int mon = hooks && hooks->monitor && hooks->monitor_every > 0 &&
-                  t % hooks->monitor_every == 0;
-        if ((rep || mon) && t < T && hooks->progress)
-            report(&s, m, hooks, t, T, tsgs__now_s() - t0, mon);
-    }
-    const long done = stopped ? t : T; /* w_{done+1} = A_done / done */
-    for (size_t j = 0; j < s.b->n_sv; j++)
-        s.b->alpha[j] /= (double)done;
-    if (hooks && hooks->progress)
-        report(&s, m, hooks, done, T, tsgs__now_s() - t0, 1);
-    tsgs__restore_binding(pinned); /* the caller's threads as they were */
+    int stopped;
+    run_steps(&s, m, p->iterations, &stopped);
     m->params = *p;
     bs_clear(&s);
     if (stopped_early)
         *stopped_early = stopped;
     *out = m;
     return TSGS_OK;
-fail:
-    bs_clear(&s);
-    tsgs_model_free(m);
-    return st;
 }
 
 /* The job's C and sigma as the stochastic solvers resolve them (the
@@ -532,8 +553,7 @@ static tsgs_status bs3vm_job(tsgs__train_job *job, tsgs_model **out,
         return st;
     tsgs__scaler sc = job->scaler; /* bs3vm_train takes it */
     memset(&job->scaler, 0, sizeof job->scaler);
-    return bs3vm_train(job->ds, &p, &sc, job->label_neg, job->label_pos,
-                       job->hooks, job->opt.row_w, out, stopped_early, err);
+    return bs3vm_train(job, &p, &sc, out, stopped_early, err);
 }
 
 /* Support vectors: no random features. */

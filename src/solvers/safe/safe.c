@@ -160,6 +160,8 @@ _Static_assert(FIRST_CANDIDATE >= 1 && FIRST_CANDIDATE <= N_TEMPS,
 
 /* Everything the stages share. */
 typedef struct {
+    const tsgs__train_job *job; /* what the caller resolved: the team, the
+                                   monitor's accuracy */
     const tsgs_dataset *ds;
     tsgs_params p;
     const tsgs__scaler *scaler;
@@ -1470,21 +1472,23 @@ static void report_done(const safe_t *s, const tsgs_model *m)
     pr.features = (long)s->D;
     pr.stage = "model"; /* stages, not steps: no rate of rows to report */
     pr.monitor_accuracy =
-        h->monitor ? tsgs__accuracy_on(m, h->monitor, s->threads, NULL)
-                   : -1.0;
+        h->monitor ? s->job->monitor_accuracy(s->job, m) : -1.0;
     h->progress(&pr, h->user);
 }
 
 /* Trains on ds (checked: finite, two classes neg < pos) with p; takes
  * the fitted scaler (the model owns it on success, cleared on failure).
  * opt: one-vs-rest (its ovr, NULL: binary data) and the class weights. */
-static tsgs_status safe_train(const tsgs_dataset *ds, const tsgs_params *p,
-                              tsgs__scaler *scaler, double neg, double pos,
-                              const tsgs_train_hooks *hooks, tsgs__stop *stop,
-                              const tsgs__train_opts *opt,
-                              tsgs_model **out, int *stopped_early,
-                              tsgs_error *err)
+static tsgs_status safe_train(tsgs__train_job *job, tsgs_model **out,
+                              int *stopped_early, tsgs_error *err)
 {
+    const tsgs_dataset *ds = job->ds;
+    const tsgs_params *p = &job->p;
+    tsgs__scaler *scaler = &job->scaler;
+    const double neg = job->label_neg, pos = job->label_pos;
+    const tsgs_train_hooks *hooks = job->hooks;
+    tsgs__stop *stop = &job->stop;
+    const tsgs__train_opts *opt = &job->opt;
     tsgs__ovr_share *ovr = opt->ovr;
     const size_t ovr_class = opt->ovr_class;
     safe_t s;
@@ -1505,7 +1509,8 @@ static tsgs_status safe_train(const tsgs_dataset *ds, const tsgs_params *p,
     s.scaler = scaler;
     s.hooks = hooks;
     s.stop = stop;
-    s.threads = tsgs__threads_resolve(p->threads);
+    s.job = job;
+    s.threads = job->team.threads; /* resolved by the caller */
     s.t_start = tsgs__now_s();
     s.d = ds->d;
     s.nl = tsgs__label_split(ds->y, ds->n, s.threads, NULL, NULL);
@@ -1640,9 +1645,7 @@ done:
 static tsgs_status safe_job(tsgs__train_job *job, tsgs_model **out,
                             int *stopped_early, tsgs_error *err)
 {
-    return safe_train(job->ds, &job->p, &job->scaler, job->label_neg,
-                      job->label_pos, job->hooks, &job->stop, &job->opt,
-                      out, stopped_early, err);
+    return safe_train(job, out, stopped_early, err);
 }
 
 static long safe_steps(const tsgs_dataset *ds, const tsgs_params *p)

@@ -387,7 +387,7 @@ tsgs_status tsgs__ckpt_match(run_t *r, const tsgs__train_job *job,
     const tsgs__ckpt *c = r->opt.resume;
     /* every process of a run over several (rank 0 alone writes): the
      * fingerprint is collective */
-    if (!r->opt.ckpt_settings && !c)
+    if (!r->opt.ckpt_write && !r->opt.ckpt_settings && !c)
         return TSGS_OK;
     r->ck_settings = r->opt.ckpt_settings
                          ? strdup(r->opt.ckpt_settings)

@@ -51,8 +51,7 @@ static tsgs_status gather_labeled(run_t *r, const tsgs__train_job *job,
         tsgs__rows_init(&r->XL, ds, &job->scaler, r->nl))
         return TSGS__NOMEM(err);
     /* the file's rows to gather, then batch order */
-    tsgs__label_split(ds->y, ds->n, tsgs__threads_resolve(job->p.threads),
-                      r->lidx, NULL);
+    tsgs__label_split(ds->y, ds->n, r->threads, r->lidx, NULL);
     for (size_t il = 0; il < r->nl; il++) {
         r->yl[il] = ds->y[r->lidx[il]] == job->label_pos ? 1.0 : -1.0;
         if (row_w)
@@ -270,16 +269,15 @@ static tsgs_status choose_c_sigma(run_t *r, tsgs__train_job *job,
     }
     double sigma0 = p->sigma;
     if (sigma0 <= 0.0 &&
-        (st = tsgs__median_sigma(&r->XL, &XM, d, p->seed,
-                                 tsgs__threads_resolve(p->threads), &sigma0,
-                                 err)) != TSGS_OK)
+        (st = tsgs__median_sigma(&r->XL, &XM, d, p->seed, r->threads,
+                                 &sigma0, err)) != TSGS_OK)
         goto done;
     tsgs__fspec fs = tsgs__fspec_of(p, d); /* its sigma: the grid's */
     size_t ndirs = (size_t)(first_blocks(p, d) * fs.dirs);
     size_t D = tsgs__feature_columns(&fs, ndirs);
     tsgs__grid_job g = {&r->XL, r->yl, nl, d, &fs, ndirs, D, sigma0, p->sigma,
                         p->c > 0.0 ? p->c / (double)nl : 0.0, p->seed,
-                        tsgs__threads_resolve(p->threads), NULL, r->cwl,
+                        r->threads, NULL, r->cwl,
                         &job->stop, NULL};
     tsgs__grid_choice choice;
     if ((st = tsgs__select_grid(&g, &choice, err)) != TSGS_OK)
@@ -385,7 +383,6 @@ static tsgs_status resolve_settings(run_t *r, tsgs__train_job *job,
         return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
                           "max-features = 0: frs trains one fixed set of "
                           "features and needs a budget");
-    r->threads = tsgs__threads_resolve(p->threads);
     r->mean_ema = 0.0;
     r->frs = p->solver == TSGS_SOLVER_FRS;
     return TSGS_OK;
@@ -619,12 +616,13 @@ static tsgs_status sgd_train(tsgs__train_job *job, tsgs_model **out,
     const tsgs_dataset *ds = job->ds;
     run_t r;
     memset(&r, 0, sizeof r);
+    r.job = job;
     r.ds = ds;
     r.p = job->p;
+    r.threads = job->team.threads;
     r.opt = job->opt;
     r.d = ds->d;
-    r.nl = tsgs__label_split(ds->y, ds->n,
-                             tsgs__threads_resolve(job->p.threads), NULL, NULL);
+    r.nl = tsgs__label_split(ds->y, ds->n, r.threads, NULL, NULL);
     const int supervised = r.p.solver == TSGS_SOLVER_DSG ||
                            r.p.solver == TSGS_SOLVER_CDSG;
     r.nu = supervised ? 0 : ds->n - r.nl; /* DSG leaves them out */
@@ -658,9 +656,7 @@ static tsgs_status sgd_train(tsgs__train_job *job, tsgs_model **out,
     }
     TSGS_TRACE_SPAN("sgd_warm_start", 0, t_warm);
     const tsgs_params *p = &r.p;
-    tsgs__binding *pinned = tsgs__bind_threads(
-        r.threads, p->bind, job->hooks ? job->hooks->warn : NULL,
-        job->hooks ? job->hooks->user : NULL);
+    tsgs__binding *pinned = tsgs__team_bind(&job->team);
     /* Every thread reads random rows: spread their pages over the NUMA
      * nodes the threads run on (a no-op on one node). They are the
      * caller's: moved only when the caller asked for a binding. */

@@ -1058,8 +1058,7 @@ void tsgs__sgd_report_progress(run_t *r, const tsgs_model *m,
     pr.features = tsgs_model_feature_count(m);
     double t_mon = tsgs__now_s();
     pr.monitor_accuracy =
-        measure ? tsgs__accuracy_on(m, hooks->monitor, r->threads, NULL)
-                : -1.0;
+        measure ? r->job->monitor_accuracy(r->job, m) : -1.0;
     r->monitor_s += tsgs__now_s() - t_mon;
     hooks->progress(&pr, hooks->user);
 }

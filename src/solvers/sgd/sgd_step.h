@@ -27,9 +27,10 @@ typedef struct {
 
 /* Everything a run needs besides the model. */
 typedef struct {
+    const tsgs__train_job *job; /* the caller's: its team, hooks, monitor */
     const tsgs_dataset *ds;
     tsgs_params p;      /* resolved */
-    int threads;
+    int threads;        /* the job's team's */
     size_t d;
     size_t nl, nu;      /* labeled and unlabeled rows */
     size_t *lidx;       /* labeled row indices (in batch order) */
