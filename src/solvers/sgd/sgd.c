@@ -94,6 +94,88 @@ static tsgs_status gather_labeled(run_t *r, const tsgs__train_job *job,
     return TSGS_OK;
 }
 
+/* The unlabeled part's buffers: the pass order, the mini-batch (rows,
+ * decision values, loss weights, sorted decisions, block features, `wide`
+ * of them per row) and the read-ahead's (with rows held in shares, the
+ * ring of mini-batches fetched). 0, or -1 when out of memory. */
+static int unlabeled_alloc(run_t *r, const tsgs_model *m, size_t bu1,
+                           size_t wide)
+{
+    run_unlabeled *u = &r->unlabeled;
+    run_read_ahead *ahead = &r->ahead;
+    u->order = malloc(sizeof(size_t) * (u->n ? u->n : 1));
+    int bad = tsgs__rows_init(&u->batch_rows, r->ds, &m->scaler, bu1) |
+              tsgs__rows_init(&ahead->batch_rows, r->ds, &m->scaler, bu1);
+    u->batch = malloc(sizeof(size_t) * bu1);
+    ahead->batch = malloc(sizeof(size_t) * bu1);
+    if (r->ds->held)
+        bad |= !(ahead->held_batches =
+                     malloc(sizeof(size_t) * bu1 * TSGS__HELD_BATCHES));
+    u->shuffle_draws = malloc(sizeof(size_t) * 2 * TSGS__SHUFFLE_CHUNK);
+    ahead->chunks_taken =
+        calloc((size_t)(r->threads > 1 ? r->threads : 1), sizeof(int));
+    u->decision = malloc(sizeof(double) * bu1);
+    u->loss_weight = malloc(sizeof(double) * bu1);
+    u->sorted_decisions = malloc(sizeof(double) * bu1);
+    u->block_cos = malloc(sizeof(float) * wide * bu1);
+    u->block_sin = malloc(sizeof(float) * wide * bu1);
+    return bad || !u->order || !u->batch || !ahead->batch ||
+                   !u->shuffle_draws || !ahead->chunks_taken ||
+                   !u->decision || !u->loss_weight || !u->sorted_decisions ||
+                   !u->block_cos || !u->block_sin
+               ? -1
+               : 0;
+}
+
+/* The labeled part's buffers: cached sums and loss weights of the nl1
+ * rows, the mini-batch's rows and decision values (no cache), block
+ * features of `lrows` rows, `width` per row. 0, or -1. */
+static int labeled_alloc(run_t *r, const tsgs_model *m, size_t nl1,
+                         size_t lrows, size_t width)
+{
+    run_labeled *l = &r->labeled;
+    const size_t bl1 = l->batch_size ? l->batch_size : 1;
+    l->sums = calloc(nl1, sizeof(double));
+    l->loss_weight = calloc(nl1, sizeof(double));
+    int bad = tsgs__rows_init(&l->batch_rows, r->ds, &m->scaler, bl1);
+    l->batch_decision = malloc(sizeof(double) * bl1);
+    l->block_cos = malloc(sizeof(float) * width * lrows);
+    l->block_sin = malloc(sizeof(float) * width * lrows);
+    return bad || !l->sums || !l->loss_weight || !l->batch_decision ||
+                   !l->block_cos || !l->block_sin
+               ? -1
+               : 0;
+}
+
+/* The block's buffers: its packed directions (`panel_rows` floats per
+ * direction), increments and gradients (`wide`), the checking rule's
+ * (`width`) and the best candidate's labeled features (`lrows` rows).
+ * 0, or -1. */
+static int block_alloc(run_block *b, size_t width, size_t wide,
+                       size_t panel_rows, size_t lrows)
+{
+    b->panel = malloc(sizeof(float) * width * panel_rows);
+    b->phase = malloc(sizeof(float) * width);
+    b->best_labeled_cos = malloc(sizeof(float) * width * lrows);
+    b->best_labeled_sin = malloc(sizeof(float) * width * lrows);
+    b->increment_cos = calloc(wide, sizeof(double));
+    b->increment_sin = calloc(wide, sizeof(double));
+    b->gradient_cos = calloc(wide, sizeof(double));
+    b->gradient_sin = calloc(wide, sizeof(double));
+    b->check_gradient_cos = calloc(width, sizeof(double));
+    b->check_gradient_sin = calloc(width, sizeof(double));
+    b->squares_cos = calloc(width, sizeof(double));
+    b->squares_sin = calloc(width, sizeof(double));
+    return !b->panel || !b->phase || !b->best_labeled_cos ||
+                   !b->best_labeled_sin || !b->increment_cos ||
+                   !b->increment_sin || !b->gradient_cos ||
+                   !b->gradient_sin || !b->check_gradient_cos ||
+                   !b->check_gradient_sin || !b->squares_cos ||
+                   !b->squares_sin
+               ? -1
+               : 0;
+}
+
 static tsgs_status run_setup(run_t *r, tsgs_model *m, long max_blocks,
                              tsgs_error *err)
 {
@@ -101,92 +183,37 @@ static tsgs_status run_setup(run_t *r, tsgs_model *m, long max_blocks,
     const size_t d = r->d;
     const size_t nl1 = r->labeled.n ? r->labeled.n : 1,
                  bu1 = r->unlabeled.batch_size ? r->unlabeled.batch_size : 1;
-    r->settings.cos_sin = m->fs.map == TSGS_FEATURES_PAIR;
-    r->settings.groups_per_block = (m->fs.dirs + TSGS__LANES - 1) / TSGS__LANES;
-    r->settings.block_width =
-        (size_t)r->settings.groups_per_block * TSGS__LANES;
+    run_settings *set = &r->settings;
+    set->cos_sin = m->fs.map == TSGS_FEATURES_PAIR;
+    set->groups_per_block = (m->fs.dirs + TSGS__LANES - 1) / TSGS__LANES;
+    set->block_width = (size_t)set->groups_per_block * TSGS__LANES;
     /* FRS evaluates every direction at every step, the others one block */
     const size_t wide = r->frs.on ? (size_t)r->frs.groups * TSGS__LANES
-                                  : r->settings.block_width;
-
-    r->unlabeled.order =
-        malloc(sizeof(size_t) * (r->unlabeled.n ? r->unlabeled.n : 1));
-    r->labeled.sums = calloc(nl1, sizeof(double));
-    r->labeled.loss_weight = calloc(nl1, sizeof(double));
+                                  : set->block_width;
+    /* block features of every labeled row (cache) or of the batch only */
+    const size_t lrows =
+        set->labeled_cache
+            ? nl1
+            : (r->labeled.batch_size ? r->labeled.batch_size : 1);
+    /* sparse rows: block features from the non-zeros, no d-wide panel */
     const int sparse = !r->labeled.rows.x; /* the rows' storage decides */
-    int bad =
-        tsgs__rows_init(&r->unlabeled.batch_rows, ds, &m->scaler, bu1) |
-        tsgs__rows_init(&r->ahead.batch_rows, ds, &m->scaler, bu1) |
-        tsgs__rows_init(&r->labeled.batch_rows, ds, &m->scaler,
-                        r->labeled.batch_size ? r->labeled.batch_size : 1);
-    r->unlabeled.batch = malloc(sizeof(size_t) * bu1);
-    r->ahead.batch = malloc(sizeof(size_t) * bu1);
-    if (ds->held)
-        bad |= !(r->ahead.held_batches =
-                     malloc(sizeof(size_t) * bu1 * TSGS__HELD_BATCHES));
-    r->unlabeled.shuffle_draws =
-        malloc(sizeof(size_t) * 2 * TSGS__SHUFFLE_CHUNK);
-    r->ahead.chunks_taken =
-        calloc((size_t)(r->threads > 1 ? r->threads : 1), sizeof(int));
     /* the kernel's partial sums for the largest model and batch */
     const long most_dirs = (r->frs.on ? 1 : max_blocks) * m->fs.dirs;
     r->step.n_partial = tsgs__sums_scratch(most_dirs, bu1 > nl1 ? bu1 : nl1);
     r->step.partial_sums =
         malloc(sizeof(double) * (r->step.n_partial ? r->step.n_partial : 1));
     r->step.tile_count = calloc(bu1 / 12 + 1, sizeof(int));
-    r->unlabeled.decision = malloc(sizeof(double) * bu1);
-    r->unlabeled.loss_weight = malloc(sizeof(double) * bu1);
-    r->unlabeled.sorted_decisions = malloc(sizeof(double) * bu1);
-    /* sparse rows: block features from the non-zeros, no d-wide panel */
-    r->block.panel =
-        malloc(sizeof(float) * r->settings.block_width * (sparse ? 1 : d));
-    r->block.phase = malloc(sizeof(float) * r->settings.block_width);
-    /* block features of every labeled row (cache) or of the batch only */
-    const size_t lrows =
-        r->settings.labeled_cache
-            ? nl1
-            : (r->labeled.batch_size ? r->labeled.batch_size : 1);
-    r->labeled.block_cos =
-        malloc(sizeof(float) * r->settings.block_width * lrows);
-    r->labeled.block_sin =
-        malloc(sizeof(float) * r->settings.block_width * lrows);
-    r->block.best_labeled_cos =
-        malloc(sizeof(float) * r->settings.block_width * lrows);
-    r->block.best_labeled_sin =
-        malloc(sizeof(float) * r->settings.block_width * lrows);
-    r->labeled.batch_decision = malloc(
-        sizeof(double) * (r->labeled.batch_size ? r->labeled.batch_size : 1));
-    r->unlabeled.block_cos = malloc(sizeof(float) * wide * bu1);
-    r->unlabeled.block_sin = malloc(sizeof(float) * wide * bu1);
-    r->block.increment_cos = calloc(wide, sizeof(double));
-    r->block.increment_sin = calloc(wide, sizeof(double));
-    r->block.gradient_cos = calloc(wide, sizeof(double));
-    r->block.gradient_sin = calloc(wide, sizeof(double));
-    r->block.check_gradient_cos =
-        calloc(r->settings.block_width, sizeof(double));
-    r->block.check_gradient_sin =
-        calloc(r->settings.block_width, sizeof(double));
-    r->block.squares_cos = calloc(r->settings.block_width, sizeof(double));
-    r->block.squares_sin = calloc(r->settings.block_width, sizeof(double));
     if (r->frs.on) {
         r->frs.labeled_cos = malloc(sizeof(float) * wide * nl1);
         r->frs.labeled_sin = malloc(sizeof(float) * wide * nl1);
         if (!r->frs.labeled_cos || !r->frs.labeled_sin)
             return TSGS__NOMEM(err);
     }
-    if (bad || !r->unlabeled.order || !r->labeled.sums ||
-        !r->labeled.loss_weight || !r->unlabeled.decision ||
-        !r->unlabeled.loss_weight || !r->block.panel || !r->block.phase ||
-        !r->labeled.block_cos || !r->labeled.block_sin ||
-        !r->block.best_labeled_cos || !r->block.best_labeled_sin ||
-        !r->unlabeled.block_cos || !r->unlabeled.block_sin ||
-        !r->block.increment_cos || !r->block.increment_sin ||
-        !r->unlabeled.sorted_decisions || !r->block.gradient_cos ||
-        !r->block.gradient_sin || !r->block.check_gradient_cos ||
-        !r->block.check_gradient_sin || !r->block.squares_cos ||
-        !r->block.squares_sin || !r->labeled.batch_decision ||
-        !r->unlabeled.batch || !r->ahead.batch || !r->unlabeled.shuffle_draws ||
-        !r->step.partial_sums || !r->ahead.chunks_taken || !r->step.tile_count)
+    if (unlabeled_alloc(r, m, bu1, wide) ||
+        labeled_alloc(r, m, nl1, lrows, set->block_width) ||
+        block_alloc(&r->block, set->block_width, wide, sparse ? 1 : d,
+                    lrows) ||
+        !r->step.partial_sums || !r->step.tile_count)
         return TSGS__NOMEM(err);
     if (r->unlabeled.n) /* (DSG leaves them out) */
         tsgs__label_split(ds->y, ds->n, r->threads, NULL, r->unlabeled.order);
