@@ -389,12 +389,11 @@ tsgs_status tsgs__ckpt_match(run_t *r, const tsgs__train_job *job,
      * fingerprint is collective */
     if (!r->opt.ckpt_write && !r->opt.ckpt_settings && !c)
         return TSGS_OK;
-    r->ck_settings = r->opt.ckpt_settings
-                         ? strdup(r->opt.ckpt_settings)
-                         : tsgs__ckpt_settings_text(&job->p);
-    if (!r->ck_settings)
+    r->ckpt.settings = r->opt.ckpt_settings ? strdup(r->opt.ckpt_settings)
+                                            : tsgs__ckpt_settings_text(&job->p);
+    if (!r->ckpt.settings)
         return TSGS__NOMEM(err);
-    if (data_fingerprint(job->ds, r->nl, r->ck_data))
+    if (data_fingerprint(job->ds, r->labeled.n, r->ckpt.data))
         return TSGS__NOMEM(err);
     if (!c)
         return TSGS_OK;
@@ -404,15 +403,15 @@ tsgs_status tsgs__ckpt_match(run_t *r, const tsgs__train_job *job,
         (st = field(c, "data", T_U64, 4, &d, err)) != TSGS_OK ||
         (st = field(c, "resolved", T_F64, 2, &res, err)) != TSGS_OK)
         return st;
-    if (s->count != strlen(r->ck_settings) ||
-        memcmp(s->data, r->ck_settings, s->count) != 0) {
+    if (s->count != strlen(r->ckpt.settings) ||
+        memcmp(s->data, r->ckpt.settings, s->count) != 0) {
         char *theirs = malloc(s->count + 1);
         if (!theirs)
             return TSGS__NOMEM(err);
         memcpy(theirs, s->data, s->count);
         theirs[s->count] = '\0';
         char diff[480];
-        settings_diff(r->ck_settings, theirs, diff, sizeof diff);
+        settings_diff(r->ckpt.settings, theirs, diff, sizeof diff);
         free(theirs);
         return tsgs__fail(err, TSGS_ERR_PARAM, c->path, 0,
                           "checkpoint field 'settings': written by a run "
@@ -422,9 +421,9 @@ tsgs_status tsgs__ckpt_match(run_t *r, const tsgs__train_job *job,
     uint64_t v[4];
     for (int i = 0; i < 4; i++)
         v[i] = get64(d->data + 8 * i);
-    if (memcmp(v, r->ck_data, sizeof v) != 0) {
-        const char *same = v[0] == r->ck_data[0] && v[1] == r->ck_data[1] &&
-                                   v[2] == r->ck_data[2]
+    if (memcmp(v, r->ckpt.data, sizeof v) != 0) {
+        const char *same = v[0] == r->ckpt.data[0] && v[1] == r->ckpt.data[1] &&
+                                   v[2] == r->ckpt.data[2]
                                ? "; as many, other values or labels"
                                : "";
         return tsgs__fail(err, TSGS_ERR_DATA, c->path, 0,
@@ -433,9 +432,9 @@ tsgs_status tsgs__ckpt_match(run_t *r, const tsgs__train_job *job,
                           "%llu of %llu (%llu) here%s",
                           (unsigned long long)v[0], (unsigned long long)v[1],
                           (unsigned long long)v[2],
-                          (unsigned long long)r->ck_data[0],
-                          (unsigned long long)r->ck_data[1],
-                          (unsigned long long)r->ck_data[2], same);
+                          (unsigned long long)r->ckpt.data[0],
+                          (unsigned long long)r->ckpt.data[1],
+                          (unsigned long long)r->ckpt.data[2], same);
     }
     /* the grid's choice, not made again */
     r->p.c = f64_at(res, 0);
@@ -490,23 +489,23 @@ tsgs_status tsgs__ckpt_restore(run_t *r, tsgs_model *m, long T,
     }
     const uint64_t nb = get64(shape->data), dirs = get64(shape->data + 8),
                    pair = get64(shape->data + 16);
-    if (dirs != (uint64_t)m->fs.dirs || pair != (uint64_t)r->pair ||
-        nb > (uint64_t)max_blocks || (r->frs && nb != (uint64_t)m->nblocks))
+    if (dirs != (uint64_t)m->fs.dirs || pair != (uint64_t)r->settings.cos_sin ||
+        nb > (uint64_t)max_blocks || (r->frs.on && nb != (uint64_t)m->nblocks))
         return bad(c, "shape", err, "blocks or directions that this run's "
                                     "model cannot have");
     const long long ncoef = (long long)(nb * dirs);
     if ((st = field(c, "coef_cos", T_F64, ncoef, &ac, err)) != TSGS_OK ||
         (st = field(c, "coef_sin", T_F64, pair ? ncoef : 0, &as, err)) !=
             TSGS_OK ||
-        (st = field(c, "labeled_sums", T_F64, (long long)r->nl, &hl, err)) !=
-            TSGS_OK ||
-        (st = field(c, "labeled_order", T_U64, (long long)r->nl, &lo, err)) !=
-            TSGS_OK)
+        (st = field(c, "labeled_sums", T_F64, (long long)r->labeled.n, &hl,
+                    err)) != TSGS_OK ||
+        (st = field(c, "labeled_order", T_U64, (long long)r->labeled.n, &lo,
+                    err)) != TSGS_OK)
         return st;
     const uint64_t epoch = get64(pass->data), upos = get64(pass->data + 8);
-    if (upos > r->nu || epoch > (uint64_t)T)
+    if (upos > r->unlabeled.n || epoch > (uint64_t)T)
         return bad(c, "pass", err, "a position outside the unlabeled rows");
-    int np = not_permutation(lo, r->nl, r->lidx);
+    int np = not_permutation(lo, r->labeled.n, r->labeled.order);
     if (np < 0)
         return TSGS__NOMEM(err);
     if (np)
@@ -525,21 +524,22 @@ tsgs_status tsgs__ckpt_restore(run_t *r, tsgs_model *m, long T,
     }
     m->scale = f64_at(state, 0);
     m->bias = f64_at(state, 1);
-    r->mean_ema = f64_at(state, 2);
-    if (!(m->scale > 0.0) || !isfinite(m->bias) || !isfinite(r->mean_ema))
+    r->unlabeled.balance_threshold = f64_at(state, 2);
+    if (!(m->scale > 0.0) || !isfinite(m->bias) ||
+        !isfinite(r->unlabeled.balance_threshold))
         return bad(c, "state", err, "a scale, bias or threshold out of "
                                     "range");
-    for (size_t i = 0; i < r->nl; i++)
-        r->hl[i] = f64_at(hl, i);
+    for (size_t i = 0; i < r->labeled.n; i++)
+        r->labeled.sums[i] = f64_at(hl, i);
     /* the pass order: the seed's shuffles replayed up to the pass */
     for (long e = 1; e <= (long)epoch; e++) {
-        r->epoch = e;
+        r->unlabeled.pass = e;
 #ifdef _OPENMP
 #pragma omp parallel num_threads(r->threads) if (r->threads > 1)
 #endif
         tsgs__sgd_shuffle_pass(r);
     }
-    r->upos = (size_t)upos;
+    r->unlabeled.pass_position = (size_t)upos;
     *t_done = (long)t;
     return TSGS_OK;
 }
@@ -598,29 +598,32 @@ static void put_state(buffer *b, const run_t *r, const tsgs_model *m, long t,
     const uint64_t nb = (uint64_t)m->nblocks, dirs = (uint64_t)m->fs.dirs;
     /* the rows of step t + 1 taken ahead go back to the pass (a resumed
      * run takes them again) */
-    const uint64_t upos = r->upos - (r->next_t == t + 1 ? r->bu : 0);
+    const uint64_t upos =
+        r->unlabeled.pass_position -
+        (r->ahead.step == t + 1 ? r->unlabeled.batch_size : 0);
     const uint64_t steps[3] = {(uint64_t)t, (uint64_t)r->T,
-                               (uint64_t)r->max_blocks};
-    const uint64_t pass[2] = {(uint64_t)r->epoch, upos};
-    const uint64_t shape[3] = {nb, dirs, (uint64_t)r->pair};
-    const double state[3] = {m->scale, m->bias, r->mean_ema};
+                               (uint64_t)r->settings.max_blocks};
+    const uint64_t pass[2] = {(uint64_t)r->unlabeled.pass, upos};
+    const uint64_t shape[3] = {nb, dirs, (uint64_t)r->settings.cos_sin};
+    const double state[3] = {m->scale, m->bias, r->unlabeled.balance_threshold};
     const double resolved[2] = {r->p.c, r->p.sigma};
     const uint32_t version = CKPT_VERSION, bom = CKPT_BOM;
     put(b, CKPT_MAGIC, 8);
     put(b, &version, 4);
     put(b, &bom, 4);
-    put_record(b, "settings", T_TEXT, strlen(r->ck_settings),
-               r->ck_settings);
-    put_record(b, "data", T_U64, 4, r->ck_data);
+    put_record(b, "settings", T_TEXT, strlen(r->ckpt.settings),
+               r->ckpt.settings);
+    put_record(b, "data", T_U64, 4, r->ckpt.data);
     put_record(b, "resolved", T_F64, 2, resolved);
     put_record(b, "steps", T_U64, 3, steps);
     put_record(b, "pass", T_U64, 2, pass);
     put_record(b, "shape", T_U64, 3, shape);
     put_record(b, "state", T_F64, 3, state);
     put_record(b, "coef_cos", T_F64, nb * dirs, m->ac);
-    put_record(b, "coef_sin", T_F64, r->pair ? nb * dirs : 0, m->as);
-    put_record(b, "labeled_sums", T_F64, r->nl, r->hl);
-    put_record(b, "labeled_order", T_U64, r->nl, lorder);
+    put_record(b, "coef_sin", T_F64, r->settings.cos_sin ? nb * dirs : 0,
+               m->as);
+    put_record(b, "labeled_sums", T_F64, r->labeled.n, r->labeled.sums);
+    put_record(b, "labeled_order", T_U64, r->labeled.n, lorder);
     put_record(b, "end", T_U64, 0, NULL);
     if (!b->failed) {
         const uint64_t sum = hash_bytes(CKPT_BOM, b->p, b->n);
@@ -633,10 +636,11 @@ tsgs_status tsgs__ckpt_write(const run_t *r, const tsgs_model *m, long t,
 {
     const char *path = r->opt.ckpt_write->path;
     buffer b = {NULL, 0, 0, 0};
-    uint64_t *lorder = malloc(sizeof(uint64_t) * (r->nl ? r->nl : 1));
+    uint64_t *lorder =
+        malloc(sizeof(uint64_t) * (r->labeled.n ? r->labeled.n : 1));
     if (lorder) {
-        for (size_t i = 0; i < r->nl; i++)
-            lorder[i] = r->lidx[i];
+        for (size_t i = 0; i < r->labeled.n; i++)
+            lorder[i] = r->labeled.order[i];
         put_state(&b, r, m, t, lorder);
     }
     free(lorder);

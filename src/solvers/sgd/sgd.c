@@ -18,21 +18,48 @@
 
 static void run_free(run_t *r)
 {
-    free(r->lidx); free(r->uidx); tsgs__rows_free(&r->XL); free(r->yl);
-    free(r->cwl);
-    free(r->hl); free(r->wl); tsgs__rows_free(&r->XU); free(r->gu);
-    free(r->wu); free(r->Wb);
-    free(r->Pb); free(r->cl); free(r->sl); free(r->cu); free(r->su);
-    free(r->dac); free(r->das); free(r->sorted); free(r->gc); free(r->gs);
-    free(r->cgc); free(r->cgs); free(r->qc); free(r->qs); free(r->bcl);
-    free(r->bsl); free(r->fcl);
-    free(r->fsl); tsgs__rows_free(&r->XLb); free(r->gl); free(r->ubatch);
-    free(r->ubatch_next); tsgs__rows_free(&r->XU_next); free(r->draws);
+    free(r->labeled.order);
+    free(r->unlabeled.order);
+    tsgs__rows_free(&r->labeled.rows);
+    free(r->labeled.y);
+    free(r->labeled.class_weight);
+    free(r->labeled.sums);
+    free(r->labeled.loss_weight);
+    tsgs__rows_free(&r->unlabeled.batch_rows);
+    free(r->unlabeled.decision);
+    free(r->unlabeled.loss_weight);
+    free(r->block.panel);
+    free(r->block.phase);
+    free(r->labeled.block_cos);
+    free(r->labeled.block_sin);
+    free(r->unlabeled.block_cos);
+    free(r->unlabeled.block_sin);
+    free(r->block.increment_cos);
+    free(r->block.increment_sin);
+    free(r->unlabeled.sorted_decisions);
+    free(r->block.gradient_cos);
+    free(r->block.gradient_sin);
+    free(r->block.check_gradient_cos);
+    free(r->block.check_gradient_sin);
+    free(r->block.squares_cos);
+    free(r->block.squares_sin);
+    free(r->block.best_labeled_cos);
+    free(r->block.best_labeled_sin);
+    free(r->frs.labeled_cos);
+    free(r->frs.labeled_sin);
+    tsgs__rows_free(&r->labeled.batch_rows);
+    free(r->labeled.batch_decision);
+    free(r->unlabeled.batch);
+    free(r->ahead.batch);
+    tsgs__rows_free(&r->ahead.batch_rows);
+    free(r->unlabeled.shuffle_draws);
     tsgs__held_batch_end(r);
-    free(r->chunks_taken);
-    free(r->part); tsgs__featcache_free(r->fc); free(r->lrow);
-    free(r->tile_count);
-    free(r->ck_settings);
+    free(r->ahead.chunks_taken);
+    free(r->step.partial_sums);
+    tsgs__featcache_free(r->unlabeled.feature_cache);
+    free(r->labeled.dataset_rows);
+    free(r->step.tile_count);
+    free(r->ckpt.settings);
 }
 
 /* The scaled labeled rows and their classes (+1 / -1), in file order;
@@ -42,26 +69,111 @@ static tsgs_status gather_labeled(run_t *r, const tsgs__train_job *job,
                                   tsgs_error *err)
 {
     const tsgs_dataset *ds = r->ds;
-    const size_t nl1 = r->nl ? r->nl : 1;
+    const size_t nl1 = r->labeled.n ? r->labeled.n : 1;
     const double *row_w = job->opt.row_w;
-    r->lidx = malloc(sizeof(size_t) * nl1);
-    r->yl = malloc(sizeof(double) * nl1);
-    r->cwl = row_w ? malloc(sizeof(double) * nl1) : NULL;
-    if (!r->lidx || !r->yl || (row_w && !r->cwl) ||
-        tsgs__rows_init(&r->XL, ds, &job->scaler, r->nl))
+    r->labeled.order = malloc(sizeof(size_t) * nl1);
+    r->labeled.y = malloc(sizeof(double) * nl1);
+    r->labeled.class_weight = row_w ? malloc(sizeof(double) * nl1) : NULL;
+    if (!r->labeled.order || !r->labeled.y ||
+        (row_w && !r->labeled.class_weight) ||
+        tsgs__rows_init(&r->labeled.rows, ds, &job->scaler, r->labeled.n))
         return TSGS__NOMEM(err);
     /* the file's rows to gather, then batch order */
-    tsgs__label_split(ds->y, ds->n, r->threads, r->lidx, NULL);
-    for (size_t il = 0; il < r->nl; il++) {
-        r->yl[il] = ds->y[r->lidx[il]] == job->label_pos ? 1.0 : -1.0;
+    tsgs__label_split(ds->y, ds->n, r->threads, r->labeled.order, NULL);
+    for (size_t il = 0; il < r->labeled.n; il++) {
+        r->labeled.y[il] =
+            ds->y[r->labeled.order[il]] == job->label_pos ? 1.0 : -1.0;
         if (row_w)
-            r->cwl[il] = row_w[r->lidx[il]];
+            r->labeled.class_weight[il] = row_w[r->labeled.order[il]];
     }
-    if (tsgs__rows_gather(&r->XL, ds, &job->scaler, r->lidx, r->nl))
+    if (tsgs__rows_gather(&r->labeled.rows, ds, &job->scaler, r->labeled.order,
+                          r->labeled.n))
         return TSGS__NOMEM(err);
-    for (size_t i = 0; i < r->nl; i++)
-        r->lidx[i] = i;
+    for (size_t i = 0; i < r->labeled.n; i++)
+        r->labeled.order[i] = i;
     return TSGS_OK;
+}
+
+/* The unlabeled part's buffers: the pass order, the mini-batch (rows,
+ * decision values, loss weights, sorted decisions, block features, `wide`
+ * of them per row) and the read-ahead's (with rows held in shares, the
+ * ring of mini-batches fetched). 0, or -1 when out of memory. */
+static int unlabeled_alloc(run_t *r, const tsgs_model *m, size_t bu1,
+                           size_t wide)
+{
+    run_unlabeled *u = &r->unlabeled;
+    run_read_ahead *ahead = &r->ahead;
+    u->order = malloc(sizeof(size_t) * (u->n ? u->n : 1));
+    int bad = tsgs__rows_init(&u->batch_rows, r->ds, &m->scaler, bu1) |
+              tsgs__rows_init(&ahead->batch_rows, r->ds, &m->scaler, bu1);
+    u->batch = malloc(sizeof(size_t) * bu1);
+    ahead->batch = malloc(sizeof(size_t) * bu1);
+    if (r->ds->held)
+        bad |= !(ahead->held_batches =
+                     malloc(sizeof(size_t) * bu1 * TSGS__HELD_BATCHES));
+    u->shuffle_draws = malloc(sizeof(size_t) * 2 * TSGS__SHUFFLE_CHUNK);
+    ahead->chunks_taken =
+        calloc((size_t)(r->threads > 1 ? r->threads : 1), sizeof(int));
+    u->decision = malloc(sizeof(double) * bu1);
+    u->loss_weight = malloc(sizeof(double) * bu1);
+    u->sorted_decisions = malloc(sizeof(double) * bu1);
+    u->block_cos = malloc(sizeof(float) * wide * bu1);
+    u->block_sin = malloc(sizeof(float) * wide * bu1);
+    return bad || !u->order || !u->batch || !ahead->batch ||
+                   !u->shuffle_draws || !ahead->chunks_taken ||
+                   !u->decision || !u->loss_weight || !u->sorted_decisions ||
+                   !u->block_cos || !u->block_sin
+               ? -1
+               : 0;
+}
+
+/* The labeled part's buffers: cached sums and loss weights of the nl1
+ * rows, the mini-batch's rows and decision values (no cache), block
+ * features of `lrows` rows, `width` per row. 0, or -1. */
+static int labeled_alloc(run_t *r, const tsgs_model *m, size_t nl1,
+                         size_t lrows, size_t width)
+{
+    run_labeled *l = &r->labeled;
+    const size_t bl1 = l->batch_size ? l->batch_size : 1;
+    l->sums = calloc(nl1, sizeof(double));
+    l->loss_weight = calloc(nl1, sizeof(double));
+    int bad = tsgs__rows_init(&l->batch_rows, r->ds, &m->scaler, bl1);
+    l->batch_decision = malloc(sizeof(double) * bl1);
+    l->block_cos = malloc(sizeof(float) * width * lrows);
+    l->block_sin = malloc(sizeof(float) * width * lrows);
+    return bad || !l->sums || !l->loss_weight || !l->batch_decision ||
+                   !l->block_cos || !l->block_sin
+               ? -1
+               : 0;
+}
+
+/* The block's buffers: its packed directions (`panel_rows` floats per
+ * direction), increments and gradients (`wide`), the checking rule's
+ * (`width`) and the best candidate's labeled features (`lrows` rows).
+ * 0, or -1. */
+static int block_alloc(run_block *b, size_t width, size_t wide,
+                       size_t panel_rows, size_t lrows)
+{
+    b->panel = malloc(sizeof(float) * width * panel_rows);
+    b->phase = malloc(sizeof(float) * width);
+    b->best_labeled_cos = malloc(sizeof(float) * width * lrows);
+    b->best_labeled_sin = malloc(sizeof(float) * width * lrows);
+    b->increment_cos = calloc(wide, sizeof(double));
+    b->increment_sin = calloc(wide, sizeof(double));
+    b->gradient_cos = calloc(wide, sizeof(double));
+    b->gradient_sin = calloc(wide, sizeof(double));
+    b->check_gradient_cos = calloc(width, sizeof(double));
+    b->check_gradient_sin = calloc(width, sizeof(double));
+    b->squares_cos = calloc(width, sizeof(double));
+    b->squares_sin = calloc(width, sizeof(double));
+    return !b->panel || !b->phase || !b->best_labeled_cos ||
+                   !b->best_labeled_sin || !b->increment_cos ||
+                   !b->increment_sin || !b->gradient_cos ||
+                   !b->gradient_sin || !b->check_gradient_cos ||
+                   !b->check_gradient_sin || !b->squares_cos ||
+                   !b->squares_sin
+               ? -1
+               : 0;
 }
 
 static tsgs_status run_setup(run_t *r, tsgs_model *m, long max_blocks,
@@ -69,78 +181,49 @@ static tsgs_status run_setup(run_t *r, tsgs_model *m, long max_blocks,
 {
     const tsgs_dataset *ds = r->ds;
     const size_t d = r->d;
-    const size_t nl1 = r->nl ? r->nl : 1, bu1 = r->bu ? r->bu : 1;
-    r->pair = m->fs.map == TSGS_FEATURES_PAIR;
-    r->ngb = (m->fs.dirs + TSGS__LANES - 1) / TSGS__LANES;
-    r->wb = (size_t)r->ngb * TSGS__LANES;
+    const size_t nl1 = r->labeled.n ? r->labeled.n : 1,
+                 bu1 = r->unlabeled.batch_size ? r->unlabeled.batch_size : 1;
+    run_settings *set = &r->settings;
+    set->cos_sin = m->fs.map == TSGS_FEATURES_PAIR;
+    set->groups_per_block = (m->fs.dirs + TSGS__LANES - 1) / TSGS__LANES;
+    set->block_width = (size_t)set->groups_per_block * TSGS__LANES;
     /* FRS evaluates every direction at every step, the others one block */
-    const size_t wide = r->frs ? (size_t)r->frs_groups * TSGS__LANES : r->wb;
-
-    r->uidx = malloc(sizeof(size_t) * (r->nu ? r->nu : 1));
-    r->hl = calloc(nl1, sizeof(double));
-    r->wl = calloc(nl1, sizeof(double));
-    const int sparse = !r->XL.x; /* the rows' storage decides */
-    int bad = tsgs__rows_init(&r->XU, ds, &m->scaler, bu1) |
-              tsgs__rows_init(&r->XU_next, ds, &m->scaler, bu1) |
-              tsgs__rows_init(&r->XLb, ds, &m->scaler, r->bl ? r->bl : 1);
-    r->ubatch = malloc(sizeof(size_t) * bu1);
-    r->ubatch_next = malloc(sizeof(size_t) * bu1);
-    if (ds->held)
-        bad |= !(r->held_ring =
-                     malloc(sizeof(size_t) * bu1 * TSGS__HELD_BATCHES));
-    r->draws = malloc(sizeof(size_t) * 2 * TSGS__SHUFFLE_CHUNK);
-    r->chunks_taken = calloc((size_t)(r->threads > 1 ? r->threads : 1),
-                             sizeof(int));
-    /* the kernel's partial sums for the largest model and batch */
-    const long most_dirs = (r->frs ? 1 : max_blocks) * m->fs.dirs;
-    r->npart = tsgs__sums_scratch(most_dirs, bu1 > nl1 ? bu1 : nl1);
-    r->part = malloc(sizeof(double) * (r->npart ? r->npart : 1));
-    r->tile_count = calloc(bu1 / 12 + 1, sizeof(int));
-    r->gu = malloc(sizeof(double) * bu1);
-    r->wu = malloc(sizeof(double) * bu1);
-    r->sorted = malloc(sizeof(double) * bu1);
-    /* sparse rows: block features from the non-zeros, no d-wide panel */
-    r->Wb = malloc(sizeof(float) * r->wb * (sparse ? 1 : d));
-    r->Pb = malloc(sizeof(float) * r->wb);
+    const size_t wide = r->frs.on ? (size_t)r->frs.groups * TSGS__LANES
+                                  : set->block_width;
     /* block features of every labeled row (cache) or of the batch only */
-    const size_t lrows = r->lcache ? nl1 : (r->bl ? r->bl : 1);
-    r->cl = malloc(sizeof(float) * r->wb * lrows);
-    r->sl = malloc(sizeof(float) * r->wb * lrows);
-    r->bcl = malloc(sizeof(float) * r->wb * lrows);
-    r->bsl = malloc(sizeof(float) * r->wb * lrows);
-    r->gl = malloc(sizeof(double) * (r->bl ? r->bl : 1));
-    r->cu = malloc(sizeof(float) * wide * bu1);
-    r->su = malloc(sizeof(float) * wide * bu1);
-    r->dac = calloc(wide, sizeof(double));
-    r->das = calloc(wide, sizeof(double));
-    r->gc = calloc(wide, sizeof(double));
-    r->gs = calloc(wide, sizeof(double));
-    r->cgc = calloc(r->wb, sizeof(double));
-    r->cgs = calloc(r->wb, sizeof(double));
-    r->qc = calloc(r->wb, sizeof(double));
-    r->qs = calloc(r->wb, sizeof(double));
-    if (r->frs) {
-        r->fcl = malloc(sizeof(float) * wide * nl1);
-        r->fsl = malloc(sizeof(float) * wide * nl1);
-        if (!r->fcl || !r->fsl)
+    const size_t lrows =
+        set->labeled_cache
+            ? nl1
+            : (r->labeled.batch_size ? r->labeled.batch_size : 1);
+    /* sparse rows: block features from the non-zeros, no d-wide panel */
+    const int sparse = !r->labeled.rows.x; /* the rows' storage decides */
+    /* the kernel's partial sums for the largest model and batch */
+    const long most_dirs = (r->frs.on ? 1 : max_blocks) * m->fs.dirs;
+    r->step.n_partial = tsgs__sums_scratch(most_dirs, bu1 > nl1 ? bu1 : nl1);
+    r->step.partial_sums =
+        malloc(sizeof(double) * (r->step.n_partial ? r->step.n_partial : 1));
+    r->step.tile_count = calloc(bu1 / 12 + 1, sizeof(int));
+    if (r->frs.on) {
+        r->frs.labeled_cos = malloc(sizeof(float) * wide * nl1);
+        r->frs.labeled_sin = malloc(sizeof(float) * wide * nl1);
+        if (!r->frs.labeled_cos || !r->frs.labeled_sin)
             return TSGS__NOMEM(err);
     }
-    if (bad || !r->uidx || !r->hl || !r->wl || !r->gu || !r->wu || !r->Wb ||
-        !r->Pb || !r->cl || !r->sl ||
-        !r->bcl || !r->bsl || !r->cu || !r->su || !r->dac || !r->das ||
-        !r->sorted || !r->gc || !r->gs || !r->cgc || !r->cgs || !r->qc ||
-        !r->qs ||
-        !r->gl || !r->ubatch || !r->ubatch_next ||
-        !r->draws || !r->part || !r->chunks_taken || !r->tile_count)
+    if (unlabeled_alloc(r, m, bu1, wide) ||
+        labeled_alloc(r, m, nl1, lrows, set->block_width) ||
+        block_alloc(&r->block, set->block_width, wide, sparse ? 1 : d,
+                    lrows) ||
+        !r->step.partial_sums || !r->step.tile_count)
         return TSGS__NOMEM(err);
-    if (r->nu) /* (DSG leaves them out) */
-        tsgs__label_split(ds->y, ds->n, r->threads, NULL, r->uidx);
-    if (r->frs)
-        tsgs__eval_features(d, m->panel, m->phase, r->frs_groups, r->XL.x,
-                            r->nl, r->threads, r->fcl,
-                            r->pair ? r->fsl : NULL);
-    r->epoch = 0;
-    r->upos = 0;
+    if (r->unlabeled.n) /* (DSG leaves them out) */
+        tsgs__label_split(ds->y, ds->n, r->threads, NULL, r->unlabeled.order);
+    if (r->frs.on)
+        tsgs__eval_features(d, m->panel, m->phase, r->frs.groups,
+                            r->labeled.rows.x, r->labeled.n, r->threads,
+                            r->frs.labeled_cos,
+                            r->settings.cos_sin ? r->frs.labeled_sin : NULL);
+    r->unlabeled.pass = 0;
+    r->unlabeled.pass_position = 0;
 #ifdef _OPENMP
 #pragma omp parallel num_threads(r->threads) if (r->threads > 1)
 #endif
@@ -154,7 +237,8 @@ static tsgs_status run_setup(run_t *r, tsgs_model *m, long max_blocks,
 
 static tsgs_status final_balance(run_t *r, tsgs_model *m, tsgs_error *err)
 {
-    size_t n = r->nu < BALANCE_SAMPLE ? r->nu : BALANCE_SAMPLE;
+    size_t n =
+        r->unlabeled.n < BALANCE_SAMPLE ? r->unlabeled.n : BALANCE_SAMPLE;
     tsgs__rows X;
     int bad = tsgs__rows_init(&X, r->ds, &m->scaler, n);
     double *g = malloc(sizeof(double) * n);
@@ -166,7 +250,7 @@ static tsgs_status final_balance(run_t *r, tsgs_model *m, tsgs_error *err)
     }
     /* Spread over the whole current pass order: a seeded sample. */
     for (size_t i = 0; i < n; i++)
-        rows[i] = r->uidx[i * (r->nu / n)];
+        rows[i] = r->unlabeled.order[i * (r->unlabeled.n / n)];
     if (tsgs__held_fetch(r->ds, rows, n, 0)) {
         st = TSGS__NOMEM(err);
         goto done;
@@ -242,7 +326,7 @@ static tsgs_status choose_c_sigma(run_t *r, tsgs__train_job *job,
 {
     const tsgs_dataset *ds = job->ds;
     tsgs_params *p = &r->p;
-    const size_t d = ds->d, nl = r->nl;
+    const size_t d = ds->d, nl = r->labeled.n;
     const size_t nu_all = ds->n - nl;
     const size_t nm = nu_all < MEDIAN_UNLABELED ? nu_all : MEDIAN_UNLABELED;
     tsgs__rows XM;
@@ -269,15 +353,16 @@ static tsgs_status choose_c_sigma(run_t *r, tsgs__train_job *job,
     }
     double sigma0 = p->sigma;
     if (sigma0 <= 0.0 &&
-        (st = tsgs__median_sigma(&r->XL, &XM, d, p->seed, r->threads,
+        (st = tsgs__median_sigma(&r->labeled.rows, &XM, d, p->seed, r->threads,
                                  &sigma0, err)) != TSGS_OK)
         goto done;
     tsgs__fspec fs = tsgs__fspec_of(p, d); /* its sigma: the grid's */
     size_t ndirs = (size_t)(first_blocks(p, d) * fs.dirs);
     size_t D = tsgs__feature_columns(&fs, ndirs);
-    tsgs__grid_job g = {&r->XL, r->yl, nl, d, &fs, ndirs, D, sigma0, p->sigma,
+    tsgs__grid_job g = {&r->labeled.rows, r->labeled.y, nl, d, &fs, ndirs,
+                        D, sigma0, p->sigma,
                         p->c > 0.0 ? p->c / (double)nl : 0.0, p->seed,
-                        r->threads, NULL, r->cwl,
+                        r->threads, NULL, r->labeled.class_weight,
                         &job->stop, NULL};
     tsgs__grid_choice choice;
     if ((st = tsgs__select_grid(&g, &choice, err)) != TSGS_OK)
@@ -311,8 +396,8 @@ static int warm_start_fits(const run_t *r, const tsgs_params *p, size_t d,
     const tsgs__fspec fs = tsgs__fspec_of(p, d);
     size_t D = tsgs__feature_columns(
         &fs, (size_t)(start_blocks(p, d, max_blocks) * fs.dirs));
-    return r->nl > 0 && r->nl <= WARM_MAX_LABELED && D > 0 &&
-           r->nl <= WARM_MAX_FLOATS / D;
+    return r->labeled.n > 0 && r->labeled.n <= WARM_MAX_LABELED && D > 0 &&
+           r->labeled.n <= WARM_MAX_FLOATS / D;
 }
 
 /* The model starts as the exact SVM on the labeled rows over its first
@@ -321,13 +406,15 @@ static tsgs_status start_supervised(run_t *r, tsgs_model *m, long max_blocks,
                                     tsgs__stop *stop, tsgs_error *err)
 {
     const long blocks = start_blocks(&r->p, m->d, max_blocks);
-    tsgs_status st = tsgs__warm_start(m, blocks, &r->XL, r->yl, r->cwl, r->nl,
-                                      r->p.c / (double)r->nl, r->p.seed,
+    tsgs_status st = tsgs__warm_start(m, blocks, &r->labeled.rows, r->labeled.y,
+                                      r->labeled.class_weight, r->labeled.n,
+                                      r->p.c / (double)r->labeled.n, r->p.seed,
                                       r->threads, stop, err);
-    if (st != TSGS_OK || !r->lcache)
+    if (st != TSGS_OK || !r->settings.labeled_cache)
         return st;
     tsgs__fview v = tsgs__model_view(m);
-    return tsgs__rows_eval_sums(&v, m->cc, &r->XL, r->threads, r->hl, err);
+    return tsgs__rows_eval_sums(&v, m->cc, &r->labeled.rows, r->threads,
+                                r->labeled.sums, err);
 }
 
 /* The run's derived settings (the model records them): C, sigma, C*, the
@@ -348,22 +435,26 @@ static tsgs_status resolve_settings(run_t *r, tsgs__train_job *job,
     if (p->eta <= 0.0)
         p->eta = p->c > 2.0 ? p->c : 2.0;
     if (p->c_star < 0.0)
-        p->c_star = r->nu ? p->c * (double)r->nl / (double)r->nu : 0.0;
+        p->c_star = r->unlabeled.n
+                        ? p->c * (double)r->labeled.n / (double)r->unlabeled.n
+                        : 0.0;
     if (p->balance_ratio < 0.0)
-        p->balance_ratio = (double)job->n_pos / (double)r->nl;
+        p->balance_ratio = (double)job->n_pos / (double)r->labeled.n;
     /* auto: centred unlabeled weights, the bias learned. The quantile
      * rule, tuned C and sigma given, cost 10-15 points on ijcnn1 (9.5%
      * positive) and susy; with no rule at all tsg put every row in one
      * class on the 50-d Gaussians (docs/stochastic-solvers.md, "The
      * stochastic solvers' defaults"). */
-    if (r->nu == 0)
+    if (r->unlabeled.n == 0)
         p->balance = 0;
     else if (p->balance < 0)
         p->balance = TSGS__BALANCE_CENTRED;
-    r->bl = (size_t)p->batch_labeled < r->nl ? (size_t)p->batch_labeled
-                                             : r->nl;
-    r->bu = (size_t)p->batch_unlabeled < r->nu ? (size_t)p->batch_unlabeled
-                                               : r->nu;
+    r->labeled.batch_size = (size_t)p->batch_labeled < r->labeled.n
+                                ? (size_t)p->batch_labeled
+                                : r->labeled.n;
+    r->unlabeled.batch_size = (size_t)p->batch_unlabeled < r->unlabeled.n
+                                  ? (size_t)p->batch_unlabeled
+                                  : r->unlabeled.n;
     *T = sgd_steps(ds, p);
     if (p->step == TSGS_STEP_THEORY && tsgs__step_size(p, 1, *T) >= 1.0)
         return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
@@ -383,8 +474,8 @@ static tsgs_status resolve_settings(run_t *r, tsgs__train_job *job,
         return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
                           "max-features = 0: frs trains one fixed set of "
                           "features and needs a budget");
-    r->mean_ema = 0.0;
-    r->frs = p->solver == TSGS_SOLVER_FRS;
+    r->unlabeled.balance_threshold = 0.0;
+    r->frs.on = p->solver == TSGS_SOLVER_FRS;
     return TSGS_OK;
 }
 
@@ -400,25 +491,28 @@ static tsgs_status start_featcache(run_t *r, const tsgs_model *m, long T,
     double left = r->p.cache_mb * 1048576.0;
     if (m->cc)
         left -= (double)m->cc->ncols * (double)m->cc->stride * sizeof(float);
-    const size_t nl = r->lcache ? r->nl : 0, n = r->nu + nl;
-    if (tsgs__featcache_bytes(n, blocks * m->fs.dirs, r->pair) > left)
+    const size_t nl = r->settings.labeled_cache ? r->labeled.n : 0,
+                 n = r->unlabeled.n + nl;
+    if (tsgs__featcache_bytes(n, blocks * m->fs.dirs, r->settings.cos_sin) >
+        left)
         return TSGS_OK;
     size_t *rows = malloc(sizeof(size_t) * (n ? n : 1));
     if (!rows)
         return TSGS__NOMEM(err);
-    memcpy(rows, r->uidx, sizeof(size_t) * r->nu);
-    for (size_t i = 0, k = r->nu; i < r->ds->n && k < n; i++)
-        if (!isnan(r->ds->y[i])) /* XL's order (gather_labeled) */
+    memcpy(rows, r->unlabeled.order, sizeof(size_t) * r->unlabeled.n);
+    for (size_t i = 0, k = r->unlabeled.n; i < r->ds->n && k < n; i++)
+        if (!isnan(r->ds->y[i])) /* labeled.rows's order (gather_labeled) */
             rows[k++] = i;
-    tsgs_status st = tsgs__featcache_new(r->ds, &m->scaler, rows, n,
-                                         blocks * m->fs.dirs, r->pair, left,
-                                         &r->fc, err);
-    if (st == TSGS_OK && r->fc && nl) {
-        r->lrow = malloc(sizeof(size_t) * nl);
-        if (!r->lrow)
+    tsgs_status st = tsgs__featcache_new(
+        r->ds, &m->scaler, rows, n, blocks * m->fs.dirs, r->settings.cos_sin,
+        left, &r->unlabeled.feature_cache, err);
+    if (st == TSGS_OK && r->unlabeled.feature_cache && nl) {
+        r->labeled.dataset_rows = malloc(sizeof(size_t) * nl);
+        if (!r->labeled.dataset_rows)
             st = TSGS__NOMEM(err);
         else
-            memcpy(r->lrow, rows + r->nu, sizeof(size_t) * nl);
+            memcpy(r->labeled.dataset_rows, rows + r->unlabeled.n,
+                   sizeof(size_t) * nl);
     }
     free(rows);
     return st;
@@ -431,15 +525,14 @@ static tsgs_status start_model(run_t *r, tsgs__train_job *job, long T,
                                tsgs_error *err)
 {
     tsgs_model *m = NULL;
-    tsgs_status st = tsgs__model_new(&r->p, job->ds->d,
-                                     r->frs || max_blocks < T ? max_blocks
-                                                              : T,
-                                     &m, err);
+    tsgs_status st =
+        tsgs__model_new(&r->p, job->ds->d,
+                        r->frs.on || max_blocks < T ? max_blocks : T, &m, err);
     if (st != TSGS_OK)
         return st;
     /* the model owns the scaler from here */
     tsgs__model_adopt(m, job->label_neg, job->label_pos, &job->scaler);
-    if (!r->XL.x) {
+    if (!r->labeled.rows.x) {
         /* sparse rows: the cache budget goes to the directions of their
          * most frequent columns instead of d-wide panels */
         m->cache_enabled = 0;
@@ -449,7 +542,7 @@ static tsgs_status start_model(run_t *r, tsgs__train_job *job, long T,
                                      err)) != TSGS_OK)
             goto fail;
     }
-    if (r->frs) {
+    if (r->frs.on) {
         /* all features from the start, cached whatever cache-mb says: FRS
          * reads every one of them at every step */
         for (long b = 0; b < max_blocks; b++)
@@ -458,19 +551,21 @@ static tsgs_status start_model(run_t *r, tsgs__train_job *job, long T,
         m->cache_enabled = 1;
         if ((st = tsgs__model_cache_sync(m, err)) != TSGS_OK)
             goto fail;
-        r->frs_dirs = m->nblocks * m->fs.dirs;
-        r->frs_groups = (r->frs_dirs + TSGS__LANES - 1) / TSGS__LANES;
+        r->frs.dirs = m->nblocks * m->fs.dirs;
+        r->frs.groups = (r->frs.dirs + TSGS__LANES - 1) / TSGS__LANES;
     }
     /* Cache the labeled sums when keeping them current (n_l x r per step)
      * costs less than predicting the labeled mini-batch (B_l x M). */
-    r->lcache = r->frs || (r->opt.labeled_cache >= 0
-                               ? r->opt.labeled_cache
-                               : (double)r->nl * (double)m->fs.dirs <=
-                                     (double)r->bl * (double)max_blocks *
-                                         (double)m->fs.dirs);
+    r->settings.labeled_cache =
+        r->frs.on || (r->opt.labeled_cache >= 0
+                          ? r->opt.labeled_cache
+                          : (double)r->labeled.n * (double)m->fs.dirs <=
+                                (double)r->labeled.batch_size *
+                                    (double)max_blocks * (double)m->fs.dirs);
     if ((st = run_setup(r, m, max_blocks, err)) != TSGS_OK)
         goto fail;
-    if (!r->XL.x && !r->frs && (r->bu || r->lcache) &&
+    if (!r->labeled.rows.x && !r->frs.on &&
+        (r->unlabeled.batch_size || r->settings.labeled_cache) &&
         (st = start_featcache(r, m, T, max_blocks, err)) != TSGS_OK)
         goto fail;
     *out = m;
@@ -480,10 +575,10 @@ fail:
     return st;
 }
 
-/* Steps t0 .. t1 by the team (team), until a step fails (r->run_st) or
- * the hooks ask to stop (r->stop); r->t_last gets the last step run. The
- * hooks are called on the calling thread (the team's master), as progress
- * reports without a monitor measurement: the measurement, which has a
+/* Steps t0 .. t1 by the team (team), until a step fails (r->step.status) or
+ * the hooks ask to stop (r->step.stop); r->step.last_done gets the last step
+ * run. The hooks are called on the calling thread (the team's master), as
+ * progress reports without a monitor measurement: the measurement, which has a
  * team of its own, comes between two such stretches. */
 static void run_stretch(run_t *r, tsgs_model *m, long t0, long t1)
 {
@@ -492,16 +587,16 @@ static void run_stretch(run_t *r, tsgs_model *m, long t0, long t1)
     tsgs__kernel_ws_init(&me.ws, r->d);
     for (long t = t0; t <= t1; t++) {
         tsgs_status st = tsgs__sgd_step(r, m, t, &me);
-        /* st and r->stop: the same on every thread after the step's last
+        /* st and r->step.stop: the same on every thread after the step's last
          * barrier */
         if (st != TSGS_OK) {
 #ifdef _OPENMP
 #pragma omp master
 #endif
-            r->run_st = st;
+            r->step.status = st;
             break;
         }
-        if (r->stop || r->pause)
+        if (r->step.stop || r->ckpt.due)
             break;
     }
     tsgs__kernel_ws_free(&me.ws);
@@ -523,7 +618,7 @@ static void write_checkpoint(run_t *r, const tsgs_model *m, long t,
         snprintf(msg, sizeof msg, "%s (training goes on)", e.message);
         hooks->warn(msg, hooks->user);
     }
-    r->ck_next_s = tsgs__now_s() + ck->every_seconds;
+    r->ckpt.next_due_s = tsgs__now_s() + ck->every_seconds;
 }
 
 /* Steps 1 .. T (or until the hooks ask to stop: *t_done gets the steps
@@ -541,33 +636,36 @@ static tsgs_status run_steps(run_t *r, tsgs_model *m,
     r->t_start = tsgs__now_s();
     const long long steps_ns = tsgs__now_ns();
     r->monitor_s = 0.0;
-    r->err = err;
+    r->step.err = err;
     r->hooks = hooks;
     r->T = T;
-    r->max_blocks = max_blocks;
-    r->stop = 0;
-    r->run_st = TSGS_OK;
-    r->failed = 0;
-    r->plan_t = r->next_t = 0;
+    r->settings.max_blocks = max_blocks;
+    r->step.stop = 0;
+    r->step.status = TSGS_OK;
+    r->step.failed = 0;
+    r->step.planned = r->ahead.step = 0;
     /* (dense rows only: the fast path plans a block's d-wide panel) */
-    r->fast = !r->frs && r->lcache && r->p.reuse != TSGS_REUSE_CHECK &&
-              r->XL.x;
+    r->settings.fast = !r->frs.on && r->settings.labeled_cache &&
+                       r->p.reuse != TSGS_REUSE_CHECK && r->labeled.rows.x;
     /* A step's work grows with the rows' width on sparse rows only (a row
      * of 10^7 non-zeros: 3.4 s a step): there the stop is polled inside
      * a step too; dense steps take milliseconds. */
-    r->halt = !r->XL.x && !r->opt.steps_unpolled && stop->ask ? stop : NULL;
+    r->halt =
+        !r->labeled.rows.x && !r->opt.steps_unpolled && stop->ask ? stop : NULL;
     /* the labeled cache's update (n_l x r) on the team when it is large */
-    r->big_update = (double)r->nl * (double)m->fs.dirs > 65536.0;
+    r->settings.team_updates_cache =
+        (double)r->labeled.n * (double)m->fs.dirs > 65536.0;
     /* (a run split over processes gathers the unlabeled rows' values in
      * the serial section: its steps are not split steps) */
-    r->split_step = r->fast && !r->big_update && !r->opt.explicit_decay &&
-                    !r->opt.serial_labeled && !r->opt.split &&
-                    r->p.balance != TSGS__BALANCE_HOLD;
-    r->hl_pending = 0;
-    r->pause = 0;
-    r->t_last = r->t_begin = t_first - 1;
+    r->settings.split_step =
+        r->settings.fast && !r->settings.team_updates_cache &&
+        !r->opt.explicit_decay && !r->opt.serial_labeled && !r->opt.split &&
+        r->p.balance != TSGS__BALANCE_HOLD;
+    r->labeled.sums_pending = 0;
+    r->ckpt.due = 0;
+    r->step.last_done = r->ckpt.steps_resumed = t_first - 1;
     if (r->opt.ckpt_write)
-        r->ck_next_s = r->t_start + r->opt.ckpt_write->every_seconds;
+        r->ckpt.next_due_s = r->t_start + r->opt.ckpt_write->every_seconds;
     *stopped = 0;
     const long every =
         tsgs__sgd_measure_due(hooks, 0) ? hooks->monitor_every : 0;
@@ -581,24 +679,24 @@ static tsgs_status run_steps(run_t *r, tsgs_model *m,
 #endif
         run_stretch(r, m, t, last);
         tsgs__sgd_flush(r, m);
-        if (r->run_st != TSGS_OK)
-            return r->run_st;
-        if (r->stop) {
+        if (r->step.status != TSGS_OK)
+            return r->step.status;
+        if (r->step.stop) {
             *stopped = 1;
-            *t_done = r->t_last;
+            *t_done = r->step.last_done;
             /* (not when the stop cut work before the steps short, such as
              * the grid or the supervised start: a run resumed from it
              * would not be the run uninterrupted) */
             const long long at = atomic_load(&stop->asked_ns);
             if (at == 0 || at >= steps_ns)
-                write_checkpoint(r, m, r->t_last, hooks);
+                write_checkpoint(r, m, r->step.last_done, hooks);
             return TSGS_OK;
         }
-        if (r->pause) { /* a checkpoint: the stretch goes on after it */
-            r->pause = 0;
-            write_checkpoint(r, m, r->t_last, hooks);
-            if (r->t_last < last) {
-                t = r->t_last + 1;
+        if (r->ckpt.due) { /* a checkpoint: the stretch goes on after it */
+            r->ckpt.due = 0;
+            write_checkpoint(r, m, r->step.last_done, hooks);
+            if (r->step.last_done < last) {
+                t = r->step.last_done + 1;
                 continue;
             }
         }
@@ -622,10 +720,11 @@ static tsgs_status sgd_train(tsgs__train_job *job, tsgs_model **out,
     r.threads = job->team.threads;
     r.opt = job->opt;
     r.d = ds->d;
-    r.nl = tsgs__label_split(ds->y, ds->n, r.threads, NULL, NULL);
+    r.labeled.n = tsgs__label_split(ds->y, ds->n, r.threads, NULL, NULL);
     const int supervised = r.p.solver == TSGS_SOLVER_DSG ||
                            r.p.solver == TSGS_SOLVER_CDSG;
-    r.nu = supervised ? 0 : ds->n - r.nl; /* DSG leaves them out */
+    r.unlabeled.n =
+        supervised ? 0 : ds->n - r.labeled.n; /* DSG leaves them out */
     long T = 0, max_blocks = 0, t_done = 0, t_resumed = 0;
     int stopped = 0;
     tsgs_model *m = NULL;

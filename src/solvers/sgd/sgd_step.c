@@ -43,50 +43,58 @@ double tsgs__sgd_quantile(double *v, size_t n, double ratio)
 void tsgs__sgd_shuffle_pass(run_t *r)
 {
     const tsgs__shuffle_key k = {r->p.seed, TSGS__STREAM_EPOCH,
-                                 (uint64_t)r->epoch << 40};
-    tsgs__shuffle_team(r->uidx, r->nu, &k, r->draws);
+                                 (uint64_t)r->unlabeled.pass << 40};
+    tsgs__shuffle_team(r->unlabeled.order, r->unlabeled.n, &k,
+                       r->unlabeled.shuffle_draws);
 }
 
 void tsgs__held_batch(run_t *r, const size_t *rows)
 {
-    if (!r->ds->held || !r->held_ring)
+    if (!r->ds->held || !r->ahead.held_batches)
         return;
-    size_t *slot = r->held_ring +
-                   (size_t)(r->held_count % TSGS__HELD_BATCHES) * r->bu;
-    if (r->held_count >= TSGS__HELD_BATCHES)
-        tsgs__held_release(r->ds, slot, r->bu);
-    memcpy(slot, rows, sizeof(size_t) * r->bu);
-    r->held_count++;
-    if (tsgs__held_fetch(r->ds, rows, r->bu, 0))
-        r->failed = 1;
+    size_t *slot = r->ahead.held_batches +
+                   (size_t)(r->ahead.batches_fetched % TSGS__HELD_BATCHES) *
+                       r->unlabeled.batch_size;
+    if (r->ahead.batches_fetched >= TSGS__HELD_BATCHES)
+        tsgs__held_release(r->ds, slot, r->unlabeled.batch_size);
+    memcpy(slot, rows, sizeof(size_t) * r->unlabeled.batch_size);
+    r->ahead.batches_fetched++;
+    if (tsgs__held_fetch(r->ds, rows, r->unlabeled.batch_size, 0))
+        r->step.failed = 1;
 }
 
 void tsgs__held_batch_end(run_t *r)
 {
-    if (!r->ds || !r->ds->held || !r->held_ring)
+    if (!r->ds || !r->ds->held || !r->ahead.held_batches)
         return;
-    long held = r->held_count < TSGS__HELD_BATCHES ? r->held_count
-                                                   : TSGS__HELD_BATCHES;
+    long held = r->ahead.batches_fetched < TSGS__HELD_BATCHES
+                    ? r->ahead.batches_fetched
+                    : TSGS__HELD_BATCHES;
     for (long k = 0; k < held; k++)
-        tsgs__held_release(
-            r->ds, r->held_ring + (size_t)((r->held_count - 1 - k) %
-                                           TSGS__HELD_BATCHES) * r->bu,
-            r->bu);
-    free(r->held_ring);
-    r->held_ring = NULL;
-    r->held_count = 0;
+        tsgs__held_release(r->ds,
+                           r->ahead.held_batches +
+                               (size_t)((r->ahead.batches_fetched - 1 - k) %
+                                        TSGS__HELD_BATCHES) *
+                                   r->unlabeled.batch_size,
+                           r->unlabeled.batch_size);
+    free(r->ahead.held_batches);
+    r->ahead.held_batches = NULL;
+    r->ahead.batches_fetched = 0;
 }
 
-/* Rows of the pass order from position upos into rows[from ..), up to a
- * whole mini-batch or the end of the pass; returns the rows filled. */
+/* Rows of the pass order from position unlabeled.pass_position into rows[from
+ * ..), up to a whole mini-batch or the end of the pass; returns the rows
+ * filled. */
 static size_t take_rows(run_t *r, size_t *rows, size_t from)
 {
-    size_t want = r->bu - from, left = r->nu - r->upos;
+    size_t want = r->unlabeled.batch_size - from,
+           left = r->unlabeled.n - r->unlabeled.pass_position;
     size_t k = want < left ? want : left;
-    /* one copy: a loop through r->upos made the misses on uidx wait for
-     * each other (4-5 us a step on 5M rows) */
-    memcpy(rows + from, r->uidx + r->upos, sizeof(size_t) * k);
-    r->upos += k;
+    /* one copy: a loop through r->unlabeled.pass_position made the misses on
+     * unlabeled.order wait for each other (4-5 us a step on 5M rows) */
+    memcpy(rows + from, r->unlabeled.order + r->unlabeled.pass_position,
+           sizeof(size_t) * k);
+    r->unlabeled.pass_position += k;
     return from + k;
 }
 
@@ -100,17 +108,17 @@ static void pick_unlabeled_rows(run_t *r, size_t *rows)
 #endif
     {
         got = take_rows(r, rows, 0);
-        if (got == r->bu)
+        if (got == r->unlabeled.batch_size)
             tsgs__held_batch(r, rows);
     }
-    if (got == r->bu)
+    if (got == r->unlabeled.batch_size)
         return;
 #ifdef _OPENMP
 #pragma omp single
 #endif
     {
-        r->epoch++;
-        r->upos = 0;
+        r->unlabeled.pass++;
+        r->unlabeled.pass_position = 0;
     }
     tsgs__sgd_shuffle_pass(r);
 #ifdef _OPENMP
@@ -127,9 +135,10 @@ static void pick_unlabeled_rows(run_t *r, size_t *rows)
 static void gather_rows(run_t *r, const tsgs_model *m,
                         const size_t *rows, tsgs__rows *X)
 {
-    if (r->fc)
+    if (r->unlabeled.feature_cache)
         return; /* their features are cached: the rows are not read */
-    tsgs__rows_gather_team(X, r->ds, &m->scaler, rows, r->bu, &r->failed);
+    tsgs__rows_gather_team(X, r->ds, &m->scaler, rows, r->unlabeled.batch_size,
+                           &r->step.failed);
 }
 
 /* The team's size where the caller runs (1 outside a parallel region). */
@@ -148,31 +157,37 @@ static int team_size(void)
  * on every thread of a team. */
 static int waiters_read_rows(const run_t *r)
 {
-    return r->fast && team_size() > 1;
+    return r->settings.fast && team_size() > 1;
 }
 
-/* The rows after the ones taken (pass positions upos .. upos + bu, within
- * the pass), to ask the memory for a step before their gather; none when
- * the rows are not read (sparse rows, or their features cached). */
+/* The rows after the ones taken (pass positions unlabeled.pass_position ..
+ * unlabeled.pass_position + unlabeled.batch_size, within the pass), to ask the
+ * memory for a step before their gather; none when the rows are not read
+ * (sparse rows, or their features cached). */
 static tsgs__rows_ahead rows_after(const run_t *r)
 {
-    const size_t left = r->nu - r->upos;
-    tsgs__rows_ahead a = {r->fc ? NULL : r->ds->x, r->uidx + r->upos,
-                          left < r->bu ? left : r->bu, r->d, r->master_rows};
+    const size_t left = r->unlabeled.n - r->unlabeled.pass_position;
+    tsgs__rows_ahead a = {
+        r->unlabeled.feature_cache ? NULL : r->ds->x,
+        r->unlabeled.order + r->unlabeled.pass_position,
+        left < r->unlabeled.batch_size ? left : r->unlabeled.batch_size, r->d,
+        r->ahead.master_rows};
     return a;
 }
 
-/* Serial, as step t is planned with its rows in XU: the rows of step t + 1
- * are taken now when they lie in the current pass (the same rows the step
- * would take), so that they are gathered while the team predicts step t
- * (or, see waiters_read_rows, in step t's serial section). */
+/* Serial, as step t is planned with its rows in unlabeled.batch_rows: the rows
+ * of step t + 1 are taken now when they lie in the current pass (the same rows
+ * the step would take), so that they are gathered while the team predicts step
+ * t (or, see waiters_read_rows, in step t's serial section). */
 static void plan_rows(run_t *r, long t)
 {
-    r->next_t = 0;
-    if (r->bu && t < r->T && r->nu - r->upos >= r->bu) {
-        take_rows(r, r->ubatch_next, 0);
-        tsgs__held_batch(r, r->ubatch_next);
-        r->next_t = t + 1;
+    r->ahead.step = 0;
+    if (r->unlabeled.batch_size && t < r->T &&
+        r->unlabeled.n - r->unlabeled.pass_position >=
+            r->unlabeled.batch_size) {
+        take_rows(r, r->ahead.batch, 0);
+        tsgs__held_batch(r, r->ahead.batch);
+        r->ahead.step = t + 1;
     }
     /* Ask for the rows after them now: their cache misses then overlap a
      * whole step's work instead of stalling the gather (on one thread,
@@ -185,18 +200,18 @@ static void plan_rows(run_t *r, long t)
 }
 
 /* What the threads that wait out step t's serial section read ahead:
- * step t + 1's rows (gathered into XU_next). Taken before the kernel's
+ * step t + 1's rows (gathered into ahead.batch_rows). Taken before the kernel's
  * barrier, since the serial section changes the fields it comes from. */
 typedef struct {
-    tsgs__rows dst;      /* XU_next's storage */
+    tsgs__rows dst;      /* ahead.batch_rows's storage */
     const size_t *idx;   /* step t + 1's rows */
     size_t n;            /* 0: none read ahead */
 } rows_ahead_job;
 
 static rows_ahead_job rows_ahead_of(const run_t *r, long t)
 {
-    rows_ahead_job j = {r->XU_next, r->ubatch_next,
-                        r->next_t == t + 1 ? r->bu : 0};
+    rows_ahead_job j = {r->ahead.batch_rows, r->ahead.batch,
+                        r->ahead.step == t + 1 ? r->unlabeled.batch_size : 0};
     return j;
 }
 
@@ -234,7 +249,7 @@ static int take_chunk(run_t *r, size_t w, size_t nch)
 #ifdef _OPENMP
 #pragma omp atomic capture
 #endif
-    taken = r->chunks_taken[w]++;
+    taken = r->ahead.chunks_taken[w]++;
     return (size_t)taken < nch;
 }
 
@@ -256,7 +271,7 @@ static void read_rows_ahead(run_t *r, const tsgs_model *m,
  * it takes chunks from the back of each worker's share, the last
  * worker's first, so that what it takes is about the tail of the rows
  * that it asked the memory for in its kernel (as many as it took in the
- * step before: r->master_rows). On 2 threads the worker's gather (10-14
+ * step before: r->ahead.master_rows). On 2 threads the worker's gather (10-14
  * us a step) outlasts the section (5-6 us). */
 static void read_rows_left(run_t *r, const tsgs_model *m,
                            const rows_ahead_job *j, size_t W)
@@ -267,48 +282,52 @@ static void read_rows_left(run_t *r, const tsgs_model *m,
         for (size_t b = 0; take_chunk(r, w, nch); b++)
             rows += gather_chunk(r, m, j, w, W, nch - 1 - b);
     }
-    r->master_rows = rows;
+    r->ahead.master_rows = rows;
 }
 
-/* Serial: XU takes step t's rows, read ahead; 0 when there are none. */
+/* Serial: unlabeled.batch_rows takes step t's rows, read ahead; 0 when there
+ * are none. */
 static int rows_ahead_in(run_t *r, long t)
 {
-    if (r->next_t != t)
+    if (r->ahead.step != t)
         return 0;
-    tsgs__rows x = r->XU;
-    r->XU = r->XU_next;
-    r->XU.n = r->bu; /* a whole batch (read_rows_ahead leaves n alone) */
-    r->XU_next = x;
-    size_t *b = r->ubatch;
-    r->ubatch = r->ubatch_next;
-    r->ubatch_next = b;
+    tsgs__rows x = r->unlabeled.batch_rows;
+    r->unlabeled.batch_rows = r->ahead.batch_rows;
+    r->unlabeled.batch_rows.n =
+        r->unlabeled
+            .batch_size; /* a whole batch (read_rows_ahead leaves n alone) */
+    r->ahead.batch_rows = x;
+    size_t *b = r->unlabeled.batch;
+    r->unlabeled.batch = r->ahead.batch;
+    r->ahead.batch = b;
     return 1;
 }
 
-/* The next unlabeled mini-batch's rows picked and gathered into XU (team),
- * where they were not read ahead. */
+/* The next unlabeled mini-batch's rows picked and gathered into
+ * unlabeled.batch_rows (team), where they were not read ahead. */
 static void fetch_unlabeled_rows(run_t *r, const tsgs_model *m)
 {
-    pick_unlabeled_rows(r, r->ubatch);
-    gather_rows(r, m, r->ubatch, &r->XU);
+    pick_unlabeled_rows(r, r->unlabeled.batch);
+    gather_rows(r, m, r->unlabeled.batch, &r->unlabeled.batch_rows);
 #ifdef _OPENMP
 #pragma omp barrier
 #endif
 }
 
-/* Picks the labeled mini-batch of step t: the first bl entries of lidx
- * after a partial shuffle (all rows when bl == nl). */
+/* Picks the labeled mini-batch of step t: the first labeled.batch_size entries
+ * of labeled.order after a partial shuffle (all rows when labeled.batch_size ==
+ * labeled.n). */
 static void next_labeled_batch(run_t *r, long t)
 {
-    if (r->bl == r->nl)
+    if (r->labeled.batch_size == r->labeled.n)
         return;
-    for (size_t i = 0; i < r->bl; i++) {
-        size_t j = i + (size_t)tsgs__below(r->p.seed, TSGS__STREAM_LABELED,
-                                           ((uint64_t)t << 24) ^ i,
-                                           r->nl - i);
-        size_t tmp = r->lidx[i];
-        r->lidx[i] = r->lidx[j];
-        r->lidx[j] = tmp;
+    for (size_t i = 0; i < r->labeled.batch_size; i++) {
+        size_t j =
+            i + (size_t)tsgs__below(r->p.seed, TSGS__STREAM_LABELED,
+                                    ((uint64_t)t << 24) ^ i, r->labeled.n - i);
+        size_t tmp = r->labeled.order[i];
+        r->labeled.order[i] = r->labeled.order[j];
+        r->labeled.order[j] = tmp;
     }
 }
 
@@ -347,8 +366,8 @@ static void weighted_rows(size_t n, long ncols, const double *wc,
 static void feature_sums(const run_t *r, const tsgs_model *m, const float *cv,
                          const float *sv, size_t n, double *out)
 {
-    weighted_rows(n, r->frs_dirs, m->ac, m->as, cv, sv,
-                  (size_t)r->frs_groups * TSGS__LANES, 0, out);
+    weighted_rows(n, r->frs.dirs, m->ac, m->as, cv, sv,
+                  (size_t)r->frs.groups * TSGS__LANES, 0, out);
 }
 
 /* What the team's kernels left in r->failed (read by one thread after
@@ -356,7 +375,7 @@ static void feature_sums(const run_t *r, const tsgs_model *m, const float *cv,
  * abandoned: no message, tsgs__sgd_step), else out of memory. */
 static tsgs_status failed_status(run_t *r)
 {
-    return r->failed == 2 ? TSGS_ERR_STOPPED : TSGS__NOMEM(r->err);
+    return r->step.failed == 2 ? TSGS_ERR_STOPPED : TSGS__NOMEM(r->step.err);
 }
 
 /* The kernel's raw sums of n rows as decision values (the lazy scale and
@@ -365,7 +384,7 @@ static tsgs_status failed_status(run_t *r)
 static tsgs_status scale_sums(run_t *r, const tsgs_model *m, double *g,
                               size_t n)
 {
-    if (r->failed)
+    if (r->step.failed)
         return failed_status(r);
     const double k = m->scale * m->norm;
     for (size_t i = 0; i < n; i++)
@@ -374,11 +393,13 @@ static tsgs_status scale_sums(run_t *r, const tsgs_model *m, double *g,
 }
 
 /* One thread, after the kernel: the decision values of the unlabeled
- * mini-batch (gu, without bias) scaled, and the balance bias from them. */
+ * mini-batch (unlabeled.decision, without bias) scaled, and the balance bias
+ * from them. */
 static tsgs_status finish_unlabeled(run_t *r, tsgs_model *m, long t)
 {
     const tsgs_params *p = &r->p;
-    tsgs_status st = scale_sums(r, m, r->gu, r->bu);
+    tsgs_status st =
+        scale_sums(r, m, r->unlabeled.decision, r->unlabeled.batch_size);
     if (st == TSGS_OK && p->balance == TSGS__BALANCE_HOLD) {
         /* Hold the share of unlabeled rows predicted positive to the class
          * ratio: the bias puts the (1 - ratio) quantile of the mini-batch's
@@ -386,11 +407,15 @@ static tsgs_status finish_unlabeled(run_t *r, tsgs_model *m, long t)
          * tracks the model's drift. (Holding the mean decision value
          * instead, as TSVMs do, lets a few large values drag the
          * boundary.) */
-        memcpy(r->sorted, r->gu, sizeof(double) * r->bu);
-        double q = tsgs__sgd_quantile(r->sorted, r->bu, p->balance_ratio);
+        memcpy(r->unlabeled.sorted_decisions, r->unlabeled.decision,
+               sizeof(double) * r->unlabeled.batch_size);
+        double q =
+            tsgs__sgd_quantile(r->unlabeled.sorted_decisions,
+                               r->unlabeled.batch_size, p->balance_ratio);
         double rho = 1.0 / (double)t > 0.1 ? 1.0 / (double)t : 0.1;
-        r->mean_ema = (1.0 - rho) * r->mean_ema + rho * q;
-        m->bias = -r->mean_ema;
+        r->unlabeled.balance_threshold =
+            (1.0 - rho) * r->unlabeled.balance_threshold + rho * q;
+        m->bias = -r->unlabeled.balance_threshold;
     }
     return st;
 }
@@ -400,7 +425,8 @@ static tsgs_status finish_unlabeled(run_t *r, tsgs_model *m, long t)
  * sections only). */
 static int featcache_covers(const run_t *r, long ndirs)
 {
-    return r->fc && ndirs <= r->fc->cap;
+    return r->unlabeled.feature_cache &&
+           ndirs <= r->unlabeled.feature_cache->cap;
 }
 
 /* Decision values of the unlabeled mini-batch with the model so far
@@ -408,46 +434,53 @@ static int featcache_covers(const run_t *r, long ndirs)
 static tsgs_status predict_unlabeled(run_t *r, tsgs_model *m, long t,
                                      lane_t *me)
 {
-    if (r->frs) {
+    if (r->frs.on) {
         /* FRS: the batch's features over every direction are needed for
          * the gradient anyway; the decision values are their sums. */
-        tsgs__eval_features_team(r->d, m->panel, m->phase, r->frs_groups,
-                                 r->XU.x, r->bu, r->cu,
-                                 r->pair ? r->su : NULL);
+        tsgs__eval_features_team(
+            r->d, m->panel, m->phase, r->frs.groups, r->unlabeled.batch_rows.x,
+            r->unlabeled.batch_size, r->unlabeled.block_cos,
+            r->settings.cos_sin ? r->unlabeled.block_sin : NULL);
 #ifdef _OPENMP
 #pragma omp barrier
 #endif
-        feature_sums(r, m, r->cu, r->su, r->bu, r->gu);
+        feature_sums(r, m, r->unlabeled.block_cos, r->unlabeled.block_sin,
+                     r->unlabeled.batch_size, r->unlabeled.decision);
     } else if (featcache_covers(r, tsgs__model_dirs(m))) {
         tsgs__fview v = tsgs__model_view(m);
-        tsgs__featcache_fill_team(r->fc, &m->fs, m->cc, v.ndirs, r->halt,
-                                  &r->failed);
+        tsgs__featcache_fill_team(r->unlabeled.feature_cache, &m->fs, m->cc,
+                                  v.ndirs, r->halt, &r->step.failed);
         /* (filled: written before the fill's last barrier; a cut fill
          * leaves the sums to finish_unlabeled's failure) */
-        if (r->fc->filled >= v.ndirs)
-            tsgs__featcache_sums_team(r->fc, &v, r->ubatch, r->bu, r->gu);
+        if (r->unlabeled.feature_cache->filled >= v.ndirs)
+            tsgs__featcache_sums_team(
+                r->unlabeled.feature_cache, &v, r->unlabeled.batch,
+                r->unlabeled.batch_size, r->unlabeled.decision);
     } else {
         tsgs__fview v = tsgs__model_view(m);
         /* split over processes (dense rows): this one's share */
-        tsgs__rows X = r->XU;
-        size_t lo = 0, hi = r->bu;
+        tsgs__rows X = r->unlabeled.batch_rows;
+        size_t lo = 0, hi = r->unlabeled.batch_size;
         if (X.x && r->opt.split) {
-            tsgs__split_range(r->opt.split, r->bu, &lo, &hi);
+            tsgs__split_range(r->opt.split, r->unlabeled.batch_size, &lo, &hi);
             X.x += lo * r->d;
             X.n = hi - lo;
         }
-        tsgs__rows_eval_sums_team(&v, m->cc, &X, r->part, &me->ws,
-                                  r->gu + lo, r->halt, &r->failed);
+        tsgs__rows_eval_sums_team(&v, m->cc, &X, r->step.partial_sums, &me->ws,
+                                  r->unlabeled.decision + lo, r->halt,
+                                  &r->step.failed);
     }
     tsgs_status st;
 #ifdef _OPENMP
 #pragma omp single copyprivate(st)
 #endif
     {
-        const int own = !r->frs && !featcache_covers(r, tsgs__model_dirs(m)) &&
-                        r->XU.x;
-        r->failed = tsgs__split_gather(r->opt.split, r->gu, r->bu, own,
-                                       r->failed);
+        const int own = !r->frs.on &&
+                        !featcache_covers(r, tsgs__model_dirs(m)) &&
+                        r->unlabeled.batch_rows.x;
+        r->step.failed =
+            tsgs__split_gather(r->opt.split, r->unlabeled.decision,
+                               r->unlabeled.batch_size, own, r->step.failed);
         st = finish_unlabeled(r, m, t);
     }
     return st;
@@ -459,34 +492,37 @@ static tsgs_status predict_unlabeled(run_t *r, tsgs_model *m, long t,
 static tsgs_status predict_labeled(run_t *r, const tsgs_model *m,
                                    lane_t *me)
 {
-    if (r->XL.x) {
+    if (r->labeled.rows.x) {
         /* each thread copies its rows; the single's barrier then waits
          * for all of them, and one thread sets the count (shared) */
 #ifdef _OPENMP
 #pragma omp for schedule(static) nowait
 #endif
-        for (size_t i = 0; i < r->bl; i++)
-            memcpy(r->XLb.x + i * r->d, r->XL.x + r->lidx[i] * r->d,
+        for (size_t i = 0; i < r->labeled.batch_size; i++)
+            memcpy(r->labeled.batch_rows.x + i * r->d,
+                   r->labeled.rows.x + r->labeled.order[i] * r->d,
                    sizeof(float) * r->d);
 #ifdef _OPENMP
 #pragma omp single
 #endif
-        r->XLb.n = r->bl;
+        r->labeled.batch_rows.n = r->labeled.batch_size;
     } else {
 #ifdef _OPENMP
 #pragma omp single
 #endif
-        if (tsgs__rows_copy(&r->XLb, &r->XL, r->lidx, r->bl))
-            r->failed = 1;
+        if (tsgs__rows_copy(&r->labeled.batch_rows, &r->labeled.rows,
+                            r->labeled.order, r->labeled.batch_size))
+            r->step.failed = 1;
     }
     tsgs__fview v = tsgs__model_view(m);
-    tsgs__rows_eval_sums_team(&v, m->cc, &r->XLb, r->part, &me->ws, r->gl,
-                              r->halt, &r->failed);
+    tsgs__rows_eval_sums_team(
+        &v, m->cc, &r->labeled.batch_rows, r->step.partial_sums, &me->ws,
+        r->labeled.batch_decision, r->halt, &r->step.failed);
     tsgs_status st = TSGS_OK;
 #ifdef _OPENMP
 #pragma omp single copyprivate(st)
 #endif
-    st = scale_sums(r, m, r->gl, r->bl);
+    st = scale_sums(r, m, r->labeled.batch_decision, r->labeled.batch_size);
     return st;
 }
 
@@ -497,24 +533,28 @@ static void labeled_weights(run_t *r, const tsgs_model *m)
 {
     const tsgs_params *p = &r->p;
     const double k = m->scale * m->norm;
-    if (r->lcache) {
-        memset(r->wl, 0, sizeof(double) * r->nl);
-        for (size_t i = 0; i < r->bl; i++) {
-            size_t row = r->lidx[i];
-            double f = k * r->hl[row] + m->bias;
-            r->wl[row] = p->c / (double)r->bl *
-                         tsgs__hinge_grad(f, r->yl[row]);
-            if (r->cwl)
-                r->wl[row] *= r->cwl[row];
+    if (r->settings.labeled_cache) {
+        memset(r->labeled.loss_weight, 0, sizeof(double) * r->labeled.n);
+        for (size_t i = 0; i < r->labeled.batch_size; i++) {
+            size_t row = r->labeled.order[i];
+            double f = k * r->labeled.sums[row] + m->bias;
+            r->labeled.loss_weight[row] =
+                p->c / (double)r->labeled.batch_size *
+                tsgs__hinge_grad(f, r->labeled.y[row]);
+            if (r->labeled.class_weight)
+                r->labeled.loss_weight[row] *= r->labeled.class_weight[row];
         }
     } else {
-        /* weights by batch position: wl[i] for the row lidx[i] */
-        for (size_t i = 0; i < r->bl; i++) {
-            double f = r->gl[i] + m->bias;
-            r->wl[i] = p->c / (double)r->bl *
-                       tsgs__hinge_grad(f, r->yl[r->lidx[i]]);
-            if (r->cwl)
-                r->wl[i] *= r->cwl[r->lidx[i]];
+        /* weights by batch position: labeled.loss_weight[i] for the row
+         * labeled.order[i] */
+        for (size_t i = 0; i < r->labeled.batch_size; i++) {
+            double f = r->labeled.batch_decision[i] + m->bias;
+            r->labeled.loss_weight[i] =
+                p->c / (double)r->labeled.batch_size *
+                tsgs__hinge_grad(f, r->labeled.y[r->labeled.order[i]]);
+            if (r->labeled.class_weight)
+                r->labeled.loss_weight[i] *=
+                    r->labeled.class_weight[r->labeled.order[i]];
         }
     }
 }
@@ -522,20 +562,21 @@ static void labeled_weights(run_t *r, const tsgs_model *m)
 static void unlabeled_weights(run_t *r, const tsgs_model *m, double cstar)
 {
     const tsgs_params *p = &r->p;
-    tsgs__uloss_grads(p->uloss, p->ramp_s, r->gu, m->bias,
-                      cstar / (double)r->bu, r->bu, r->wu);
-    if (p->balance == TSGS__BALANCE_CENTRED && r->bu > 0) {
+    tsgs__uloss_grads(p->uloss, p->ramp_s, r->unlabeled.decision, m->bias,
+                      cstar / (double)r->unlabeled.batch_size,
+                      r->unlabeled.batch_size, r->unlabeled.loss_weight);
+    if (p->balance == TSGS__BALANCE_CENTRED && r->unlabeled.batch_size > 0) {
         /* The unlabeled loss pushes each row away from the boundary; the
          * part of that push common to the whole mini-batch moves every
          * row the same way, towards one class for all (the collapse S3VMs
          * guard against with a balance constraint). Centred weights drop
          * it: the loss separates rows, it cannot shift them all. */
         double mean = 0.0;
-        for (size_t i = 0; i < r->bu; i++)
-            mean += r->wu[i];
-        mean /= (double)r->bu;
-        for (size_t i = 0; i < r->bu; i++)
-            r->wu[i] -= mean;
+        for (size_t i = 0; i < r->unlabeled.batch_size; i++)
+            mean += r->unlabeled.loss_weight[i];
+        mean /= (double)r->unlabeled.batch_size;
+        for (size_t i = 0; i < r->unlabeled.batch_size; i++)
+            r->unlabeled.loss_weight[i] -= mean;
     }
 }
 
@@ -553,15 +594,21 @@ static void block_sums(const run_t *r, const tsgs_model *m, double *gc,
  * directions are in Wb / Pb (team, no barrier). */
 static void block_features(run_t *r)
 {
-    const int pair = r->pair;
-    if (r->lcache)
-        tsgs__eval_features_team(r->d, r->Wb, r->Pb, r->ngb, r->XL.x, r->nl,
-                                 r->cl, pair ? r->sl : NULL);
+    const int pair = r->settings.cos_sin;
+    if (r->settings.labeled_cache)
+        tsgs__eval_features_team(
+            r->d, r->block.panel, r->block.phase, r->settings.groups_per_block,
+            r->labeled.rows.x, r->labeled.n, r->labeled.block_cos,
+            pair ? r->labeled.block_sin : NULL);
     else
-        tsgs__eval_features_team(r->d, r->Wb, r->Pb, r->ngb, r->XLb.x, r->bl,
-                                 r->cl, pair ? r->sl : NULL);
-    tsgs__eval_features_team(r->d, r->Wb, r->Pb, r->ngb, r->XU.x, r->bu,
-                             r->cu, pair ? r->su : NULL);
+        tsgs__eval_features_team(
+            r->d, r->block.panel, r->block.phase, r->settings.groups_per_block,
+            r->labeled.batch_rows.x, r->labeled.batch_size,
+            r->labeled.block_cos, pair ? r->labeled.block_sin : NULL);
+    tsgs__eval_features_team(
+        r->d, r->block.panel, r->block.phase, r->settings.groups_per_block,
+        r->unlabeled.batch_rows.x, r->unlabeled.batch_size,
+        r->unlabeled.block_cos, pair ? r->unlabeled.block_sin : NULL);
 }
 
 /* Features of the batch rows on block b (into cl/sl for every labeled
@@ -571,57 +618,64 @@ static void block_features(run_t *r)
  * functional gradient sum_i w_i k(x_i, .) with k estimated by
  * (1 / D) sum_j phi_j(x_i) phi_j(.), phi_j = norm cos_j. Into gc/gs, and
  * the sampling variance of g summed over the block (the checking rule's
- * noise term) into r->var. Team. */
+ * noise term) into r->step.variance. Team. */
 static tsgs_status block_gradient(run_t *r, const tsgs_model *m, long b,
                                   double *gc, double *gs)
 {
-    const int pair = r->pair;
+    const int pair = r->settings.cos_sin;
     tsgs_status st = TSGS_OK;
-    if (!r->XL.x) { /* sparse rows */
+    if (!r->labeled.rows.x) { /* sparse rows */
         const long g0 = b * m->fs.dirs, n = m->fs.dirs;
         const int cached = featcache_covers(r, tsgs__model_dirs(m));
         /* (a fill cut by r->halt: the copies below read features not
          * made, which the failure then leaves unused) */
         if (cached)
-            tsgs__featcache_fill_team(r->fc, &m->fs, m->cc,
+            tsgs__featcache_fill_team(r->unlabeled.feature_cache, &m->fs, m->cc,
                                       tsgs__model_dirs(m), r->halt,
-                                      &r->failed);
-        if (cached && r->lrow)
-            tsgs__featcache_block_team(r->fc, r->lrow, r->nl, g0, n, r->wb,
-                                       r->cl, pair ? r->sl : NULL);
-        else if (r->lcache)
-            tsgs__sparse_features_team(&m->fs, m->cc, g0, n, &r->XL, r->wb,
-                                       r->cl, pair ? r->sl : NULL, r->halt,
-                                       &r->failed);
+                                      &r->step.failed);
+        if (cached && r->labeled.dataset_rows)
+            tsgs__featcache_block_team(
+                r->unlabeled.feature_cache, r->labeled.dataset_rows,
+                r->labeled.n, g0, n, r->settings.block_width,
+                r->labeled.block_cos, pair ? r->labeled.block_sin : NULL);
+        else if (r->settings.labeled_cache)
+            tsgs__sparse_features_team(
+                &m->fs, m->cc, g0, n, &r->labeled.rows, r->settings.block_width,
+                r->labeled.block_cos, pair ? r->labeled.block_sin : NULL,
+                r->halt, &r->step.failed);
         else
-            tsgs__sparse_features_team(&m->fs, m->cc, g0, n, &r->XLb, r->wb,
-                                       r->cl, pair ? r->sl : NULL, r->halt,
-                                       &r->failed);
+            tsgs__sparse_features_team(
+                &m->fs, m->cc, g0, n, &r->labeled.batch_rows,
+                r->settings.block_width, r->labeled.block_cos,
+                pair ? r->labeled.block_sin : NULL, r->halt, &r->step.failed);
         if (cached) {
-            tsgs__featcache_block_team(r->fc, r->ubatch, r->bu, g0, n, r->wb,
-                                       r->cu, pair ? r->su : NULL);
+            tsgs__featcache_block_team(
+                r->unlabeled.feature_cache, r->unlabeled.batch,
+                r->unlabeled.batch_size, g0, n, r->settings.block_width,
+                r->unlabeled.block_cos, pair ? r->unlabeled.block_sin : NULL);
         } else {
-            tsgs__sparse_features_team(&m->fs, m->cc, g0, n, &r->XU, r->wb,
-                                       r->cu, pair ? r->su : NULL, r->halt,
-                                       &r->failed);
+            tsgs__sparse_features_team(
+                &m->fs, m->cc, g0, n, &r->unlabeled.batch_rows,
+                r->settings.block_width, r->unlabeled.block_cos,
+                pair ? r->unlabeled.block_sin : NULL, r->halt, &r->step.failed);
         }
 #ifdef _OPENMP
 #pragma omp barrier
 #pragma omp single copyprivate(st)
 #endif
         {
-            if (r->failed)
+            if (r->step.failed)
                 st = failed_status(r);
             else
-                block_sums(r, m, gc, gs, &r->var);
+                block_sums(r, m, gc, gs, &r->step.variance);
         }
         return st;
     }
 #ifdef _OPENMP
 #pragma omp single copyprivate(st)
 #endif
-    if (tsgs__model_block_directions(m, b, r->Wb, r->Pb))
-        st = TSGS__NOMEM(r->err);
+    if (tsgs__model_block_directions(m, b, r->block.panel, r->block.phase))
+        st = TSGS__NOMEM(r->step.err);
     if (st != TSGS_OK)
         return st;
     block_features(r);
@@ -629,7 +683,7 @@ static tsgs_status block_gradient(run_t *r, const tsgs_model *m, long b,
 #pragma omp barrier
 #pragma omp single
 #endif
-    block_sums(r, m, gc, gs, &r->var);
+    block_sums(r, m, gc, gs, &r->step.variance);
     return TSGS_OK;
 }
 
@@ -659,10 +713,11 @@ static inline void labeled_column_sums(const run_t *r, const float *lab,
                                        size_t j0, int cols, int want_sq,
                                        double *a, double *q)
 {
-    const size_t wb = r->wb;
-    for (size_t i = 0; i < r->bl; i++) {
-        size_t row = r->lcache ? r->lidx[i] : i;
-        add_row_cols(r->wl[row], lab + row * wb + j0, cols, want_sq, a, q);
+    const size_t wb = r->settings.block_width;
+    for (size_t i = 0; i < r->labeled.batch_size; i++) {
+        size_t row = r->settings.labeled_cache ? r->labeled.order[i] : i;
+        add_row_cols(r->labeled.loss_weight[row], lab + row * wb + j0, cols,
+                     want_sq, a, q);
     }
 }
 
@@ -670,9 +725,10 @@ static inline void unlabeled_column_sums(const run_t *r, const float *unl,
                                          size_t j0, int cols, int want_sq,
                                          double *a, double *q)
 {
-    const size_t wb = r->wb;
-    for (size_t i = 0; i < r->bu; i++)
-        add_row_cols(r->wu[i], unl + i * wb + j0, cols, want_sq, a, q);
+    const size_t wb = r->settings.block_width;
+    for (size_t i = 0; i < r->unlabeled.batch_size; i++)
+        add_row_cols(r->unlabeled.loss_weight[i], unl + i * wb + j0, cols,
+                     want_sq, a, q);
 }
 
 static inline void column_sums(const run_t *r, const float *lab,
@@ -722,13 +778,16 @@ static void block_sums(const run_t *r, const tsgs_model *m, double *gc,
 {
     const long dirs = m->fs.dirs;
     const double unit = -m->norm * m->norm / (double)dirs;
-    const double nrows = (double)(r->bl + r->bu);
-    double *qc = r->qc, *qs = r->qs;
+    const double nrows =
+        (double)(r->labeled.batch_size + r->unlabeled.batch_size);
+    double *qc = r->block.squares_cos, *qs = r->block.squares_sin;
     for (long j = 0; j < dirs; j++)
         gs[j] = qc[j] = qs[j] = 0.0;
-    block_column_sums(r, dirs, r->cl, r->cu, gc, var ? qc : NULL);
-    if (r->pair)
-        block_column_sums(r, dirs, r->sl, r->su, gs, var ? qs : NULL);
+    block_column_sums(r, dirs, r->labeled.block_cos, r->unlabeled.block_cos, gc,
+                      var ? qc : NULL);
+    if (r->settings.cos_sin)
+        block_column_sums(r, dirs, r->labeled.block_sin, r->unlabeled.block_sin,
+                          gs, var ? qs : NULL);
     double v = 0.0;
     for (long j = 0; j < dirs; j++) {
         const double sc = gc[j], ss = gs[j];
@@ -747,11 +806,11 @@ static void block_sums(const run_t *r, const tsgs_model *m, double *gc,
 /* The step itself, serial part: decay every coefficient by (1 - eta)
  * through the lazy scale (the explicit loop is the tests' reference) and
  * add eta * g to block b's actual coefficients, keeping the increments in
- * dac / das for the labeled cache. */
+ * block.increment_cos / block.increment_sin for the labeled cache. */
 static void apply_coefficients(run_t *r, tsgs_model *m, long b, long dirs,
                                double eta, const double *gc, const double *gs)
 {
-    const int pair = r->pair;
+    const int pair = r->settings.cos_sin;
     if (r->opt.explicit_decay) {
         long n = tsgs__model_dirs(m);
         for (long g = 0; g < n; g++) {
@@ -759,19 +818,19 @@ static void apply_coefficients(run_t *r, tsgs_model *m, long b, long dirs,
             if (pair)
                 m->as[g] *= 1.0 - eta;
         }
-        for (size_t i = 0; i < r->nl; i++)
-            r->hl[i] *= 1.0 - eta;
+        for (size_t i = 0; i < r->labeled.n; i++)
+            r->labeled.sums[i] *= 1.0 - eta;
     } else {
         m->scale *= 1.0 - eta;
     }
     /* actual coefficient = scale * norm * a, so a += eta g / (scale norm) */
     const double to_a = eta / (m->scale * m->norm);
     for (long j = 0; j < dirs; j++) {
-        r->dac[j] = to_a * gc[j];
-        r->das[j] = pair ? to_a * gs[j] : 0.0;
-        m->ac[b * dirs + j] += r->dac[j];
+        r->block.increment_cos[j] = to_a * gc[j];
+        r->block.increment_sin[j] = pair ? to_a * gs[j] : 0.0;
+        m->ac[b * dirs + j] += r->block.increment_cos[j];
         if (pair)
-            m->as[b * dirs + j] += r->das[j];
+            m->as[b * dirs + j] += r->block.increment_sin[j];
     }
 }
 
@@ -780,18 +839,20 @@ static void apply_coefficients(run_t *r, tsgs_model *m, long b, long dirs,
 static void update_labeled_cache(run_t *r, long dirs, const float *cl,
                                  const float *sl, size_t stride)
 {
-    if (r->lcache)
-        weighted_rows(r->nl, dirs, r->dac, r->das, cl, r->pair ? sl : NULL,
-                      stride, 1, r->hl);
+    if (r->settings.labeled_cache)
+        weighted_rows(
+            r->labeled.n, dirs, r->block.increment_cos, r->block.increment_sin,
+            cl, r->settings.cos_sin ? sl : NULL, stride, 1, r->labeled.sums);
 }
 
 /* The same on one thread (inside a serial section: no worksharing). */
 static void update_labeled_cache_serial(run_t *r, long dirs, const float *cl,
                                         const float *sl, size_t stride)
 {
-    for (size_t i = 0; i < r->nl; i++)
-        r->hl[i] += weighted_row(dirs, r->dac, r->das, cl + i * stride,
-                                 r->pair ? sl + i * stride : NULL);
+    for (size_t i = 0; i < r->labeled.n; i++)
+        r->labeled.sums[i] += weighted_row(
+            dirs, r->block.increment_cos, r->block.increment_sin,
+            cl + i * stride, r->settings.cos_sin ? sl + i * stride : NULL);
 }
 
 /* Serial: the lazy scale folded in when it nears double's limits. */
@@ -800,17 +861,18 @@ static void fold_scale_if_small(run_t *r, tsgs_model *m)
     if (m->scale < r->opt.scale_floor) {
         double s = m->scale;
         tsgs__model_fold_scale(m);
-        for (size_t i = 0; i < r->nl; i++)
-            r->hl[i] *= s;
+        for (size_t i = 0; i < r->labeled.n; i++)
+            r->labeled.sums[i] *= s;
     }
 }
 
 void tsgs__sgd_flush(run_t *r, const tsgs_model *m)
 {
-    if (!r->hl_pending)
+    if (!r->labeled.sums_pending)
         return;
-    update_labeled_cache_serial(r, m->fs.dirs, r->cl, r->sl, r->wb);
-    r->hl_pending = 0;
+    update_labeled_cache_serial(r, m->fs.dirs, r->labeled.block_cos,
+                                r->labeled.block_sin, r->settings.block_width);
+    r->labeled.sums_pending = 0;
 }
 
 /* A split step's sums over the labeled rows of a block's cos (or sin)
@@ -840,12 +902,12 @@ static void labeled_block_sums(const run_t *r, long dirs, const float *lab,
  * (unlabeled_weights' sum, in its order); 0 when they are not centred. */
 static double centred_mean(const run_t *r)
 {
-    if (r->p.balance != TSGS__BALANCE_CENTRED || r->bu == 0)
+    if (r->p.balance != TSGS__BALANCE_CENTRED || r->unlabeled.batch_size == 0)
         return 0.0;
     double mean = 0.0;
-    for (size_t i = 0; i < r->bu; i++)
-        mean += r->wu[i];
-    return mean / (double)r->bu;
+    for (size_t i = 0; i < r->unlabeled.batch_size; i++)
+        mean += r->unlabeled.loss_weight[i];
+    return mean / (double)r->unlabeled.batch_size;
 }
 
 /* A split step's column groups me of `team` (SUM_COLS columns of the
@@ -861,7 +923,7 @@ static void split_columns(run_t *r, tsgs_model *m, long b, size_t me,
 {
     const long dirs = m->fs.dirs;
     const size_t groups = ((size_t)dirs + SUM_COLS - 1) / SUM_COLS;
-    const size_t all = r->pair ? 2 * groups : groups;
+    const size_t all = r->settings.cos_sin ? 2 * groups : groups;
     const double unit = -m->norm * m->norm / (double)dirs;
     const int centred = r->p.balance == TSGS__BALANCE_CENTRED;
     for (size_t g = all * me / team; g < all * (me + 1) / team; g++) {
@@ -869,14 +931,17 @@ static void split_columns(run_t *r, tsgs_model *m, long b, size_t me,
         const size_t j0 = (sin_part ? g - groups : g) * SUM_COLS;
         const int cols = (size_t)dirs - j0 < SUM_COLS ? (int)((size_t)dirs - j0)
                                                       : SUM_COLS;
-        const double *lab = sin_part ? r->qs : r->qc;
-        const float *unl = sin_part ? r->su : r->cu;
+        const double *lab =
+            sin_part ? r->block.squares_sin : r->block.squares_cos;
+        const float *unl =
+            sin_part ? r->unlabeled.block_sin : r->unlabeled.block_cos;
         double a[SUM_COLS];
         for (int k = 0; k < cols; k++)
             a[k] = lab[j0 + (size_t)k];
-        for (size_t i = 0; i < r->bu; i++) {
-            const double w = centred ? r->wu[i] - mean : r->wu[i];
-            const float *f = unl + i * r->wb + j0;
+        for (size_t i = 0; i < r->unlabeled.batch_size; i++) {
+            const double w = centred ? r->unlabeled.loss_weight[i] - mean
+                                     : r->unlabeled.loss_weight[i];
+            const float *f = unl + i * r->settings.block_width + j0;
             for (int k = 0; k < cols; k++) {
                 double t = w * f[k];
                 a[k] += t;
@@ -886,13 +951,13 @@ static void split_columns(run_t *r, tsgs_model *m, long b, size_t me,
             const size_t j = j0 + (size_t)k;
             const double step = to_a * (unit * a[k]);
             if (sin_part) {
-                r->das[j] = step;
+                r->block.increment_sin[j] = step;
                 m->as[(size_t)b * (size_t)dirs + j] += step;
             } else {
-                r->dac[j] = step;
+                r->block.increment_cos[j] = step;
                 m->ac[(size_t)b * (size_t)dirs + j] += step;
-                if (!r->pair)
-                    r->das[j] = 0.0;
+                if (!r->settings.cos_sin)
+                    r->block.increment_sin[j] = 0.0;
             }
         }
     }
@@ -903,29 +968,33 @@ static void split_columns(run_t *r, tsgs_model *m, long b, size_t me,
  * before's block when pending (its features still in cl / sl), the
  * labeled rows' features on this step's block (Wb / Pb), the labeled
  * mini-batch, its loss weights, the block's gradient sums over it (into
- * qc / qs) and the learned bias's gradient (sum wl, learn_bias's):
- * each the operations of the serial step in its order, so the model has
- * the same bits. Everything it reads (hl, the bias, the scale, the block)
- * was last written before the end of the step before. */
+ * qc / qs) and the learned bias's gradient (sum labeled.loss_weight,
+ * learn_bias's): each the operations of the serial step in its order, so the
+ * model has the same bits. Everything it reads (labeled.sums, the bias, the
+ * scale, the block) was last written before the end of the step before. */
 static void labeled_part(run_t *r, const tsgs_model *m, long t)
 {
     const long dirs = m->fs.dirs;
-    const int pair = r->pair;
-    if (r->hl_pending) {
-        update_labeled_cache_serial(r, dirs, r->cl, r->sl, r->wb);
-        r->hl_pending = 0;
+    const int pair = r->settings.cos_sin;
+    if (r->labeled.sums_pending) {
+        update_labeled_cache_serial(r, dirs, r->labeled.block_cos,
+                                    r->labeled.block_sin,
+                                    r->settings.block_width);
+        r->labeled.sums_pending = 0;
     }
-    tsgs__eval_features_rows(r->d, r->Wb, r->Pb, r->ngb, r->XL.x, 0, r->nl,
-                             r->cl, pair ? r->sl : NULL);
+    tsgs__eval_features_rows(r->d, r->block.panel, r->block.phase,
+                             r->settings.groups_per_block, r->labeled.rows.x, 0,
+                             r->labeled.n, r->labeled.block_cos,
+                             pair ? r->labeled.block_sin : NULL);
     next_labeled_batch(r, t);
     labeled_weights(r, m);
-    labeled_block_sums(r, dirs, r->cl, r->qc);
+    labeled_block_sums(r, dirs, r->labeled.block_cos, r->block.squares_cos);
     if (pair)
-        labeled_block_sums(r, dirs, r->sl, r->qs);
+        labeled_block_sums(r, dirs, r->labeled.block_sin, r->block.squares_sin);
     double g = 0.0;
-    for (size_t i = 0; i < r->nl; i++)
-        g += r->wl[i];
-    r->bias_g = g;
+    for (size_t i = 0; i < r->labeled.n; i++)
+        g += r->labeled.loss_weight[i];
+    r->labeled.bias_gradient = g;
 }
 
 /* The step (team): apply_coefficients, update_labeled_cache and
@@ -969,9 +1038,9 @@ double tsgs__checked_step(double beta2, double beta_g, double g2, double V,
     return hi < gamma ? hi : gamma;
 }
 
-/* Examines reuse_candidates old blocks: the best one into r->best and its
+/* Examines reuse_candidates old blocks: the best one into r->step.best and its
  * step into r->best_eta (<= 0: none passes), leaving its gradient in gc/gs
- * and its features in bcl/bsl (team). */
+ * and its features in block.best_labeled_cos/block.best_labeled_sin (team). */
 static tsgs_status check_candidates(run_t *r, tsgs_model *m, long t,
                                     double gamma)
 {
@@ -982,14 +1051,15 @@ static tsgs_status check_candidates(run_t *r, tsgs_model *m, long t,
 #pragma omp single
 #endif
     {
-        r->best_eta = -INFINITY;
-        r->best = -1;
+        r->step.best_eta = -INFINITY;
+        r->step.best = -1;
     }
     for (long c = 0; c < K; c++) {
         long b = (long)tsgs__below(r->p.seed, TSGS__STREAM_CHECK,
                                    ((uint64_t)t << 20) ^ (uint64_t)c,
                                    (uint64_t)m->nblocks);
-        tsgs_status st = block_gradient(r, m, b, r->cgc, r->cgs);
+        tsgs_status st = block_gradient(r, m, b, r->block.check_gradient_cos,
+                                        r->block.check_gradient_sin);
         if (st != TSGS_OK)
             return st;
 #ifdef _OPENMP
@@ -1000,26 +1070,35 @@ static tsgs_status check_candidates(run_t *r, tsgs_model *m, long t,
             for (long j = 0; j < dirs; j++) {
                 double bc = k * m->ac[b * dirs + j];
                 beta2 += bc * bc;
-                beta_g += bc * r->cgc[j];
-                g2 += r->cgc[j] * r->cgc[j];
-                if (r->pair) {
+                beta_g += bc * r->block.check_gradient_cos[j];
+                g2 += r->block.check_gradient_cos[j] *
+                      r->block.check_gradient_cos[j];
+                if (r->settings.cos_sin) {
                     double bs = k * m->as[b * dirs + j];
                     beta2 += bs * bs;
-                    beta_g += bs * r->cgs[j];
-                    g2 += r->cgs[j] * r->cgs[j];
+                    beta_g += bs * r->block.check_gradient_sin[j];
+                    g2 += r->block.check_gradient_sin[j] *
+                          r->block.check_gradient_sin[j];
                 }
             }
-            double e = tsgs__checked_step(beta2, beta_g, g2, r->var, gamma);
-            if (e > r->best_eta) {
-                r->best_eta = e;
-                r->best = b;
-                memcpy(r->gc, r->cgc, sizeof(double) * (size_t)dirs);
-                memcpy(r->gs, r->cgs, sizeof(double) * (size_t)dirs);
+            double e =
+                tsgs__checked_step(beta2, beta_g, g2, r->step.variance, gamma);
+            if (e > r->step.best_eta) {
+                r->step.best_eta = e;
+                r->step.best = b;
+                memcpy(r->block.gradient_cos, r->block.check_gradient_cos,
+                       sizeof(double) * (size_t)dirs);
+                memcpy(r->block.gradient_sin, r->block.check_gradient_sin,
+                       sizeof(double) * (size_t)dirs);
                 /* keep the winner's features for the labeled-cache
                  * update */
                 float *tmp;
-                tmp = r->cl; r->cl = r->bcl; r->bcl = tmp;
-                tmp = r->sl; r->sl = r->bsl; r->bsl = tmp;
+                tmp = r->labeled.block_cos;
+                r->labeled.block_cos = r->block.best_labeled_cos;
+                r->block.best_labeled_cos = tmp;
+                tmp = r->labeled.block_sin;
+                r->labeled.block_sin = r->block.best_labeled_sin;
+                r->block.best_labeled_sin = tmp;
             }
         }
     }
@@ -1033,10 +1112,11 @@ static tsgs_status check_candidates(run_t *r, tsgs_model *m, long t,
  * all to one side. */
 static void learn_bias(run_t *r, tsgs_model *m, double gamma)
 {
-    const size_t n = r->lcache ? r->nl : r->bl;
+    const size_t n =
+        r->settings.labeled_cache ? r->labeled.n : r->labeled.batch_size;
     double g = 0.0;
     for (size_t i = 0; i < n; i++)
-        g += r->wl[i];
+        g += r->labeled.loss_weight[i];
     m->bias -= gamma * g;
 }
 
@@ -1053,7 +1133,8 @@ void tsgs__sgd_report_progress(run_t *r, const tsgs_model *m,
     /* rows per second of training, test measurements left out (the
      * steps of this process: a resumed run's from its checkpoint) */
     double busy = pr.elapsed_s - r->monitor_s;
-    pr.rows_per_s = (double)(t - r->t_begin) * (double)(r->bl + r->bu) /
+    pr.rows_per_s = (double)(t - r->ckpt.steps_resumed) *
+                    (double)(r->labeled.batch_size + r->unlabeled.batch_size) /
                     (busy > 0 ? busy : 1e-9);
     pr.features = tsgs_model_feature_count(m);
     double t_mon = tsgs__now_s();
@@ -1077,11 +1158,11 @@ int tsgs__sgd_measure_due(const tsgs_train_hooks *hooks, long t)
            hooks->monitor_every > 0 && t % hooks->monitor_every == 0;
 }
 
-/* Serial: the block step t writes, into r->blk, and its step into
- * r->blk_eta: a new one while the budget allows (added to the model and
+/* Serial: the block step t writes, into r->step.block, and its step into
+ * r->step.block_eta: a new one while the budget allows (added to the model and
  * its cache now), else an old one, drawn uniformly (UDSG) or by the
- * checking rule (CDSG, when `check`: r->best and r->best_eta), which also
- * reuses before the budget is full when an old block takes the full step.
+ * checking rule (CDSG, when `check`: r->step.best and r->step.best_eta), which
+ * also reuses before the budget is full when an old block takes the full step.
  * *checked: the checking rule's block, whose gradient and features are at
  * hand. */
 static tsgs_status choose_block(run_t *r, tsgs_model *m, long t, int check,
@@ -1091,13 +1172,13 @@ static tsgs_status choose_block(run_t *r, tsgs_model *m, long t, int check,
     const double gamma = tsgs__step_size(p, t, r->T);
     long b = -1;
     double eta = gamma;
-    int fresh = m->nblocks < r->max_blocks;
+    int fresh = m->nblocks < r->settings.max_blocks;
     tsgs_status st = TSGS_OK;
     *checked = 0;
     if (check) {
-        double e = r->best_eta;
+        double e = r->step.best_eta;
         if (e >= gamma || (!fresh && e > 0.0)) {
-            b = r->best;
+            b = r->step.best;
             eta = e;
             fresh = 0;
             *checked = 1;
@@ -1111,39 +1192,39 @@ static tsgs_status choose_block(run_t *r, tsgs_model *m, long t, int check,
         /* The cache takes the new block's directions before its gradient
          * reads them from there; the column cache's (10^6 columns: half a
          * second) with the stop polled, which abandons the step. */
-        if ((st = tsgs__model_add_block(m, r->err)) == TSGS_OK && r->halt &&
-            tsgs__colcache_fill_polled(m->cc, &m->fs,
-                                       m->nblocks * m->fs.dirs, r->halt,
-                                       TSGS__STOP_OPTIONAL))
+        if ((st = tsgs__model_add_block(m, r->step.err)) == TSGS_OK &&
+            r->halt &&
+            tsgs__colcache_fill_polled(m->cc, &m->fs, m->nblocks * m->fs.dirs,
+                                       r->halt, TSGS__STOP_OPTIONAL))
             st = TSGS_ERR_STOPPED;
         if (st == TSGS_OK)
-            st = tsgs__model_cache_sync(m, r->err);
+            st = tsgs__model_cache_sync(m, r->step.err);
         b = m->nblocks - 1;
     } else if (b == -2) {
         b = (long)tsgs__below(p->seed, TSGS__STREAM_REUSE, (uint64_t)t,
                               (uint64_t)m->nblocks);
     }
-    r->blk = b;
-    r->blk_eta = eta;
+    r->step.block = b;
+    r->step.block_eta = eta;
     return st;
 }
 
-/* Serial: plans step t, its unlabeled rows in XU: the next step's rows to
- * read ahead and, on the fast path, the block the step writes (chosen
- * before the predictions, which see only the blocks before a new one: the
- * same sums as predicting first) and its directions. */
+/* Serial: plans step t, its unlabeled rows in unlabeled.batch_rows: the next
+ * step's rows to read ahead and, on the fast path, the block the step writes
+ * (chosen before the predictions, which see only the blocks before a new one:
+ * the same sums as predicting first) and its directions. */
 static tsgs_status plan_step(run_t *r, tsgs_model *m, long t)
 {
     plan_rows(r, t);
-    r->plan_t = t;
-    if (!r->fast)
+    r->step.planned = t;
+    if (!r->settings.fast)
         return TSGS_OK;
     int checked;
-    r->view_blocks = m->nblocks;
+    r->step.view_blocks = m->nblocks;
     tsgs_status st = choose_block(r, m, t, 0, &checked);
-    if (st == TSGS_OK &&
-        tsgs__model_block_directions(m, r->blk, r->Wb, r->Pb))
-        st = TSGS__NOMEM(r->err);
+    if (st == TSGS_OK && tsgs__model_block_directions(
+                             m, r->step.block, r->block.panel, r->block.phase))
+        st = TSGS__NOMEM(r->step.err);
     return st;
 }
 
@@ -1152,16 +1233,16 @@ static tsgs_status plan_step(run_t *r, tsgs_model *m, long t)
  * gathered without a barrier (the next worksharing loop absorbs them). */
 static tsgs_status begin_step(run_t *r, tsgs_model *m, long t)
 {
-    /* plan_t was written before the barrier that ended the last step and
+    /* step.planned was written before the barrier that ended the last step and
      * is written next in a serial section after this step's barriers: a
      * stable value for every thread here */
-    if (r->plan_t != t) {
+    if (r->step.planned != t) {
         /* rows read ahead in the stretch before, or new ones */
         int have;
 #ifdef _OPENMP
 #pragma omp single copyprivate(have)
 #endif
-        have = r->bu == 0 || rows_ahead_in(r, t);
+        have = r->unlabeled.batch_size == 0 || rows_ahead_in(r, t);
         if (!have)
             fetch_unlabeled_rows(r, m);
         tsgs_status st;
@@ -1172,14 +1253,14 @@ static tsgs_status begin_step(run_t *r, tsgs_model *m, long t)
         if (st != TSGS_OK)
             return st;
     }
-    if (r->next_t == t + 1 && !waiters_read_rows(r))
-        gather_rows(r, m, r->ubatch_next, &r->XU_next);
+    if (r->ahead.step == t + 1 && !waiters_read_rows(r))
+        gather_rows(r, m, r->ahead.batch, &r->ahead.batch_rows);
     return TSGS_OK;
 }
 
 /* Whether a checkpoint (checkpoint.c, written by sgd.c) is due after step
  * t < T: every opt.ckpt_write->every_steps steps, or its every_seconds
- * passed since the last one (r->ck_next_s). */
+ * passed since the last one (r->ckpt.next_due_s). */
 static int checkpoint_due(const run_t *r, long t)
 {
     const tsgs_checkpoint *ck = r->opt.ckpt_write;
@@ -1187,7 +1268,7 @@ static int checkpoint_due(const run_t *r, long t)
         return 0;
     if (ck->every_steps > 0 && t % ck->every_steps == 0)
         return 1;
-    return ck->every_seconds > 0.0 && tsgs__now_s() >= r->ck_next_s;
+    return ck->every_seconds > 0.0 && tsgs__now_s() >= r->ckpt.next_due_s;
 }
 
 /* Serial, on the master thread (the caller's) at the end of step t, unless
@@ -1196,26 +1277,27 @@ static int checkpoint_due(const run_t *r, long t)
 static void after_step(run_t *r, tsgs_model *m, long t, int bias)
 {
     const tsgs_train_hooks *hooks = r->hooks;
-    if (r->run_st != TSGS_OK)
+    if (r->step.status != TSGS_OK)
         return;
-    if (bias && r->split_step) /* its gradient from the labeled task */
-        m->bias -= tsgs__step_size(&r->p, t, r->T) * r->bias_g;
+    if (bias && r->settings.split_step) /* its gradient from the labeled task */
+        m->bias -= tsgs__step_size(&r->p, t, r->T) * r->labeled.bias_gradient;
     else if (bias)
         learn_bias(r, m, tsgs__step_size(&r->p, t, r->T));
-    r->t_last = t;
+    r->step.last_done = t;
     /* what step t + 1 goes back to if a stop cuts it (before its plan) */
     if (r->halt)
         tsgs__sgd_mark(r, m);
-    r->stop = hooks && hooks->should_stop && hooks->should_stop(hooks->user);
-    if (!r->stop && t < r->T && report_due(hooks, t) &&
+    r->step.stop =
+        hooks && hooks->should_stop && hooks->should_stop(hooks->user);
+    if (!r->step.stop && t < r->T && report_due(hooks, t) &&
         !tsgs__sgd_measure_due(hooks, t))
         tsgs__sgd_report_progress(r, m, hooks, t, r->T, 0);
     /* a checkpoint due: the stretch ends here, unplanned (sgd.c writes
      * it between two stretches) */
-    r->pause = !r->stop && checkpoint_due(r, t);
-    if (!r->stop && !r->pause && t < r->t1 &&
-        (r->bu == 0 || rows_ahead_in(r, t + 1)))
-        r->run_st = plan_step(r, m, t + 1);
+    r->ckpt.due = !r->step.stop && checkpoint_due(r, t);
+    if (!r->step.stop && !r->ckpt.due && t < r->t1 &&
+        (r->unlabeled.batch_size == 0 || rows_ahead_in(r, t + 1)))
+        r->step.status = plan_step(r, m, t + 1);
 }
 
 /* The end of a step (team): after_step on the master thread, then a
@@ -1235,7 +1317,7 @@ static tsgs_status end_step(run_t *r, tsgs_model *m, long t, int bias)
 #ifdef _OPENMP
 #pragma omp barrier
 #endif
-    return r->run_st;
+    return r->step.status;
 }
 
 /* C* at step t, annealed (the unlabeled loss's weight). */
@@ -1253,7 +1335,7 @@ static tsgs_status open_step(run_t *r, tsgs_model *m, long t, lane_t *me,
     *gamma = tsgs__step_size(&r->p, t, r->T);
     *cstar = annealed_cstar(r, t);
     tsgs_status st = begin_step(r, m, t);
-    if (st == TSGS_OK && r->bu)
+    if (st == TSGS_OK && r->unlabeled.batch_size)
         st = predict_unlabeled(r, m, t, me);
     return st;
 }
@@ -1264,8 +1346,8 @@ static tsgs_status open_step(run_t *r, tsgs_model *m, long t, lane_t *me,
  * features are computed once). t is 1-based. Team. */
 static tsgs_status step_frs(run_t *r, tsgs_model *m, long t, lane_t *me)
 {
-    const long D = r->frs_dirs;
-    const size_t W = (size_t)r->frs_groups * TSGS__LANES;
+    const long D = r->frs.dirs;
+    const size_t W = (size_t)r->frs.groups * TSGS__LANES;
     double gamma, cstar;
     tsgs_status st = open_step(r, m, t, me, &gamma, &cstar);
     if (st != TSGS_OK)
@@ -1284,21 +1366,26 @@ static tsgs_status step_frs(run_t *r, tsgs_model *m, long t, lane_t *me)
 #endif
     for (long j = 0; j < D; j++) {
         double sc = 0.0, ss = 0.0;
-        for (size_t i = 0; i < r->bl; i++) {
-            size_t row = r->lidx[i];
-            sc += r->wl[row] * r->fcl[row * W + (size_t)j];
-            if (r->pair)
-                ss += r->wl[row] * r->fsl[row * W + (size_t)j];
+        for (size_t i = 0; i < r->labeled.batch_size; i++) {
+            size_t row = r->labeled.order[i];
+            sc += r->labeled.loss_weight[row] *
+                  r->frs.labeled_cos[row * W + (size_t)j];
+            if (r->settings.cos_sin)
+                ss += r->labeled.loss_weight[row] *
+                      r->frs.labeled_sin[row * W + (size_t)j];
         }
-        for (size_t i = 0; i < r->bu; i++) {
-            sc += r->wu[i] * r->cu[i * W + (size_t)j];
-            if (r->pair)
-                ss += r->wu[i] * r->su[i * W + (size_t)j];
+        for (size_t i = 0; i < r->unlabeled.batch_size; i++) {
+            sc += r->unlabeled.loss_weight[i] *
+                  r->unlabeled.block_cos[i * W + (size_t)j];
+            if (r->settings.cos_sin)
+                ss += r->unlabeled.loss_weight[i] *
+                      r->unlabeled.block_sin[i * W + (size_t)j];
         }
-        r->gc[j] = unit * sc;
-        r->gs[j] = unit * ss;
+        r->block.gradient_cos[j] = unit * sc;
+        r->block.gradient_sin[j] = unit * ss;
     }
-    apply_step(r, m, 0, D, r->fcl, r->fsl, W, gamma, r->gc, r->gs);
+    apply_step(r, m, 0, D, r->frs.labeled_cos, r->frs.labeled_sin, W, gamma,
+               r->block.gradient_cos, r->block.gradient_sin);
     return end_step(r, m, t, 0);
 }
 
@@ -1317,7 +1404,8 @@ static tsgs_status step(run_t *r, tsgs_model *m, long t, lane_t *me)
 #pragma omp single
 #endif
     next_labeled_batch(r, t);
-    if (!r->lcache && (st = predict_labeled(r, m, me)) != TSGS_OK)
+    if (!r->settings.labeled_cache &&
+        (st = predict_labeled(r, m, me)) != TSGS_OK)
         return st;
     int check;
 #ifdef _OPENMP
@@ -1337,11 +1425,16 @@ static tsgs_status step(run_t *r, tsgs_model *m, long t, lane_t *me)
     if (st != TSGS_OK)
         return st;
     if (!checked &&
-        (st = block_gradient(r, m, r->blk, r->gc, r->gs)) != TSGS_OK)
+        (st = block_gradient(r, m, r->step.block, r->block.gradient_cos,
+                             r->block.gradient_sin)) != TSGS_OK)
         return st;
-    /* the checking rule's winner keeps its features in bcl/bsl */
-    apply_step(r, m, r->blk, dirs, checked ? r->bcl : r->cl,
-               checked ? r->bsl : r->sl, r->wb, r->blk_eta, r->gc, r->gs);
+    /* the checking rule's winner keeps its features in
+     * block.best_labeled_cos/block.best_labeled_sin */
+    apply_step(r, m, r->step.block, dirs,
+               checked ? r->block.best_labeled_cos : r->labeled.block_cos,
+               checked ? r->block.best_labeled_sin : r->labeled.block_sin,
+               r->settings.block_width, r->step.block_eta,
+               r->block.gradient_cos, r->block.gradient_sin);
     return end_step(r, m, t, p->balance != TSGS__BALANCE_HOLD);
 }
 
@@ -1352,23 +1445,27 @@ static tsgs_status fast_serial(run_t *r, tsgs_model *m, long t)
 {
     const long dirs = m->fs.dirs;
     const double cstar = annealed_cstar(r, t);
-    if (r->bu) {
+    if (r->unlabeled.batch_size) {
         size_t lo, hi; /* split over processes: this one's share */
-        tsgs__split_range(r->opt.split, r->bu, &lo, &hi);
-        tsgs__combine_tiles(r->view_blocks * dirs, r->part, hi - lo,
-                            r->gu + lo);
-        r->failed = tsgs__split_gather(r->opt.split, r->gu, r->bu, 1,
-                                       r->failed);
+        tsgs__split_range(r->opt.split, r->unlabeled.batch_size, &lo, &hi);
+        tsgs__combine_tiles(r->step.view_blocks * dirs, r->step.partial_sums,
+                            hi - lo, r->unlabeled.decision + lo);
+        r->step.failed =
+            tsgs__split_gather(r->opt.split, r->unlabeled.decision,
+                               r->unlabeled.batch_size, 1, r->step.failed);
         tsgs_status st = finish_unlabeled(r, m, t);
         if (st != TSGS_OK)
             return st;
     }
     next_labeled_batch(r, t);
     loss_weights(r, m, cstar);
-    block_sums(r, m, r->gc, r->gs, NULL);
-    apply_coefficients(r, m, r->blk, dirs, r->blk_eta, r->gc, r->gs);
-    if (!r->big_update) {
-        update_labeled_cache_serial(r, dirs, r->cl, r->sl, r->wb);
+    block_sums(r, m, r->block.gradient_cos, r->block.gradient_sin, NULL);
+    apply_coefficients(r, m, r->step.block, dirs, r->step.block_eta,
+                       r->block.gradient_cos, r->block.gradient_sin);
+    if (!r->settings.team_updates_cache) {
+        update_labeled_cache_serial(r, dirs, r->labeled.block_cos,
+                                    r->labeled.block_sin,
+                                    r->settings.block_width);
         fold_scale_if_small(r, m);
     }
     return TSGS_OK;
@@ -1382,10 +1479,13 @@ static int eval_share_team(run_t *r, const tsgs__fview *v, lane_t *me,
                            const tsgs__rows_ahead *after)
 {
     size_t lo, hi;
-    tsgs__split_range(r->opt.split, r->bu, &lo, &hi);
-    return tsgs__eval_tiles_team(v, r->XU.x ? r->XU.x + lo * r->d : NULL,
-                                 hi - lo, r->part, &me->ws, r->gu + lo,
-                                 &r->failed, after, NULL);
+    tsgs__split_range(r->opt.split, r->unlabeled.batch_size, &lo, &hi);
+    return tsgs__eval_tiles_team(
+        v,
+        r->unlabeled.batch_rows.x ? r->unlabeled.batch_rows.x + lo * r->d
+                                  : NULL,
+        hi - lo, r->step.partial_sums, &me->ws, r->unlabeled.decision + lo,
+        &r->step.failed, after, NULL);
 }
 
 /* What a split step's kernel does with unlabeled rows whose sums are
@@ -1403,14 +1503,15 @@ static void unlabeled_rows_done(void *ctx, size_t i0, size_t i1)
     const rows_done_ctx *c = ctx;
     run_t *r = c->r;
     for (size_t i = i0; i < i1; i++)
-        r->gu[i] *= c->k;
-    tsgs__uloss_grads(r->p.uloss, r->p.ramp_s, r->gu + i0, c->bias, c->weight,
-                      i1 - i0, r->wu + i0);
+        r->unlabeled.decision[i] *= c->k;
+    tsgs__uloss_grads(r->p.uloss, r->p.ramp_s, r->unlabeled.decision + i0,
+                      c->bias, c->weight, i1 - i0,
+                      r->unlabeled.loss_weight + i0);
 }
 
 /* What every thread of a split step takes before the kernel's barrier:
- * after it the master plans the next step (r->blk, r->blk_eta) and sets
- * the scale while the others may still write this step's columns. */
+ * after it the master plans the next step (r->step.block, r->step.block_eta)
+ * and sets the scale while the others may still write this step's columns. */
 typedef struct {
     long blk;     /* the block the step writes */
     double scale; /* the lazy scale it decays to */
@@ -1420,9 +1521,9 @@ typedef struct {
 static split_plan split_plan_of(const run_t *r, const tsgs_model *m)
 {
     split_plan s;
-    s.blk = r->blk;
-    s.scale = m->scale * (1.0 - r->blk_eta);
-    s.to_a = r->blk_eta / (s.scale * m->norm);
+    s.blk = r->step.block;
+    s.scale = m->scale * (1.0 - r->step.block_eta);
+    s.to_a = r->step.block_eta / (s.scale * m->norm);
     return s;
 }
 
@@ -1446,15 +1547,18 @@ static tsgs_status split_team(run_t *r, tsgs_model *m, long t, int rows_done,
     if (rows_done && !fold) {
         split_columns(r, m, sp->blk, me, team, centred_mean(r), to_a);
     } else if (me == 0) {
-        if (!rows_done && r->bu) {
-            tsgs__combine_tiles(r->view_blocks * m->fs.dirs, r->part, r->bu,
-                                r->gu);
-            tsgs_status st = scale_sums(r, m, r->gu, r->bu);
+        if (!rows_done && r->unlabeled.batch_size) {
+            tsgs__combine_tiles(r->step.view_blocks * m->fs.dirs,
+                                r->step.partial_sums, r->unlabeled.batch_size,
+                                r->unlabeled.decision);
+            tsgs_status st = scale_sums(r, m, r->unlabeled.decision,
+                                        r->unlabeled.batch_size);
             if (st != TSGS_OK)
                 return st;
-            tsgs__uloss_grads(r->p.uloss, r->p.ramp_s, r->gu, m->bias,
-                              annealed_cstar(r, t) / (double)r->bu, r->bu,
-                              r->wu);
+            tsgs__uloss_grads(
+                r->p.uloss, r->p.ramp_s, r->unlabeled.decision, m->bias,
+                annealed_cstar(r, t) / (double)r->unlabeled.batch_size,
+                r->unlabeled.batch_size, r->unlabeled.loss_weight);
         }
         split_columns(r, m, sp->blk, 0, 1, centred_mean(r), to_a);
     }
@@ -1462,10 +1566,12 @@ static tsgs_status split_team(run_t *r, tsgs_model *m, long t, int rows_done,
         return TSGS_OK;
     m->scale = sp->scale;
     if (fold) {
-        update_labeled_cache_serial(r, m->fs.dirs, r->cl, r->sl, r->wb);
+        update_labeled_cache_serial(r, m->fs.dirs, r->labeled.block_cos,
+                                    r->labeled.block_sin,
+                                    r->settings.block_width);
         fold_scale_if_small(r, m);
     } else {
-        r->hl_pending = 1;
+        r->labeled.sums_pending = 1;
     }
     return TSGS_OK;
 }
@@ -1502,7 +1608,7 @@ static tsgs_status step_fast(run_t *r, tsgs_model *m, long t, lane_t *me)
 #pragma omp master
 #endif
     if (waiters)
-        memset(r->chunks_taken, 0, sizeof(int) * (size_t)team_size());
+        memset(r->ahead.chunks_taken, 0, sizeof(int) * (size_t)team_size());
     /* A team's kernel asks for the rows gathered a step from now, a share
      * in each task. Asked for at once by the threads that wait out the
      * serial section, their misses stalled on the line-fill buffers and
@@ -1511,12 +1617,15 @@ static tsgs_status step_fast(run_t *r, tsgs_model *m, long t, lane_t *me)
      * same prefetches in the kernel cost it twice as much. */
     const tsgs__rows_ahead after =
         waiters ? rows_after(r) : (tsgs__rows_ahead){0};
-    if (r->split_step) {
+    if (r->settings.split_step) {
         /* the unlabeled rows' block features by the team, the labeled
          * part by its last thread, which then joins the kernel's tiles
          * late: they are taken dynamically */
-        tsgs__eval_features_team(r->d, r->Wb, r->Pb, r->ngb, r->XU.x, r->bu,
-                                 r->cu, r->pair ? r->su : NULL);
+        tsgs__eval_features_team(
+            r->d, r->block.panel, r->block.phase, r->settings.groups_per_block,
+            r->unlabeled.batch_rows.x, r->unlabeled.batch_size,
+            r->unlabeled.block_cos,
+            r->settings.cos_sin ? r->unlabeled.block_sin : NULL);
 #ifdef _OPENMP
         if (omp_get_thread_num() == team_size() - 1)
 #endif
@@ -1524,35 +1633,40 @@ static tsgs_status step_fast(run_t *r, tsgs_model *m, long t, lane_t *me)
     } else {
         block_features(r);
     }
-    tsgs__fview v = tsgs__model_view_blocks(m, r->view_blocks);
+    tsgs__fview v = tsgs__model_view_blocks(m, r->step.view_blocks);
     /* split: the unlabeled rows' decision values and weights made by the
      * kernel's tasks as their rows are complete; the scale this step
      * decays to, read before the master sets it */
     rows_done_ctx rc = {r, m->scale * m->norm, m->bias,
-                        r->bu ? annealed_cstar(r, t) / (double)r->bu : 0.0};
-    const tsgs__rows_done done = {unlabeled_rows_done, &rc, r->tile_count};
+                        r->unlabeled.batch_size
+                            ? annealed_cstar(r, t) /
+                                  (double)r->unlabeled.batch_size
+                            : 0.0};
+    const tsgs__rows_done done = {unlabeled_rows_done, &rc, r->step.tile_count};
     const split_plan sp = split_plan_of(r, m);
     const int rows_done =
-        r->split_step ? tsgs__eval_tiles_team(&v, r->XU.x, r->bu, r->part,
-                                              &me->ws, r->gu, &r->failed,
-                                              &after, &done)
-                      : eval_share_team(r, &v, me, &after);
+        r->settings.split_step
+            ? tsgs__eval_tiles_team(
+                  &v, r->unlabeled.batch_rows.x, r->unlabeled.batch_size,
+                  r->step.partial_sums, &me->ws, r->unlabeled.decision,
+                  &r->step.failed, &after, &done)
+            : eval_share_team(r, &v, me, &after);
     /* (both end with a barrier) */
     STEP_PART("step_kernel");
 #ifdef _OPENMP
     const int tid = omp_get_thread_num();
 #endif
-    if (r->split_step) {
+    if (r->settings.split_step) {
         tsgs_status st_split = split_team(r, m, t, rows_done, &sp);
 #ifdef _OPENMP
         if (tid == 0)
 #endif
-            r->run_st = st_split;
+            r->step.status = st_split;
     } else {
 #ifdef _OPENMP
 #pragma omp master
 #endif
-        r->run_st = fast_serial(r, m, t);
+        r->step.status = fast_serial(r, m, t);
     }
     STEP_PART("step_serial");
 #ifdef _OPENMP
@@ -1568,13 +1682,14 @@ static tsgs_status step_fast(run_t *r, tsgs_model *m, long t, lane_t *me)
     if (waiters && tid == 0)
         read_rows_left(r, m, &ahead, (size_t)team_size() - 1);
 #endif
-    if (r->big_update) {
+    if (r->settings.team_updates_cache) {
 #ifdef _OPENMP
 #pragma omp barrier
 #endif
-        if (r->run_st != TSGS_OK)
-            return r->run_st;
-        update_labeled_cache(r, m->fs.dirs, r->cl, r->sl, r->wb);
+        if (r->step.status != TSGS_OK)
+            return r->step.status;
+        update_labeled_cache(r, m->fs.dirs, r->labeled.block_cos,
+                             r->labeled.block_sin, r->settings.block_width);
 #ifdef _OPENMP
 #pragma omp master
 #endif
@@ -1594,12 +1709,13 @@ void tsgs__sgd_mark(run_t *r, const tsgs_model *m)
     k->nblocks = m->nblocks;
     k->cached_dirs = m->cached_dirs;
     k->cc_filled = m->cc ? m->cc->filled : 0;
-    k->fc_filled = r->fc ? r->fc->filled : 0;
+    k->fc_filled =
+        r->unlabeled.feature_cache ? r->unlabeled.feature_cache->filled : 0;
     k->bias = m->bias;
-    k->mean_ema = r->mean_ema;
-    k->upos = r->upos;
-    k->epoch = r->epoch;
-    k->next_t = r->next_t;
+    k->mean_ema = r->unlabeled.balance_threshold;
+    k->upos = r->unlabeled.pass_position;
+    k->epoch = r->unlabeled.pass;
+    k->next_t = r->ahead.step;
 }
 
 /* Serial, once every thread has left a step that r->halt cut: the model
@@ -1619,28 +1735,28 @@ static void abandon_step(run_t *r, tsgs_model *m)
     m->cached_dirs = k->cached_dirs;
     if (m->cc)
         m->cc->filled = k->cc_filled;
-    if (r->fc)
-        r->fc->filled = k->fc_filled;
+    if (r->unlabeled.feature_cache)
+        r->unlabeled.feature_cache->filled = k->fc_filled;
     m->bias = k->bias;
-    r->mean_ema = k->mean_ema;
-    for (; r->epoch > k->epoch; r->epoch--) {
+    r->unlabeled.balance_threshold = k->mean_ema;
+    for (; r->unlabeled.pass > k->epoch; r->unlabeled.pass--) {
         const tsgs__shuffle_key key = {r->p.seed, TSGS__STREAM_EPOCH,
-                                       (uint64_t)r->epoch << 40};
-        tsgs__unshuffle(r->uidx, r->nu, &key);
+                                       (uint64_t)r->unlabeled.pass << 40};
+        tsgs__unshuffle(r->unlabeled.order, r->unlabeled.n, &key);
     }
-    r->upos = k->upos;
-    r->next_t = k->next_t; /* (the rows taken ahead: a checkpoint's pass) */
-    r->plan_t = 0;
-    r->stop = 1;
+    r->unlabeled.pass_position = k->upos;
+    r->ahead.step = k->next_t; /* (the rows taken ahead: a checkpoint's pass) */
+    r->step.planned = 0;
+    r->step.stop = 1;
 }
 
 /* Step t by the path the run takes (team); a step cut by r->halt is
  * abandoned here. */
 tsgs_status tsgs__sgd_step(run_t *r, tsgs_model *m, long t, lane_t *me)
 {
-    const tsgs_status st = r->fast  ? step_fast(r, m, t, me)
-                           : r->frs ? step_frs(r, m, t, me)
-                                    : step(r, m, t, me);
+    const tsgs_status st = r->settings.fast ? step_fast(r, m, t, me)
+                           : r->frs.on      ? step_frs(r, m, t, me)
+                                            : step(r, m, t, me);
     if (st != TSGS_ERR_STOPPED)
         return st;
     /* Every thread has it: it comes from a serial section's decision

@@ -25,83 +25,157 @@ typedef struct {
     long next_t;        /* the step whose rows were taken ahead */
 } step_mark;
 
-/* Everything a run needs besides the model. */
+/* The run's settings, resolved before its first step (sgd.c), read by
+ * every step. */
 typedef struct {
-    const tsgs__train_job *job; /* the caller's: its team, hooks, monitor */
-    const tsgs_dataset *ds;
-    tsgs_params p;      /* resolved */
-    int threads;        /* the job's team's */
-    size_t d;
-    size_t nl, nu;      /* labeled and unlabeled rows */
-    size_t *lidx;       /* labeled row indices (in batch order) */
-    size_t *uidx;       /* unlabeled row indices, reshuffled each pass */
-    size_t *ubatch;     /* the rows of the current unlabeled mini-batch */
-    tsgs__rows XL;      /* scaled labeled rows, nl x d (dense or sparse) */
-    double *yl;         /* +1 / -1 */
-    double *cwl;        /* class weights of the labeled rows (C x cwl[i]);
-                           NULL: every one 1 */
-    double *hl;         /* cached unscaled sums of the labeled rows */
-    double *wl;         /* loss derivative weights of the labeled rows */
-    tsgs__rows XU;      /* scaled unlabeled mini-batch, bu x d */
-    double *gu;         /* its decision values */
-    double *wu;
-    size_t bl, bu;      /* mini-batch sizes */
-    size_t upos;        /* position in the current pass over uidx */
-    long epoch;
-    float *Wb, *Pb;     /* packed directions of the block being updated */
-    float *cl, *sl;     /* block features of the labeled rows */
-    float *cu, *su;     /* block features of the unlabeled mini-batch */
-    double *dac, *das;  /* coefficient increments of the block */
-    int lcache;         /* labeled sums cached (n_l small), else the
+    int cos_sin;        /* PAIR features: cos and sin per direction */
+    long groups_per_block; /* packed groups per block */
+    size_t block_width; /* their width, groups_per_block * LANES */
+    int labeled_cache;  /* labeled sums cached (n_l small), else the
                            labeled mini-batch is predicted every step */
-    tsgs__rows XLb;     /* no cache: the labeled mini-batch's rows */
-    double *gl;         /* no cache: its decision values */
-    int pair;           /* PAIR features: cos and sin per direction */
-    long ngb;           /* packed groups per block */
-    size_t wb;          /* their width, ngb * LANES */
-    double *gc, *gs;    /* gradient of the block being written */
-    double *cgc, *cgs;  /* the checking rule's candidate gradient */
-    double *qc, *qs;    /* block_sums' sums of squares */
-    float *bcl, *bsl;   /* the best candidate's labeled features */
-    int frs;            /* FRS3VM: one fixed set of features */
-    long frs_dirs;      /* its directions */
-    long frs_groups;    /* and packed groups */
-    float *fcl, *fsl;   /* FRS: features of every labeled row, fixed */
-    double *sorted;     /* balance: the mini-batch's sorted decisions */
-    double mean_ema;    /* balance: running threshold */
-    tsgs__train_opts opt;
-    double t_start;     /* when the steps started */
-    double monitor_s;   /* time spent measuring the monitor set since */
-    size_t *ubatch_next; /* the next mini-batch's rows, read ahead */
-    /* rows held in shares (ds->held): the last HELD_BATCHES mini-batches
-     * fetched (bu rows each, a ring), let go of as new ones come */
-    size_t *held_ring;
-    long held_count;    /* mini-batches fetched so far */
-    tsgs__rows XU_next; /* and their scaled copies */
-    tsgs__featcache *fc; /* sparse rows: every unlabeled row's features
-                            (then XU and XU_next are not gathered) */
-    size_t *lrow;       /* with the labeled cache: the labeled rows' rows
-                           in the dataset, XL's order (also in fc) */
-    long next_t;        /* the step whose rows ubatch_next holds (0: none) */
-    long plan_t;        /* the step planned (its rows in XU; on the fast
-                           path its block chosen too), 0: none */
     int fast;           /* the fast path: a step's block is chosen before
                            its predictions (no checking rule, labeled
                            cache, not FRS) */
-    int big_update;     /* the labeled-cache update is worth a team */
+    int team_updates_cache; /* the labeled-cache update is worth a team */
     int split_step;     /* fast path, learned bias, small labeled cache,
                            one process (not a run split over processes):
                            the labeled rows' part of a step (the cache's
                            update, their block features, loss weights and
                            gradient sums, the bias's gradient) is one
                            task beside the kernel, not serial */
-    int hl_pending;     /* split: the labeled cache still lacks the last
-                           step's block (dac / das over cl / sl), which
-                           the next step's labeled task adds first */
-    double bias_g;      /* split: the learned bias's gradient, sum wl */
-    int *tile_count;    /* split: the kernel's row tiles' written group
-                           tiles (tsgs__rows_done), bu / 12 + 1 */
+    long max_blocks;
+} run_settings;
+
+/* The labeled rows: all of them (cached sums) or a mini-batch a step. */
+typedef struct {
+    size_t n;
+    size_t *order;      /* labeled row indices (in batch order) */
+    size_t *dataset_rows; /* with the labeled cache: the labeled rows'
+                           rows in the dataset, rows' order (also in
+                           the unlabeled feature cache) */
+    tsgs__rows rows;    /* scaled labeled rows, n x d (dense or sparse) */
+    double *y;          /* +1 / -1 */
+    double *class_weight; /* C x class_weight[i]; NULL: every one 1 */
+    double *sums;       /* cached unscaled sums of the labeled rows */
+    double *loss_weight; /* loss derivative weights */
+    float *block_cos, *block_sin; /* block features */
+    tsgs__rows batch_rows; /* no cache: the labeled mini-batch's rows */
+    double *batch_decision; /* no cache: its decision values */
+    size_t batch_size;
+    int sums_pending;   /* split: the cache still lacks the last step's
+                           block (the block's increments over block_cos /
+                           block_sin), which the next step's labeled task
+                           adds first */
+    double bias_gradient; /* split: the learned bias's gradient, sum of
+                             loss_weight */
+} run_labeled;
+
+/* The unlabeled rows: passes in a shuffled order, a mini-batch a step. */
+typedef struct {
+    size_t n;
+    size_t *order;      /* unlabeled row indices, reshuffled each pass */
+    size_t pass_position; /* position in the current pass over order */
+    long pass;
+    size_t *shuffle_draws; /* the shuffle's draws: two chunks */
+    size_t *batch;      /* the rows of the current mini-batch */
+    tsgs__rows batch_rows; /* their scaled copies, batch_size x d */
+    double *decision;   /* their decision values */
+    double *loss_weight;
+    float *block_cos, *block_sin; /* block features of the mini-batch */
+    size_t batch_size;
+    tsgs__featcache *feature_cache; /* sparse rows: every unlabeled row's
+                            features (then batch_rows and the read-ahead's
+                            are not gathered) */
+    double *sorted_decisions; /* balance: the mini-batch's, sorted */
+    double balance_threshold; /* balance: running threshold (an EMA) */
+} run_unlabeled;
+
+/* The next mini-batch, read ahead by the team during a step. */
+typedef struct {
+    size_t *batch;      /* its rows */
+    tsgs__rows batch_rows; /* and their scaled copies */
+    long step;          /* the step whose rows batch holds (0: none) */
+    int *chunks_taken;  /* fast path, a team: per worker, the chunks of its
+                           share of the rows read ahead taken so far */
+    size_t master_rows; /* of them, the rows the master gathered in the
+                           step before: the ones it asks the memory for */
+    /* rows held in shares (ds->held): the last HELD_BATCHES mini-batches
+     * fetched (batch_size rows each, a ring), let go of as new ones come */
+    size_t *held_batches;
+    long batches_fetched; /* mini-batches fetched so far */
+} run_read_ahead;
+
+/* FRS3VM: one fixed set of features. */
+typedef struct {
+    int on;
+    long dirs;          /* its directions */
+    long groups;        /* and packed groups */
+    float *labeled_cos, *labeled_sin; /* features of every labeled row,
+                                         fixed */
+} run_frs;
+
+/* The block being written this step: its directions, gradient and
+ * coefficient increments. */
+typedef struct {
+    float *panel, *phase; /* its packed directions */
+    double *increment_cos, *increment_sin; /* coefficient increments */
+    double *gradient_cos, *gradient_sin; /* gradient of the block */
+    double *check_gradient_cos, *check_gradient_sin; /* the checking
+                                               rule's candidate gradient */
+    double *squares_cos, *squares_sin; /* block_sums' sums of squares */
+    float *best_labeled_cos, *best_labeled_sin; /* the best candidate's
+                                                   labeled features */
+} run_block;
+
+/* Checkpoints (checkpoint.c; opt.ckpt_write, opt.resume). */
+typedef struct {
+    char *settings;     /* the run's settings as the file keeps them */
+    uint64_t data[4];   /* its rows: n, d, labeled, hash */
+    double next_due_s;  /* when the next one is due (every_seconds) */
+    long steps_resumed; /* the steps done before this process's (resumed
+                           from a checkpoint; else 0) */
+    int due;            /* the master: one is due after step
+                           step.last_done (the stretch ends there) */
+} run_checkpoint;
+
+/* Shared by the team within a step: what one thread decided for all. */
+typedef struct {
+    tsgs_error *err;    /* where a failure is described */
+    int failed;         /* the kernel could not generate directions */
+    int stop;           /* the hooks asked to stop */
+    long last_done;     /* the last step run */
+    tsgs_status status; /* TSGS_OK, or why a step failed */
+    long planned;       /* the step planned (its rows in the unlabeled
+                           batch; on the fast path its block chosen too),
+                           0: none */
     long view_blocks;   /* fast path: the blocks the predictions see */
+    long block;         /* the block this step writes */
+    double block_eta;   /* and its step */
+    double variance;    /* block_gradient's sampling variance */
+    long best;          /* the checking rule's best candidate */
+    double best_eta;    /* and its step */
+    double *partial_sums; /* the kernel's, shared by the team */
+    size_t n_partial;   /* their size */
+    int *tile_count;    /* split: the kernel's row tiles' written group
+                           tiles (tsgs__rows_done), batch_size / 12 + 1 */
+} run_step;
+
+/* Everything a run needs besides the model. */
+typedef struct {
+    const tsgs__train_job *job; /* the caller's: its team, hooks, monitor */
+    const tsgs_dataset *ds;
+    tsgs_params p;      /* resolved */
+    tsgs__train_opts opt;
+    int threads;        /* the job's team's */
+    size_t d;
+    run_settings settings;
+    run_labeled labeled;
+    run_unlabeled unlabeled;
+    run_read_ahead ahead;
+    run_frs frs;
+    run_block block;
+    run_step step;
+    run_checkpoint ckpt;
     const tsgs_train_hooks *hooks;
     /* The caller's stop, polled inside a step where its work grows with
      * the rows' width (the sparse kernels, the column cache's new
@@ -110,34 +184,8 @@ typedef struct {
     tsgs__stop *halt;
     step_mark mark;
     long T, t1;         /* the run's steps; the last of this stretch */
-    long max_blocks;
-    size_t *draws;      /* the shuffle's draws: two chunks */
-    int *chunks_taken;  /* fast path, a team: per worker, the chunks of its
-                           share of the rows read ahead taken so far */
-    size_t master_rows; /* of them, the rows the master gathered in the
-                           step before: the ones it asks the memory for */
-    double *part;       /* the kernel's partial sums, shared by the team */
-    size_t npart;       /* their size */
-    /* Shared by the team within a step: what one thread decided for all. */
-    tsgs_error *err;    /* where a failure is described */
-    int failed;         /* the kernel could not generate directions */
-    int stop;           /* the hooks asked to stop */
-    long t_last;        /* the last step run */
-    tsgs_status run_st; /* TSGS_OK, or why a step failed */
-    long blk;           /* the block this step writes */
-    double blk_eta;     /* and its step */
-    int blk_checked;    /* its gradient is the checking rule's */
-    double var;         /* block_gradient's sampling variance */
-    long best;          /* the checking rule's best candidate */
-    double best_eta;    /* and its step */
-    /* Checkpoints (checkpoint.c; opt.ckpt_write, opt.resume) */
-    char *ck_settings;  /* the run's settings as the file keeps them */
-    uint64_t ck_data[4]; /* its rows: n, d, labeled, hash */
-    double ck_next_s;   /* when the next one is due (every_seconds) */
-    long t_begin;       /* the steps done before this process's (resumed
-                           from a checkpoint; else 0) */
-    int pause;          /* the master: one is due after step t_last (the
-                           stretch ends there) */
+    double t_start;     /* when the steps started */
+    double monitor_s;   /* time spent measuring the monitor set since */
 } run_t;
 
 /* What each thread of the team keeps for itself. */
@@ -145,12 +193,12 @@ typedef struct {
     tsgs__kernel_ws ws; /* scratch for regenerated directions */
 } lane_t;
 
-/* Step t (1-based) by the run's path: the fast one (r->fast), FRS
- * (r->frs) or the general one; called by every thread of the team (or
+/* Step t (1-based) by the run's path: the fast one (r->settings.fast), FRS
+ * (r->frs.on) or the general one; called by every thread of the team (or
  * outside a parallel region, by one). TSGS_OK, or why the step failed;
- * r->stop when the hooks asked to stop: at the step's end, or inside it
+ * r->step.stop when the hooks asked to stop: at the step's end, or inside it
  * (r->halt), which abandons it: the model and the run as step t - 1 left
- * them (r->mark), r->t_last unchanged. */
+ * them (r->mark), r->step.last_done unchanged. */
 tsgs_status tsgs__sgd_step(run_t *r, tsgs_model *m, long t, lane_t *me);
 
 /* Serial: r->mark from the model and the run as they are (the end of the
@@ -161,15 +209,16 @@ void tsgs__sgd_mark(run_t *r, const tsgs_model *m);
  * split run's last step leaves its block's update pending). */
 void tsgs__sgd_flush(run_t *r, const tsgs_model *m);
 
-/* A new random order of the unlabeled rows for pass r->epoch (team). */
+/* A new random order of the unlabeled rows for pass r->unlabeled.pass
+ * (team). */
 void tsgs__sgd_shuffle_pass(run_t *r);
 /* Rows held in shares (ds->held): mini-batches fetched, each kept while
  * the steps may still read it (the one read ahead, the one predicted),
  * then let go of. */
 #define TSGS__HELD_BATCHES 3
-/* Serial, every process in the same order: a new mini-batch's rows (bu)
- * fetched, the one HELD_BATCHES before let go of. A no-op when every row
- * is here. */
+/* Serial, every process in the same order: a new mini-batch's rows
+ * (unlabeled.batch_size) fetched, the one HELD_BATCHES before let go of.
+ * A no-op when every row is here. */
 void tsgs__held_batch(run_t *r, const size_t *rows);
 /* The mini-batches still held let go of (the run's end). */
 void tsgs__held_batch_end(run_t *r);
