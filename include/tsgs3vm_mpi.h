@@ -8,8 +8,11 @@
  * the model tsgs_train makes of those rows in one process, for any number
  * of processes and threads. The stochastic solvers (tsg and the others of
  * the sgd family) share each step's unlabeled mini-batch predictions out
- * over the processes (dense rows); the other solvers run whole on every
- * process (the same model, no speed-up yet).
+ * over the processes (dense rows); the default solver (safe) spreads its
+ * grid's CV tasks and its selection's path tasks over them (each runs
+ * its share, the records then broadcast from each task's runner), its
+ * other stages run whole on every process; the other solvers run whole on every process (the same
+ * model, no speed-up yet).
  *
  * The rows may be every row on every process, or a dataset that
  * tsgs_dataset_read_mpi read over the same comm, each process holding its

@@ -259,7 +259,10 @@ static tsgs_status train_one_vs_rest(const resolved *r,
     size_t c = 1;
     tsgs_status st = train_class(r, 0, params, hooks ? &quiet : NULL,
                                  &shared, &subs[0], &stopped, err);
-    if (st == TSGS_OK && !stopped &&
+    /* split over processes: one class after another, each making its
+     * exchanges in the same order on every process */
+    const int spread = opt->split && opt->split->size > 1;
+    if (st == TSGS_OK && !stopped && !spread &&
         tsgs__ovr_at_once(k, threads, params->solver) > 1) {
         st = train_side_by_side(r, params, hooks ? &quiet : NULL, &shared,
                                 threads, subs, &stopped, err);

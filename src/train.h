@@ -36,8 +36,10 @@ double tsgs__class_weight_of(const tsgs_params *p, double label);
 /* A run split over processes (src/mpi/, issue #34): every process holds
  * the same rows and runs the same steps; the stochastic solvers'
  * unlabeled mini-batch predictions are shared out by position
- * (tsgs__split_range) and gathered back whole (`gather`), so every
- * process ends with the same bits as one process would. */
+ * (tsgs__split_range) and gathered back whole (`gather`), the default
+ * solver's grid and path tasks run each on one process and their records
+ * are sent to the others (`share`), so every process ends with the same bits
+ * as one process would. */
 typedef struct tsgs__split {
     int rank, size;     /* this process, of size (size >= 1) */
     /* Called by one thread at a time (all processes in the same order):
@@ -47,6 +49,13 @@ typedef struct tsgs__split {
      * failed), or 1 where the exchange itself failed. */
     int (*gather)(void *ctx, double *v, size_t n, int own, int failed);
     void *ctx;
+    /* The default solver's grid and path tasks spread over the
+     * processes (each runs its own; safe.c): called by one thread at a
+     * time, every process in the same order with the same bytes and
+     * root: process root's buf[0, bytes) into every process's buf.
+     * Returns 0, or 1 where the exchange failed. NULL: the solver runs
+     * whole on every process. */
+    int (*share)(void *ctx, void *buf, size_t bytes, int root);
 } tsgs__split;
 
 /* Initialised by field name (.scale_floor = ..., the rest 0 / NULL), so

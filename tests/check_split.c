@@ -19,7 +19,7 @@ START_TEST(ranges_cover_the_batch_in_order)
         for (int size = 1; size <= 6; size++) {
             size_t next = 0, small = n, big = 0;
             for (int k = 0; k < size; k++) {
-                tsgs__split s = {k, size, NULL, NULL};
+                tsgs__split s = {k, size, NULL, NULL, NULL};
                 size_t lo, hi;
                 tsgs__split_range(&s, n, &lo, &hi);
                 ck_assert_uint_eq(lo, next); /* contiguous, rank order */
@@ -35,13 +35,15 @@ START_TEST(ranges_cover_the_batch_in_order)
     tsgs__split_range(NULL, 7, &lo, &hi); /* one process: all */
     ck_assert(lo == 0 && hi == 7);
     /* 4 ranks, 3 rows: rank 0's share is empty */
-    tsgs__split s0 = {0, 4, NULL, NULL};
+    tsgs__split s0 = {0, 4, NULL, NULL, NULL};
     tsgs__split_range(&s0, 3, &lo, &hi);
     ck_assert_uint_eq(hi - lo, 0);
     /* no split: the flag as it is, the callback never called */
     ck_assert_int_eq(tsgs__split_gather(NULL, NULL, 0, 1, 2), 2);
-    ck_assert_int_eq(tsgs__split_gather(&(tsgs__split){0, 1, NULL, NULL},
-                                        NULL, 0, 1, 0), 0);
+    ck_assert_int_eq(
+        tsgs__split_gather(&(tsgs__split){0, 1, NULL, NULL, NULL}, NULL, 0,
+                           1, 0),
+        0);
 }
 END_TEST
 
@@ -149,7 +151,7 @@ START_TEST(ranks_give_the_bits_of_one_process)
         rank_t r[MAX_RANKS];
         pthread_t th[MAX_RANKS];
         for (int k = 0; k < size; k++) {
-            r[k] = (rank_t){w,    k,   {k, size, fake_gather, &r[k]},
+            r[k] = (rank_t){w,    k,   {k, size, fake_gather, &r[k], NULL},
                             ds,   p,   labeled_cache,
                             NULL, TSGS_OK};
             r[k].p.threads = 1 + (k + size) % 2; /* 1 and 2 threads */
@@ -201,7 +203,7 @@ START_TEST(a_failed_rank_fails_every_rank)
     rank_t r[3];
     pthread_t th[3];
     for (int k = 0; k < 3; k++) {
-        r[k] = (rank_t){w, k, {k, 3, failing_gather, &r[k]}, ds, p, -1,
+        r[k] = (rank_t){w, k, {k, 3, failing_gather, &r[k], NULL}, ds, p, -1,
                         NULL, TSGS_OK};
         ck_assert_int_eq(pthread_create(&th[k], NULL, rank_main, &r[k]), 0);
     }
@@ -396,7 +398,7 @@ START_TEST(ranks_holding_shares_give_the_bits_of_one_process)
             r[k].h = (tsgs__held){k, size, r[k].row0, &r[k], held_fetch,
                                   held_release, held_pieces};
             r[k].mine->held = &r[k].h;
-            r[k].split = (tsgs__split){k, size, held_gather, &r[k]};
+            r[k].split = (tsgs__split){k, size, held_gather, &r[k], NULL};
             r[k].p = p;
         }
         for (int k = 0; k < size; k++)
@@ -480,7 +482,7 @@ START_TEST(a_bad_value_in_a_share_is_the_one_process_error)
             r[k].h = (tsgs__held){k, size, r[k].row0, &r[k], held_fetch,
                                   held_release, held_pieces};
             r[k].mine->held = &r[k].h;
-            r[k].split = (tsgs__split){k, size, held_gather, &r[k]};
+            r[k].split = (tsgs__split){k, size, held_gather, &r[k], NULL};
             r[k].p = p;
             pthread_create(&th[k], NULL, held_main, &r[k]);
         }
@@ -502,6 +504,174 @@ START_TEST(a_bad_value_in_a_share_is_the_one_process_error)
 }
 END_TEST
 
+/* The default solver's path tasks spread over ranks (tsgs__split's
+ * share, safe.c): each rank runs its own tasks, the records travel from
+ * the rank that ran each (a pointer handed over between barriers), and
+ * every rank's model file is the one-process model's, byte for byte. */
+typedef struct {
+    world_t *w;
+    int rank;
+    tsgs__split split;
+    const tsgs_dataset *ds;
+    tsgs_params p;
+    const void *src; /* the root's buffer, between the barriers */
+    long shares[MAX_RANKS];
+    tsgs_model *m;
+    tsgs_status st;
+} safe_rank;
+
+static safe_rank *safe_world[MAX_RANKS];
+
+static int fake_share(void *ctx, void *buf, size_t bytes, int root)
+{
+    safe_rank *r = ctx;
+    if (r->rank == root)
+        safe_world[0]->src = buf;
+    safe_world[0]->shares[r->rank]++;
+    pthread_barrier_wait(&r->w->bar);
+    if (r->rank != root)
+        memcpy(buf, safe_world[0]->src, bytes);
+    pthread_barrier_wait(&r->w->bar); /* all read before the next write */
+    return 0;
+}
+
+static int safe_gather(void *ctx, double *v, size_t n, int own, int failed)
+{
+    safe_rank *r = ctx;
+    rank_t fake = {r->w, r->rank, r->split, NULL, r->p, -1, NULL, TSGS_OK};
+    return fake_gather(&fake, v, n, own, failed);
+}
+
+static void *safe_main(void *arg)
+{
+    safe_rank *r = arg;
+    r->st = tsgs__train_split(r->ds, &r->p, NULL, &r->split, NULL, &r->m,
+                              NULL, NULL);
+    return NULL;
+}
+
+/* m's model file, as text (freed by the caller). */
+static char *model_text(const tsgs_model *m, const char *dir)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/m.model", dir);
+    ck_assert_int_eq(tsgs_model_save(m, path, NULL), TSGS_OK);
+    char *t = test_read_file(path, NULL);
+    ck_assert_ptr_nonnull(t);
+    return t;
+}
+
+/* Loop _i: 0, two moons with 30 labels (the cluster arm's paths too);
+ * 1, three classes (one-vs-rest, each class's paths spread). 2, 3 and 4
+ * ranks. */
+START_TEST(safe_paths_over_ranks_give_the_model_of_one_process)
+{
+    tsgs_dataset *ds = _i == 0
+                           ? fixture_moons(400, 30, 0.1, 5, NULL)
+                           : fixture_blobs(400, 4, 1.5, 0.5, 60, 30, 7, NULL);
+    if (_i == 1) /* positive rows by their first feature: a third class */
+        for (size_t i = 0; i < ds->n; i++)
+            if (ds->y[i] == 1.0 && ds->x[i * ds->d] > 0.75f)
+                ds->y[i] = 2.0;
+    tsgs_params p = tsgs_params_default();
+    p.threads = 2;
+    tsgs_model *one = NULL;
+    ck_assert_int_eq(tsgs__train_split(ds, &p, NULL, NULL, NULL, &one, NULL,
+                                       NULL),
+                     TSGS_OK);
+    char dir[64];
+    test_make_dir(dir, sizeof dir, "split-safe");
+    char *want = model_text(one, dir);
+    for (int size = 2; size <= MAX_RANKS; size++) {
+        world_t *w = calloc(1, sizeof *w);
+        ck_assert_ptr_nonnull(w);
+        w->size = size;
+        pthread_barrier_init(&w->bar, NULL, (unsigned)size);
+        safe_rank r[MAX_RANKS];
+        pthread_t th[MAX_RANKS];
+        memset(r, 0, sizeof r);
+        for (int k = 0; k < size; k++) {
+            r[k].w = w;
+            r[k].rank = k;
+            r[k].split = (tsgs__split){k, size, safe_gather, &r[k],
+                                       fake_share};
+            r[k].ds = ds;
+            r[k].p = p; /* (the model file records the threads) */
+            safe_world[k] = &r[k];
+        }
+        for (int k = 0; k < size; k++)
+            ck_assert_int_eq(pthread_create(&th[k], NULL, safe_main, &r[k]),
+                             0);
+        for (int k = 0; k < size; k++)
+            pthread_join(th[k], NULL);
+        for (int k = 0; k < size; k++) {
+            ck_assert_msg(r[k].st == TSGS_OK, "%d ranks, rank %d: status %d",
+                          size, k, r[k].st);
+            char *got = model_text(r[k].m, dir);
+            ck_assert_msg(strcmp(want, got) == 0,
+                          "%d ranks, rank %d: another model file", size, k);
+            free(got);
+            /* every rank made the same exchanges, and some */
+            ck_assert_int_eq(r[0].shares[k], r[0].shares[0]);
+            tsgs_model_free(r[k].m);
+        }
+        ck_assert_int_gt(r[0].shares[0], 0);
+        pthread_barrier_destroy(&w->bar);
+        free(w);
+    }
+    free(want);
+    test_remove_dir(dir);
+    tsgs_model_free(one);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
+/* A rank that fails (its flag at its first exchange, the grid's) fails
+ * every rank's default-solver run, none left waiting for its records. */
+static int failing_safe_gather(void *ctx, double *v, size_t n, int own,
+                               int failed)
+{
+    safe_rank *r = ctx;
+    return safe_gather(ctx, v, n, own, r->rank == 1 ? 1 : failed);
+}
+
+START_TEST(a_failed_rank_fails_every_safe_rank)
+{
+    tsgs_dataset *ds = fixture_moons(200, 20, 0.1, 3, NULL);
+    tsgs_params p = tsgs_params_default();
+    p.threads = 1;
+    world_t *w = calloc(1, sizeof *w);
+    ck_assert_ptr_nonnull(w);
+    w->size = 3;
+    pthread_barrier_init(&w->bar, NULL, 3);
+    safe_rank r[3];
+    pthread_t th[3];
+    memset(r, 0, sizeof r);
+    for (int k = 0; k < 3; k++) {
+        r[k].w = w;
+        r[k].rank = k;
+        r[k].split = (tsgs__split){k, 3, failing_safe_gather, &r[k],
+                                   fake_share};
+        r[k].ds = ds;
+        r[k].p = p;
+        safe_world[k] = &r[k];
+    }
+    for (int k = 0; k < 3; k++)
+        ck_assert_int_eq(pthread_create(&th[k], NULL, safe_main, &r[k]), 0);
+    for (int k = 0; k < 3; k++)
+        pthread_join(th[k], NULL);
+    for (int k = 0; k < 3; k++) {
+        ck_assert_int_eq(r[k].st, TSGS_ERR_NOMEM);
+        ck_assert_ptr_null(r[k].m);
+        ck_assert_int_eq(w->calls[k], 1); /* the grid's check ended it */
+    }
+    ck_assert_int_eq(r[0].shares[0], 0); /* no records sent */
+    pthread_barrier_destroy(&w->bar);
+    free(w);
+    tsgs_dataset_free(ds);
+}
+END_TEST
+
 Suite *split_suite(void)
 {
     Suite *s = suite_create("split");
@@ -513,6 +683,10 @@ Suite *split_suite(void)
     tcase_add_loop_test(tc, ranks_holding_shares_give_the_bits_of_one_process,
                         0, 4);
     tcase_add_test(tc, a_bad_value_in_a_share_is_the_one_process_error);
+    tcase_add_loop_test(tc,
+                        safe_paths_over_ranks_give_the_model_of_one_process,
+                        0, 2);
+    tcase_add_test(tc, a_failed_rank_fails_every_safe_rank);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -371,7 +371,7 @@ START_TEST(grid_returns_its_centre)
     overdue(&s, &h);
     tsgs__grid_job g = {&XL, ds->y, ds->n, ds->d, &fs, ndirs,
                         tsgs__feature_columns(&fs, ndirs), 0.3, 0.0, 0.0, 7, 2,
-                        NULL, NULL, &s};
+                        NULL, NULL, &s, NULL};
     tsgs__grid_choice c;
     const double t0 = test_now_s();
     ck_assert_int_eq(tsgs__select_grid(&g, &c, NULL), TSGS_OK);

@@ -6,6 +6,7 @@
  * with MPI (Makefile: MPI). */
 #include "tsgs3vm_mpi.h"
 
+#include <limits.h>
 #include <stdlib.h>
 
 #include "train.h"
@@ -22,7 +23,7 @@ typedef struct {
 /* counts and displs for a mini-batch of n rows (tsgs__split_range's). */
 static void shares_of(gather_ctx *g, size_t n)
 {
-    tsgs__split me = {0, g->size, NULL, NULL};
+    tsgs__split me = {0, g->size, NULL, NULL, NULL};
     for (int k = 0; k < g->size; k++) {
         size_t lo, hi;
         me.rank = k;
@@ -58,6 +59,29 @@ static int gather(void *ctx, double *v, size_t n, int own, int failed)
     g->st.exchanges++;
     g->st.seconds += MPI_Wtime() - t0;
     return any;
+}
+
+/* The default solver's path tasks' records (tsgs__split's share): root's
+ * bytes broadcast, in pieces an int counts. */
+static int share(void *ctx, void *buf, size_t bytes, int root)
+{
+    gather_ctx *g = ctx;
+    const double t0 = MPI_Wtime();
+    int failed = 0;
+    for (size_t at = 0; at < bytes && !failed;) {
+        const size_t n = bytes - at < (size_t)INT_MAX ? bytes - at
+                                                      : (size_t)INT_MAX;
+        failed = MPI_Bcast((unsigned char *)buf + at, (int)n, MPI_BYTE, root,
+                           g->comm) != MPI_SUCCESS;
+        at += n;
+    }
+    if (root == g->rank)
+        g->st.bytes_sent += (double)bytes * (g->size - 1);
+    else
+        g->st.bytes_received += (double)bytes;
+    g->st.exchanges++;
+    g->st.seconds += MPI_Wtime() - t0;
+    return failed;
 }
 
 /* A dataset read in shares: every labeled row fetched and pinned on every
@@ -145,7 +169,7 @@ tsgs_status tsgs_train_mpi_checkpointed(MPI_Comm comm,
                 (st = pin_labeled(train, err)) != TSGS_OK)) {
         /* (said on every process) */
     } else {
-        tsgs__split s = {rank, size, gather, &g};
+        tsgs__split s = {rank, size, gather, &g, share};
         tsgs_train_hooks h;
         if (hooks) {
             h = *hooks;

@@ -674,16 +674,80 @@ static int gram_matrices(const tsgs__grid_job *g, const double *sigmas,
     return done;
 }
 
+/* The processes g's CV tasks spread over, or NULL: this one runs all. */
+static const tsgs__grid_spread *spread_of(const tsgs__grid_job *g)
+{
+    return g->spread && g->spread->size > 1 ? g->spread : NULL;
+}
+
+/* The worst task state of every process of sp (each calls it once a
+ * grid: where one ends the grid early, the others end it with it). */
+static int spread_agree(const tsgs__grid_spread *sp, int worst)
+{
+    /* cut (2), else out of memory (1), else done (0): 1 is also what a
+     * failed exchange reports (tsgs__split's gather) */
+    const int all = sp->agree(sp->ctx, worst == TASK_CUT     ? 2
+                                       : worst == TASK_NOMEM ? 1
+                                                             : 0);
+    return all == 0 ? TASK_DONE : all == 2 ? TASK_CUT : TASK_NOMEM;
+}
+
+/* The grid's CV tasks spread over sp's processes (cv_scores; worst:
+ * this process's tasks' state, rights: each task's counts, nb a task,
+ * this process's filled): every process learns the worst state of all;
+ * where every task is done, process r's tasks' counts (in task order)
+ * go from r to every process, and every task's are summed into score
+ * (whole counts: the one-process sums). */
+static int spread_scores(const cv_grid *cg, int ntasks,
+                         const tsgs__grid_spread *sp, int worst,
+                         double *rights, double *score)
+{
+    const size_t nb = (size_t)cg->nb;
+    const int per_a = GRID_REPEATS * cg->k;
+    const size_t most = ((size_t)ntasks / (size_t)sp->size + 1) * nb;
+    double *buf = malloc(sizeof(double) * most);
+    const int all = spread_agree(sp, buf ? worst : TASK_NOMEM);
+    int failed = 0;
+    for (int r = 0; all == TASK_DONE && r < sp->size; r++) {
+        size_t n = 0;
+        for (int t = r; t < ntasks; t += sp->size, n += nb)
+            if (r == sp->rank)
+                memcpy(buf + n, rights + (size_t)t * nb,
+                       sizeof(double) * nb);
+        failed |= sp->share(sp->ctx, buf, sizeof(double) * n, r);
+        n = 0;
+        for (int t = r; t < ntasks; t += sp->size, n += nb)
+            if (r != sp->rank)
+                memcpy(rights + (size_t)t * nb, buf + n,
+                       sizeof(double) * nb);
+    }
+    free(buf);
+    if (all != TASK_DONE || failed) /* (MPI's errors end the job first) */
+        return failed ? TASK_NOMEM : all;
+    for (int t = 0; t < ntasks; t++)
+        for (size_t b = 0; b < nb; b++)
+            score[(size_t)(t / per_a) * nb + b] += rights[(size_t)t * nb + b];
+    return TASK_DONE;
+}
+
 /* Each grid point's held-out rows right, summed into score (na x nb),
  * over one task per (sigma, repeat, fold): 105 tasks of unequal cost
  * balance over the threads where 21 (one per repeat) did not. A task not
  * started once a stop was asked is TASK_CUT. */
-static int cv_scores(const cv_grid *cg, int na, int threads, double *score)
+static int cv_scores(const cv_grid *cg, int na, int threads,
+                     const tsgs__grid_spread *sp, double *score)
 {
     const int per_a = GRID_REPEATS * cg->k, ntasks = na * per_a;
     unsigned char *state = malloc((size_t)ntasks);
-    if (!state)
-        return TASK_NOMEM;
+    /* spread over processes: each task's counts kept, for the others */
+    double *rights = sp ? calloc((size_t)ntasks * (size_t)cg->nb,
+                                 sizeof(double))
+                        : NULL;
+    if (!state || (sp && !rights)) {
+        free(state);
+        free(rights);
+        return sp ? spread_agree(sp, TASK_NOMEM) : TASK_NOMEM;
+    }
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
 #endif
@@ -691,6 +755,9 @@ static int cv_scores(const cv_grid *cg, int na, int threads, double *score)
         const int a = task / per_a, rep = task % per_a / cg->k,
                   f = task % cg->k;
         double right[N_C] = {0};
+        state[task] = TASK_DONE;
+        if (sp && task % sp->size != sp->rank)
+            continue; /* another process's */
         state[task] = TASK_CUT;
         if (tsgs__stop_due(cg->stop, TSGS__STOP_OPTIONAL))
             continue;
@@ -702,14 +769,22 @@ static int cv_scores(const cv_grid *cg, int na, int threads, double *score)
                                          (uint64_t)(a * GRID_REPEATS + rep),
                                          right));
         TSGS_TRACE_SPAN("grid_cv", task, t_cv);
+        if (sp) {
+            memcpy(rights + (size_t)task * (size_t)cg->nb, right,
+                   sizeof(double) * (size_t)cg->nb);
+            continue;
+        }
 #ifdef _OPENMP
 #pragma omp critical(select_grid)
 #endif
         for (int b = 0; b < cg->nb; b++) /* whole counts: any order */
             score[a * cg->nb + b] += right[b];
     }
-    const int worst = tasks_state(state, ntasks);
+    int worst = tasks_state(state, ntasks);
     free(state);
+    if (sp)
+        worst = spread_scores(cg, ntasks, sp, worst, rights, score);
+    free(rights);
     return worst;
 }
 
@@ -786,6 +861,7 @@ static int grid_scores(const tsgs__grid_job *g, const double *sigmas,
                        int na, const double *cs, int nb, const size_t *rows,
                        size_t n, float *Ks, double *score)
 {
+    const tsgs__grid_spread *sp = spread_of(g);
     tsgs__rows Xg;
     int bad = g->XL->x ? tsgs__rows_init_dense(&Xg, g->d, n)
                        : tsgs__rows_init_sparse(&Xg, g->d, n);
@@ -794,11 +870,12 @@ static int grid_scores(const tsgs__grid_job *g, const double *sigmas,
                     : gram_matrices(g, sigmas, na, &Xg, Ks);
     tsgs__rows_free(&Xg);
     if (state != TASK_DONE)
-        return state;
+        return sp ? spread_agree(sp, state) : state;
     cv_grid cg = {Ks, n, NULL, NULL, 1, cs, nb, n < FOLDS ? (int)n : FOLDS,
                   g->seed, NULL, NULL, g->stop};
-    state = cv_setup(g, rows, n, &cg) ? TASK_NOMEM
-                                      : cv_scores(&cg, na, g->threads, score);
+    state = cv_setup(g, rows, n, &cg)
+                ? (sp ? spread_agree(sp, TASK_NOMEM) : TASK_NOMEM)
+                : cv_scores(&cg, na, g->threads, sp, score);
     cv_free(&cg);
     return state;
 }
@@ -840,6 +917,8 @@ tsgs_status tsgs__select_grid(const tsgs__grid_job *g, tsgs__grid_choice *out,
         if (n < g->nl)
             tsgs__seeded_shuffle(rows, g->nl, g->seed, 3, g->threads);
         state = grid_scores(g, sigmas, na, cs, nb, rows, n, Ks, score);
+    } else if (spread_of(g)) {
+        state = spread_agree(spread_of(g), state);
     }
     if (state == TASK_DONE) {
         int best_a, best_b;

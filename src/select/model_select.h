@@ -11,6 +11,21 @@
 #define TSGS__DUAL_TOL 1e-3     /* dual coordinate descent's tolerance */
 #define TSGS__GRID_SIGMAS 7     /* the grid's sigma axis, one a thread */
 
+/* Processes the grid's CV tasks spread over (the default solver over
+ * MPI, issue #34): task t runs on process t mod size, then every
+ * process gets every task's counts. Both calls are made by one thread
+ * at a time, by every process in the same order. */
+typedef struct tsgs__grid_spread {
+    int rank, size;
+    /* the largest `failed` over the processes (at least 1 where the
+     * exchange itself failed) */
+    int (*agree)(void *ctx, int failed);
+    /* process root's buf[0, bytes) into every process's; 0, or 1 where
+     * the exchange failed */
+    int (*share)(void *ctx, void *buf, size_t bytes, int root);
+    void *ctx;
+} tsgs__grid_spread;
+
 /* What the grid is run on. */
 typedef struct {
     const tsgs__rows *XL;     /* scaled labeled rows, nl x d */
@@ -33,6 +48,8 @@ typedef struct {
                                  search (its tasks not started are left
                                  out; those running end within
                                  TSGS__STOP_REQUIRED) */
+    const tsgs__grid_spread *spread; /* NULL (or size 1): this process
+                                        runs every CV task */
 } tsgs__grid_job;
 
 /* What it chose. */

@@ -4,7 +4,9 @@
 # file, byte for byte, as the tool alone, on every path of the stochastic
 # solvers (the fast path, the general one, the checking rule, regenerated
 # directions, the quantile balance, sparse rows, frs) and for the default
-# solver (which every rank runs whole); a rank with no rows of the
+# solver (its grid's CV tasks and its selection's path tasks spread over
+# the ranks: 50 labels with the cluster arm, 200, three classes
+# one-vs-rest); a rank with no rows of the
 # mini-batch (4 ranks, 3 unlabeled rows); the exchanges' count and volume;
 # a job that fails says why and ends non-zero with no model; a rank
 # killed mid-run, then the job resumed from its checkpoint to the same
@@ -35,6 +37,9 @@ awk '{ printf "%s", $1; for (i = 2; i <= NF; i++) { split($i, a, ":");
        printf " %d:%s", a[1] * 250, a[2] } print "" }' \
     "$out/dense.svm" > "$out/sparse.svm"
 head -n 23 "$out/dense.svm" > "$out/three.svm" # --labeled 20: 3 unlabeled
+# three classes: the positive rows split by their third feature
+awk '{ split($4, a, ":"); if ($1 == 1 && a[2] + 0 > 0.25) $1 = 2; print }' \
+    "$out/dense.svm" > "$out/multi.svm"
 # the same rows as CSV (label first) and as a .npy pair (features and
 # labels), each rank reading its share of them; 20,000 rows for the
 # scaler's chunks of 16,384 rows that straddle the shares; 4 rows for
@@ -58,6 +63,9 @@ cases=(
     "tsg-sparse|sparse|--solver tsg --max-features 128 --iterations 20|2 4"
     "frs|dense|--solver frs --max-features 256 --iterations 60|2"
     "safe|three|--labeled 20|2"
+    "safe-50|dense|--labeled 50|1 2 3 4"
+    "safe-200|dense||1 2 3 4"
+    "safe-multi|multi|--labeled 150|2 3 4"
     "tsg-empty-share|three|--solver tsg --labeled 20 --iterations 60|4"
     "tsg-csv|dense-csv.csv|--solver tsg --iterations 100|2 4"
     "tsg-npy|dense-npy.npy|--solver tsg --iterations 100|2 4"
@@ -103,6 +111,21 @@ for rank in 0 1; do
     else
         cat "$out/err-tsg-2" >&2
         fail "tsg np=2 rank $rank: not 150 exchanges of 154200 bytes"
+    fi
+done
+
+# The default solver with 50 labels on 2 ranks: the grid's CV tasks and
+# the 22 path tasks (11 of each arm) spread over the ranks, each rank
+# sending the records of its own: 26 exchanges on each (the grid's
+# failure check and one share per rank; the paths' failure check and one
+# share per task), each sending some.
+for rank in 0 1; do
+    if grep -qE "^mpi: rank $rank of 2: 26 exchanges, [1-9][0-9]* bytes sent" \
+            "$out/err-safe-50-2"; then
+        pass "safe-50 np=2 rank $rank: ran and sent its share of the grid and the 22 path tasks"
+    else
+        cat "$out/err-safe-50-2" >&2
+        fail "safe-50 np=2 rank $rank: not 26 exchanges with records sent"
     fi
 done
 

@@ -176,6 +176,8 @@ typedef struct {
     const double *row_w; /* each row's class weight (NULL: every one 1) */
     double *wl;        /* then each labeled row's (C x wl[i]); else NULL */
     tsgs__ovr_share *ovr; /* one-vs-rest: the grid shared by the classes */
+    const tsgs__split *split; /* processes the path tasks spread over
+                                 (train.h; NULL or no share: one) */
     size_t ovr_class;  /* then: this one (0 makes what the others take;
                           the others may train side by side and only read
                           the share, each writing its own record) */
@@ -292,6 +294,19 @@ static tsgs_status gather_rows(safe_t *s, tsgs_error *err)
 
 /* ------------------------------------------- stage 1: model selection */
 
+/* The grid's exchanges over a split's processes (tsgs__grid_spread,
+ * ctx the split): whether one failed, and one process's bytes. */
+static int grid_agree(void *ctx, int failed)
+{
+    return tsgs__split_gather(ctx, NULL, 0, 0, failed);
+}
+
+static int grid_share(void *ctx, void *buf, size_t bytes, int root)
+{
+    const tsgs__split *sp = ctx;
+    return sp->share(sp->ctx, buf, bytes, root);
+}
+
 /* sigma0 from the data unless given, then the grid around it
  * (model_select.c); an axis the user fixed is not searched. One-vs-rest:
  * the first class runs the grid on the multi-class CV, the others take
@@ -309,10 +324,15 @@ static tsgs_status choose_c_sigma(safe_t *s, tsgs_error *err)
         (st = tsgs__median_sigma(&s->XL, &s->XW, s->d, s->p.seed,
                                  s->threads, &sigma0, err)) != TSGS_OK)
         return st;
+    /* over processes: the grid's CV tasks spread too */
+    const tsgs__split *sp = s->split;
+    const tsgs__grid_spread spread = {sp ? sp->rank : 0, sp ? sp->size : 1,
+                                      grid_agree, grid_share, (void *)sp};
     tsgs__grid_job g = {
         &s->XL, s->yl, s->nl, s->d, &s->fs, s->ndirs, s->D, sigma0,
         s->p.sigma, s->p.c > 0.0 ? s->p.c / (double)s->nl : 0.0,
-        s->p.seed, s->threads, s->ovr ? s->ylc : NULL, s->wl, s->stop};
+        s->p.seed, s->threads, s->ovr ? s->ylc : NULL, s->wl, s->stop,
+        sp && sp->size > 1 && sp->share ? &spread : NULL};
     if ((st = tsgs__select_grid(&g, &s->grid, err)) != TSGS_OK)
         return st;
     s->sigma0 = sigma0;
@@ -569,6 +589,124 @@ typedef struct {
     double *oof;
 } safe_arm;
 
+/* The processes the path tasks spread over (NULL: this one runs them
+ * all): a split of more than one process that can share records. */
+static const tsgs__split *spread_of(const safe_t *s)
+{
+    const tsgs__split *sp = s->split;
+    return sp && sp->size > 1 && sp->share ? sp : NULL;
+}
+
+/* The most path tasks: every arm's folds of every repeat, and its path
+ * on every row. */
+#define MAX_PATH_TASKS (ARMS * (SELECT_REPEATS * FOLDS + 1))
+
+/* Which process runs each path task (owner[g], arm a's task t at g = a *
+ * per_arm + t), the same on every process: a task's records depend on
+ * neither who runs it nor its team's threads. Each anneals over every
+ * unlabeled row, its cost about its arm's features D (the cluster arm
+ * has up to four times the grid arm's): the costliest first, ties in
+ * task order, each to the least loaded process (ties to the lowest):
+ * with one arm, task g on process g mod size. */
+static void assign_tasks(const safe_arm *arms, int narms, int per_arm,
+                         const tsgs__split *sp, int *owner)
+{
+    const int ntasks = narms * per_arm;
+    const int procs = sp ? (sp->size < ntasks ? sp->size : ntasks) : 1;
+    double load[MAX_PATH_TASKS] = {0};
+    int done[ARMS] = {0};
+    for (int left = narms; left > 0; left--) {
+        int a = -1; /* the costliest arm not assigned yet */
+        for (int b = 0; b < narms; b++)
+            if (!done[b] && (a < 0 || arms[b].s->D > arms[a].s->D))
+                a = b;
+        done[a] = 1;
+        for (int t = 0; t < per_arm; t++) {
+            int p = 0;
+            for (int q = 1; q < procs; q++)
+                p = load[q] < load[p] ? q : p;
+            load[p] += (double)arms[a].s->D;
+            owner[a * per_arm + t] = p;
+        }
+    }
+}
+
+/* Path task `task`'s records as bytes: the path on every row's
+ * candidates (cand_w, then cand_b), or a fold task's held-out records
+ * (ok, then oof where kept) of the rows it held out. out 1: copied into
+ * buf; 0: from it. Returns the bytes (buf NULL: only counts them). */
+static size_t task_record(const path_tasks *pt, int task, unsigned char *buf,
+                          int out)
+{
+    const size_t nl = pt->s->nl, D = pt->s->D;
+    const int nc = 1 + N_TEMPS;
+    size_t at = 0;
+#define TSGS_SAFE_MOVE(p, n)                                                   \
+    do {                                                                       \
+        if (buf && out)                                                        \
+            memcpy(buf + at, (p), (n));                                        \
+        else if (buf)                                                          \
+            memcpy((p), buf + at, (n));                                        \
+        at += (n);                                                             \
+    } while (0)
+    if (task == pt->ntasks) {
+        TSGS_SAFE_MOVE(pt->cand_w, sizeof(double) * D * (size_t)nc);
+        TSGS_SAFE_MOVE(pt->cand_b, sizeof(double) * (size_t)nc);
+        return at;
+    }
+    const int f = task % pt->k, rep = task / pt->k;
+    const int *fl = pt->fold + (size_t)rep * nl;
+    for (int c = 0; c < nc; c++)
+        for (size_t i = 0; i < nl; i++)
+            if (fl[i] == f) {
+                const size_t j =
+                    ((size_t)c * SELECT_REPEATS + (size_t)rep) * nl + i;
+                TSGS_SAFE_MOVE(pt->ok + j, 1);
+                if (pt->oof)
+                    TSGS_SAFE_MOVE(pt->oof + j, sizeof(double));
+            }
+#undef TSGS_SAFE_MOVE
+    return at;
+}
+
+/* The path tasks spread over sp's processes (run_paths; st: this
+ * process's tasks' status): every process learns whether one failed,
+ * then each task's records come from the process that ran it (owner,
+ * assign_tasks), one task
+ * at a time in task order, so every process ends holding every task's
+ * records, the bits one process would have made. */
+static tsgs_status share_paths(const path_tasks *pt, int narms, int per_arm,
+                               const int *owner, const tsgs__split *sp,
+                               tsgs_status st)
+{
+    size_t most = 0;
+    for (int a = 0; a < narms; a++)
+        for (int task = 0; task < per_arm; task++) {
+            const size_t b = task_record(&pt[a], task, NULL, 0);
+            most = b > most ? b : most;
+        }
+    unsigned char *buf = malloc(most ? most : 1);
+    /* 2: a path on every row stopped before its supervised fit; 1: out
+     * of memory, or the exchange failed */
+    int failed = st == TSGS_ERR_STOPPED ? 2 : st != TSGS_OK || !buf;
+    failed = tsgs__split_gather(sp, NULL, 0, 0, failed);
+    /* (the same on every process: then each makes every exchange) */
+    const int any = failed;
+    for (int g = 0; !any && g < narms * per_arm; g++) {
+        const path_tasks *t = &pt[g / per_arm];
+        const int task = g % per_arm, root = owner[g];
+        const size_t bytes = task_record(t, task, NULL, 0);
+        if (root == sp->rank)
+            task_record(t, task, buf, 1);
+        if (sp->share(sp->ctx, buf, bytes, root))
+            failed = 1;
+        else if (root != sp->rank && !failed)
+            task_record(t, task, buf, 0);
+    }
+    free(buf);
+    return failed == 2 ? TSGS_ERR_STOPPED : failed ? TSGS_ERR_NOMEM : TSGS_OK;
+}
+
 /* The paths of every arm as tasks of one team, each arm's path on every
  * row first: the k folds of each repeat (their held-out rows' records)
  * and the path on every row. TSGS_OK (fold paths a stop cut included),
@@ -583,7 +721,13 @@ static tsgs_status run_paths(const safe_arm *arms, int narms, int k,
                              const int *fold, int threads)
 {
     const int per_arm = SELECT_REPEATS * k + 1; /* + the path on every row */
-    tsgs__path_team team = {1, narms * per_arm, 0};
+    const tsgs__split *sp = spread_of(arms[0].s);
+    const int rank = sp ? sp->rank : 0;
+    int owner[MAX_PATH_TASKS], mine = 0;
+    assign_tasks(arms, narms, per_arm, sp, owner);
+    for (int g = 0; g < narms * per_arm; g++)
+        mine += owner[g] == rank;
+    tsgs__path_team team = {1, mine, 0};
     tsgs_status st = TSGS_OK;
     path_tasks pt[ARMS];
     for (int a = 0; a < narms; a++)
@@ -602,6 +746,8 @@ static tsgs_status run_paths(const safe_arm *arms, int narms, int k,
 #endif
         for (int a = 0; a < narms; a++)
             for (int task = per_arm - 1; task >= 0; task--) {
+                if (owner[a * per_arm + task] != rank)
+                    continue;
 #ifdef _OPENMP
 #pragma omp task firstprivate(a, task)
 #endif
@@ -618,7 +764,7 @@ static tsgs_status run_paths(const safe_arm *arms, int narms, int k,
                 }
             }
     }
-    return st;
+    return sp ? share_paths(pt, narms, per_arm, owner, sp, st) : st;
 }
 
 /* The candidates the selection weighs, and their records side by side in
@@ -1351,6 +1497,7 @@ static tsgs_status safe_train(tsgs__train_job *job, tsgs_model **out,
     s.row_w = opt->row_w;
     s.ovr = ovr;
     s.ovr_class = ovr_class;
+    s.split = opt->split;
     /* the records the classes write, before any other class starts */
     if (ovr && ovr_class == 0 && !ovr_state(ovr)) {
         tsgs__scaler_clear(scaler);

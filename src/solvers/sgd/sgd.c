@@ -363,7 +363,7 @@ static tsgs_status choose_c_sigma(run_t *r, tsgs__train_job *job,
                         D, sigma0, p->sigma,
                         p->c > 0.0 ? p->c / (double)nl : 0.0, p->seed,
                         r->threads, NULL, r->labeled.class_weight,
-                        &job->stop};
+                        &job->stop, NULL};
     tsgs__grid_choice choice;
     if ((st = tsgs__select_grid(&g, &choice, err)) != TSGS_OK)
         goto done;
