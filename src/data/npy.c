@@ -773,26 +773,44 @@ static void record_layout(tsgs_dataset *ds, const npy_layout *L,
         ds->layout.unlabeled_label = opt->unlabeled_label;
 }
 
+/* The file opened and its layout planned: the companion labels file's
+ * path (*lpath, the caller frees it) and whether it is there. On failure
+ * nothing stays open or allocated. */
+static tsgs_status open_planned(const char *path, const tsgs_read_options *opt,
+                                npy_file *f, npy_layout *L, char **lpath,
+                                int *companion, tsgs_error *err)
+{
+    tsgs_status st = npy_file_open(path, f, err);
+    if (st != TSGS_OK)
+        return st;
+    const size_t need = tsgs_npy_labels_path(path, NULL, 0) + 1;
+    struct stat sb;
+    if (!(*lpath = malloc(need))) {
+        st = TSGS__NOMEM(err);
+    } else {
+        tsgs_npy_labels_path(path, *lpath, need);
+        *companion = stat(*lpath, &sb) == 0;
+        st = plan_layout(f, *companion, opt, L, err);
+    }
+    if (st != TSGS_OK) {
+        npy_file_close(f);
+        free(*lpath);
+        *lpath = NULL;
+    }
+    return st;
+}
+
 tsgs_status tsgs__npy_read(const char *path, const tsgs_read_options *opt,
                            tsgs_dataset **out, tsgs_error *err)
 {
     npy_file f;
     npy_layout L;
     tsgs_dataset *ds = NULL;
-    tsgs_status st = npy_file_open(path, &f, err);
+    char *lpath = NULL;
+    int companion = 0;
+    tsgs_status st = open_planned(path, opt, &f, &L, &lpath, &companion, err);
     if (st != TSGS_OK)
         return st;
-    size_t need = tsgs_npy_labels_path(path, NULL, 0) + 1;
-    char *lpath = malloc(need);
-    struct stat sb;
-    if (!lpath) {
-        st = TSGS__NOMEM(err);
-        goto fail;
-    }
-    tsgs_npy_labels_path(path, lpath, need);
-    int companion = stat(lpath, &sb) == 0;
-    if ((st = plan_layout(&f, companion, opt, &L, err)) != TSGS_OK)
-        goto fail;
     int threads = threads_for(opt, f.h.count);
     int keep = in_place(&f, &L);
     if ((st = npy_map(&f, keep, err)) != TSGS_OK)
@@ -834,20 +852,11 @@ tsgs_status tsgs__npy_read_share(const char *path,
     npy_file f;
     npy_layout L;
     tsgs_dataset *ds = NULL;
-    tsgs_status st = npy_file_open(path, &f, err);
+    char *lpath = NULL;
+    int companion = 0;
+    tsgs_status st = open_planned(path, opt, &f, &L, &lpath, &companion, err);
     if (st != TSGS_OK)
         return st;
-    size_t need = tsgs_npy_labels_path(path, NULL, 0) + 1;
-    char *lpath = malloc(need);
-    struct stat sb;
-    if (!lpath) {
-        st = TSGS__NOMEM(err);
-        goto fail;
-    }
-    tsgs_npy_labels_path(path, lpath, need);
-    int companion = stat(lpath, &sb) == 0;
-    if ((st = plan_layout(&f, companion, opt, &L, err)) != TSGS_OK)
-        goto fail;
     const uint64_t lo = (uint64_t)((unsigned __int128)L.n * (unsigned)part /
                                    (unsigned)parts);
     const uint64_t hi = (uint64_t)((unsigned __int128)L.n *
