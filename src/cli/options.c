@@ -184,6 +184,16 @@ static int parse_size(const char *text, double *bytes)
     return 0;
 }
 
+/* A key's value refused: what the key expected (why), as the message. */
+static tsgs_status expected(const char *key, const char *value,
+                            const char *why, tsgs_error *err)
+{
+    snprintf(err->message, sizeof err->message, "%s = \"%s\": expected %s",
+             key, value, why);
+    err->code = TSGS_ERR_PARAM;
+    return TSGS_ERR_PARAM;
+}
+
 /* train's checkpoint options (--checkpoint, --checkpoint-every,
  * --checkpoint-steps, --resume); any other key is a param's. */
 static tsgs_status set_checkpoint_key(cli_opts *o, const char *key,
@@ -210,13 +220,7 @@ static tsgs_status set_checkpoint_key(cli_opts *o, const char *key,
     } else {
         return tsgs_params_set(&o->params, key, value, err);
     }
-    if (why) {
-        snprintf(err->message, sizeof err->message, "%s = \"%s\": expected %s",
-                 key, value, why);
-        err->code = TSGS_ERR_PARAM;
-        return TSGS_ERR_PARAM;
-    }
-    return TSGS_OK;
+    return why ? expected(key, value, why, err) : TSGS_OK;
 }
 
 /* Keys of the tool itself (data and run options); the rest are params. */
@@ -292,13 +296,7 @@ static tsgs_status set_key(const char *key, const char *value, void *user,
     } else {
         return set_checkpoint_key(o, key, value, err); /* or params */
     }
-    if (why) {
-        snprintf(err->message, sizeof err->message, "%s = \"%s\": expected %s",
-                 key, value, why);
-        err->code = TSGS_ERR_PARAM;
-        return TSGS_ERR_PARAM;
-    }
-    return TSGS_OK;
+    return why ? expected(key, value, why, err) : TSGS_OK;
 }
 
 static int allowed_key(const char *key, const char *const *allowed)
