@@ -39,7 +39,7 @@ Families (SYNTHETIC unless named after a shared data set):
              positive, 300 sparse binary features)
 
 Usage:
-  gain_study.py make  WORK --cases CASES --seeds 1-10
+  gain_study.py make  WORK --cases CASES --seeds 1-10 [--unlabeled N|all]
   gain_study.py run   WORK RESULTS.tsv --tool build/tsgs3vm [--jobs 2]
   gain_study.py report RESULTS.tsv [...] [--markdown]
   gain_study.py compare --before A.tsv [...] --after B.tsv [...] [--markdown]
@@ -234,7 +234,11 @@ def libsvm_acc(xl, yl, xs, ys):
     return 100.0 * np.mean(m.predict(b) == ys)
 
 
-def make_unit(work, case, nl, seed):
+def make_unit(work, case, nl, seed, nu=2000):
+    """One draw; nu unlabeled rows of a real set (0: all of them). The
+    first 2,000 of a larger draw are the 2,000-row unit's (numpy's choice
+    without replacement takes a permutation's head), the labels and the
+    test rows the same."""
     name = f"{case}@{nl}.s{seed:02d}"
     out = os.path.join(work, name)
     if os.path.exists(os.path.join(out, "unit.json")):
@@ -256,7 +260,8 @@ def make_unit(work, case, nl, seed):
         xa, ya, xt, yt = real(case)
         li = draw_labels(rng, ya, nl)
         others = np.setdiff1d(np.arange(len(ya)), li)
-        ui = rng.choice(others, min(2000, len(others)), replace=False)
+        want = len(others) if nu <= 0 else min(nu, len(others))
+        ui = rng.choice(others, want, replace=False)
         ti = np.random.RandomState(12345).choice(len(yt), min(5000, len(yt)),
                                                  replace=False)
         xl, yl, xu, xs, ys = xa[li], ya[li], xa[ui], xt[ti], yt[ti]
@@ -277,11 +282,12 @@ def make_unit(work, case, nl, seed):
 
 def cmd_make(args):
     os.makedirs(args.work, exist_ok=True)
+    nu = 0 if args.unlabeled == "all" else int(args.unlabeled)
     units = []
     for cs in args.cases.split(","):
         case, _, nl = cs.partition("@")
         for seed in pc.parse_seeds(args.seeds):
-            units.append((case, int(nl), seed))
+            units.append((case, int(nl), seed, nu))
     with cf.ProcessPoolExecutor(args.jobs) as ex:
         for name in ex.map(make_unit, [args.work] * len(units),
                            *zip(*units)):
@@ -437,6 +443,8 @@ def main():
     m.add_argument("--cases", required=True)
     m.add_argument("--seeds", default="1-10")
     m.add_argument("--jobs", type=int, default=2)
+    m.add_argument("--unlabeled", default="2000",
+                   help="unlabeled rows of a real set's unit: N or all")
     r = sub.add_parser("run")
     r.add_argument("work")
     r.add_argument("results")
