@@ -49,6 +49,10 @@ NS = [1, 2, 4, 8, 16, 32, 64]
 # the kf Fbar term (a per-feature cost whatever the rows) in the fit: off
 # by default (on this noisy machine it came out negative: not resolved)
 PER_FEATURE = False
+# the 'rest shared' remedy's fixed chunks of the batch (rows): each chunk's
+# r gradient sums made by one rank and added in chunk order by every rank
+# (as the scaler's fit adds its fixed chunks): the bits do not depend on N
+CHUNK = 32
 
 
 def read_tsv(path):
@@ -204,11 +208,97 @@ def thresholds(effs):
     return out
 
 
+def scaling_tables(fits, show):
+    """sections 4 and 5 (printed when show) and their summary rows"""
+    p = print if show else (lambda *a, **k: None)
+    cases = [("SUSY 5M x 18", 5_000_000, 18), ("100M x 18", 100_000_000, 18)]
+    summary = []
+    p("")
+    p("## 4. Strong scaling: total rows and mini-batch fixed (B_u = 256, B_l = 200, "
+      "the defaults' features, one pass); per-step time and efficiency T(1) / (N T(N))")
+    for label, n, d in cases:
+        M = default_features(n)
+        T = math.ceil(n / B_U)
+        F = fbar(M, R_BLOCK, T)
+        for speed in (1.0, 8.8):
+            for name, al, be, _ in FABRICS:
+                for ring in (False, True):
+                    t1 = step_time(1, d, B_U, F, fits, 0.0, speed)[0]
+                    effs, lines = [], []
+                    for N in NS:
+                        c = comm_time(N, d, B_U, al, be, ring)
+                        tt, sh, wh, cm = step_time(N, d, B_U, F, fits, c, speed)
+                        e = t1 / (N * tt)
+                        effs.append((N, e))
+                        dom = max((sh, "prediction (shared)"),
+                                  (wh, "serial rest (whole on every rank)"),
+                                  (cm, "collectives"))[1]
+                        lines.append(
+                            f"{N}\t{math.ceil(B_U / N)}\t{tt * 1e6:.1f}\t"
+                            f"{sh * 1e6:.1f}\t{wh * 1e6:.1f}\t{cm * 1e6:.1f}\t"
+                            f"{e:.3f}\t{tt * T:.1f}\t{dom}")
+                    n85, n50 = thresholds(effs)
+                    summary.append(("strong", label, name + (" ring" if ring else ""),
+                                    speed, n85, n50, effs))
+                    # the full table for the tree costs (the summary below
+                    # has every variant)
+                    if ring or (speed != 1.0 and name != "ib"):
+                        continue
+                    p("")
+                    p(f"# {label}: features {M}, {T} steps, Fbar {F:.0f}, "
+                      f"fabric {name}, speed {speed}")
+                    p("N\trows_per_rank_per_step\tstep_us\tshared_us\twhole_us\t"
+                      "comm_us\tefficiency\tpass_s\tdominant")
+                    for l in lines:
+                        p(l)
+
+    p("")
+    p("## 5. Weak scaling: rows per node fixed (5M), the mini-batch grows with the nodes "
+      "(B_u = 256 N: each rank predicts 256 rows a step, steps = 5M / 256 fixed), "
+      "features max(1024, sqrt(n)) of the whole n = 5M N")
+    p("# efficiency = (work(N) / work(1)) T(1) / (N T(N)), work = B_u x Fbar per step "
+      "(the prediction's row x features): the 1-node rate per unit of work kept")
+    for speed in (1.0, 8.8):
+        for name, al, be, _ in FABRICS:
+            T = math.ceil(5_000_000 / B_U)
+            F1 = fbar(default_features(5_000_000), R_BLOCK, T)
+            t1 = step_time(1, 18, B_U, F1, fits, 0.0, speed)[0]
+            effs, lines = [], []
+            for N in NS:
+                B = B_U * N
+                M = default_features(5_000_000 * N)
+                F = fbar(M, R_BLOCK, T)
+                c = comm_time(N, 18, B, al, be)
+                tt, sh, wh, cm = step_time(N, 18, B, F, fits, c, speed)
+                e = (B * F) / (B_U * F1) * t1 / (N * tt)
+                effs.append((N, e))
+                dom = max((sh, "prediction (shared)"),
+                          (wh, "serial rest (whole on every rank)"),
+                          (cm, "collectives"))[1]
+                lines.append(f"{N}\t{B}\t{M}\t{tt * 1e6:.1f}\t{sh * 1e6:.1f}\t"
+                             f"{wh * 1e6:.1f}\t{cm * 1e6:.1f}\t{e:.3f}\t"
+                             f"{tt * T:.1f}\t{dom}")
+            n85, n50 = thresholds(effs)
+            summary.append(("weak", "5M rows per node", name, speed, n85, n50,
+                            effs))
+            if speed != 1.0:
+                continue
+            p("")
+            p(f"# weak, fabric {name}, speed {speed}")
+            p("N\tB_u\tfeatures\tstep_us\tshared_us\twhole_us\tcomm_us\tefficiency\tpass_s\tdominant")
+            for l in lines:
+                p(l)
+
+
+    return summary
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--fit", required=True)
     ap.add_argument("--collectives", required=True)
     ap.add_argument("--validate", action="append", default=[])
+    ap.add_argument("--quiet-step-us", type=float, default=None,
+                    help="a quiet machine's 1-core step on 5M rows (us)")
     args = ap.parse_args()
     fit_rows = read_tsv(args.fit)
     fits = fit_compute(fit_rows)
@@ -263,102 +353,46 @@ def main():
     p("# collective costs: all-reduce of an int ceil(log2 N) alpha; all-gather of S bytes "
       "ceil(log2 N) alpha + (N-1)/N S beta (tree / recursive doubling; ring: (N-1) alpha)")
     p("# a node = one rank; speed = its speed-up of the prediction over one core "
-      "(1: one core per rank, the fitted constants; 4.5: 16 threads at the step "
-      "efficiency 0.28 measured on 5M rows, bench/results/step-proxies); "
-      "the rest of a step (a + b B) stays serial")
+      "(1: one core per rank, the fitted constants; 8.8: 16 threads at the kernel's "
+      "efficiency 0.55 measured on the lent 16-core machine on 5M rows, "
+      "bench/results/step-proxies/model.txt case D); "
+      "the rest of a step (a + b B) stays serial (the master's)")
 
-    cases = [("SUSY 5M x 18", 5_000_000, 18), ("100M x 18", 100_000_000, 18)]
-    summary = []
-    p("")
-    p("## 4. Strong scaling: total rows and mini-batch fixed (B_u = 256, B_l = 200, "
-      "the defaults' features, one pass); per-step time and efficiency T(1) / (N T(N))")
-    for label, n, d in cases:
-        M = default_features(n)
-        T = math.ceil(n / B_U)
-        F = fbar(M, R_BLOCK, T)
-        for speed in (1.0, 4.5):
-            for name, al, be, _ in FABRICS:
-                for ring in (False, True):
-                    t1 = step_time(1, d, B_U, F, fits, 0.0, speed)[0]
-                    effs, lines = [], []
-                    for N in NS:
-                        c = comm_time(N, d, B_U, al, be, ring)
-                        tt, sh, wh, cm = step_time(N, d, B_U, F, fits, c, speed)
-                        e = t1 / (N * tt)
-                        effs.append((N, e))
-                        dom = max((sh, "prediction (shared)"),
-                                  (wh, "serial rest (whole on every rank)"),
-                                  (cm, "collectives"))[1]
-                        lines.append(
-                            f"{N}\t{math.ceil(B_U / N)}\t{tt * 1e6:.1f}\t"
-                            f"{sh * 1e6:.1f}\t{wh * 1e6:.1f}\t{cm * 1e6:.1f}\t"
-                            f"{e:.3f}\t{tt * T:.1f}\t{dom}")
-                    n85, n50 = thresholds(effs)
-                    summary.append(("strong", label, name + (" ring" if ring else ""),
-                                    speed, n85, n50, effs[-1][1]))
-                    # the full table for the tree costs (the summary below
-                    # has every variant)
-                    if ring or (speed != 1.0 and name != "ib"):
-                        continue
-                    p("")
-                    p(f"# {label}: features {M}, {T} steps, Fbar {F:.0f}, "
-                      f"fabric {name}, speed {speed}")
-                    p("N\trows_per_rank_per_step\tstep_us\tshared_us\twhole_us\t"
-                      "comm_us\tefficiency\tpass_s\tdominant")
-                    for l in lines:
-                        p(l)
-
-    p("")
-    p("## 5. Weak scaling: rows per node fixed (5M), the mini-batch grows with the nodes "
-      "(B_u = 256 N: each rank predicts 256 rows a step, steps = 5M / 256 fixed), "
-      "features max(1024, sqrt(n)) of the whole n = 5M N")
-    p("# efficiency = (work(N) / work(1)) T(1) / (N T(N)), work = B_u x Fbar per step "
-      "(the prediction's row x features): the 1-node rate per unit of work kept")
-    for speed in (1.0, 4.5):
-        for name, al, be, _ in FABRICS:
-            T = math.ceil(5_000_000 / B_U)
-            F1 = fbar(default_features(5_000_000), R_BLOCK, T)
-            t1 = step_time(1, 18, B_U, F1, fits, 0.0, speed)[0]
-            effs, lines = [], []
-            for N in NS:
-                B = B_U * N
-                M = default_features(5_000_000 * N)
-                F = fbar(M, R_BLOCK, T)
-                c = comm_time(N, 18, B, al, be)
-                tt, sh, wh, cm = step_time(N, 18, B, F, fits, c, speed)
-                e = (B * F) / (B_U * F1) * t1 / (N * tt)
-                effs.append((N, e))
-                dom = max((sh, "prediction (shared)"),
-                          (wh, "serial rest (whole on every rank)"),
-                          (cm, "collectives"))[1]
-                lines.append(f"{N}\t{B}\t{M}\t{tt * 1e6:.1f}\t{sh * 1e6:.1f}\t"
-                             f"{wh * 1e6:.1f}\t{cm * 1e6:.1f}\t{e:.3f}\t"
-                             f"{tt * T:.1f}\t{dom}")
-            n85, n50 = thresholds(effs)
-            summary.append(("weak", "5M rows per node", name, speed, n85, n50,
-                            effs[-1][1]))
-            if speed != 1.0:
-                continue
-            p("")
-            p(f"# weak, fabric {name}, speed {speed}")
-            p("N\tB_u\tfeatures\tstep_us\tshared_us\twhole_us\tcomm_us\tefficiency\tpass_s\tdominant")
-            for l in lines:
-                p(l)
-
+    summary = scaling_tables(fits, True)
+    quiet = None
+    if args.quiet_step_us:
+        # the same constants scaled so that the 5M step on one core takes
+        # what a quiet machine measured (the loaded fit's ratios kept)
+        F = fbar(default_features(5_000_000), R_BLOCK,
+                 math.ceil(5_000_000 / B_U))
+        t1 = step_time(1, 18, B_U, F, fits, 0.0)[0]
+        sc = args.quiet_step_us * 1e-6 / t1
+        quiet = {d: (v[0] * sc, v[1] * sc, v[2] * sc, v[3] * sc, v[4], v[5])
+                 for d, v in fits.items()}
+        qsum = scaling_tables(quiet, False)
     p("")
     p("## 6. Where the efficiency falls below 85% and 50% (the last N of 1, 2, 4, ..., 64 "
       "at or above it; 64 means it holds to 64)")
-    p("scaling\tcase\tfabric\tspeed\tlast_N_ge_85\tlast_N_ge_50\tefficiency_at_64")
-    for s, label, fab, speed, n85, n50, e64 in summary:
-        p(f"{s}\t{label}\t{fab}\t{speed}\t{n85 or '<2'}\t{n50 or '<2'}\t{e64:.3f}")
-
+    p("# calibration: 'fitted' = the constants of section 1 (this loaded machine); 'quiet' = "
+      "the same scaled by %s so that the 5M step on one core takes %s us (a quiet "
+      "measurement, --quiet-step-us): compute faster, the collectives' share larger" %
+      (f"{sc:.3f}" if quiet else "-", args.quiet_step_us))
+    p("scaling\tcase\tfabric\tspeed\tcalibration\tlast_N_ge_85\tlast_N_ge_50\t"
+      "E(2)\tE(4)\tE(8)\tE(16)\tE(64)")
+    rows_ = [(x, "fitted") for x in summary] + \
+        ([(x, "quiet") for x in qsum] if quiet else [])
+    for (s_, label, fab, speed, n85, n50, effs), cal in rows_:
+        e = dict(effs)
+        p(f"{s_}\t{label}\t{fab}\t{speed}\t{cal}\t{n85 if n85 > 1 else '<2'}\t"
+          f"{n50 if n50 and n50 > 1 else '<2'}\t"
+          + "\t".join(f"{e[N]:.2f}" for N in (2, 4, 8, 16, 64)))
     p("")
     p("## 7. Remedies, modelled (strong scaling, SUSY 5M's features, fabric tree costs)")
     p("# today: the step as it is; 'rest shared': the new block's features and gradient over")
-    p("# the batch shared out too (each rank its rows' r gradient terms, gathered and summed")
-    p("# in the batch's order on every rank, so the bits stay: + 8 r B bytes a step, and the")
-    p("# rows' all-gather gone if a rank predicts the rows it holds; the whole rest divided")
-    p("# by N: optimistic); 'overlap': the")
+    p("# the batch shared out too (the r gradient sums of fixed chunks of %d rows, each chunk's" % CHUNK)
+    p("# made by one rank, gathered and added in chunk order on every rank, so the bits stay:")
+    p("# + 8 r B / %d bytes a step; the rows' all-gather gone if a rank predicts the rows it" % CHUNK)
+    p("# holds; the whole rest divided by N: optimistic); 'overlap': the")
     p("# collectives hidden behind the next step's prediction (at best max(comm, compute)).")
     p("# B_u: the smallest power of 2 from 256 giving 85% at 64 nodes (none: not up to 2^16)")
     p("variant\tfabric\tspeed\tefficiency_at_64_B256\tB_u_for_85pct_at_64\tstep_us_then")
@@ -382,11 +416,12 @@ def main():
         c = 0.0
         if N > 1:
             st = math.ceil(math.log2(N))
-            c = 2 * st * al + st * al + (N - 1) / N * (8 + 8 * R_BLOCK) * B * be
+            c = 2 * st * al + st * al + (N - 1) / N * (
+                8 * B + 8 * R_BLOCK * math.ceil(B / CHUNK)) * be
         return (a + whole_rows + kf * F) / N + shared + c
 
     for kind in ("today", "overlap", "rest shared"):
-        for speed in (1.0, 4.5):
+        for speed in (1.0, 8.8):
             for name, al, be, _ in FABRICS:
                 t1 = variant_time(kind, 1, B_U, al, be, speed)
                 e256 = t1 / (64 * variant_time(kind, 64, B_U, al, be, speed))
@@ -414,7 +449,7 @@ def validate(paths, fits, intra):
     p("# predicted: a + b B + k ceil(B_u/N) Fbar + the measured step pattern's median "
       "(mpi_collectives); measured: sgd_steps / steps, the slowest rank, the fastest run")
     p("data\td\tfeatures\tbatch\tranks\truns\tmeasured_us\tpredicted_us\tratio\t"
-      "measured_kernel_us_rank0\tpredicted_shared_us\tothers_cores_of_best")
+      "measured_kernel_us_rank0\tpredicted_shared_us\tload1_of_best")
     rows = []
     for path in paths:
         rows += read_tsv(path)
@@ -425,7 +460,8 @@ def validate(paths, fits, intra):
         key = (r["data"], int(r["d"]), int(r["features"]), int(r["batch"]),
                int(r["ranks"]), int(r["steps"]))
         run = keys.setdefault(key, {}).setdefault(int(r["run"]), {
-            "steps": [], "kernel0": None, "others": float(r["others_cores"])})
+            "steps": [], "kernel0": None, "others": float(r["others_cores"]),
+            "load": float(r["load1"])})
         v = float(r["seconds"]) / int(r["count"])
         if r["what"] == "sgd_steps":
             run["steps"].append(v)
@@ -442,7 +478,7 @@ def validate(paths, fits, intra):
         pred = a + b * (B + B_L) + kf * F + shared + comm
         p(f"{data}\t{d}\t{M}\t{B}\t{N}\t{len(runs)}\t{meas * 1e6:.1f}\t"
           f"{pred * 1e6:.1f}\t{meas / pred:.2f}\t{best['kernel0'] * 1e6:.1f}\t"
-          f"{shared * 1e6:.1f}\t{best['others']:.2f}")
+          f"{shared * 1e6:.1f}\t{best['load']:.2f}")
 
 
 if __name__ == "__main__":
