@@ -24,10 +24,14 @@
  *
  * MPI must be initialised with MPI_THREAD_SERIALIZED or more when the
  * training runs more than one thread per process. The hooks' progress,
- * warn and monitor run on every process (print from one); should_stop is
- * not called: a stop must come at the same step on every process, which
- * this version does not do. Errors: as tsgs_train, on every process
- * (a failure on one, such as memory, fails every one). */
+ * warn and monitor run on every process (print from one). should_stop is
+ * asked on every process once per step of tsg, as the step's values are
+ * exchanged: a stop asked on any one is taken by every process after that
+ * same step (the model of the steps done, *stopped_early set, on every
+ * process; never inside a step). The other solvers, and tsg's work
+ * before its steps, exchange nothing per step and never stop. Errors: as
+ * tsgs_train, on every process (a failure on one, such as memory, fails
+ * every one). */
 #ifndef TSGS3VM_MPI_H
 #define TSGS3VM_MPI_H
 

@@ -484,11 +484,14 @@ static int train_and_save(const cli_opts *o, train_run *r,
     int stopped = 0;
     tsgs_error err;
     double t1 = cli_wall_s();
-    /* an MPI job's processes cannot stop at the same step yet: a signal
-     * ends them at once (docs/mpi.md) */
-    cli_catch_stops(cli_world_size() > 1 ? "interrupted: MPI job ended, "
-                                           "no model written\n"
-                                         : NULL);
+    /* An MPI job's processes stop at the same step where the steps
+     * exchange values (tsg: the stop rides on each step's exchange, and
+     * rank 0 writes the model of the steps done); elsewhere a signal ends
+     * them at once (docs/mpi.md) */
+    cli_catch_stops(cli_world_size() > 1 &&
+                            o->params.solver != TSGS_SOLVER_TSG
+                        ? "interrupted: MPI job ended, no model written\n"
+                        : NULL);
     const tsgs_checkpoint ck = {o->checkpoint_file, o->checkpoint_every,
                                 o->checkpoint_steps, o->resume_file};
     if (cli_world_train(r->train, &o->params, &hooks, &ck, &r->model,

@@ -41,7 +41,10 @@ int cli_world_end(int rc)
 {
     if (!world_on)
         return rc;
-    if (rc != 0 && world_size > 1) {
+    /* 128 + a signal: a stop every process took at the same step
+     * (train_cmd.c), rank 0 having written the model of the steps done:
+     * the job ends as it would have, with that status */
+    if (rc != 0 && rc <= 128 && world_size > 1) {
         /* this process printed why: the others, perhaps waiting for it in
          * a step, end with it */
         fprintf(stderr, "ERROR: rank %d of %d failed: ending the MPI job\n",

@@ -2,7 +2,10 @@
  * whose gather is an MPI_Allgatherv of the processes' shares of a
  * mini-batch's decision values. Each value is one row's, computed by one
  * process in the order one process would use, and moved whole: no sum
- * crosses processes, so the bits do not depend on their number. Built only
+ * crosses processes, so the bits do not depend on their number. The flag
+ * that goes round before the values also carries the caller's stop: a
+ * stop asked on any process is agreed by all in the same step's exchange,
+ * and the solvers see it when they next ask (after that step). Built only
  * with MPI (Makefile: MPI). */
 #include "tsgs3vm_mpi.h"
 
@@ -18,6 +21,8 @@ typedef struct {
     size_t n;             /* the mini-batch size counts is for */
     int rank;
     tsgs_mpi_stats st;
+    const tsgs_train_hooks *outer; /* the caller's hooks (NULL: none) */
+    int stop;                      /* a stop agreed in an exchange */
 } gather_ctx;
 
 /* counts and displs for a mini-batch of n rows (tsgs__split_range's). */
@@ -34,16 +39,29 @@ static void shares_of(gather_ctx *g, size_t n)
     g->n = n;
 }
 
+/* Whether this process's caller asks to stop (asked once per exchange,
+ * from the thread that makes it). */
+static int stop_asked(const gather_ctx *g)
+{
+    return !g->stop && g->outer && g->outer->should_stop &&
+           g->outer->should_stop(g->outer->user);
+}
+
 static int gather(void *ctx, double *v, size_t n, int own, int failed)
 {
     gather_ctx *g = ctx;
-    int any = failed;
+    /* failed + 1 where this process failed, else 1 where its caller asks
+     * to stop: the largest over the processes says both */
+    int any = failed > 0 ? failed + 1 : stop_asked(g);
     const double t0 = MPI_Wtime();
     /* every process learns whether one failed first: then none waits for
      * values that a failed one cannot send */
     if (MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, g->comm) !=
         MPI_SUCCESS)
         return 1;
+    if (any == 1)
+        g->stop = 1; /* every process, in this step's exchange */
+    any = any > 1 ? any - 1 : 0;
     g->st.bytes_sent += sizeof(int);
     g->st.bytes_received += sizeof(int) * (double)(g->size - 1);
     if (!any && own) {
@@ -59,6 +77,31 @@ static int gather(void *ctx, double *v, size_t n, int own, int failed)
     g->st.exchanges++;
     g->st.seconds += MPI_Wtime() - t0;
     return any;
+}
+
+/* The caller's hooks as the solvers see them in a job: progress and
+ * warnings as they are, the stop the one agreed in the exchanges (so it
+ * comes after the same step on every process). */
+typedef struct {
+    const tsgs_train_hooks *outer;
+    const gather_ctx *g;
+} relay_hooks;
+
+static void relay_progress(const tsgs_progress *pr, void *user)
+{
+    const relay_hooks *rh = user;
+    rh->outer->progress(pr, rh->outer->user);
+}
+
+static void relay_warn(const char *message, void *user)
+{
+    const relay_hooks *rh = user;
+    rh->outer->warn(message, rh->outer->user);
+}
+
+static int relay_should_stop(void *user)
+{
+    return ((const relay_hooks *)user)->g->stop;
 }
 
 /* The default solver's path tasks' records (tsgs__split's share): root's
@@ -158,7 +201,8 @@ tsgs_status tsgs_train_mpi_checkpointed(MPI_Comm comm,
                           "tsgs_train_mpi: MPI initialised below "
                           "MPI_THREAD_SERIALIZED; with threads != 1 call "
                           "MPI_Init_thread with MPI_THREAD_SERIALIZED");
-    gather_ctx g = {comm, size, NULL, NULL, 0, rank, {size, 0, 0, 0, 0}};
+    gather_ctx g = {comm, size, NULL, NULL, 0, rank, {size, 0, 0, 0, 0},
+                    hooks, 0};
     g.counts = malloc(sizeof(int) * (size_t)size);
     g.displs = malloc(sizeof(int) * (size_t)size);
     tsgs_status st;
@@ -170,10 +214,14 @@ tsgs_status tsgs_train_mpi_checkpointed(MPI_Comm comm,
         /* (said on every process) */
     } else {
         tsgs__split s = {rank, size, gather, &g, share};
+        relay_hooks rh = {hooks, &g};
         tsgs_train_hooks h;
         if (hooks) {
             h = *hooks;
-            h.should_stop = NULL; /* see the header */
+            h.user = &rh;
+            h.progress = hooks->progress ? relay_progress : NULL;
+            h.warn = hooks->warn ? relay_warn : NULL;
+            h.should_stop = hooks->should_stop ? relay_should_stop : NULL;
         }
         st = tsgs__train_split(train, params, hooks ? &h : NULL, &s, ck,
                                out, stopped_early, err);

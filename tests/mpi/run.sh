@@ -10,7 +10,8 @@
 # mini-batch (4 ranks, 3 unlabeled rows); the exchanges' count and volume;
 # a job that fails says why and ends non-zero with no model; a rank
 # killed mid-run, then the job resumed from its checkpoint to the same
-# model; started without mpirun, an MPI build takes no part in MPI.
+# model; a stop asked on one rank taken by every rank at the same step;
+# started without mpirun, an MPI build takes no part in MPI.
 # Usage: tests/mpi/run.sh TOOL    (TOOL built with MPI: make test-mpi)
 set -euo pipefail
 tool=$(realpath "${1:?usage: tests/mpi/run.sh TOOL}")
@@ -251,6 +252,47 @@ if mpirun -np 3 --oversubscribe -x OMP_NUM_THREADS=1 -x OMP_WAIT_POLICY \
 else
     cat "$out/err-np3" "$out/err-one" >&2
     fail "a 2-rank checkpoint resumed on 3 ranks or by the tool alone: refused or another model"
+fi
+
+# A stop asked on one rank alone (SIGTERM to rank 1, as a scheduler's or
+# mpirun's own would come): the flag that goes round with each step's
+# values carries it to every rank, every rank stops after the same step
+# (the same count of exchanges), rank 0 writes the model of the steps done
+# (MODEL.partial) and the run's state, the job ends with 128 + a signal;
+# --resume from that state ends with the tool alone's model file, byte for
+# byte (the stopped state is the one process's).
+stopargs=(--quiet --threads 0 --labeled 200 --solver tsg --iterations 20000
+          -c 1 -g 0.5 --max-features 256 "$out/dense.svm")
+OMP_NUM_THREADS=1 "$tool" train "${stopargs[@]}" "$out/alone-stop.model"
+rm -f "$out/stop.model" "$out/stop.model.partial" "$out/stop.ckpt"
+TSGS3VM_MPI_STATS=1 mpirun -np 2 -x OMP_NUM_THREADS=1 -x OMP_WAIT_POLICY \
+    -x TSGS3VM_MPI_STATS "$tool" train "${stopargs[@]}" \
+    --checkpoint "$out/stop.ckpt" --checkpoint-steps 2000 \
+    "$out/stop.model" 2> "$out/err-stop" &
+job=$!
+for _ in $(seq 600); do [ -e "$out/stop.ckpt" ] && break; sleep 0.05; done
+victim=$(ps -o pid= --ppid "$job" | tail -n 1)
+[ -n "$victim" ] && kill -TERM $victim
+status=0
+wait "$job" || status=$?
+ex=$(sed -n 's/^mpi: rank \([01]\) of 2: \([0-9]*\) exchanges.*/\2/p' \
+    "$out/err-stop" | sort -u)
+if [ -z "$victim" ] || [ "$status" -lt 128 ] || [ "$status" -eq 137 ] ||
+        [ ! -s "$out/stop.model.partial" ] || [ -e "$out/stop.model" ] ||
+        [ "$(echo "$ex" | wc -l)" -ne 1 ] || [ -z "$ex" ]; then
+    cat "$out/err-stop" >&2
+    fail "a stop on one rank: not every rank stopped at the same step with a partial model (status $status, exchanges $(echo $ex))"
+else
+    pass "a stop on one rank: every rank stopped after $ex exchanges, rank 0 wrote the partial model (status $status)"
+fi
+if mpirun -np 2 -x OMP_NUM_THREADS=1 -x OMP_WAIT_POLICY "$tool" train \
+        "${stopargs[@]}" --checkpoint "$out/stop.ckpt" \
+        --resume "$out/stop.ckpt" "$out/stop.model" 2> "$out/err-stop2" &&
+    cmp -s "$out/alone-stop.model" "$out/stop.model"; then
+    pass "a stop on one rank: resumed to the same model file as the tool alone"
+else
+    cat "$out/err-stop2" >&2
+    fail "a stop on one rank: --resume failed or gave another model"
 fi
 
 [ "$fails" -eq 0 ] || { echo "tests/mpi: $fails failed" >&2; exit 1; }

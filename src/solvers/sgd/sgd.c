@@ -649,9 +649,13 @@ static tsgs_status run_steps(run_t *r, tsgs_model *m,
                        r->p.reuse != TSGS_REUSE_CHECK && r->labeled.rows.x;
     /* A step's work grows with the rows' width on sparse rows only (a row
      * of 10^7 non-zeros: 3.4 s a step): there the stop is polled inside
-     * a step too; dense steps take milliseconds. */
-    r->halt =
-        !r->labeled.rows.x && !r->opt.steps_unpolled && stop->ask ? stop : NULL;
+     * a step too; dense steps take milliseconds. Split over processes,
+     * never inside a step: the stop is agreed in a step's exchange and
+     * taken after that step on every process (src/mpi/train_mpi.c). */
+    r->halt = !r->labeled.rows.x && !r->opt.steps_unpolled && !r->opt.split &&
+                      stop->ask
+                  ? stop
+                  : NULL;
     /* the labeled cache's update (n_l x r) on the team when it is large */
     r->settings.team_updates_cache =
         (double)r->labeled.n * (double)m->fs.dirs > 65536.0;
