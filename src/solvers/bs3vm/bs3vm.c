@@ -564,5 +564,5 @@ static double bs3vm_directions(const tsgs_dataset *ds, const tsgs_params *p)
     return 0.0;
 }
 
-const tsgs__solver tsgs__solver_bs3vm = {bs3vm_job, bs3vm_steps, NULL,
+const tsgs__solver tsgs__solver_bs3vm = {bs3vm_job, bs3vm_steps,
                                          bs3vm_directions};

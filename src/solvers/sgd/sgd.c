@@ -815,5 +815,5 @@ static double sgd_directions(const tsgs_dataset *ds, const tsgs_params *p)
     return grid * first + 2.0 * budget;
 }
 
-const tsgs__solver tsgs__solver_sgd = {sgd_train, sgd_steps, NULL,
+const tsgs__solver tsgs__solver_sgd = {sgd_train, sgd_steps,
                                        sgd_directions};
