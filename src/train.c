@@ -58,6 +58,8 @@ typedef struct {
     const tsgs_dataset *ds; /* r->ds's rows, the problem's labels */
     double neg, pos;        /* its classes, neg < pos */
     size_t n_pos;           /* labeled rows of pos */
+    const size_t *lidx;     /* its labeled rows, ascending */
+    size_t nl;
 } binary_problem;
 
 static tsgs_status train_binary(const resolved *r, const binary_problem *b,
@@ -168,29 +170,28 @@ static tsgs_status decisions_of_rows(const tsgs_model *m,
 
 /* Fold f of problem b's labeled rows held out (made unlabeled, so the fit
  * still sees every row) on a relabeled view of its rows, as *view and
- * *fb; their rows into held (nh). */
-static tsgs_status hold_out(const resolved *r, const binary_problem *b,
-                            const int *fold, int f, tsgs_dataset **view,
-                            binary_problem *fb, size_t *held, size_t *nh,
+ * *fb (its labeled rows in kept); their rows into held (nh). */
+static tsgs_status hold_out(const binary_problem *b, const int *fold, int f,
+                            tsgs_dataset **view, binary_problem *fb,
+                            size_t *kept, size_t *held, size_t *nh,
                             tsgs_error *err)
 {
     tsgs_status st = tsgs__label_view(b->ds, view, err);
     if (st != TSGS_OK)
         return st;
-    size_t n_neg = 0;
-    *fb = (binary_problem){*view, b->neg, b->pos, 0};
+    size_t n_neg = 0, nk = 0;
     *nh = 0;
-    for (size_t i = 0; i < r->nl; i++) {
-        const size_t row = r->lidx[i];
+    for (size_t i = 0; i < b->nl; i++) {
+        const size_t row = b->lidx[i];
         if (fold[i] == f) {
             (*view)->y[row] = NAN;
             held[(*nh)++] = row;
-        } else if ((*view)->y[row] == b->pos) {
-            fb->n_pos++;
-        } else {
-            n_neg++;
+            continue;
         }
+        kept[nk++] = row;
+        n_neg += (*view)->y[row] != b->pos;
     }
+    *fb = (binary_problem){*view, b->neg, b->pos, nk - n_neg, kept, nk};
     if (fb->n_pos && n_neg)
         return TSGS_OK;
     return too_few_classes(fb->n_pos || n_neg, fb->n_pos ? b->pos : b->neg,
@@ -205,19 +206,20 @@ static tsgs_status fold_decisions(const resolved *r, const binary_problem *b,
                                   const int *fold, int f, double *out,
                                   tsgs_error *err)
 {
-    const size_t nl = r->nl;
+    const size_t nl = b->nl;
     tsgs_dataset *view = NULL;
     tsgs_model *m = NULL;
     size_t *held = malloc(sizeof(size_t) * (nl ? nl : 1));
+    size_t *kept = malloc(sizeof(size_t) * (nl ? nl : 1));
     double *dec = malloc(sizeof(double) * (nl ? nl : 1));
     tsgs_status st = TSGS_OK;
-    if (!held || !dec) {
+    if (!held || !kept || !dec) {
         st = TSGS__NOMEM(err);
         goto done;
     }
     binary_problem fb;
     size_t nh = 0;
-    if ((st = hold_out(r, b, fold, f, &view, &fb, held, &nh, err)) ||
+    if ((st = hold_out(b, fold, f, &view, &fb, kept, held, &nh, err)) ||
         (st = train_binary(r, &fb, q, NULL, opt, NULL, &m, NULL, err)) ||
         (st = decisions_of_rows(m, b->ds, held, nh, team_threads(r, q), dec,
                                 err)))
@@ -229,6 +231,7 @@ done:
     tsgs_model_free(m);
     tsgs__view_free(view);
     free(held);
+    free(kept);
     free(dec);
     return st;
 }
@@ -242,7 +245,7 @@ static tsgs_status calibrate(const resolved *r, const binary_problem *b,
                              const tsgs__train_opts *opt, tsgs_model *m,
                              tsgs_error *err)
 {
-    const size_t nl = r->nl;
+    const size_t nl = b->nl;
     size_t npos = 0;
     size_t *scratch = malloc(sizeof(size_t) * (nl ? nl : 1));
     double *y = malloc(sizeof(double) * (nl ? nl : 1));
@@ -254,7 +257,7 @@ static tsgs_status calibrate(const resolved *r, const binary_problem *b,
         goto done;
     }
     for (size_t j = 0; j < nl; j++) {
-        y[j] = b->ds->y[r->lidx[j]] == m->label_pos ? 1.0 : -1.0;
+        y[j] = b->ds->y[b->lidx[j]] == m->label_pos ? 1.0 : -1.0;
         npos += y[j] > 0.0;
     }
     const size_t least = npos < nl - npos ? npos : nl - npos;
@@ -274,7 +277,7 @@ static tsgs_status calibrate(const resolved *r, const binary_problem *b,
         for (int fi = 0; fi < k && st == TSGS_OK; fi++)
             st = fold_decisions(r, b, &q, &own, fold, fi, f, err);
     } else {
-        st = decisions_of_rows(m, b->ds, r->lidx, nl,
+        st = decisions_of_rows(m, b->ds, b->lidx, nl,
                                team_threads(r, params), f, err);
     }
     if (st == TSGS_OK) {
@@ -321,6 +324,8 @@ static tsgs_status train_binary(const resolved *r, const binary_problem *b,
     job.label_neg = b->neg;
     job.label_pos = b->pos;
     job.n_pos = b->n_pos;
+    job.lidx = b->lidx;
+    job.nl = b->nl;
     job.team.threads = team_threads(r, params);
     job.team.bind = params->bind;
     job.team.omp_placed = r->env.placed;
@@ -497,8 +502,9 @@ static tsgs_status train_class_view(const void *ctx, const tsgs_dataset *view,
                                     tsgs_model **out, int *stopped,
                                     tsgs_error *err)
 {
-    const binary_problem b = {view, -1.0, 1.0, n_pos};
-    return train_binary(ctx, &b, p, hooks, opt, cls, out, stopped, err);
+    const resolved *r = ctx; /* the view's labeled rows are r's */
+    const binary_problem b = {view, -1.0, 1.0, n_pos, r->lidx, r->nl};
+    return train_binary(r, &b, p, hooks, opt, cls, out, stopped, err);
 }
 
 /* r's training with params (the solvers' unit) made concrete by r: one
@@ -520,7 +526,8 @@ static tsgs_status train_resolved(const resolved *r, const tsgs_params *params,
                                   r->nl,   r->threads, train_class_view, r};
         return tsgs__train_ovr(&d, &p, hooks, &o, out, stopped_early, err);
     }
-    const binary_problem b = {r->ds, r->classes[0], r->classes[1], r->top};
+    const binary_problem b = {r->ds,  r->classes[0], r->classes[1],
+                              r->top, r->lidx,       r->nl};
     return train_binary(r, &b, &p, hooks, &o, cls, out, stopped_early, err);
 }
 

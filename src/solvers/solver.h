@@ -68,6 +68,9 @@ struct tsgs__train_job {
                                       it (zeroing this copy) */
     double label_neg, label_pos;   /* raw labels, neg < pos */
     size_t n_pos;                  /* labeled rows of label_pos */
+    const size_t *lidx;            /* ds's labeled rows, ascending (nl):
+                                      resolved once by train.c */
+    size_t nl;
     const tsgs_train_hooks *hooks; /* may be NULL */
     tsgs__stop stop;               /* hooks' should_stop, for long loops */
     tsgs__train_opts opt;          /* test switches (stochastic solvers) */

@@ -500,7 +500,7 @@ static tsgs_status bs3vm_train(const tsgs__train_job *job,
     s.n = ds->n;
     s.pos = job->label_pos;
     s.threads = job->team.threads;
-    s.nl = tsgs_dataset_labeled_count(ds);
+    s.nl = job->nl;
     s.nu = s.n - s.nl;
     resolve_settings(&s);
     const tsgs_params *p = &s.p;

@@ -247,18 +247,15 @@ static tsgs_status gather_rows(safe_t *s, tsgs_error *err)
         s->ylc = malloc(sizeof(double) * (s->nl ? s->nl : 1));
     if (s->row_w)
         s->wl = malloc(sizeof(double) * (s->nl ? s->nl : 1));
-    size_t *lidx = malloc(sizeof(size_t) * (s->nl ? s->nl : 1));
+    const size_t *lidx = s->job->lidx; /* the job's, resolved once */
     size_t *widx = malloc(sizeof(size_t) * (s->nw ? s->nw : 1));
     if (bad || !s->yl || (s->ovr && !s->ylc) || (s->row_w && !s->wl) ||
-        !lidx || !widx ||
+        !widx ||
         tsgs__seeded_sample(nu, s->nw, s->p.seed, 1, s->threads, widx)) {
-        free(lidx);
         free(widx);
         return TSGS__NOMEM(err);
     }
-    tsgs__label_split(ds->y, ds->n, s->threads, lidx, NULL);
     tsgs__unlabeled_rows(lidx, s->nl, widx, s->nw);
-    size_t npos = 0;
     for (size_t il = 0; il < s->nl; il++) {
         const size_t i = lidx[il];
         s->yl[il] = ds->y[i] == s->pos_label ? 1.0 : -1.0;
@@ -266,15 +263,13 @@ static tsgs_status gather_rows(safe_t *s, tsgs_error *err)
             s->ylc[il] = s->ovr->y[i];
         if (s->wl)
             s->wl[il] = s->row_w[i];
-        npos += s->yl[il] > 0;
     }
     bad = tsgs__rows_gather(&s->XL, ds, s->scaler, lidx, s->nl) ||
           tsgs__rows_gather(&s->XW, ds, s->scaler, widx, s->nw);
-    free(lidx);
     free(widx);
     if (bad)
         return TSGS__NOMEM(err);
-    s->npos = npos;
+    s->npos = s->job->n_pos;
     return TSGS_OK;
 }
 
@@ -1301,7 +1296,7 @@ static tsgs_status safe_train(tsgs__train_job *job, tsgs_model **out,
     s.threads = job->team.threads; /* resolved by the caller */
     s.t_start = tsgs__now_s();
     s.d = ds->d;
-    s.nl = tsgs__label_split(ds->y, ds->n, s.threads, NULL, NULL);
+    s.nl = job->nl;
     s.pos_label = pos;
     safe_t cl; /* the cluster arm's settings and feature rows */
     /* each arm's settings and feature rows (their own D): 0 the grid's */

@@ -78,8 +78,8 @@ static tsgs_status gather_labeled(run_t *r, const tsgs__train_job *job,
         (row_w && !r->labeled.class_weight) ||
         tsgs__rows_init(&r->labeled.rows, ds, &job->scaler, r->labeled.n))
         return TSGS__NOMEM(err);
-    /* the file's rows to gather, then batch order */
-    tsgs__label_split(ds->y, ds->n, r->threads, r->labeled.order, NULL);
+    /* the file's rows to gather (the job's), then batch order */
+    memcpy(r->labeled.order, job->lidx, sizeof(size_t) * r->labeled.n);
     for (size_t il = 0; il < r->labeled.n; il++) {
         r->labeled.y[il] =
             ds->y[r->labeled.order[il]] == job->label_pos ? 1.0 : -1.0;
@@ -720,7 +720,7 @@ static tsgs_status sgd_train(tsgs__train_job *job, tsgs_model **out,
     r.threads = job->team.threads;
     r.opt = job->opt;
     r.d = ds->d;
-    r.labeled.n = tsgs__label_split(ds->y, ds->n, r.threads, NULL, NULL);
+    r.labeled.n = job->nl;
     const int supervised = r.p.solver == TSGS_SOLVER_DSG ||
                            r.p.solver == TSGS_SOLVER_CDSG;
     r.unlabeled.n =
