@@ -779,6 +779,23 @@ static void gather_candidates(const safe_arm *arms, int narms, int first,
     }
 }
 
+/* Under FEW_LABELS labels on classes that the labels do not show
+ * unbalanced, a CV cannot see the gains the path is for (one row is 2-10
+ * points), so the path is kept also where it gets at most
+ * NO_WORSE_ANSWERS fewer held-out answers right than the supervised SVM:
+ * no evidence against its bet on the unlabeled rows beyond the CV's own
+ * grain (SYNTHETIC two moons with 10 labels: 87.3% against 80.7% over 10
+ * draws; 241-d Gaussians with 50: 82.0 against 80.7; ijcnn1-like
+ * imbalance, where the path lost, is shown by 3 of 30 labels and
+ * excluded). Two classes only. */
+static int keep_no_worse(const safe_t *s, const tsgs__path_choice *pc,
+                         int unbalanced)
+{
+    return !s->ovr && pc->kept == 0 && s->nl < FEW_LABELS && !unbalanced &&
+           tsgs__path_no_worse(pc, NO_WORSE_ANSWERS, NO_WORSE_WORST,
+                               s->nl * SELECT_REPEATS);
+}
+
 /* The safe selection over the arms' records (see the end); sel gets the
  * CV figures and the choice. */
 static tsgs_status choose_candidate(const safe_t *s, const safe_arm *arms,
@@ -826,20 +843,9 @@ static tsgs_status choose_candidate(const safe_t *s, const safe_arm *arms,
     const tsgs__heldout h = {ok, nl, SELECT_REPEATS, sel->n, 1};
     tsgs__path_choice pc;
     tsgs__choose_path(&h, margin, &pc);
-    /* Under FEW_LABELS labels on classes that the labels do not show
-     * unbalanced, a CV cannot see the gains the path is for (one row is
-     * 2-10 points), so the path is kept also where it gets at most
-     * NO_WORSE_ANSWERS fewer held-out answers right than the supervised
-     * SVM: no evidence against its bet on the unlabeled rows beyond the
-     * CV's own grain (SYNTHETIC two moons with 10 labels:
-     * 87.3% against 80.7% over 10 draws; 241-d Gaussians with 50: 82.0
-     * against 80.7; ijcnn1-like imbalance, where the path lost, is shown
-     * by 3 of 30 labels and excluded). */
     const double skew = fabs(2.0 * (double)s->npos - (double)nl);
     const int unbalanced = skew >= IMBALANCE_Z * sqrt((double)nl);
-    if (!s->ovr && pc.kept == 0 && nl < FEW_LABELS && !unbalanced &&
-        tsgs__path_no_worse(&pc, NO_WORSE_ANSWERS, NO_WORSE_WORST,
-                            nl * SELECT_REPEATS)) {
+    if (keep_no_worse(s, &pc, unbalanced)) {
         pc.kept = pc.best;
         sel->no_worse = 1;
     }
@@ -1263,108 +1269,185 @@ static void report_done(const safe_t *s, const tsgs_model *m)
     h->progress(&pr, h->user);
 }
 
-/* Trains on ds (checked: finite, two classes neg < pos) with p; takes
- * the fitted scaler (the model owns it on success, cleared on failure).
- * job->cls: one class of one-vs-rest (NULL: binary data); opt: the class
- * weights. */
-static tsgs_status safe_train(tsgs__train_job *job, tsgs_model **out,
-                              int *stopped_early, tsgs_error *err)
+/* s for job: its settings, the team and hooks the caller resolved. */
+static void safe_init(safe_t *s, tsgs__train_job *job)
 {
-    const tsgs_dataset *ds = job->ds;
-    const tsgs_params *p = &job->p;
-    tsgs__scaler *scaler = &job->scaler;
-    const double neg = job->label_neg, pos = job->label_pos;
-    const tsgs_train_hooks *hooks = job->hooks;
-    tsgs__stop *stop = &job->stop;
-    const tsgs__train_opts *opt = &job->opt;
-    const tsgs__class_job *cls = job->cls;
-    tsgs__class_share *ovr = cls ? cls->share : NULL;
-    safe_t s;
-    memset(&s, 0, sizeof s);
-    s.ds = ds;
-    s.row_w = opt->row_w;
-    s.cls = cls;
-    s.ovr = ovr;
-    s.split = opt->split;
-    s.p = *p;
-    if (s.p.balance < 0) /* auto: the path holds the balance */
-        s.p.balance = 1;
-    s.scaler = scaler;
-    s.hooks = hooks;
-    s.stop = stop;
-    s.job = job;
-    s.threads = job->team.threads; /* resolved by the caller */
-    s.t_start = tsgs__now_s();
-    s.d = ds->d;
-    s.nl = job->nl;
-    s.pos_label = pos;
-    safe_t cl; /* the cluster arm's settings and feature rows */
-    /* each arm's settings and feature rows (their own D): 0 the grid's */
-    const safe_t *const arm_of[ARMS] = {&s, &cl};
-    int narms = 1;
-    double *cand_w[ARMS] = {NULL}, cand_b[ARMS][1 + N_TEMPS];
-    double *oof[ARMS] = {NULL};
-    safe_selection sel;
-    memset(&sel, 0, sizeof sel);
-    tsgs_model *m = NULL;
-    TSGS_TRACE_START(t_gather);
-    tsgs_status st = gather_rows(&s, err);
-    if (st != TSGS_OK)
-        goto done;
-    TSGS_TRACE_SPAN("safe_gather", 0, t_gather);
-    s.balance_ratio = p->balance_ratio >= 0.0
-                          ? p->balance_ratio
-                          : (double)s.npos / (double)s.nl;
-    choose_features(&s, p);
-    TSGS_TRACE_START(t_grid);
-    if ((st = choose_c_sigma(&s, err)) != TSGS_OK)
-        goto done;
-    TSGS_TRACE_SPAN("safe_grid", 0, t_grid);
-    report(&s, 1, "model selection");
-    int stopped = stop_asked(&s);
+    memset(s, 0, sizeof *s);
+    s->ds = job->ds;
+    s->row_w = job->opt.row_w;
+    s->cls = job->cls;
+    s->ovr = job->cls ? job->cls->share : NULL;
+    s->split = job->opt.split;
+    s->p = job->p;
+    if (s->p.balance < 0) /* auto: the path holds the balance */
+        s->p.balance = 1;
+    s->scaler = &job->scaler;
+    s->hooks = job->hooks;
+    s->stop = &job->stop;
+    s->job = job;
+    s->threads = job->team.threads; /* resolved by the caller */
+    s->t_start = tsgs__now_s();
+    s->d = job->ds->d;
+    s->nl = job->nl;
+    s->pos_label = job->label_pos;
+}
 
-    int semi = s.nw > 0 && s.nl <= SEMI_LABELED_MAX && !stopped;
+/* The rows, stage 1 (the grid) and the feature rows, and the cluster arm
+ * where it runs (*narms 2: cl made, to free either way); *semi: whether
+ * the paths run; *stopped: a stop asked by the grid's end. */
+static tsgs_status prepare(safe_t *s, safe_t *cl, int *narms, int *semi,
+                           int *stopped, tsgs_error *err)
+{
+    const tsgs_params *p = &s->job->p;
+    TSGS_TRACE_START(t_gather);
+    tsgs_status st = gather_rows(s, err);
+    if (st != TSGS_OK)
+        return st;
+    TSGS_TRACE_SPAN("safe_gather", 0, t_gather);
+    s->balance_ratio = p->balance_ratio >= 0.0
+                           ? p->balance_ratio
+                           : (double)s->npos / (double)s->nl;
+    choose_features(s, p);
+    TSGS_TRACE_START(t_grid);
+    if ((st = choose_c_sigma(s, err)) != TSGS_OK)
+        return st;
+    TSGS_TRACE_SPAN("safe_grid", 0, t_grid);
+    report(s, 1, "model selection");
+    *stopped = stop_asked(s);
+    *semi = s->nw > 0 && s->nl <= SEMI_LABELED_MAX && !*stopped;
     TSGS_TRACE_START(t_feat);
-    if ((st = compute_features(&s, &semi, err)) != TSGS_OK)
-        goto done;
+    if ((st = compute_features(s, semi, err)) != TSGS_OK)
+        return st;
     TSGS_TRACE_SPAN("safe_features", 0, t_feat);
     /* the cluster arm where the user fixed neither sigma nor C (their
      * setting is what they asked for), on two classes, few labels */
-    if (semi && !ovr && p->sigma <= 0.0 && p->c <= 0.0 &&
-        s.nl < FEW_LABELS && !stop_asked(&s)) {
+    if (*semi && !s->ovr && p->sigma <= 0.0 && p->c <= 0.0 &&
+        s->nl < FEW_LABELS && !stop_asked(s)) {
         TSGS_TRACE_START(t_cl);
-        st = cluster_arm(&s, &cl, err);
+        st = cluster_arm(s, cl, err);
         TSGS_TRACE_SPAN("safe_cluster_arm", 0, t_cl);
-        narms = 2; /* cl's rows are freed at done either way */
+        *narms = 2;
         if (st == TSGS_ERR_STOPPED) /* the supervised fit alone */
-            st = TSGS_OK, semi = 0;
-        if (st != TSGS_OK)
-            goto done;
+            st = TSGS_OK, *semi = 0;
     }
-    /* With probability outputs asked for, the selection's held-out
-     * decision values (the same C, sigma and candidates) are kept for
-     * Platt's fit below; without a selection, train.c fits them. */
-    const size_t records = (1 + N_TEMPS) * SELECT_REPEATS * s.nl;
+    return st;
+}
+
+/* Each arm's candidates (1 + N_TEMPS: the supervised one first) and,
+ * where kept, their held-out decision values. */
+typedef struct {
+    double *w[ARMS], b[ARMS][1 + N_TEMPS];
+    double *oof[ARMS];
+} arm_candidates;
+
+static void candidates_free(arm_candidates *c)
+{
+    for (int a = 0; a < ARMS; a++) {
+        free(c->w[a]);
+        free(c->oof[a]);
+    }
+}
+
+/* Stages 2 and 3 (and 4 where semi) into c, the arms' settings arm_of:
+ * with probability outputs asked for (or one-vs-rest, whose joint choice
+ * reads them), the selection's held-out decision values (the same C,
+ * sigma and candidates) are kept for Platt's fit; without a selection,
+ * train.c fits them. */
+static tsgs_status run_candidates(const safe_t *const *arm_of, int narms,
+                                  int semi, arm_candidates *c,
+                                  safe_selection *sel, tsgs_error *err)
+{
+    const safe_t *s = arm_of[0];
+    const int keep_oof = semi && (s->job->p.probability || s->ovr);
+    const size_t records = (1 + N_TEMPS) * SELECT_REPEATS * s->nl;
     for (int a = 0; a < narms; a++) {
-        cand_w[a] = malloc(sizeof(double) * arm_of[a]->D * (1 + N_TEMPS));
-        if (semi && (p->probability || ovr))
-            oof[a] = malloc(sizeof(double) * records);
-        if (!cand_w[a] || (semi && (p->probability || ovr) && !oof[a])) {
-            st = TSGS__NOMEM(err);
-            goto done;
-        }
+        c->w[a] = malloc(sizeof(double) * arm_of[a]->D * (1 + N_TEMPS));
+        if (keep_oof)
+            c->oof[a] = malloc(sizeof(double) * records);
+        if (!c->w[a] || (keep_oof && !c->oof[a]))
+            return TSGS__NOMEM(err);
     }
-    if (semi) {
-        safe_arm arms[ARMS];
-        for (int a = 0; a < narms; a++)
-            arms[a] = (safe_arm){arm_of[a], cand_w[a], cand_b[a], NULL,
-                                 oof[a]};
-        TSGS_TRACE_START(t_paths);
-        st = paths_and_selection(arms, narms, &sel, err);
-        TSGS_TRACE_SPAN("safe_paths_selection", narms, t_paths);
-    } else {
-        st = fit_path(&s, NULL, 0, NULL, 0, cand_w[0], cand_b[0], err);
+    if (!semi)
+        return fit_path(s, NULL, 0, NULL, 0, c->w[0], c->b[0], err);
+    safe_arm arms[ARMS];
+    for (int a = 0; a < narms; a++)
+        arms[a] = (safe_arm){arm_of[a], c->w[a], c->b[a], NULL, c->oof[a]};
+    TSGS_TRACE_START(t_paths);
+    tsgs_status st = paths_and_selection(arms, narms, sel, err);
+    TSGS_TRACE_SPAN("safe_paths_selection", narms, t_paths);
+    return st;
+}
+
+/* The model of the candidate sel kept (chosen: the selection ran to its
+ * end), or of the majority class, with its note and probability outputs;
+ * one-vs-rest's candidates handed back. Takes scaler on success. */
+static tsgs_status kept_model(safe_t *s, const safe_t *const *arm_of,
+                              arm_candidates *c, const safe_selection *sel,
+                              int chosen, int stopped, tsgs__scaler *scaler,
+                              tsgs_model **out, tsgs_error *err)
+{
+    const tsgs_params *p = &s->job->p;
+    const double neg = s->job->label_neg, pos = s->job->label_pos;
+    /* the kept candidate: its arm, and its place among the arm's */
+    int arm = sel->arm[sel->kept], kept = sel->cand[sel->kept];
+    const double major = chosen ? sel->major : 0.0;
+    describe(s, chosen, stopped, sel,
+             major == 0.0 ? NAN : major > 0.0 ? pos : neg);
+    if (major != 0.0) { /* the one class: no weights, the bias its sign */
+        arm = kept = 0;
+        memset(c->w[0], 0, sizeof(double) * s->D);
+        c->b[0][0] = major;
     }
+    tsgs_model *m = NULL;
+    TSGS_TRACE_START(t_model);
+    tsgs_status st = make_model(arm_of[arm], s->note,
+                                c->w[arm] + (size_t)kept * arm_of[arm]->D,
+                                c->b[arm][kept], kept > 0, neg, pos, scaler,
+                                &m, err);
+    if (st != TSGS_OK)
+        return st;
+    TSGS_TRACE_SPAN("safe_model", 0, t_model);
+    const double *oof = c->oof[arm];
+    if (oof && p->probability && major != 0.0) {
+        /* every decision value is the same: the prior alone */
+        m->prob_a = 0.0;
+        m->prob_b = log(((double)(s->nl - s->npos) + 1.0) /
+                        ((double)s->npos + 1.0));
+        m->has_prob = 1;
+    } else if (oof && p->probability && chosen) {
+        st = tsgs__platt_fit_heldout(
+            oof + (size_t)kept * SELECT_REPEATS * s->nl, s->yl, s->nl,
+            SELECT_REPEATS, m, err);
+    }
+    if (st == TSGS_OK && s->ovr && chosen && s->cls->out)
+        st = hand_back(s, kept, &c->w[0], c->b[0], &c->oof[0], err);
+    if (st != TSGS_OK) {
+        tsgs_model_free(m);
+        return st;
+    }
+    *out = m;
+    return TSGS_OK;
+}
+
+/* Trains on job's rows (checked: finite, two classes neg < pos); takes
+ * the fitted scaler (the model owns it on success, cleared on failure).
+ * job->cls: one class of one-vs-rest (NULL: binary data). */
+static tsgs_status safe_train(tsgs__train_job *job, tsgs_model **out,
+                              int *stopped_early, tsgs_error *err)
+{
+    safe_t s, cl; /* cl: the cluster arm's settings and feature rows */
+    safe_init(&s, job);
+    /* each arm's settings and feature rows (their own D): 0 the grid's */
+    const safe_t *const arm_of[ARMS] = {&s, &cl};
+    int narms = 1, semi = 0, stopped = 0;
+    arm_candidates c;
+    memset(&c, 0, sizeof c);
+    safe_selection sel;
+    memset(&sel, 0, sizeof sel);
+    tsgs_model *m = NULL;
+    tsgs_status st = prepare(&s, &cl, &narms, &semi, &stopped, err);
+    if (st == TSGS_OK)
+        st = run_candidates(arm_of, narms, semi, &c, &sel, err);
     if (st != TSGS_OK)
         goto done;
     report(&s, 2, semi ? "semi-supervised paths and safe selection"
@@ -1373,53 +1456,18 @@ static tsgs_status safe_train(tsgs__train_job *job, tsgs_model **out,
      * cut short, its record is the supervised SVM's */
     const int chosen = semi && sel.n > 0;
     stopped = (stopped || stop_asked(&s)) && !chosen;
-    /* the kept candidate: its arm, and its place among the arm's */
-    int arm = sel.arm[sel.kept], kept = sel.cand[sel.kept];
-    const double major = chosen ? sel.major : 0.0;
-    describe(&s, chosen, stopped, &sel,
-             major == 0.0 ? NAN : major > 0.0 ? pos : neg);
-    if (major != 0.0) { /* the one class: no weights, the bias its sign */
-        arm = kept = 0;
-        memset(cand_w[0], 0, sizeof(double) * s.D);
-        cand_b[0][0] = major;
-    }
-    TSGS_TRACE_START(t_model);
-    st = make_model(arm_of[arm], s.note,
-                    cand_w[arm] + (size_t)kept * arm_of[arm]->D,
-                    cand_b[arm][kept], kept > 0, neg, pos, scaler, &m, err);
+    st = kept_model(&s, arm_of, &c, &sel, chosen, stopped, &job->scaler, &m,
+                    err);
     if (st != TSGS_OK)
         goto done;
-    TSGS_TRACE_SPAN("safe_model", 0, t_model);
-    if (oof[arm] && p->probability && major != 0.0) {
-        /* every decision value is the same: the prior alone */
-        m->prob_a = 0.0;
-        m->prob_b = log(((double)(s.nl - s.npos) + 1.0) /
-                        ((double)s.npos + 1.0));
-        m->has_prob = 1;
-    } else if (oof[arm] && p->probability && chosen &&
-               (st = tsgs__platt_fit_heldout(
-                    oof[arm] + (size_t)kept * SELECT_REPEATS * s.nl, s.yl,
-                    s.nl, SELECT_REPEATS, m, err)) != TSGS_OK) {
-        tsgs_model_free(m);
-        goto done;
-    }
-    if (ovr && chosen && cls->out &&
-        (st = hand_back(&s, kept, &cand_w[0], cand_b[0], &oof[0], err)) !=
-            TSGS_OK) {
-        tsgs_model_free(m);
-        goto done;
-    }
     report_done(&s, m);
     if (stopped_early)
         *stopped_early = stopped;
     *out = m;
 done:
     if (st != TSGS_OK)
-        tsgs__scaler_clear(scaler);
-    for (int a = 0; a < ARMS; a++) {
-        free(cand_w[a]);
-        free(oof[a]);
-    }
+        tsgs__scaler_clear(&job->scaler);
+    candidates_free(&c);
     if (narms > 1)
         cluster_arm_free(&cl);
     safe_free(&s);

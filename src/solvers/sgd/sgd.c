@@ -708,6 +708,29 @@ static tsgs_status run_steps(run_t *r, tsgs_model *m,
     return TSGS_OK;
 }
 
+/* The model to step (start_model) and the state it starts from: a
+ * checkpoint's (*t_resumed: its steps), the supervised warm start, or
+ * none. */
+static tsgs_status start_run(run_t *r, tsgs__train_job *job, long T,
+                             long max_blocks, tsgs_model **m,
+                             long *t_resumed, tsgs_error *err)
+{
+    TSGS_TRACE_START(t_model);
+    tsgs_status st = start_model(r, job, T, max_blocks, m, err);
+    if (st != TSGS_OK)
+        return st;
+    TSGS_TRACE_SPAN("sgd_start_model", 0, t_model);
+    TSGS_TRACE_START(t_warm);
+    if (r->opt.resume)
+        st = tsgs__ckpt_restore(r, *m, T, max_blocks, t_resumed, err);
+    else if (r->p.warm_start)
+        st = start_supervised(r, *m, max_blocks, &job->stop, err);
+    if (st != TSGS_OK)
+        return st;
+    TSGS_TRACE_SPAN("sgd_warm_start", 0, t_warm);
+    return TSGS_OK;
+}
+
 static tsgs_status sgd_train(tsgs__train_job *job, tsgs_model **out,
                              int *stopped_early, tsgs_error *err)
 {
@@ -740,20 +763,9 @@ static tsgs_status sgd_train(tsgs__train_job *job, tsgs_model **out,
         run_free(&r);
         return st;
     }
-    TSGS_TRACE_START(t_model);
-    if ((st = start_model(&r, job, T, max_blocks, &m, err)) != TSGS_OK)
+    if ((st = start_run(&r, job, T, max_blocks, &m, &t_resumed, err)) !=
+        TSGS_OK)
         goto fail;
-    TSGS_TRACE_SPAN("sgd_start_model", 0, t_model);
-    TSGS_TRACE_START(t_warm);
-    if (r.opt.resume) {
-        if ((st = tsgs__ckpt_restore(&r, m, T, max_blocks, &t_resumed,
-                                     err)) != TSGS_OK)
-            goto fail;
-    } else if (r.p.warm_start &&
-               (st = start_supervised(&r, m, max_blocks, &job->stop, err))) {
-        goto fail;
-    }
-    TSGS_TRACE_SPAN("sgd_warm_start", 0, t_warm);
     const tsgs_params *p = &r.p;
     tsgs__binding *pinned = tsgs__team_bind(&job->team);
     /* Every thread reads random rows: spread their pages over the NUMA
