@@ -4,7 +4,7 @@
  * it (train_binary: the two-class training, one-vs-rest's classes, the
  * calibration folds of probability outputs), each handed to the solver
  * named by the parameters (solvers/solver.h). */
-#include "solvers/solver.h"
+#include "model/ovr_train.h"
 #include "select/model_select.h"
 #include "common/trace.h"
 
@@ -58,12 +58,15 @@ typedef struct {
     const tsgs_dataset *ds; /* r->ds's rows, the problem's labels */
     double neg, pos;        /* its classes, neg < pos */
     size_t n_pos;           /* labeled rows of pos */
+    const size_t *lidx;     /* its labeled rows, ascending */
+    size_t nl;
 } binary_problem;
 
 static tsgs_status train_binary(const resolved *r, const binary_problem *b,
                                 const tsgs_params *params,
                                 const tsgs_train_hooks *hooks,
-                                const tsgs__train_opts *opt, tsgs_model **out,
+                                const tsgs__train_opts *opt,
+                                const tsgs__class_job *cls, tsgs_model **out,
                                 int *stopped_early, tsgs_error *err);
 
 /* Labeled rows of fewer than two classes: the error that says which. */
@@ -92,210 +95,6 @@ static tsgs_status find_classes(const tsgs_dataset *ds, int threads,
     free(*classes);
     *classes = NULL;
     return too_few_classes(*k, only, err);
-}
-
-/* The caller's hooks as one class of one-vs-rest sees them: its
- * progress reports name the class, and the caller's functions are called
- * by one class at a time (classes may train side by side). */
-typedef struct {
-    const tsgs_train_hooks *outer;
-    long index, classes;
-    double label;
-} class_hooks;
-
-static void class_progress(const tsgs_progress *pr, void *user)
-{
-    const class_hooks *ch = user;
-    tsgs_progress mine = *pr;
-    mine.class_index = ch->index;
-    mine.classes = ch->classes;
-    mine.class_label = ch->label;
-#ifdef _OPENMP
-#pragma omp critical(tsgs_ovr_hooks)
-#endif
-    ch->outer->progress(&mine, ch->outer->user);
-}
-
-static int class_should_stop(void *user)
-{
-    const class_hooks *ch = user;
-    int stop;
-#ifdef _OPENMP
-#pragma omp critical(tsgs_ovr_hooks)
-#endif
-    stop = ch->outer->should_stop(ch->outer->user);
-    return stop;
-}
-
-static void class_warn(const char *message, void *user)
-{
-    const class_hooks *ch = user;
-#ifdef _OPENMP
-#pragma omp critical(tsgs_ovr_hooks)
-#endif
-    ch->outer->warn(message, ch->outer->user);
-}
-
-/* One class of one-vs-rest: that class +1 against the others on a
- * relabeled view of r's rows, opt naming the class. */
-static tsgs_status train_class(const resolved *r, size_t c,
-                               const tsgs_params *p,
-                               const tsgs_train_hooks *hooks,
-                               const tsgs__train_opts *opt, tsgs_model **out,
-                               int *stopped, tsgs_error *err)
-{
-    class_hooks ch = {hooks, (long)c + 1, (long)r->k, r->classes[c]};
-    tsgs_train_hooks mine;
-    if (hooks) {
-        mine = *hooks;
-        mine.user = &ch;
-        mine.progress = hooks->progress ? class_progress : NULL;
-        mine.should_stop = hooks->should_stop ? class_should_stop : NULL;
-        mine.warn = hooks->warn ? class_warn : NULL;
-    }
-    tsgs_dataset *view = NULL;
-    tsgs_status st = tsgs__ovr_view(r->ds, r->classes[c], &view, err);
-    if (st == TSGS_OK) {
-        binary_problem b = {view, -1.0, 1.0, 0};
-        for (size_t i = 0; i < r->nl; i++)
-            b.n_pos += view->y[r->lidx[i]] == 1.0;
-        st = train_binary(r, &b, p, hooks ? &mine : NULL, opt, out, stopped,
-                          err);
-    }
-    tsgs__view_free(view);
-    return st;
-}
-
-/* Classes 1 .. k - 1 side by side, one thread each, `threads` at a time:
- * the first has made what they share, which they only read. Each model
- * records the caller's threads and binding, as when trained alone (the
- * model is the same bits on any number of threads). */
-static tsgs_status train_side_by_side(const resolved *r,
-                                      const tsgs_params *params,
-                                      const tsgs_train_hooks *hooks,
-                                      const tsgs__train_opts *opt,
-                                      int threads, tsgs_model **subs,
-                                      int *stopped, tsgs_error *err)
-{
-    const size_t k = r->k;
-    tsgs_status *sts = calloc(k, sizeof *sts);
-    tsgs_error *errs = calloc(k, sizeof *errs);
-    int *stops = calloc(k, sizeof *stops);
-    if (!sts || !errs || !stops) {
-        free(sts);
-        free(errs);
-        free(stops);
-        return TSGS__NOMEM(err);
-    }
-    tsgs_params one = *params;
-    one.threads = 1;
-    one.bind = TSGS_BIND_NONE; /* the team's threads are the caller's */
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
-#endif
-    for (size_t c = 1; c < k; c++) {
-        tsgs__train_opts mine = *opt;
-        mine.ovr_class = c;
-        sts[c] = train_class(r, c, &one, hooks, &mine, &subs[c], &stops[c],
-                             &errs[c]);
-    }
-    tsgs_status st = TSGS_OK;
-    for (size_t c = 1; c < k; c++) {
-        if (st == TSGS_OK && sts[c] != TSGS_OK) {
-            st = sts[c]; /* the first failure in class order */
-            if (err)
-                *err = errs[c];
-        }
-        *stopped |= stops[c];
-        if (subs[c]) {
-            subs[c]->params.threads = params->threads;
-            subs[c]->params.bind = params->bind;
-        }
-    }
-    free(sts);
-    free(errs);
-    free(stops);
-    return st;
-}
-
-/* K > 2 classes: one binary model per class on a relabeled view of r's
- * rows (that class +1, the others -1), sharing one (sigma, C) chosen by
- * the multi-class CV and, with the default solver, the feature rows
- * (tsgs__ovr_share); hooks report each, without the monitor (its labels
- * are the file's, not +-1). The first class trains on every thread (it
- * makes the shared choices); with the safe solver the others side by
- * side, one thread each, when there are at least as many of them as
- * threads (a fit on a few hundred labeled rows uses many threads less
- * well than as many fits do; tsgs__ovr_at_once), else one after another
- * on every thread. The models are the same either way. */
-static tsgs_status train_one_vs_rest(const resolved *r,
-                                     const tsgs_params *params,
-                                     const tsgs_train_hooks *hooks,
-                                     const tsgs__train_opts *opt,
-                                     tsgs_model **out, int *stopped_early,
-                                     tsgs_error *err)
-{
-    const size_t k = r->k;
-    if (opt->ckpt_write || opt->resume)
-        return tsgs__fail(err, TSGS_ERR_UNSUPPORTED, NULL, 0,
-                          "checkpoints: the labeled rows have %zu classes; "
-                          "one-vs-rest training is not checkpointed (two "
-                          "classes are)",
-                          k);
-    tsgs_model **subs = calloc(k, sizeof *subs);
-    if (!subs)
-        return TSGS__NOMEM(err);
-    tsgs_train_hooks quiet;
-    if (hooks) {
-        quiet = *hooks;
-        quiet.monitor = NULL;
-    }
-    tsgs__ovr_share share = {.y = r->ds->y, .nclass = k};
-    tsgs__train_opts shared = *opt;
-    shared.ovr = &share;
-    shared.ovr_class = 0;
-    const int threads = r->threads; /* params are the training's own */
-    int stopped = 0;
-    size_t c = 1;
-    tsgs_status st = train_class(r, 0, params, hooks ? &quiet : NULL,
-                                 &shared, &subs[0], &stopped, err);
-    /* split over processes: one class after another, each making its
-     * exchanges in the same order on every process */
-    const int spread = opt->split && opt->split->size > 1;
-    if (st == TSGS_OK && !stopped && !spread &&
-        tsgs__ovr_at_once(k, threads, params->solver) > 1) {
-        st = train_side_by_side(r, params, hooks ? &quiet : NULL, &shared,
-                                threads, subs, &stopped, err);
-        c = k;
-    }
-    for (; c < k && st == TSGS_OK && !stopped; c++) {
-        shared.ovr_class = c;
-        st = train_class(r, c, params, hooks ? &quiet : NULL, &shared,
-                         &subs[c], &stopped, err);
-    }
-    if (st == TSGS_OK && stopped)
-        st = tsgs__fail(err, TSGS_ERR_STOPPED, NULL, 0,
-                        "stopped while training one-vs-rest's %zu classes: "
-                        "a one-vs-rest model needs every class, so there is "
-                        "none to keep",
-                        k);
-    const tsgs__solver *solver = tsgs__solver_of(params->solver);
-    if (solver->ovr_finish) {
-        tsgs_status fs = solver->ovr_finish(&share, r->classes,
-                                            st == TSGS_OK ? subs : NULL, k,
-                                            err);
-        st = st == TSGS_OK ? fs : st;
-    }
-    if (st == TSGS_OK)
-        st = tsgs__model_ovr(subs, r->classes, k, out, err);
-    if (st != TSGS_OK) {
-        for (size_t c = 0; c < k; c++)
-            tsgs_model_free(subs[c]);
-    }
-    free(subs);
-    if (stopped_early)
-        *stopped_early = 0;
-    return st;
 }
 
 static tsgs_status check_finite(const tsgs_dataset *ds, int threads,
@@ -371,29 +170,28 @@ static tsgs_status decisions_of_rows(const tsgs_model *m,
 
 /* Fold f of problem b's labeled rows held out (made unlabeled, so the fit
  * still sees every row) on a relabeled view of its rows, as *view and
- * *fb; their rows into held (nh). */
-static tsgs_status hold_out(const resolved *r, const binary_problem *b,
-                            const int *fold, int f, tsgs_dataset **view,
-                            binary_problem *fb, size_t *held, size_t *nh,
+ * *fb (its labeled rows in kept); their rows into held (nh). */
+static tsgs_status hold_out(const binary_problem *b, const int *fold, int f,
+                            tsgs_dataset **view, binary_problem *fb,
+                            size_t *kept, size_t *held, size_t *nh,
                             tsgs_error *err)
 {
     tsgs_status st = tsgs__label_view(b->ds, view, err);
     if (st != TSGS_OK)
         return st;
-    size_t n_neg = 0;
-    *fb = (binary_problem){*view, b->neg, b->pos, 0};
+    size_t n_neg = 0, nk = 0;
     *nh = 0;
-    for (size_t i = 0; i < r->nl; i++) {
-        const size_t row = r->lidx[i];
+    for (size_t i = 0; i < b->nl; i++) {
+        const size_t row = b->lidx[i];
         if (fold[i] == f) {
             (*view)->y[row] = NAN;
             held[(*nh)++] = row;
-        } else if ((*view)->y[row] == b->pos) {
-            fb->n_pos++;
-        } else {
-            n_neg++;
+            continue;
         }
+        kept[nk++] = row;
+        n_neg += (*view)->y[row] != b->pos;
     }
+    *fb = (binary_problem){*view, b->neg, b->pos, nk - n_neg, kept, nk};
     if (fb->n_pos && n_neg)
         return TSGS_OK;
     return too_few_classes(fb->n_pos || n_neg, fb->n_pos ? b->pos : b->neg,
@@ -408,20 +206,21 @@ static tsgs_status fold_decisions(const resolved *r, const binary_problem *b,
                                   const int *fold, int f, double *out,
                                   tsgs_error *err)
 {
-    const size_t nl = r->nl;
+    const size_t nl = b->nl;
     tsgs_dataset *view = NULL;
     tsgs_model *m = NULL;
     size_t *held = malloc(sizeof(size_t) * (nl ? nl : 1));
+    size_t *kept = malloc(sizeof(size_t) * (nl ? nl : 1));
     double *dec = malloc(sizeof(double) * (nl ? nl : 1));
     tsgs_status st = TSGS_OK;
-    if (!held || !dec) {
+    if (!held || !kept || !dec) {
         st = TSGS__NOMEM(err);
         goto done;
     }
     binary_problem fb;
     size_t nh = 0;
-    if ((st = hold_out(r, b, fold, f, &view, &fb, held, &nh, err)) ||
-        (st = train_binary(r, &fb, q, NULL, opt, &m, NULL, err)) ||
+    if ((st = hold_out(b, fold, f, &view, &fb, kept, held, &nh, err)) ||
+        (st = train_binary(r, &fb, q, NULL, opt, NULL, &m, NULL, err)) ||
         (st = decisions_of_rows(m, b->ds, held, nh, team_threads(r, q), dec,
                                 err)))
         goto done;
@@ -432,6 +231,7 @@ done:
     tsgs_model_free(m);
     tsgs__view_free(view);
     free(held);
+    free(kept);
     free(dec);
     return st;
 }
@@ -445,7 +245,7 @@ static tsgs_status calibrate(const resolved *r, const binary_problem *b,
                              const tsgs__train_opts *opt, tsgs_model *m,
                              tsgs_error *err)
 {
-    const size_t nl = r->nl;
+    const size_t nl = b->nl;
     size_t npos = 0;
     size_t *scratch = malloc(sizeof(size_t) * (nl ? nl : 1));
     double *y = malloc(sizeof(double) * (nl ? nl : 1));
@@ -457,7 +257,7 @@ static tsgs_status calibrate(const resolved *r, const binary_problem *b,
         goto done;
     }
     for (size_t j = 0; j < nl; j++) {
-        y[j] = b->ds->y[r->lidx[j]] == m->label_pos ? 1.0 : -1.0;
+        y[j] = b->ds->y[b->lidx[j]] == m->label_pos ? 1.0 : -1.0;
         npos += y[j] > 0.0;
     }
     const size_t least = npos < nl - npos ? npos : nl - npos;
@@ -474,11 +274,10 @@ static tsgs_status calibrate(const resolved *r, const binary_problem *b,
         own.ckpt_write = NULL; /* the main run's alone */
         own.resume = NULL;
         own.ckpt_settings = NULL;
-        own.ovr = NULL; /* nothing to choose: no grid to share */
         for (int fi = 0; fi < k && st == TSGS_OK; fi++)
             st = fold_decisions(r, b, &q, &own, fold, fi, f, err);
     } else {
-        st = decisions_of_rows(m, b->ds, r->lidx, nl,
+        st = decisions_of_rows(m, b->ds, b->lidx, nl,
                                team_threads(r, params), f, err);
     }
     if (st == TSGS_OK) {
@@ -502,13 +301,15 @@ static double monitor_accuracy(const tsgs__train_job *job,
 }
 
 /* Problem b of r with params (r's resolved directions and scale), hooks
- * and opt (r's zero_cols): the scaler (r's copy, or the class stretch
- * fitted on b's labels), the solver, and the calibration of probability
- * outputs when asked and the solver made none. */
+ * and opt (r's zero_cols), as one class of one-vs-rest where cls is not
+ * NULL: the scaler (r's copy, or the class stretch fitted on b's labels),
+ * the solver, and the calibration of probability outputs when asked and
+ * the solver made none. */
 static tsgs_status train_binary(const resolved *r, const binary_problem *b,
                                 const tsgs_params *params,
                                 const tsgs_train_hooks *hooks,
-                                const tsgs__train_opts *opt, tsgs_model **out,
+                                const tsgs__train_opts *opt,
+                                const tsgs__class_job *cls, tsgs_model **out,
                                 int *stopped_early, tsgs_error *err)
 {
     tsgs__train_job job;
@@ -519,9 +320,12 @@ static tsgs_status train_binary(const resolved *r, const binary_problem *b,
     tsgs__stop_init(&job.stop, hooks);
     atomic_store(&job.stop.asked_ns, r->stop_asked_ns);
     job.opt = *opt;
+    job.cls = cls;
     job.label_neg = b->neg;
     job.label_pos = b->pos;
     job.n_pos = b->n_pos;
+    job.lidx = b->lidx;
+    job.nl = b->nl;
     job.team.threads = team_threads(r, params);
     job.team.bind = params->bind;
     job.team.omp_placed = r->env.placed;
@@ -688,11 +492,27 @@ static tsgs_status resolve(const tsgs_dataset *ds, const tsgs_params *p,
     return st;
 }
 
+/* One class of r's one-vs-rest (model/ovr_train.c): view's rows, +1 for
+ * the class. */
+static tsgs_status train_class_view(const void *ctx, const tsgs_dataset *view,
+                                    size_t n_pos, const tsgs_params *p,
+                                    const tsgs_train_hooks *hooks,
+                                    const tsgs__train_opts *opt,
+                                    const tsgs__class_job *cls,
+                                    tsgs_model **out, int *stopped,
+                                    tsgs_error *err)
+{
+    const resolved *r = ctx; /* the view's labeled rows are r's */
+    const binary_problem b = {view, -1.0, 1.0, n_pos, r->lidx, r->nl};
+    return train_binary(r, &b, p, hooks, opt, cls, out, stopped, err);
+}
+
 /* r's training with params (the solvers' unit) made concrete by r: one
  * binary problem, or one-vs-rest's. */
 static tsgs_status train_resolved(const resolved *r, const tsgs_params *params,
                                   const tsgs_train_hooks *hooks,
                                   const tsgs__train_opts *opt,
+                                  const tsgs__class_job *cls,
                                   tsgs_model **out, int *stopped_early,
                                   tsgs_error *err)
 {
@@ -701,10 +521,14 @@ static tsgs_status train_resolved(const resolved *r, const tsgs_params *params,
     p.scale = r->scale;
     tsgs__train_opts o = *opt;
     o.zero_cols = r->zero_cols;
-    if (r->k > 2)
-        return train_one_vs_rest(r, &p, hooks, &o, out, stopped_early, err);
-    const binary_problem b = {r->ds, r->classes[0], r->classes[1], r->top};
-    return train_binary(r, &b, &p, hooks, &o, out, stopped_early, err);
+    if (r->k > 2) {
+        const tsgs__ovr_data d = {r->ds,   r->classes, r->k, r->lidx,
+                                  r->nl,   r->threads, train_class_view, r};
+        return tsgs__train_ovr(&d, &p, hooks, &o, out, stopped_early, err);
+    }
+    const binary_problem b = {r->ds,  r->classes[0], r->classes[1],
+                              r->top, r->lidx,       r->nl};
+    return train_binary(r, &b, &p, hooks, &o, cls, out, stopped_early, err);
 }
 
 long tsgs_train_steps(const tsgs_dataset *ds, const tsgs_params *p)
@@ -864,7 +688,8 @@ tsgs_status tsgs__train_split(const tsgs_dataset *ds,
     if (st == TSGS_OK &&
         (st = tsgs__cost_row_weights(ds, params, &row_w, err)) == TSGS_OK) {
         opt.row_w = row_w;
-        st = train_resolved(&r, &q, hooks, &opt, out, stopped_early, err);
+        st = train_resolved(&r, &q, hooks, &opt, NULL, out, stopped_early,
+                            err);
     }
     free(row_w);
     tsgs__ckpt_free(resume);
@@ -884,6 +709,18 @@ tsgs_status tsgs__train_ex(const tsgs_dataset *ds, const tsgs_params *params,
                            const tsgs__train_opts *opt, tsgs_model **out,
                            int *stopped_early, tsgs_error *err)
 {
+    return tsgs__train_class_ex(ds, params, hooks, opt, NULL, out,
+                                stopped_early, err);
+}
+
+tsgs_status tsgs__train_class_ex(const tsgs_dataset *ds,
+                                 const tsgs_params *params,
+                                 const tsgs_train_hooks *hooks,
+                                 const tsgs__train_opts *opt,
+                                 const struct tsgs__class_job *cls,
+                                 tsgs_model **out, int *stopped_early,
+                                 tsgs_error *err)
+{
     if (!ds || !params || !out)
         return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
                           "tsgs_train: NULL argument");
@@ -893,7 +730,8 @@ tsgs_status tsgs__train_ex(const tsgs_dataset *ds, const tsgs_params *params,
     const tsgs__omp_env env = tsgs__omp_env_read();
     resolved r;
     if ((st = resolve(ds, params, &env, hooks, opt, &r, err)) == TSGS_OK)
-        st = train_resolved(&r, params, hooks, opt, out, stopped_early, err);
+        st = train_resolved(&r, params, hooks, opt, cls, out, stopped_early,
+                            err);
     resolved_free(&r);
     return st;
 }

@@ -65,12 +65,8 @@ typedef struct {
     double scale_floor; /* fold the lazy scale in when it falls below */
     int labeled_cache;  /* -1: by cost; 0: predict the labeled batch; 1:
                            cache the labeled sums */
-    struct tsgs__ovr_share *ovr; /* one-vs-rest: what its classes share
-                                    (model_select.h); NULL: binary data */
     int zero_cols;      /* scale auto: columns zero on half the rows or
                            more scaled by max |x| (tsgs__scaler_fit_threads) */
-    size_t ovr_class;   /* one-vs-rest: the class being trained (0 makes
-                           what the others share) */
     const double *row_w; /* each row's class weight, multiplying C (rows
                             of the data tsgs_train was given, which every
                             view keeps; tsgs__cost_row_weights); NULL: 1 */
@@ -151,6 +147,16 @@ tsgs_status tsgs__train_ex(const tsgs_dataset *ds, const tsgs_params *params,
                            const tsgs_train_hooks *hooks,
                            const tsgs__train_opts *opt, tsgs_model **out,
                            int *stopped_early, tsgs_error *err);
+/* The same as one class of one-vs-rest (cls, solvers/solver.h; NULL: as
+ * tsgs__train_ex) on ds's two classes: tests train the classes by hand. */
+struct tsgs__class_job;
+tsgs_status tsgs__train_class_ex(const tsgs_dataset *ds,
+                                 const tsgs_params *params,
+                                 const tsgs_train_hooks *hooks,
+                                 const tsgs__train_opts *opt,
+                                 const struct tsgs__class_job *cls,
+                                 tsgs_model **out, int *stopped_early,
+                                 tsgs_error *err);
 
 /* ---------------------------------------------------------- memlimit.c */
 

@@ -3,7 +3,9 @@
  * rest -1), in the file's own label values; the classes share the (sigma,
  * C) the multi-class CV chose; files round-trip; the binary calls refuse
  * such a model by name; a 3- and a 10-class set are learned; stratified
- * folds of K classes are stratified. */
+ * folds of K classes are stratified; the joint choice keeps an option
+ * only beyond its margin over the supervised one (against a brute-force
+ * count). */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -12,8 +14,7 @@
 
 #include "fixtures.h"
 #include "internal.h"
-#include "select/model_select.h"
-#include "solvers/solver.h"
+#include "model/ovr_train.h"
 
 /* K Gaussian clusters (sd 1) in d dimensions, centres 4 apart on the axes
  * (+e_k, then -e_k), labels[k] for cluster k; the first `per_class`
@@ -67,6 +68,47 @@ static double *truth_labels_of(const tsgs_dataset *ds)
     return y;
 }
 
+/* ds's labeled rows' labels, in row order (as the joint choice takes
+ * them). */
+static double *labeled_labels_of(const tsgs_dataset *ds)
+{
+    const size_t n = tsgs_dataset_rows(ds);
+    double *y = malloc(sizeof(double) * n);
+    size_t nl = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!isnan(tsgs_dataset_label(ds, i)))
+            y[nl++] = tsgs_dataset_label(ds, i);
+    return y;
+}
+
+/* The classes of ds (labels[0..k), relabeled as rels[c]) trained by hand
+ * through one share as the multi-class layer trains them (class jobs),
+ * then its joint choice: into sub. */
+static void train_classes_by_hand(const tsgs_dataset *ds, int k,
+                                  const double *labels,
+                                  tsgs_dataset *const *rels,
+                                  const tsgs_params *q,
+                                  tsgs__class_share *share, tsgs_model **sub)
+{
+    tsgs__train_opts opt = {.scale_floor = 1e-150, .labeled_cache = -1};
+    tsgs__class_candidates cands[10];
+    memset(cands, 0, sizeof cands);
+    for (int c = 0; c < k; c++) {
+        const tsgs__class_job cls = {share, (size_t)c, &cands[c]};
+        sub[c] = NULL;
+        ck_assert_int_eq(tsgs__train_class_ex(rels[c], q, NULL, &opt, &cls,
+                                              &sub[c], NULL, NULL),
+                         TSGS_OK);
+    }
+    double *lab = labeled_labels_of(ds);
+    ck_assert_int_eq(tsgs__ovr_joint_choice(cands, (size_t)k, labels, lab,
+                                            sub, NULL),
+                     TSGS_OK);
+    free(lab);
+    for (int c = 0; c < k; c++)
+        tsgs__class_candidates_clear(&cands[c]);
+}
+
 /* ds's rows relabeled by hand: `positive` +1, the other labeled rows -1,
  * unlabeled rows kept (a dataset of its own, dense). */
 static tsgs_dataset *relabeled(const tsgs_dataset *ds, double positive)
@@ -115,30 +157,18 @@ static void check_against_by_hand(int k, const tsgs_params *p)
     /* each class computes its own feature rows here, where tsgs_train's
      * classes take the first's: the scores compared below are the same
      * bits either way */
-    tsgs__ovr_share share = {.y = truth_labels_of(ds), .nclass = (size_t)k,
-                             .fresh_features = 1};
-    tsgs__train_opts opt = {.scale_floor = 1e-150, .labeled_cache = -1,
-                            .ovr = &share};
+    tsgs__class_share share = {.y = truth_labels_of(ds),
+                               .fresh_features = 1};
     tsgs_params q = *p;
     if (q.scale == TSGS_SCALE_AUTO)
         q.scale = TSGS_SCALE_ZSCORE;
     tsgs_model *by_hand[10];
     tsgs_dataset *rels[10];
-    for (int c = 0; c < k; c++) {
+    for (int c = 0; c < k; c++)
         rels[c] = relabeled(ds, labels10[c]);
-        opt.ovr_class = (size_t)c;
-        by_hand[c] = NULL;
-        ck_assert_int_eq(tsgs__train_ex(rels[c], &q, NULL, &opt, &by_hand[c],
-                                        NULL, NULL),
-                         TSGS_OK);
-    }
+    train_classes_by_hand(ds, k, classes, rels, &q, &share, by_hand);
     ck_assert_uint_eq(share.features_reused, 0);
-    if (p->solver == TSGS_SOLVER_SAFE)
-        ck_assert_int_eq(tsgs__solver_safe.ovr_finish(&share, classes,
-                                                      by_hand, (size_t)k,
-                                                      NULL),
-                         TSGS_OK);
-    ck_assert_ptr_null(share.safe);
+    ck_assert_ptr_null(share.kept);
     for (int c = 0; c < k; c++) {
         /* the safe default: one kernel width and C for every class */
         ck_assert(p->solver != TSGS_SOLVER_SAFE ||
@@ -261,26 +291,20 @@ static size_t classes_reusing_features(tsgs_scaling scale)
     static const double labels[] = {1, 2, 3};
     double *truth;
     tsgs_dataset *ds = clusters(3, 4, 40, 15, labels, &truth);
-    tsgs__ovr_share share = {.y = truth_labels_of(ds), .nclass = 3};
-    tsgs__train_opts opt = {.scale_floor = 1e-150, .labeled_cache = -1,
-                            .ovr = &share};
+    tsgs__class_share share = {.y = truth_labels_of(ds)};
     tsgs_params q = tsgs_params_default();
     q.threads = 1;
     q.scale = scale;
     tsgs_model *sub[3];
-    for (int c = 0; c < 3; c++) {
-        tsgs_dataset *rel = relabeled(ds, labels[c]);
-        opt.ovr_class = (size_t)c;
-        ck_assert_int_eq(tsgs__train_ex(rel, &q, NULL, &opt, &sub[c], NULL,
-                                        NULL),
-                         TSGS_OK);
-        tsgs_dataset_free(rel);
-    }
-    ck_assert_int_eq(tsgs__solver_safe.ovr_finish(&share, labels, sub, 3,
-                                                  NULL),
-                     TSGS_OK);
+    tsgs_dataset *rels[3];
     for (int c = 0; c < 3; c++)
+        rels[c] = relabeled(ds, labels[c]);
+    train_classes_by_hand(ds, 3, labels, rels, &q, &share, sub);
+    tsgs__class_share_clear(&share);
+    for (int c = 0; c < 3; c++) {
         tsgs_model_free(sub[c]);
+        tsgs_dataset_free(rels[c]);
+    }
     free((void *)share.y);
     free(truth);
     tsgs_dataset_free(ds);
@@ -465,11 +489,77 @@ START_TEST(stratified_folds_of_k_classes)
 }
 END_TEST
 
+/* Joint options (n answers each): option o right on answers [lo, lo + k)
+ * of its row of the record. */
+#define JN 100
+#define JO 4
+static unsigned char jok[JO * JN];
+static size_t jright[JO];
+
+static void joint_option(int o, int lo, int k)
+{
+    for (int i = 0; i < JN; i++)
+        jok[o * JN + i] = i >= lo && i < lo + k;
+    jright[o] = (size_t)k;
+}
+
+START_TEST(joint_option_kept_only_beyond_its_margin)
+{
+    /* option 1 the supervised one: 68 of 100 right (answers 0-67) */
+    joint_option(0, 0, 68);
+    joint_option(1, 0, 68);
+    joint_option(2, 0, 60);
+    joint_option(3, 0, 10);
+    /* ties go to the supervised option */
+    ck_assert_int_eq(tsgs__joint_best(jok, jright, JO, 1, JN, 0.5), 1);
+    /* option 0 one answer ahead, 9 discordant (4 lost, 5 won): 69 <
+     * 68 + 0.5 * 3, the supervised option stays; with no margin it goes */
+    joint_option(0, 4, 69);
+    ck_assert_uint_eq(jright[0], 69);
+    ck_assert_int_eq(tsgs__joint_best(jok, jright, JO, 1, JN, 0.5), 1);
+    ck_assert_int_eq(tsgs__joint_best(jok, jright, JO, 1, JN, 0.0), 0);
+    /* two ahead with 2 discordant (0 lost, 2 won): 70 >= 68 + 0.5 * 1.41 */
+    joint_option(0, 0, 70);
+    ck_assert_int_eq(tsgs__joint_best(jok, jright, JO, 1, JN, 0.5), 0);
+    /* a later option with more right takes it, if beyond the margin too */
+    joint_option(3, 0, 75);
+    ck_assert_int_eq(tsgs__joint_best(jok, jright, JO, 1, JN, 0.5), 3);
+    joint_option(3, 20, 71); /* 71 right, 20 + 23 discordant: not enough */
+    ck_assert_int_eq(tsgs__joint_best(jok, jright, JO, 1, JN, 0.5), 0);
+    /* against brute force over random records and margins */
+    unsigned seed = 7;
+    for (int t = 0; t < 200; t++) {
+        for (int o = 0; o < JO; o++) {
+            jright[o] = 0;
+            for (int i = 0; i < JN; i++) {
+                seed = seed * 1103515245u + 12345u;
+                jok[o * JN + i] = (seed >> 16) % 10 < 7;
+                jright[o] += jok[o * JN + i];
+            }
+        }
+        const int sup = t % JO;
+        const double m = (t % 3) * 0.5;
+        int want = sup;
+        for (int o = 0; o < JO; o++) {
+            size_t d = 0;
+            for (int i = 0; i < JN; i++)
+                d += jok[o * JN + i] != jok[sup * JN + i];
+            const int beyond =
+                (double)jright[o] - (double)jright[sup] >= m * sqrt((double)d);
+            if (o != sup && jright[o] > jright[want] && beyond)
+                want = o;
+        }
+        ck_assert_int_eq(tsgs__joint_best(jok, jright, JO, sup, JN, m), want);
+    }
+}
+END_TEST
+
 Suite *multiclass_suite(void)
 {
     Suite *s = suite_create("multiclass");
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, joint_option_kept_only_beyond_its_margin);
     tcase_add_test(tc, three_classes_safe_default);
     tcase_add_test(tc, classes_share_feature_rows_only_when_the_same);
     tcase_add_test(tc, non_finite_rows_refused_before_the_classes);

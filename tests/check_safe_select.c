@@ -1,9 +1,8 @@
 /* The safe solver's selection rules on hand-made held-out records: the
  * path kept only beyond its margin, its choice of temperature paid for on
  * the other repeat (against a brute-force count), the hot temperatures
- * never candidates, the majority class only where the candidate adds
- * nothing or is clearly worse, and one-vs-rest's joint choice only beyond
- * its margin over the supervised option (against a brute-force count). */
+ * never candidates, and the majority class only where the candidate adds
+ * nothing or is clearly worse. */
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
@@ -329,71 +328,6 @@ START_TEST(majority_only_where_the_candidate_adds_nothing)
 }
 END_TEST
 
-/* Joint options (n answers each): option o right on answers [lo, lo + k)
- * of its row of the record. */
-#define JN 100
-#define JO 4
-static unsigned char jok[JO * JN];
-static size_t jright[JO];
-
-static void joint_option(int o, int lo, int k)
-{
-    for (int i = 0; i < JN; i++)
-        jok[o * JN + i] = i >= lo && i < lo + k;
-    jright[o] = (size_t)k;
-}
-
-START_TEST(joint_option_kept_only_beyond_its_margin)
-{
-    /* option 1 the supervised one: 68 of 100 right (answers 0-67) */
-    joint_option(0, 0, 68);
-    joint_option(1, 0, 68);
-    joint_option(2, 0, 60);
-    joint_option(3, 0, 10);
-    /* ties go to the supervised option */
-    ck_assert_int_eq(tsgs__joint_best(jok, jright, JO, 1, JN, 0.5), 1);
-    /* option 0 one answer ahead, 9 discordant (4 lost, 5 won): 69 <
-     * 68 + 0.5 * 3, the supervised option stays; with no margin it goes */
-    joint_option(0, 4, 69);
-    ck_assert_uint_eq(jright[0], 69);
-    ck_assert_int_eq(tsgs__joint_best(jok, jright, JO, 1, JN, 0.5), 1);
-    ck_assert_int_eq(tsgs__joint_best(jok, jright, JO, 1, JN, 0.0), 0);
-    /* two ahead with 2 discordant (0 lost, 2 won): 70 >= 68 + 0.5 * 1.41 */
-    joint_option(0, 0, 70);
-    ck_assert_int_eq(tsgs__joint_best(jok, jright, JO, 1, JN, 0.5), 0);
-    /* a later option with more right takes it, if beyond the margin too */
-    joint_option(3, 0, 75);
-    ck_assert_int_eq(tsgs__joint_best(jok, jright, JO, 1, JN, 0.5), 3);
-    joint_option(3, 20, 71); /* 71 right, 20 + 23 discordant: not enough */
-    ck_assert_int_eq(tsgs__joint_best(jok, jright, JO, 1, JN, 0.5), 0);
-    /* against brute force over random records and margins */
-    unsigned seed = 7;
-    for (int t = 0; t < 200; t++) {
-        for (int o = 0; o < JO; o++) {
-            jright[o] = 0;
-            for (int i = 0; i < JN; i++) {
-                seed = seed * 1103515245u + 12345u;
-                jok[o * JN + i] = (seed >> 16) % 10 < 7;
-                jright[o] += jok[o * JN + i];
-            }
-        }
-        const int sup = t % JO;
-        const double m = (t % 3) * 0.5;
-        int want = sup;
-        for (int o = 0; o < JO; o++) {
-            size_t d = 0;
-            for (int i = 0; i < JN; i++)
-                d += jok[o * JN + i] != jok[sup * JN + i];
-            const int beyond =
-                (double)jright[o] - (double)jright[sup] >= m * sqrt((double)d);
-            if (o != sup && jright[o] > jright[want] && beyond)
-                want = o;
-        }
-        ck_assert_int_eq(tsgs__joint_best(jok, jright, JO, sup, JN, m), want);
-    }
-}
-END_TEST
-
 Suite *safe_select_suite(void)
 {
     Suite *s = suite_create("safe_select");
@@ -406,7 +340,6 @@ Suite *safe_select_suite(void)
     tcase_add_test(tc, infinite_margin_keeps_only_same_answers);
     tcase_add_test(tc, majority_only_where_the_candidate_adds_nothing);
     tcase_add_test(tc, no_worse_only_where_the_deficit_is_bounded);
-    tcase_add_test(tc, joint_option_kept_only_beyond_its_margin);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -668,6 +668,52 @@ static tsgs_status group_by_label(lab_row *lr, size_t nl, tsgs_error *err)
     return TSGS_OK;
 }
 
+/* Quotas of the nc classes (class c's rows start[c] .. start[c + 1] of
+ * nl): round(n_keep * fraction), at least one per class when there is
+ * room, then nudged (largest rounding error first) to sum to n_keep.
+ * ideal: nc of scratch. */
+static tsgs_status class_quotas(const size_t *start, size_t nc, size_t nl,
+                                size_t n_keep, double *ideal, size_t *quota,
+                                tsgs_error *err)
+{
+    size_t floor_q = n_keep >= nc ? 1 : 0, total = 0;
+    for (size_t c = 0; c < nc; c++) {
+        size_t cnt = start[c + 1] - start[c];
+        ideal[c] = (double)n_keep * (double)cnt / (double)nl;
+        quota[c] = (size_t)floor(ideal[c] + 0.5);
+        if (quota[c] < floor_q)
+            quota[c] = floor_q;
+        if (quota[c] > cnt)
+            quota[c] = cnt;
+        total += quota[c];
+    }
+    while (total != n_keep) {
+        size_t best = nc;
+        double best_gap = 0.0;
+        for (size_t c = 0; c < nc; c++) {
+            size_t cnt = start[c + 1] - start[c];
+            double gap = total > n_keep ? (double)quota[c] - ideal[c]
+                                        : ideal[c] - (double)quota[c];
+            int movable = total > n_keep ? quota[c] > floor_q : quota[c] < cnt;
+            if (movable && (best == nc || gap > best_gap)) {
+                best = c;
+                best_gap = gap;
+            }
+        }
+        if (best == nc) /* cannot happen: 1 <= n_keep <= nl */
+            return tsgs__fail(err, TSGS_ERR_INTERNAL, NULL, 0,
+                              "keep_labels: no class quota can move");
+        if (total > n_keep) {
+            quota[best]--;
+            total--;
+        } else {
+            quota[best]++;
+            total++;
+        }
+    }
+    return TSGS_OK;
+}
+
 tsgs_status tsgs_dataset_keep_labels(tsgs_dataset *ds, size_t n_keep,
                                      uint64_t seed, tsgs_error *err)
 {
@@ -701,45 +747,9 @@ tsgs_status tsgs_dataset_keep_labels(tsgs_dataset *ds, size_t n_keep,
             start[nc++] = i;
     start[nc] = nl;
 
-    /* Quotas: round(n_keep * fraction), at least one per class when there
-     * is room, then nudged (largest rounding error first) to sum to n_keep. */
-    size_t floor_q = n_keep >= nc ? 1 : 0, total = 0;
-    for (size_t c = 0; c < nc; c++) {
-        size_t cnt = start[c + 1] - start[c];
-        ideal[c] = (double)n_keep * (double)cnt / (double)nl;
-        quota[c] = (size_t)floor(ideal[c] + 0.5);
-        if (quota[c] < floor_q)
-            quota[c] = floor_q;
-        if (quota[c] > cnt)
-            quota[c] = cnt;
-        total += quota[c];
-    }
-    while (total != n_keep) {
-        size_t best = nc;
-        double best_gap = 0.0;
-        for (size_t c = 0; c < nc; c++) {
-            size_t cnt = start[c + 1] - start[c];
-            double gap = total > n_keep ? (double)quota[c] - ideal[c]
-                                        : ideal[c] - (double)quota[c];
-            int movable = total > n_keep ? quota[c] > floor_q : quota[c] < cnt;
-            if (movable && (best == nc || gap > best_gap)) {
-                best = c;
-                best_gap = gap;
-            }
-        }
-        if (best == nc) { /* cannot happen: 1 <= n_keep <= nl */
-            st = tsgs__fail(err, TSGS_ERR_INTERNAL, NULL, 0,
-                            "keep_labels: no class quota can move");
-            goto fail;
-        }
-        if (total > n_keep) {
-            quota[best]--;
-            total--;
-        } else {
-            quota[best]++;
-            total++;
-        }
-    }
+    if ((st = class_quotas(start, nc, nl, n_keep, ideal, quota, err)) !=
+        TSGS_OK)
+        goto fail;
 
     /* Per class, a seeded Fisher-Yates shuffle: the first quota stay. */
     uint64_t state = seed;

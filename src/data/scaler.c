@@ -15,6 +15,27 @@ static int cmp_label(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* mul[k] times sqrt(total / within-class variance) of column k (ssw,
+ * sst: its sums of squares around the class means and the labeled mean,
+ * over nl rows of K classes of cnt[] rows), capped; none where a class
+ * has too few rows. */
+static void stretch_columns(const double *cnt, size_t K, const double *ssw,
+                            const double *sst, size_t nl, size_t d,
+                            double *mul)
+{
+    for (size_t c = 0; c < K; c++)
+        if (cnt[c] < TSGS__CLASS_MIN_ROWS)
+            return;
+    for (size_t k = 0; k < d; k++) {
+        double t = sst[k] / (double)(nl - 1), w = ssw[k] / (double)(nl - K);
+        double r = t <= 0.0 ? 1.0
+                   : w <= t / (TSGS__CLASS_STRETCH_MAX * TSGS__CLASS_STRETCH_MAX)
+                       ? TSGS__CLASS_STRETCH_MAX
+                       : sqrt(t / w);
+        mul[k] *= r < 1.0 ? 1.0 : r;
+    }
+}
+
 /* The class kind's stretch of each z-scored feature: r_k = sqrt(t_k / w_k),
  * t_k the variance of feature k over the labeled rows (n_l - 1 degrees of
  * freedom) and w_k its pooled within-class variance (n_l - K), clamped to
@@ -98,17 +119,7 @@ static tsgs_status class_stretch(const tsgs_dataset *ds, int threads,
                 all[k] /= (double)nl;
         }
     }
-    int few = 0;
-    for (size_t c = 0; c < K; c++)
-        few |= cnt[c] < TSGS__CLASS_MIN_ROWS;
-    for (size_t k = 0; k < d && !few; k++) {
-        double t = sst[k] / (double)(nl - 1), w = ssw[k] / (double)(nl - K);
-        double r = t <= 0.0 ? 1.0
-                   : w <= t / (TSGS__CLASS_STRETCH_MAX * TSGS__CLASS_STRETCH_MAX)
-                       ? TSGS__CLASS_STRETCH_MAX
-                       : sqrt(t / w);
-        mul[k] *= r < 1.0 ? 1.0 : r;
-    }
+    stretch_columns(cnt, K, ssw, sst, nl, d, mul);
     free(rows); free(lab); free(cnt); free(sum); free(all); free(ssw);
     free(sst);
     return TSGS_OK;
@@ -427,10 +438,9 @@ tsgs_status tsgs__scaler_fit_threads(const tsgs_dataset *ds,
                                  err);
 }
 
-tsgs_status tsgs__scaler_fit_stop(const tsgs_dataset *ds, tsgs_scaling kind,
-                                  int zero_cols, int threads,
-                                  tsgs__stop *stop, tsgs__scaler *out,
-                                  tsgs_error *err)
+/* The fit's arguments checked: an error, or TSGS_OK. */
+static tsgs_status fit_refused(const tsgs_dataset *ds, tsgs_scaling kind,
+                               const tsgs__scaler *out, tsgs_error *err)
 {
     if (!ds || !out)
         return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
@@ -440,12 +450,148 @@ tsgs_status tsgs__scaler_fit_stop(const tsgs_dataset *ds, tsgs_scaling kind,
         kind != TSGS_SCALE_MAXABS)
         return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
                           "scale: unknown kind %d", (int)kind);
-    const tsgs__held *h = ds->held;
-    if (h && kind != TSGS_SCALE_NONE &&
+    if (ds->held && kind != TSGS_SCALE_NONE &&
         (tsgs__sparse(ds) || kind == TSGS_SCALE_MAXABS))
         return tsgs__fail(err, TSGS_ERR_UNSUPPORTED, NULL, 0,
                           "scale maxabs (or sparse rows) over processes "
                           "that read shares of the rows: not supported");
+    return TSGS_OK;
+}
+
+/* What the passes of a dense fit work in. */
+typedef struct {
+    const tsgs_dataset *ds;
+    int threads;
+    tsgs__stop *stop;
+    double *lo, *hi;   /* each column's range */
+    double *part;      /* per chunk: lo, hi, sum (pass 1), then the
+                          squared spread and the zeros (pass 2) */
+    size_t *bad;       /* per chunk: its first non-finite value's mark */
+    held_chunks hc;    /* held in shares (ds->held): this process's
+                          chunks [c_lo, c_hi), the rows of them it lacks
+                          fetched */
+    long nc, c_lo, c_hi;
+} fit_work;
+
+static void fit_work_free(fit_work *w)
+{
+    free(w->lo);
+    free(w->hi);
+    free(w->part);
+    free(w->bad);
+    if (w->ds && w->ds->held)
+        held_chunks_clear(&w->hc);
+}
+
+/* w for a fit of ds (fit_work_free it, failed or not); failed: an
+ * allocation of the caller's failed (told to every process). */
+static tsgs_status fit_work_init(fit_work *w, const tsgs_dataset *ds,
+                                 int threads, tsgs__stop *stop, int failed,
+                                 tsgs_error *err)
+{
+    memset(w, 0, sizeof *w);
+    const tsgs__held *h = ds->held;
+    const size_t d = ds->d, n = ds->n, dd = d ? d : 1;
+    const size_t nchunks = n ? (n + FIT_CHUNK - 1) / FIT_CHUNK : 1;
+    w->ds = ds;
+    w->threads = threads;
+    w->stop = stop;
+    w->lo = malloc(sizeof(double) * dd);
+    w->hi = malloc(sizeof(double) * dd);
+    w->part = malloc(sizeof(double) * 3 * dd * nchunks);
+    w->bad = malloc(sizeof(size_t) * nchunks);
+    failed = failed || !w->lo || !w->hi || !w->part || !w->bad;
+    if ((h && held_chunks_init(&w->hc, h, n, &failed)) || failed)
+        return TSGS__NOMEM(err);
+    for (size_t k = 0; k < d; k++) {
+        w->lo[k] = INFINITY;
+        w->hi[k] = -INFINITY;
+    }
+    w->nc = n ? (long)nchunks : 0;
+    w->c_lo = h ? (long)w->hc.first[h->rank] : 0;
+    w->c_hi = h ? (long)w->hc.first[h->rank + 1] : w->nc;
+    return TSGS_OK;
+}
+
+/* A pass of w (mean NULL: pass 1, else pass 2; fit_pass); 1 when the
+ * exchange failed. */
+static int work_pass(fit_work *w, const double *mean)
+{
+    return fit_pass(w->ds, mean, w->c_lo, w->c_hi, w->threads, w->stop,
+                    w->part, w->bad, w->ds->held ? &w->hc : NULL);
+}
+
+/* Pass 1: each column's range into w's lo and hi, its sum into sum (in
+ * double, row by row for the cache). */
+static tsgs_status fit_range(fit_work *w, double *sum, tsgs_error *err)
+{
+    const size_t d = w->ds->d, dd = d ? d : 1;
+    if (work_pass(w, NULL))
+        return exchange_failed(err);
+    const size_t mark = first_mark(w->bad, w->nc);
+    if (mark != SIZE_MAX)
+        return mark == FIT_STOPPED
+                   ? tsgs__stopped(err, "the scaler's fit")
+                   : tsgs__fail(err, TSGS_ERR_DATA, NULL, 0,
+                                "row %zu, feature %zu: value is not finite",
+                                mark / d + 1, mark % d + 1);
+    for (long c = 0; c < w->nc; c++) {
+        const double *pc = w->part + (size_t)c * 3 * dd;
+        for (size_t k = 0; k < d; k++) {
+            w->lo[k] = pc[k] < w->lo[k] ? pc[k] : w->lo[k];
+            w->hi[k] = pc[dd + k] > w->hi[k] ? pc[dd + k] : w->hi[k];
+            sum[k] += pc[2 * dd + k];
+        }
+    }
+    return TSGS_OK;
+}
+
+/* Pass 2 (two passes: no cancellation): shift from the columns' sums to
+ * their means, mul 1 / their spread around them (zero_cols: see below). */
+static tsgs_status fit_spread(fit_work *w, int zero_cols, double *shift,
+                              double *mul, tsgs_error *err)
+{
+    const size_t d = w->ds->d, n = w->ds->n, dd = d ? d : 1;
+    for (size_t k = 0; k < d; k++)
+        shift[k] = n ? shift[k] / (double)n : 0.0;
+    if (work_pass(w, shift))
+        return exchange_failed(err);
+    if (first_mark(w->bad, w->nc) == FIT_STOPPED)
+        return tsgs__stopped(err, "the scaler's fit");
+    /* chunk 0's slots take the totals, summed in chunk order */
+    double *sq = w->part, *zeros = w->part + dd;
+    for (long c = 1; c < w->nc; c++)
+        for (size_t k = 0; k < d; k++) {
+            sq[k] += w->part[(size_t)c * 3 * dd + k];
+            zeros[k] += w->part[(size_t)c * 3 * dd + dd + k];
+        }
+    for (size_t k = 0; k < d; k++) {
+        double sd = n ? sqrt(sq[k] / (double)n) : 0.0;
+        mul[k] = sd > 0.0 ? 1.0 / sd : 1.0;
+        /* zero_cols: a mostly-zero column (a pixel rarely lit, a rare
+         * count) would be stretched by 1 / sd, its few non-zeros becoming
+         * outliers that rule the distances (a digits pixel lit on 1 row
+         * in 1,000 reaches 30); by max |x| it stays in [-1, 1] and its
+         * zeros zero, as for sparse rows */
+        const double top = fabs(w->lo[k]) > fabs(w->hi[k]) ? fabs(w->lo[k])
+                                                           : fabs(w->hi[k]);
+        if (zero_cols && n && top > 0.0 &&
+            zeros[k] >= TSGS__ZERO_COLS_SHARE * (double)n) {
+            shift[k] = 0.0;
+            mul[k] = 1.0 / top;
+        }
+    }
+    return TSGS_OK;
+}
+
+tsgs_status tsgs__scaler_fit_stop(const tsgs_dataset *ds, tsgs_scaling kind,
+                                  int zero_cols, int threads,
+                                  tsgs__stop *stop, tsgs__scaler *out,
+                                  tsgs_error *err)
+{
+    tsgs_status st = fit_refused(ds, kind, out, err);
+    if (st != TSGS_OK)
+        return st;
     if (kind != TSGS_SCALE_NONE && (tsgs__sparse(ds) ||
                                     kind == TSGS_SCALE_MAXABS))
         return fit_maxabs(ds, out, err);
@@ -455,125 +601,38 @@ tsgs_status tsgs__scaler_fit_stop(const tsgs_dataset *ds, tsgs_scaling kind,
         return TSGS_OK;
     }
     const size_t d = ds->d, n = ds->n, dd = d ? d : 1;
-    const size_t nchunks = n ? (n + FIT_CHUNK - 1) / FIT_CHUNK : 1;
-    tsgs_status st = TSGS_OK;
-    double *lo = malloc(sizeof(double) * dd), *hi = malloc(sizeof(double) * dd);
-    /* per chunk: lo, hi, sum (pass 1), then the squared spread (pass 2) */
-    double *part = malloc(sizeof(double) * 3 * dd * nchunks);
-    size_t *bad = malloc(sizeof(size_t) * nchunks);
     s.shift = calloc(dd, sizeof(double));
     s.mul = calloc(dd, sizeof(double));
-    /* held in shares: this process's chunks [c_lo, c_hi), and the rows
-     * of them it lacks fetched */
-    held_chunks hc;
-    int failed = !lo || !hi || !part || !bad || !s.shift || !s.mul;
-    if (h && held_chunks_init(&hc, h, n, &failed)) {
-        st = TSGS__NOMEM(err);
-        goto fail;
-    }
-    if (failed) {
-        st = TSGS__NOMEM(err);
-        goto fail;
-    }
-    for (size_t k = 0; k < d; k++) {
-        lo[k] = INFINITY;
-        hi[k] = -INFINITY;
-    }
-    /* Pass 1: range and sum (in double, row by row for the cache). */
-    const long nc = n ? (long)nchunks : 0;
-    const long c_lo = h ? (long)hc.first[h->rank] : 0;
-    const long c_hi = h ? (long)hc.first[h->rank + 1] : nc;
-    if (fit_pass(ds, NULL, c_lo, c_hi, threads, stop, part, bad,
-                 h ? &hc : NULL)) {
-        st = exchange_failed(err);
-        goto fail;
-    }
-    const size_t mark = first_mark(bad, nc);
-    if (mark != SIZE_MAX) {
-        st = mark == FIT_STOPPED
-                 ? tsgs__stopped(err, "the scaler's fit")
-                 : tsgs__fail(err, TSGS_ERR_DATA, NULL, 0,
-                              "row %zu, feature %zu: value is not finite",
-                              mark / d + 1, mark % d + 1);
-        goto fail;
-    }
-    for (long c = 0; c < nc; c++) {
-        const double *pc = part + (size_t)c * 3 * dd;
+    fit_work w;
+    st = fit_work_init(&w, ds, threads, stop, !s.shift || !s.mul, err);
+    if (st == TSGS_OK)
+        st = fit_range(&w, s.shift, err);
+    if (st == TSGS_OK &&
+        (kind == TSGS_SCALE_ZSCORE || kind == TSGS_SCALE_CLASS)) {
+        st = fit_spread(&w, zero_cols, s.shift, s.mul, err);
+        if (st == TSGS_OK && kind == TSGS_SCALE_CLASS)
+            st = class_stretch(ds, threads, s.mul, err);
+    } else if (st == TSGS_OK) {
         for (size_t k = 0; k < d; k++) {
-            lo[k] = pc[k] < lo[k] ? pc[k] : lo[k];
-            hi[k] = pc[dd + k] > hi[k] ? pc[dd + k] : hi[k];
-            s.shift[k] += pc[2 * dd + k];
-        }
-    }
-    if (kind == TSGS_SCALE_ZSCORE || kind == TSGS_SCALE_CLASS) {
-        for (size_t k = 0; k < d; k++)
-            s.shift[k] = n ? s.shift[k] / (double)n : 0.0;
-        /* Pass 2: spread around the mean (two passes: no cancellation). */
-        if (fit_pass(ds, s.shift, c_lo, c_hi, threads, stop, part, bad,
-                     h ? &hc : NULL)) {
-            st = exchange_failed(err);
-            goto fail;
-        }
-        if (first_mark(bad, nc) == FIT_STOPPED) {
-            st = tsgs__stopped(err, "the scaler's fit");
-            goto fail;
-        }
-        /* chunk 0's slots take the totals, summed in chunk order */
-        double *sq = part, *zeros = part + dd;
-        for (long c = 1; c < nc; c++)
-            for (size_t k = 0; k < d; k++) {
-                sq[k] += part[(size_t)c * 3 * dd + k];
-                zeros[k] += part[(size_t)c * 3 * dd + dd + k];
-            }
-        for (size_t k = 0; k < d; k++) {
-            double sd = n ? sqrt(sq[k] / (double)n) : 0.0;
-            s.mul[k] = sd > 0.0 ? 1.0 / sd : 1.0;
-            /* zero_cols: a mostly-zero column (a pixel rarely lit, a rare
-             * count) would be stretched by 1 / sd, its few non-zeros
-             * becoming outliers that rule the distances (a digits pixel
-             * lit on 1 row in 1,000 reaches 30); by max |x| it stays in
-             * [-1, 1] and its zeros zero, as for sparse rows */
-            const double top = fabs(lo[k]) > fabs(hi[k]) ? fabs(lo[k])
-                                                         : fabs(hi[k]);
-            if (zero_cols && n && top > 0.0 &&
-                zeros[k] >= TSGS__ZERO_COLS_SHARE * (double)n) {
-                s.shift[k] = 0.0;
-                s.mul[k] = 1.0 / top;
-            }
-        }
-        if (kind == TSGS_SCALE_CLASS &&
-            (st = class_stretch(ds, threads, s.mul, err)) != TSGS_OK)
-            goto fail;
-    } else {
-        for (size_t k = 0; k < d; k++) {
-            s.shift[k] = n ? 0.5 * (lo[k] + hi[k]) : 0.0;
-            s.mul[k] = n && hi[k] > lo[k] ? 2.0 / (hi[k] - lo[k]) : 1.0;
+            s.shift[k] = n ? 0.5 * (w.lo[k] + w.hi[k]) : 0.0;
+            s.mul[k] = n && w.hi[k] > w.lo[k] ? 2.0 / (w.hi[k] - w.lo[k])
+                                              : 1.0;
         }
     }
     /* A constant column (min == max, found exactly on the floats): shift by
      * its value so that it maps to exactly 0, and do not stretch it. */
-    for (size_t k = 0; k < d && n; k++)
-        if (lo[k] == hi[k]) {
-            s.shift[k] = lo[k];
+    for (size_t k = 0; st == TSGS_OK && k < d && n; k++)
+        if (w.lo[k] == w.hi[k]) {
+            s.shift[k] = w.lo[k];
             s.mul[k] = 1.0;
         }
-    free(lo);
-    free(hi);
-    free(part);
-    free(bad);
-    if (h)
-        held_chunks_clear(&hc);
+    fit_work_free(&w);
+    if (st != TSGS_OK) {
+        tsgs__scaler_clear(&s);
+        return st;
+    }
     *out = s;
     return TSGS_OK;
-fail:
-    free(lo);
-    free(hi);
-    free(part);
-    free(bad);
-    if (h)
-        held_chunks_clear(&hc);
-    tsgs__scaler_clear(&s);
-    return st;
 }
 
 /* A copy of n doubles (NULL for NULL) into *out; 0, or -1 out of memory. */

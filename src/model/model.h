@@ -255,5 +255,11 @@ double tsgs__accuracy_on(const tsgs_model *m, const tsgs_dataset *ds,
 void tsgs__platt_fit(const double *f, const double *y, size_t n, double *a,
                      double *b);
 double tsgs__platt_prob(double a, double b, double f);
+/* m's sigmoid (prob_a, prob_b, has_prob) fitted to held-out decision
+ * values f[r * nl + i] of nl labeled rows of classes y (+1 / -1), each
+ * held out once in each of `repeats` CV repeats. */
+tsgs_status tsgs__platt_fit_heldout(const double *f, const double *y,
+                                    size_t nl, int repeats, tsgs_model *m,
+                                    tsgs_error *err);
 
 #endif /* TSGS_MODEL_MODEL_H */

@@ -81,6 +81,22 @@ void tsgs__platt_fit(const double *f, const double *y, size_t n, double *a,
     free(t);
 }
 
+tsgs_status tsgs__platt_fit_heldout(const double *f, const double *y,
+                                    size_t nl, int repeats, tsgs_model *m,
+                                    tsgs_error *err)
+{
+    const size_t n = nl * (size_t)repeats;
+    double *yy = malloc(sizeof(double) * (n ? n : 1));
+    if (!yy)
+        return TSGS__NOMEM(err);
+    for (size_t r = 0; r < (size_t)repeats; r++)
+        memcpy(yy + r * nl, y, sizeof(double) * nl);
+    tsgs__platt_fit(f, yy, n, &m->prob_a, &m->prob_b);
+    m->has_prob = 1;
+    free(yy);
+    return TSGS_OK;
+}
+
 double tsgs__platt_prob(double a, double b, double f)
 {
     double z = a * f + b;

@@ -765,15 +765,12 @@ struct tsgs__binding {
     hwloc_bitmap_t *before; /* each team thread's binding before */
 };
 
-tsgs__binding *tsgs__bind_threads(int threads, tsgs_bind policy,
-                                  void (*warn)(const char *, void *),
-                                  void *user)
+/* This machine's topology where threads can be bound on it, else NULL
+ * (said through warn). */
+static const tsgs_topology *bindable_machine(void (*warn)(const char *,
+                                                          void *),
+                                             void *user)
 {
-    policy = resolve_policy(policy, threads);
-    if (policy == TSGS_BIND_NONE)
-        return NULL;
-    if (threads < 1)
-        threads = tsgs__threads_resolve(threads);
     const tsgs_topology *t = this_machine();
     if (!t) {
         if (warn)
@@ -790,6 +787,49 @@ tsgs__binding *tsgs__bind_threads(int threads, tsgs_bind policy,
                  "are left where the system puts them", user);
         return NULL;
     }
+    return t;
+}
+
+/* Each thread of a team of `threads` bound to sets[its number], its
+ * binding before kept in before[] (the allowed set where it had none),
+ * its errno where binding failed in fail_errno[]. */
+static void bind_team(const tsgs_topology *t, int threads,
+                      hwloc_bitmap_t *sets, hwloc_bitmap_t *before,
+                      int *fail_errno)
+{
+#ifdef _OPENMP
+#pragma omp parallel num_threads(threads)
+    {
+        int me = omp_get_thread_num();
+        if (me < threads) {
+            if (hwloc_get_cpubind(t->h, before[me], HWLOC_CPUBIND_THREAD))
+                hwloc_bitmap_copy(before[me],
+                                  hwloc_topology_get_allowed_cpuset(t->h));
+            if (hwloc_set_cpubind(t->h, sets[me], HWLOC_CPUBIND_THREAD) != 0)
+                fail_errno[me] = errno ? errno : ENOSYS;
+        }
+    }
+#else
+    (void)threads;
+    if (hwloc_get_cpubind(t->h, before[0], HWLOC_CPUBIND_THREAD))
+        hwloc_bitmap_copy(before[0], hwloc_topology_get_allowed_cpuset(t->h));
+    if (hwloc_set_cpubind(t->h, sets[0], HWLOC_CPUBIND_THREAD) != 0)
+        fail_errno[0] = errno ? errno : ENOSYS;
+#endif
+}
+
+tsgs__binding *tsgs__bind_threads(int threads, tsgs_bind policy,
+                                  void (*warn)(const char *, void *),
+                                  void *user)
+{
+    policy = resolve_policy(policy, threads);
+    if (policy == TSGS_BIND_NONE)
+        return NULL;
+    if (threads < 1)
+        threads = tsgs__threads_resolve(threads);
+    const tsgs_topology *t = bindable_machine(warn, user);
+    if (!t)
+        return NULL;
     tsgs_placement *pl = NULL;
     if (tsgs_placement_plan(t, threads, policy, &pl, NULL) != TSGS_OK) {
         if (warn)
@@ -815,24 +855,7 @@ tsgs__binding *tsgs__bind_threads(int threads, tsgs_bind policy,
             warn("thread binding skipped: out of memory", user);
         goto done;
     }
-#ifdef _OPENMP
-#pragma omp parallel num_threads(threads)
-    {
-        int me = omp_get_thread_num();
-        if (me < threads) {
-            if (hwloc_get_cpubind(t->h, before[me], HWLOC_CPUBIND_THREAD))
-                hwloc_bitmap_copy(before[me],
-                                  hwloc_topology_get_allowed_cpuset(t->h));
-            if (hwloc_set_cpubind(t->h, sets[me], HWLOC_CPUBIND_THREAD) != 0)
-                fail_errno[me] = errno ? errno : ENOSYS;
-        }
-    }
-#else
-    if (hwloc_get_cpubind(t->h, before[0], HWLOC_CPUBIND_THREAD))
-        hwloc_bitmap_copy(before[0], hwloc_topology_get_allowed_cpuset(t->h));
-    if (hwloc_set_cpubind(t->h, sets[0], HWLOC_CPUBIND_THREAD) != 0)
-        fail_errno[0] = errno ? errno : ENOSYS;
-#endif
+    bind_team(t, threads, sets, before, fail_errno);
     for (int i = 0; i < threads; i++) {
         if (fail_errno[i]) {
             warn_errno(warn, user, i, pl->os_pu[i], fail_errno[i]);

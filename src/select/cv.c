@@ -116,6 +116,35 @@ static tsgs_status fit_fold(const tsgs_dataset *train,
     return st;
 }
 
+/* Every grid point fitted on one fold's train rows and scored on its held
+ * rows into acc[i * stride] (status[i], errors[i]: point i's first
+ * failure): side by side, one thread each, or one after another on nt. */
+static void fit_points(const tsgs_dataset *train, const tsgs_dataset *held,
+                       const tsgs_params *points, size_t npoints,
+                       int side_by_side, int nt, double *acc, size_t stride,
+                       tsgs_status *status, tsgs_error *errors)
+{
+    if (side_by_side) {
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1)
+#endif
+        for (size_t i = 0; i < npoints; i++) {
+            tsgs_error e;
+            tsgs_status s = fit_fold(train, held, &points[i], 1,
+                                     TSGS_BIND_NONE, &acc[i * stride], &e);
+            if (s != TSGS_OK && status[i] == TSGS_OK) {
+                status[i] = s; /* each i is one thread's */
+                errors[i] = e;
+            }
+        }
+        return;
+    }
+    for (size_t i = 0; i < npoints; i++)
+        if (status[i] == TSGS_OK)
+            status[i] = fit_fold(train, held, &points[i], nt, points[i].bind,
+                                 &acc[i * stride], &errors[i]);
+}
+
 tsgs_status tsgs_cv(const tsgs_dataset *ds, const tsgs_params *points,
                     size_t npoints, int folds, uint64_t seed, int threads,
                     tsgs_cv_parallel parallel, double *mean, double *sd,
@@ -160,29 +189,8 @@ tsgs_status tsgs_cv(const tsgs_dataset *ds, const tsgs_params *points,
         tsgs_dataset *train = NULL, *held = NULL;
         if ((st = split_fold(ds, fold, f, &train, &held, err)) != TSGS_OK)
             break;
-        if (side_by_side) {
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1)
-#endif
-            for (size_t i = 0; i < npoints; i++) {
-                tsgs_error e;
-                tsgs_status s = fit_fold(train, held, &points[i], 1,
-                                         TSGS_BIND_NONE,
-                                         &acc[i * (size_t)folds + (size_t)f],
-                                         &e);
-                if (s != TSGS_OK && status[i] == TSGS_OK) {
-                    status[i] = s; /* each i is one thread's */
-                    errors[i] = e;
-                }
-            }
-        } else {
-            for (size_t i = 0; i < npoints; i++)
-                if (status[i] == TSGS_OK)
-                    status[i] = fit_fold(train, held, &points[i], nt,
-                                         points[i].bind,
-                                         &acc[i * (size_t)folds + (size_t)f],
-                                         &errors[i]);
-        }
+        fit_points(train, held, points, npoints, side_by_side, nt,
+                   acc + f, (size_t)folds, status, errors);
         tsgs_dataset_free(train);
         tsgs_dataset_free(held);
     }

@@ -63,27 +63,6 @@ typedef struct tsgs__grid_choice {
                             (sigma0 and C = 1, or the fixed values) */
 } tsgs__grid_choice;
 
-/* One-vs-rest (train.c): every class's model takes the (sigma, C) that the
- * grid chose once, for the first class, by the multi-class CV accuracy of
- * one-vs-rest; a (sigma, C) per class, each by its own 1:K-1 problem's
- * accuracy, puts the decision values the argmax compares on different
- * scales (issue #8: on 10-class digits sigma spread 256x and C 256x). */
-typedef struct tsgs__ovr_share {
-    const double *y;          /* the multi-class data's labels, per row */
-    size_t nclass;            /* the classes (tsgs__train_opts.ovr_class:
-                                 the one a call trains) */
-    int chosen;               /* grid below is set */
-    tsgs__grid_choice grid;
-    struct tsgs__safe_ovr *safe; /* the safe solver's records per class
-                                    (solvers/safe.c), for its joint choice,
-                                    and the feature rows the classes share */
-    int fresh_features;       /* every class computes its own feature rows
-                                 (tests compare the two) */
-    size_t features_reused;   /* classes that took the first's feature
-                                 rows (updated atomically: classes after
-                                 the first may train side by side) */
-} tsgs__ovr_share;
-
 /* CV accuracy of every (sigma, C) grid point, sigma in sigma0 x
  * 2^{-8,-6,...,4} and C in 2^{-5,-3,...,15}, on up to TSGS__GRID_ROWS
  * labeled rows, with the Gram matrix of the same random features the

@@ -188,6 +188,92 @@ tsgs_status tsgs__svm_dual_gram(const float *Q, size_t n, double C,
     return st;
 }
 
+/* Dual coordinate descent over feature rows, as it goes (see
+ * tsgs__svm_dual_features). */
+typedef struct {
+    const float *Phi;
+    size_t D;
+    const double *y;
+    double C;
+    const double *cw;         /* NULL, or each row's weight of C */
+    const double *m, *xm;     /* the centre (NULL: none), x_i . m */
+    const double *qii;
+    double mm, beta;
+    double *alpha, *w;
+    double b;                 /* the constant feature's weight x beta */
+    double sc, wrm;           /* centred: w's share of -m, wr . m */
+} dual_state;
+
+/* One epoch over the active coordinates active[perm[k]], k < na: each
+ * one's projected gradient into the spread [*pg_min, *pg_max], its
+ * update, or its shrinking (SIZE_MAX) where it is at a bound and points
+ * out of the box beyond the last epoch's spread (pg_*_old). */
+static void dual_epoch(dual_state *s, const size_t *perm, size_t *active,
+                       size_t na, double pg_max_old, double pg_min_old,
+                       double *pg_max, double *pg_min)
+{
+    const size_t D = s->D;
+    const double *y = s->y, *m = s->m;
+    double *alpha = s->alpha;
+    for (size_t k = 0; k < na; k++) {
+        size_t slot = perm[k], i = active[slot];
+        const float *x = s->Phi + i * D;
+        const double Ci = s->cw ? s->C * s->cw[i] : s->C;
+        double wx = tsgs__dot_fd(x, s->w, D);
+        if (m)
+            wx += s->sc * (s->mm - s->xm[i]) - s->wrm;
+        double g = y[i] * (s->b + wx) - 1.0;
+        double pg = 0.0;
+        if (alpha[i] <= 0.0) {
+            if (g > pg_max_old) {
+                active[slot] = SIZE_MAX; /* shrunk */
+                continue;
+            }
+            pg = g < 0.0 ? g : 0.0;
+        } else if (alpha[i] >= Ci) {
+            if (g < pg_min_old) {
+                active[slot] = SIZE_MAX;
+                continue;
+            }
+            pg = g > 0.0 ? g : 0.0;
+        } else {
+            pg = g;
+        }
+        *pg_max = pg > *pg_max ? pg : *pg_max;
+        *pg_min = pg < *pg_min ? pg : *pg_min;
+        if (pg == 0.0)
+            continue;
+        double a = alpha[i] - g / s->qii[i];
+        a = a < 0.0 ? 0.0 : a > Ci ? Ci : a;
+        double delta = (a - alpha[i]) * y[i];
+        alpha[i] = a;
+        tsgs__axpy_fd(delta, x, s->w, D);
+        s->b += delta * s->beta;
+        if (m) {
+            s->sc += delta;
+            s->wrm += delta * s->xm[i];
+        }
+    }
+}
+
+/* Q's diagonal of the n rows of Phi (centred on m where not NULL: then
+ * xm[i] = x_i . m) into qii; returns m . m. */
+static double diagonal(const float *Phi, size_t D, size_t n, const double *m,
+                       double beta, double *qii, double *xm)
+{
+    double mm = 0.0;
+    for (size_t j = 0; m && j < D; j++)
+        mm += m[j] * m[j];
+    for (size_t i = 0; i < n; i++) {
+        qii[i] = beta + tsgs__dot_f(Phi + i * D, Phi + i * D, D);
+        if (m) {
+            xm[i] = tsgs__dot_fd(Phi + i * D, m, D);
+            qii[i] += mm - 2.0 * xm[i];
+        }
+    }
+    return mm;
+}
+
 tsgs_status tsgs__svm_dual_features(const float *Phi, size_t D,
                                     const double *y, size_t n, double C,
                                     const tsgs__dual_opts *opt, double *w,
@@ -214,19 +300,12 @@ tsgs_status tsgs__svm_dual_features(const float *Phi, size_t D,
      * costs one dot product, as without a centre; mm, xm_i = x_i . m and
      * wrm = wr . m are kept beside it. */
     const double beta = opt->beta > 0.0 ? opt->beta : 1.0;
-    double mm = 0.0, sc = 0.0, wrm = 0.0;
-    for (size_t j = 0; m && j < D; j++)
-        mm += m[j] * m[j];
+    const double mm = diagonal(Phi, D, n, m, beta, qii, xm);
     memset(w, 0, sizeof(double) * D);
-    double b = 0.0; /* the constant feature's weight x beta */
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; i++)
         active[i] = i;
-        qii[i] = beta + tsgs__dot_f(Phi + i * D, Phi + i * D, D);
-        if (m) {
-            xm[i] = tsgs__dot_fd(Phi + i * D, m, D);
-            qii[i] += mm - 2.0 * xm[i];
-        }
-    }
+    dual_state ds = {Phi, D, y, C, opt->cw, m, xm, qii, mm, beta,
+                     alpha, w, 0.0, 0.0, 0.0};
     /* Shrinking (as LIBLINEAR): a coordinate at a bound whose gradient
      * points out of the box by more than the last epoch's spread is left
      * out until the active ones converge; then every coordinate is
@@ -241,45 +320,8 @@ tsgs_status tsgs__svm_dual_features(const float *Phi, size_t D,
         }
         permute(perm, na, opt->seed, epoch, magic);
         double pg_max = -INFINITY, pg_min = INFINITY;
-        for (size_t k = 0; k < na; k++) {
-            size_t slot = perm[k], i = active[slot];
-            const float *x = Phi + i * D;
-            const double Ci = opt->cw ? C * opt->cw[i] : C;
-            double wx = tsgs__dot_fd(x, w, D);
-            if (m)
-                wx += sc * (mm - xm[i]) - wrm;
-            double g = y[i] * (b + wx) - 1.0;
-            double pg = 0.0;
-            if (alpha[i] <= 0.0) {
-                if (g > pg_max_old) {
-                    active[slot] = SIZE_MAX; /* shrunk */
-                    continue;
-                }
-                pg = g < 0.0 ? g : 0.0;
-            } else if (alpha[i] >= Ci) {
-                if (g < pg_min_old) {
-                    active[slot] = SIZE_MAX;
-                    continue;
-                }
-                pg = g > 0.0 ? g : 0.0;
-            } else {
-                pg = g;
-            }
-            pg_max = pg > pg_max ? pg : pg_max;
-            pg_min = pg < pg_min ? pg : pg_min;
-            if (pg == 0.0)
-                continue;
-            double a = alpha[i] - g / qii[i];
-            a = a < 0.0 ? 0.0 : a > Ci ? Ci : a;
-            double delta = (a - alpha[i]) * y[i];
-            alpha[i] = a;
-            tsgs__axpy_fd(delta, x, w, D);
-            b += delta * beta;
-            if (m) {
-                sc += delta;
-                wrm += delta * xm[i];
-            }
-        }
+        dual_epoch(&ds, perm, active, na, pg_max_old, pg_min_old, &pg_max,
+                   &pg_min);
         size_t keep = 0; /* compact the active list, order kept */
         for (size_t k = 0; k < na; k++)
             if (active[k] != SIZE_MAX)
@@ -300,10 +342,10 @@ tsgs_status tsgs__svm_dual_features(const float *Phi, size_t D,
     }
     /* centred: w = wr - sc m; f(x) = w . (x - m) + b = w . x + b - w . m */
     for (size_t j = 0; m && j < D; j++) {
-        w[j] -= sc * m[j];
-        b -= w[j] * m[j];
+        w[j] -= ds.sc * m[j];
+        ds.b -= w[j] * m[j];
     }
-    *bias = b;
+    *bias = ds.b;
     free(alpha);
     free(qii);
     free(perm);

@@ -15,6 +15,50 @@
 #define TSGS_SOLVER_H
 
 #include "train.h"
+#include "select/model_select.h"
+
+/* One-vs-rest (model/ovr_train.c, above the solvers): what the classes'
+ * runs share, owned by that layer, made by the first class's run and
+ * only read by the others (which may train side by side). */
+typedef struct tsgs__class_share {
+    const double *y;      /* the multi-class labels, per row */
+    int chosen;           /* grid below is set */
+    tsgs__grid_choice grid; /* (sigma, C) for every class (issue #8: one
+                               per class puts the argmax's decision values
+                               on different scales) */
+    void *kept;           /* a solver's own rows for the later classes */
+    void (*kept_free)(void *kept); /* set with kept */
+    int fresh_features;   /* every class computes its own feature rows
+                             (tests compare the two) */
+    size_t features_reused; /* classes that took kept's feature rows
+                               (updated atomically) */
+} tsgs__class_share;
+
+/* A class's candidate models and their held-out decision values, which a
+ * solver hands back for the joint choice over all classes (malloc'd
+ * arrays the layer frees); n 0: none (the run made no selection). */
+typedef struct tsgs__class_candidates {
+    int n;            /* candidates, 0 the supervised model; candidate c
+                         of every class is comparable (one temperature) */
+    int kept;         /* the one the class's model holds */
+    size_t D;         /* each one's weights, for tsgs__model_set_weights */
+    long nblocks;
+    double *w, *b;    /* n x D, n */
+    double c_star;    /* the model's C* for a candidate other than 0 */
+    size_t nl;        /* labeled rows, in row order */
+    int repeats;      /* of the held-out folds, the same for every class */
+    double *oof;      /* [(c * repeats + r) * nl + i]: candidate c's
+                         decision value of row i held out in repeat r */
+    int few_labels;   /* fewer labeled rows of the class than folds: the
+                         records cannot show what its candidates do */
+} tsgs__class_candidates;
+
+/* One class of one-vs-rest, as the layer hands it to a solver. */
+typedef struct tsgs__class_job {
+    tsgs__class_share *share;
+    size_t index;                 /* 0: the first, which fills share */
+    tsgs__class_candidates *out;  /* the solver's candidates (or none) */
+} tsgs__class_job;
 
 typedef struct tsgs__train_job tsgs__train_job;
 struct tsgs__train_job {
@@ -24,9 +68,14 @@ struct tsgs__train_job {
                                       it (zeroing this copy) */
     double label_neg, label_pos;   /* raw labels, neg < pos */
     size_t n_pos;                  /* labeled rows of label_pos */
+    const size_t *lidx;            /* ds's labeled rows, ascending (nl):
+                                      resolved once by train.c */
+    size_t nl;
     const tsgs_train_hooks *hooks; /* may be NULL */
     tsgs__stop stop;               /* hooks' should_stop, for long loops */
     tsgs__train_opts opt;          /* test switches (stochastic solvers) */
+    const tsgs__class_job *cls;    /* one class of one-vs-rest; NULL:
+                                      binary data */
     tsgs__team team;               /* the threads to train on (p.threads
                                       resolved), p's binding, hooks' warn */
     /* The accuracy of m on the hooks' monitor rows (hooks->monitor not
@@ -43,12 +92,6 @@ typedef struct {
                          int *stopped_early, tsgs_error *err);
     /* The progress steps a run reports (its `iterations`). */
     long (*steps)(const tsgs_dataset *ds, const tsgs_params *p);
-    /* One-vs-rest, after every class trained (NULL: nothing to do): a
-     * choice made over all classes at once, from what each class's run
-     * left in the share; subs NULL (a failed run): only frees that. */
-    tsgs_status (*ovr_finish)(struct tsgs__ovr_share *share,
-                              const double *classes, tsgs_model **subs,
-                              size_t k, tsgs_error *err);
     /* The random feature directions a run makes, counted over its stages
      * (a grid's widths, refits, paths; each direction as wide as the
      * input, or as its sparse rows' columns): train_time.c's estimate of

@@ -3,8 +3,9 @@
 line their declaration starts on to their closing brace, longest first,
 and fails (exit 1) when one of them is I/O or tool code: the tool
 (src/cli/), the data readers (src/data/reader.c, compress.c, npy.c) and
-the model file's reader and writer (src/model/model_io.c). The others
-are listed as a note.
+the model file's reader and writer (src/model/model_io.c); or when
+another is not among the ones still to split (STILL_LONG: a new long
+function fails; one split since is named, to take out of the list).
 
 Usage: long_functions.py [SRC]   (default: src)"""
 
@@ -17,6 +18,13 @@ import csource  # noqa: E402
 MAX_LINES = 80
 IO_AND_TOOL = ("cli/", "data/reader.c", "data/compress.c", "data/npy.c",
                "model/model_io.c")
+# The other functions over MAX_LINES still to split (path, name). It only
+# shrinks.
+STILL_LONG = {
+    ("solvers/sgd/sgd_step.c", "step_fast"),
+    ("mpi/rows_mpi.c", "tsgs_dataset_read_mpi"),
+    ("kernel/kernel_sparse.c", "run_task"),
+}
 
 
 def long_functions(src):
@@ -36,14 +44,21 @@ def main(argv):
     src = argv[1] if len(argv) > 1 else "src"
     found = long_functions(src)
     io = [f for f in found if f[1].startswith(IO_AND_TOOL)]
+    rest = [f for f in found if f not in io]
+    new = [f for f in rest if (f[1], f[2].name) not in STILL_LONG]
+    listed = [f for f in rest if f not in new]
     for title, rows in (("I/O or tool code", io),
-                        ("elsewhere (a note)",
-                         [f for f in found if f not in io])):
+                        ("elsewhere, not in STILL_LONG", new),
+                        ("elsewhere, still to split (STILL_LONG)", listed)):
         print("functions over %d lines, %s: %d" % (MAX_LINES, title,
                                                    len(rows)))
         for lines, path, d in rows:
             print("  %4d  %s:%d  %s" % (lines, path, d.first, d.name))
-    return 1 if io else 0
+    split = STILL_LONG - {(f[1], f[2].name) for f in listed}
+    for path, name in sorted(split):
+        print("in STILL_LONG but not over %d lines (take it out): %s  %s"
+              % (MAX_LINES, path, name))
+    return 1 if io or new else 0
 
 
 if __name__ == "__main__":

@@ -500,7 +500,7 @@ static tsgs_status bs3vm_train(const tsgs__train_job *job,
     s.n = ds->n;
     s.pos = job->label_pos;
     s.threads = job->team.threads;
-    s.nl = tsgs_dataset_labeled_count(ds);
+    s.nl = job->nl;
     s.nu = s.n - s.nl;
     resolve_settings(&s);
     const tsgs_params *p = &s.p;
@@ -564,5 +564,5 @@ static double bs3vm_directions(const tsgs_dataset *ds, const tsgs_params *p)
     return 0.0;
 }
 
-const tsgs__solver tsgs__solver_bs3vm = {bs3vm_job, bs3vm_steps, NULL,
+const tsgs__solver tsgs__solver_bs3vm = {bs3vm_job, bs3vm_steps,
                                          bs3vm_directions};

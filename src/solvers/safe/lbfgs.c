@@ -16,6 +16,39 @@ static double dot(const double *a, const double *b, size_t n)
     return s;
 }
 
+/* dir = -H g by the two-loop recursion over the `stored` pairs of the
+ * ring (S, Y, rho; the newest at head - 1 of m); al: m of scratch. */
+static void two_loop(size_t n, int m, const double *S, const double *Y,
+                     const double *rho, int stored, int head,
+                     const double *g, double *al, double *dir)
+{
+    for (size_t i = 0; i < n; i++)
+        dir[i] = -g[i];
+    for (int k = 0; k < stored; k++) {
+        int j = (head - 1 - k + m) % m;
+        al[j] = rho[j] * dot(S + (size_t)j * n, dir, n);
+        for (size_t i = 0; i < n; i++)
+            dir[i] -= al[j] * Y[(size_t)j * n + i];
+    }
+    if (stored > 0) {
+        int j = (head - 1 + m) % m;
+        double yy = dot(Y + (size_t)j * n, Y + (size_t)j * n, n);
+        double gam = yy > 0.0 ? 1.0 / (rho[j] * yy) : 1.0;
+        for (size_t i = 0; i < n; i++)
+            dir[i] *= gam;
+    } else {
+        double gg = sqrt(dot(g, g, n));
+        for (size_t i = 0; i < n; i++)
+            dir[i] /= gg > 1.0 ? gg : 1.0;
+    }
+    for (int k = stored - 1; k >= 0; k--) {
+        int j = (head - 1 - k + m) % m;
+        double b = rho[j] * dot(Y + (size_t)j * n, dir, n);
+        for (size_t i = 0; i < n; i++)
+            dir[i] += (al[j] - b) * S[(size_t)j * n + i];
+    }
+}
+
 long tsgs__lbfgs(size_t n, double *x, tsgs__objective fn, void *user,
                  const tsgs__lbfgs_opts *opt)
 {
@@ -34,32 +67,7 @@ long tsgs__lbfgs(size_t n, double *x, tsgs__objective fn, void *user,
     for (it = 0; it < opt->max_iter; it++) {
         if (tsgs__stop_due(opt->stop, TSGS__STOP_OPTIONAL))
             break;
-        /* dir = -H g by the two-loop recursion */
-        for (size_t i = 0; i < n; i++)
-            dir[i] = -g[i];
-        for (int k = 0; k < stored; k++) {
-            int j = (head - 1 - k + m) % m;
-            al[j] = rho[j] * dot(S + (size_t)j * n, dir, n);
-            for (size_t i = 0; i < n; i++)
-                dir[i] -= al[j] * Y[(size_t)j * n + i];
-        }
-        if (stored > 0) {
-            int j = (head - 1 + m) % m;
-            double yy = dot(Y + (size_t)j * n, Y + (size_t)j * n, n);
-            double gam = yy > 0.0 ? 1.0 / (rho[j] * yy) : 1.0;
-            for (size_t i = 0; i < n; i++)
-                dir[i] *= gam;
-        } else {
-            double gg = sqrt(dot(g, g, n));
-            for (size_t i = 0; i < n; i++)
-                dir[i] /= gg > 1.0 ? gg : 1.0;
-        }
-        for (int k = stored - 1; k >= 0; k--) {
-            int j = (head - 1 - k + m) % m;
-            double b = rho[j] * dot(Y + (size_t)j * n, dir, n);
-            for (size_t i = 0; i < n; i++)
-                dir[i] += (al[j] - b) * S[(size_t)j * n + i];
-        }
+        two_loop(n, m, S, Y, rho, stored, head, g, al, dir);
         double slope = dot(g, dir, n);
         if (!(slope < 0.0)) { /* not a descent direction: restart */
             for (size_t i = 0; i < n; i++)

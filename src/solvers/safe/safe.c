@@ -70,15 +70,6 @@ _Static_assert(FIRST_CANDIDATE >= 1 && FIRST_CANDIDATE <= N_TEMPS,
  * the test rows). Measured in bench/results/safe-default/. */
 #define PATH_MARGIN_SD 0.5
 #define MAJORITY_MARGIN_SD 1.0
-/* One-vs-rest: a joint option other than every class's supervised SVM is
- * kept only where it beats that one by OVR_MARGIN_SD, as a path must on
- * two classes. With no margin, on 8x8 digits with 5 random labels a class
- * (seeds 1-10) an option one held-out answer of 100 ahead (9 discordant)
- * scored 71.7% where the supervised option scored 79.4%; with the margin
- * 3 of 40 draws (digits, 5 and 10 labels a class) changed: +7.7, -2.8 and
- * -0.9 points, the worst draw against LIBSVM -9.6 -> -1.9
- * (bench/results/gain/ovr-margin/). */
-#define OVR_MARGIN_SD 0.5
 /* FEW_LABELS: under it a CV on the labels cannot see a gain of a few
  * points (one row is 1-10 of them); the rules below change at it. The
  * labels cannot show either that a weak signal is there: a test of the
@@ -175,12 +166,11 @@ typedef struct {
     double *yl;        /* +1 / -1 */
     const double *row_w; /* each row's class weight (NULL: every one 1) */
     double *wl;        /* then each labeled row's (C x wl[i]); else NULL */
-    tsgs__ovr_share *ovr; /* one-vs-rest: the grid shared by the classes */
+    const tsgs__class_job *cls; /* one class of one-vs-rest (NULL: binary
+                                   data), its candidates handed back */
+    tsgs__class_share *ovr; /* then: the grid shared by the classes */
     const tsgs__split *split; /* processes the path tasks spread over
                                  (train.h; NULL or no share: one) */
-    size_t ovr_class;  /* then: this one (0 makes what the others take;
-                          the others may train side by side and only read
-                          the share, each writing its own record) */
     double *ylc;       /* then: the labeled rows' multi-class labels */
     size_t npos;       /* labeled rows of class +1 */
     double pos_label;  /* the raw label of class +1 */
@@ -257,18 +247,15 @@ static tsgs_status gather_rows(safe_t *s, tsgs_error *err)
         s->ylc = malloc(sizeof(double) * (s->nl ? s->nl : 1));
     if (s->row_w)
         s->wl = malloc(sizeof(double) * (s->nl ? s->nl : 1));
-    size_t *lidx = malloc(sizeof(size_t) * (s->nl ? s->nl : 1));
+    const size_t *lidx = s->job->lidx; /* the job's, resolved once */
     size_t *widx = malloc(sizeof(size_t) * (s->nw ? s->nw : 1));
     if (bad || !s->yl || (s->ovr && !s->ylc) || (s->row_w && !s->wl) ||
-        !lidx || !widx ||
+        !widx ||
         tsgs__seeded_sample(nu, s->nw, s->p.seed, 1, s->threads, widx)) {
-        free(lidx);
         free(widx);
         return TSGS__NOMEM(err);
     }
-    tsgs__label_split(ds->y, ds->n, s->threads, lidx, NULL);
     tsgs__unlabeled_rows(lidx, s->nl, widx, s->nw);
-    size_t npos = 0;
     for (size_t il = 0; il < s->nl; il++) {
         const size_t i = lidx[il];
         s->yl[il] = ds->y[i] == s->pos_label ? 1.0 : -1.0;
@@ -276,15 +263,13 @@ static tsgs_status gather_rows(safe_t *s, tsgs_error *err)
             s->ylc[il] = s->ovr->y[i];
         if (s->wl)
             s->wl[il] = s->row_w[i];
-        npos += s->yl[il] > 0;
     }
     bad = tsgs__rows_gather(&s->XL, ds, s->scaler, lidx, s->nl) ||
           tsgs__rows_gather(&s->XW, ds, s->scaler, widx, s->nw);
-    free(lidx);
     free(widx);
     if (bad)
         return TSGS__NOMEM(err);
-    s->npos = npos;
+    s->npos = s->job->n_pos;
     return TSGS_OK;
 }
 
@@ -337,7 +322,7 @@ static tsgs_status choose_c_sigma(safe_t *s, tsgs_error *err)
         return st;
     s->sigma0 = sigma0;
     s->fs.sigma = s->grid.sigma;
-    if (s->ovr && s->ovr_class == 0) {
+    if (s->ovr && s->cls->index == 0) {
         s->ovr->grid = s->grid;
         s->ovr->chosen = 1;
     }
@@ -794,6 +779,23 @@ static void gather_candidates(const safe_arm *arms, int narms, int first,
     }
 }
 
+/* Under FEW_LABELS labels on classes that the labels do not show
+ * unbalanced, a CV cannot see the gains the path is for (one row is 2-10
+ * points), so the path is kept also where it gets at most
+ * NO_WORSE_ANSWERS fewer held-out answers right than the supervised SVM:
+ * no evidence against its bet on the unlabeled rows beyond the CV's own
+ * grain (SYNTHETIC two moons with 10 labels: 87.3% against 80.7% over 10
+ * draws; 241-d Gaussians with 50: 82.0 against 80.7; ijcnn1-like
+ * imbalance, where the path lost, is shown by 3 of 30 labels and
+ * excluded). Two classes only. */
+static int keep_no_worse(const safe_t *s, const tsgs__path_choice *pc,
+                         int unbalanced)
+{
+    return !s->ovr && pc->kept == 0 && s->nl < FEW_LABELS && !unbalanced &&
+           tsgs__path_no_worse(pc, NO_WORSE_ANSWERS, NO_WORSE_WORST,
+                               s->nl * SELECT_REPEATS);
+}
+
 /* The safe selection over the arms' records (see the end); sel gets the
  * CV figures and the choice. */
 static tsgs_status choose_candidate(const safe_t *s, const safe_arm *arms,
@@ -823,11 +825,11 @@ static tsgs_status choose_candidate(const safe_t *s, const safe_arm *arms,
      * 100% in CV, the path 98% on the test rows and the supervised SVM
      * 85%). Then, on two classes, the majority class (safe_select.c). */
     /* One-vs-rest: each class's choice is one option of the joint choice
-     * by the multi-class held-out accuracy (ovr_choose), with every
-     * temperature a candidate and the margin OVR_MARGIN_SD over the
-     * supervised option: with the binary rule per class, the classes' own
-     * choices on 10-class digits (10 labels a class) stayed supervised and
-     * the joint choice lost 1.6 points. */
+     * by the multi-class held-out accuracy (model/ovr_train.c), with every
+     * temperature a candidate and no margin here (the joint choice has
+     * one): with the binary rule per class, the classes' own choices on
+     * 10-class digits (10 labels a class) stayed supervised and the joint
+     * choice lost 1.6 points. */
     /* With fewer labeled rows of a class than folds, some folds hold none
      * of that class out, and a count that favours the path says little
      * about how it treats that class: then only the same answers on every
@@ -841,20 +843,9 @@ static tsgs_status choose_candidate(const safe_t *s, const safe_arm *arms,
     const tsgs__heldout h = {ok, nl, SELECT_REPEATS, sel->n, 1};
     tsgs__path_choice pc;
     tsgs__choose_path(&h, margin, &pc);
-    /* Under FEW_LABELS labels on classes that the labels do not show
-     * unbalanced, a CV cannot see the gains the path is for (one row is
-     * 2-10 points), so the path is kept also where it gets at most
-     * NO_WORSE_ANSWERS fewer held-out answers right than the supervised
-     * SVM: no evidence against its bet on the unlabeled rows beyond the
-     * CV's own grain (SYNTHETIC two moons with 10 labels:
-     * 87.3% against 80.7% over 10 draws; 241-d Gaussians with 50: 82.0
-     * against 80.7; ijcnn1-like imbalance, where the path lost, is shown
-     * by 3 of 30 labels and excluded). */
     const double skew = fabs(2.0 * (double)s->npos - (double)nl);
     const int unbalanced = skew >= IMBALANCE_Z * sqrt((double)nl);
-    if (!s->ovr && pc.kept == 0 && nl < FEW_LABELS && !unbalanced &&
-        tsgs__path_no_worse(&pc, NO_WORSE_ANSWERS, NO_WORSE_WORST,
-                            nl * SELECT_REPEATS)) {
+    if (keep_no_worse(s, &pc, unbalanced)) {
         pc.kept = pc.best;
         sel->no_worse = 1;
     }
@@ -928,25 +919,6 @@ done:
     return st;
 }
 
-/* Platt's sigmoid on candidate cand's held-out decision values, every
- * repeat of the selection's CV (laid out as paths_and_selection writes
- * oof), against the nl labeled rows' yl (+1 / -1) (probability.c). */
-static tsgs_status fit_probability(const double *yl, size_t nl,
-                                   const double *oof, int cand,
-                                   tsgs_model *m, tsgs_error *err)
-{
-    const size_t n = nl * SELECT_REPEATS;
-    double *y = malloc(sizeof(double) * n);
-    if (!y)
-        return TSGS__NOMEM(err);
-    for (size_t r = 0; r < SELECT_REPEATS; r++)
-        memcpy(y + r * nl, yl, sizeof(double) * nl);
-    tsgs__platt_fit(oof + (size_t)cand * n, y, n, &m->prob_a, &m->prob_b);
-    m->has_prob = 1;
-    free(y);
-    return TSGS_OK;
-}
-
 /* ------------------------------------------------------- the model */
 
 /* The model of candidate (w, b) at s's settings (an arm's sigma and C),
@@ -982,28 +954,7 @@ fail:
     return st;
 }
 
-/* ------------------------------------ one-vs-rest: the joint choice */
-
-/* Each class's safe selection sees only its own 1:K-1 problem, whose
- * accuracy the argmax over the classes does not follow (issue #8: the
- * unlabeled rows moved the multi-class accuracy from -1.1 to +2.9 points
- * against the supervised default). So each class's run leaves its
- * candidates and their held-out decision values (folds of the classes,
- * the same for all), and one choice is made for all classes at once by
- * the multi-class held-out accuracy: every class supervised, every class
- * its own choice, or every class at one temperature; a tie keeps the
- * supervised models. */
-typedef struct {
-    int recorded, kept;
-    size_t nl, D;
-    long nblocks;
-    double c_star;       /* the model's C* for an annealed candidate */
-    double *cand_w;      /* (1 + N_TEMPS) x D, the supervised one first */
-    double cand_b[1 + N_TEMPS];
-    double *oof;         /* as paths_and_selection writes it */
-    double *ylc;         /* the labeled rows' labels */
-    int few_labels;      /* fewer labeled rows of the class than folds */
-} safe_class;
+/* ------------------------- one-vs-rest: the classes' candidates */
 
 /* The feature rows the first class computed, with the map and the
  * scaled rows they came from. The classes of one-vs-rest have the same
@@ -1022,12 +973,6 @@ typedef struct {
     double *mphi;  /* semi: the unlabeled sample's mean row */
 } kept_features;
 
-struct tsgs__safe_ovr {
-    size_t k;
-    safe_class *cls;
-    kept_features feat;
-};
-
 static void kept_features_free(kept_features *f)
 {
     tsgs__rows_free(&f->XL);
@@ -1037,21 +982,12 @@ static void kept_features_free(kept_features *f)
     memset(f, 0, sizeof *f);
 }
 
-/* The safe solver's one-vs-rest records, made by the first class before
- * any other starts. */
-static struct tsgs__safe_ovr *ovr_state(tsgs__ovr_share *sh)
+/* The share's kept (the layer frees it). */
+static void kept_free(void *kept)
 {
-    if (!sh->safe) {
-        sh->safe = calloc(1, sizeof *sh->safe);
-        if (!sh->safe ||
-            !(sh->safe->cls = calloc(sh->nclass, sizeof(safe_class)))) {
-            free(sh->safe);
-            sh->safe = NULL;
-            return NULL;
-        }
-        sh->safe->k = sh->nclass;
-    }
-    return sh->safe;
+    if (kept)
+        kept_features_free(kept);
+    free(kept);
 }
 
 static int same_map(const tsgs__fspec *a, const tsgs__fspec *b)
@@ -1066,10 +1002,9 @@ static int same_map(const tsgs__fspec *a, const tsgs__fspec *b)
  * are theirs; 0 when it must compute them. */
 static int reuse_features(safe_t *s, int semi)
 {
-    const struct tsgs__safe_ovr *so = s->ovr ? s->ovr->safe : NULL;
-    if (!so || s->ovr->fresh_features || !so->feat.have)
+    const kept_features *f = s->ovr ? s->ovr->kept : NULL;
+    if (!f || s->ovr->fresh_features || !f->have)
         return 0;
-    const kept_features *f = &so->feat;
     if (f->semi != semi || f->ndirs != s->ndirs || f->D != s->D ||
         !same_map(&f->fs, &s->fs) || !tsgs__rows_equal(&f->XL, &s->XL) ||
         (semi && !tsgs__rows_equal(&f->XW, &s->XW)))
@@ -1088,10 +1023,13 @@ static int reuse_features(safe_t *s, int semi)
 /* Keeps the first class's feature rows for the others. */
 static tsgs_status keep_features(safe_t *s, int semi, tsgs_error *err)
 {
-    struct tsgs__safe_ovr *so = ovr_state(s->ovr);
-    if (!so)
-        return TSGS__NOMEM(err);
-    kept_features *f = &so->feat;
+    kept_features *f = s->ovr->kept;
+    if (!f) {
+        if (!(f = calloc(1, sizeof *f)))
+            return TSGS__NOMEM(err);
+        s->ovr->kept = f;
+        s->ovr->kept_free = kept_free;
+    }
     kept_features_free(f);
     const size_t nrows = s->nl + (semi ? s->nw : 0);
     f->Phi = malloc(sizeof(float) * nrows * s->D);
@@ -1112,172 +1050,27 @@ static tsgs_status keep_features(safe_t *s, int semi, tsgs_error *err)
     return TSGS_OK;
 }
 
-/* Keeps this class's candidates and held-out values (taking cand_w and
- * oof) for the joint choice. */
-static tsgs_status ovr_record(safe_t *s, int kept, double **cand_w,
-                              const double *cand_b, double **oof,
-                              tsgs_error *err)
+/* Hands this class's candidates and held-out values (taking cand_w and
+ * oof) back for the joint choice over the classes. */
+static tsgs_status hand_back(const safe_t *s, int kept, double **cand_w,
+                             const double *cand_b, double **oof,
+                             tsgs_error *err)
 {
-    tsgs__ovr_share *sh = s->ovr;
-    if (!sh->safe) /* made by the first class */
-        return tsgs__fail(err, TSGS_ERR_PARAM, NULL, 0,
-                          "one-vs-rest: class %zu trained before the first",
-                          s->ovr_class);
-    safe_class *r = &sh->safe->cls[s->ovr_class];
-    r->ylc = malloc(sizeof(double) * s->nl);
-    if (!r->ylc)
+    tsgs__class_candidates *r = s->cls->out;
+    const int n = 1 + N_TEMPS;
+    double *b = malloc(sizeof(double) * (size_t)n);
+    if (!b)
         return TSGS__NOMEM(err);
-    memcpy(r->ylc, s->ylc, sizeof(double) * s->nl);
-    r->recorded = 1;
-    r->kept = kept;
-    r->nl = s->nl;
-    r->D = s->D;
-    r->nblocks = (long)s->ndirs / s->fs.dirs;
-    r->c_star = s->c_unl * (double)s->nw;
-    r->cand_w = *cand_w;
+    memcpy(b, cand_b, sizeof(double) * (size_t)n);
+    *r = (tsgs__class_candidates){
+        .n = n, .kept = kept, .D = s->D,
+        .nblocks = (long)s->ndirs / s->fs.dirs, .w = *cand_w, .b = b,
+        .c_star = s->c_unl * (double)s->nw, .nl = s->nl,
+        .repeats = SELECT_REPEATS, .oof = *oof,
+        .few_labels = s->npos < (s->nl < FOLDS ? s->nl : (size_t)FOLDS)};
     *cand_w = NULL;
-    memcpy(r->cand_b, cand_b, sizeof r->cand_b);
-    r->oof = *oof;
     *oof = NULL;
-    r->few_labels = s->npos < (s->nl < FOLDS ? s->nl : (size_t)FOLDS);
     return TSGS_OK;
-}
-
-/* Class sc's candidate in the joint option (-1: its own choice). A class
- * with fewer labeled rows than folds keeps its supervised SVM in every
- * option, as on two classes (choose_candidate): some folds hold none of
- * it out, so the held-out answers cannot show what its path does to it.
- * On 8x8 digits with 5 random labels a class on average, the paths of the
- * classes with 2 labels predicted them on no unlabeled row, and a joint
- * option ahead by 3 held-out answers of 100 scored 54% against the
- * supervised default's 82% (bench/results/gain/). */
-static size_t class_pick(const safe_class *sc, int option)
-{
-    if (sc->few_labels)
-        return 0;
-    return option < 0 ? (size_t)sc->kept : (size_t)option;
-}
-
-/* Held-out rows (over the repeats) the argmax gets right when class c
- * takes candidate pick(c): option -1 is each class's own choice, else
- * candidate `option` for every class; ok[r * nl + i] says which. */
-static size_t joint_right(const struct tsgs__safe_ovr *so, const int *truth,
-                          int option, unsigned char *ok)
-{
-    const size_t nl = so->cls[0].nl;
-    size_t right = 0;
-    for (size_t r = 0; r < SELECT_REPEATS; r++)
-        for (size_t i = 0; i < nl; i++) {
-            size_t best = 0;
-            double top = -INFINITY;
-            for (size_t c = 0; c < so->k; c++) {
-                const safe_class *sc = &so->cls[c];
-                const size_t cand = class_pick(sc, option);
-                double v = sc->oof[(cand * SELECT_REPEATS + r) * nl + i];
-                if (v > top) { /* ties to the first class, as the model */
-                    top = v;
-                    best = c;
-                }
-            }
-            ok[r * nl + i] = (int)best == truth[i];
-            right += ok[r * nl + i];
-        }
-    return right;
-}
-
-/* The joint choice, applied to the class models subs[0..k). */
-static tsgs_status ovr_choose(struct tsgs__safe_ovr *so,
-                              const double *classes, tsgs_model **subs,
-                              tsgs_error *err)
-{
-    const size_t nl = so->cls[0].nl, n = nl * SELECT_REPEATS;
-    int *truth = malloc(sizeof(int) * nl);
-    double *y = malloc(sizeof(double) * nl); /* one class's +1 / -1 */
-    unsigned char *ok = malloc((size_t)(2 + N_TEMPS) * n);
-    if (!truth || !y || !ok) {
-        free(truth);
-        free(y);
-        free(ok);
-        return TSGS__NOMEM(err);
-    }
-    for (size_t i = 0; i < nl; i++)
-        for (size_t c = 0; c < so->k; c++)
-            if (classes[c] == so->cls[0].ylc[i])
-                truth[i] = (int)c;
-    size_t right[2 + N_TEMPS]; /* options -1 .. N_TEMPS, at [option + 1] */
-    for (int o = -1; o <= N_TEMPS; o++)
-        right[o + 1] = joint_right(so, truth, o, ok + (size_t)(o + 1) * n);
-    const int best =
-        tsgs__joint_best(ok, right, 2 + N_TEMPS, 1, n, OVR_MARGIN_SD) - 1;
-    free(ok);
-    size_t few = 0;
-    for (size_t c = 0; c < so->k; c++)
-        few += so->cls[c].few_labels != 0;
-    tsgs_status st = TSGS_OK;
-    for (size_t c = 0; c < so->k && st == TSGS_OK; c++) {
-        const safe_class *sc = &so->cls[c];
-        const int cand = (int)class_pick(sc, best);
-        tsgs_model *m = subs[c];
-        if (cand != sc->kept &&
-            (st = tsgs__model_set_weights(m, sc->nblocks,
-                                          sc->cand_w + (size_t)cand * sc->D,
-                                          sc->cand_b[cand], err)) != TSGS_OK)
-            break;
-        m->params.c_star = cand > 0 ? sc->c_star : 0.0;
-        if (m->has_prob) { /* Platt's fit on the new candidate's values */
-            for (size_t i = 0; i < nl; i++)
-                y[i] = sc->ylc[i] == classes[c] ? 1.0 : -1.0;
-            if ((st = fit_probability(y, nl, sc->oof, cand, m, err)) !=
-                TSGS_OK)
-                break;
-        }
-        char was[sizeof m->note];
-        snprintf(was, sizeof was, "%s", m->note);
-        char *cut = strstr(was, "; kept ");
-        if (cut)
-            *cut = '\0';
-        const char *how = best == 0   ? "supervised"
-                          : best < 0  ? "its own choice"
-                                      : "annealed";
-        char few_note[96] = "";
-        if (best != 0 && few > 0)
-            snprintf(few_note, sizeof few_note,
-                     ", but supervised for the %zu with fewer labeled rows "
-                     "than folds",
-                     few);
-        snprintf(m->note, sizeof m->note,
-                 "%.150s; one-vs-rest kept %s%s for every class%s "
-                 "(multi-class CV %.1f%% vs supervised %.1f%%)",
-                 was, how, best > 0 ? " at one T" : "", few_note,
-                 100.0 * (double)right[best + 1] / (double)n,
-                 100.0 * (double)right[1] / (double)n);
-    }
-    free(truth);
-    free(y);
-    return st;
-}
-
-static tsgs_status safe_ovr_finish(tsgs__ovr_share *share,
-                                   const double *classes, tsgs_model **subs,
-                                   size_t k, tsgs_error *err)
-{
-    struct tsgs__safe_ovr *so = share->safe;
-    if (!so)
-        return TSGS_OK;
-    int all = subs != NULL && so->k == k;
-    for (size_t c = 0; all && c < so->k; c++)
-        all = so->cls[c].recorded && so->cls[c].nl == so->cls[0].nl;
-    tsgs_status st = all ? ovr_choose(so, classes, subs, err) : TSGS_OK;
-    for (size_t c = 0; c < so->k; c++) {
-        free(so->cls[c].cand_w);
-        free(so->cls[c].oof);
-        free(so->cls[c].ylc);
-    }
-    kept_features_free(&so->feat);
-    free(so->cls);
-    free(so);
-    share->safe = NULL;
-    return st;
 }
 
 /* ---------------------------------------------------------- the run */
@@ -1328,7 +1121,7 @@ static tsgs_status compute_features(safe_t *s, int *semi_io, tsgs_error *err)
             semi = *semi_io = 0;
             st = TSGS_OK;
         }
-        if (st == TSGS_OK && s->ovr && s->ovr_class == 0 &&
+        if (st == TSGS_OK && s->ovr && s->cls->index == 0 &&
             !s->ovr->fresh_features)
             st = keep_features(s, semi, err);
     }
@@ -1476,112 +1269,185 @@ static void report_done(const safe_t *s, const tsgs_model *m)
     h->progress(&pr, h->user);
 }
 
-/* Trains on ds (checked: finite, two classes neg < pos) with p; takes
- * the fitted scaler (the model owns it on success, cleared on failure).
- * opt: one-vs-rest (its ovr, NULL: binary data) and the class weights. */
-static tsgs_status safe_train(tsgs__train_job *job, tsgs_model **out,
-                              int *stopped_early, tsgs_error *err)
+/* s for job: its settings, the team and hooks the caller resolved. */
+static void safe_init(safe_t *s, tsgs__train_job *job)
 {
-    const tsgs_dataset *ds = job->ds;
-    const tsgs_params *p = &job->p;
-    tsgs__scaler *scaler = &job->scaler;
-    const double neg = job->label_neg, pos = job->label_pos;
-    const tsgs_train_hooks *hooks = job->hooks;
-    tsgs__stop *stop = &job->stop;
-    const tsgs__train_opts *opt = &job->opt;
-    tsgs__ovr_share *ovr = opt->ovr;
-    const size_t ovr_class = opt->ovr_class;
-    safe_t s;
-    memset(&s, 0, sizeof s);
-    s.ds = ds;
-    s.row_w = opt->row_w;
-    s.ovr = ovr;
-    s.ovr_class = ovr_class;
-    s.split = opt->split;
-    /* the records the classes write, before any other class starts */
-    if (ovr && ovr_class == 0 && !ovr_state(ovr)) {
-        tsgs__scaler_clear(scaler);
-        return TSGS__NOMEM(err);
-    }
-    s.p = *p;
-    if (s.p.balance < 0) /* auto: the path holds the balance */
-        s.p.balance = 1;
-    s.scaler = scaler;
-    s.hooks = hooks;
-    s.stop = stop;
-    s.job = job;
-    s.threads = job->team.threads; /* resolved by the caller */
-    s.t_start = tsgs__now_s();
-    s.d = ds->d;
-    s.nl = tsgs__label_split(ds->y, ds->n, s.threads, NULL, NULL);
-    s.pos_label = pos;
-    safe_t cl; /* the cluster arm's settings and feature rows */
-    /* each arm's settings and feature rows (their own D): 0 the grid's */
-    const safe_t *const arm_of[ARMS] = {&s, &cl};
-    int narms = 1;
-    double *cand_w[ARMS] = {NULL}, cand_b[ARMS][1 + N_TEMPS];
-    double *oof[ARMS] = {NULL};
-    safe_selection sel;
-    memset(&sel, 0, sizeof sel);
-    tsgs_model *m = NULL;
-    TSGS_TRACE_START(t_gather);
-    tsgs_status st = gather_rows(&s, err);
-    if (st != TSGS_OK)
-        goto done;
-    TSGS_TRACE_SPAN("safe_gather", 0, t_gather);
-    s.balance_ratio = p->balance_ratio >= 0.0
-                          ? p->balance_ratio
-                          : (double)s.npos / (double)s.nl;
-    choose_features(&s, p);
-    TSGS_TRACE_START(t_grid);
-    if ((st = choose_c_sigma(&s, err)) != TSGS_OK)
-        goto done;
-    TSGS_TRACE_SPAN("safe_grid", 0, t_grid);
-    report(&s, 1, "model selection");
-    int stopped = stop_asked(&s);
+    memset(s, 0, sizeof *s);
+    s->ds = job->ds;
+    s->row_w = job->opt.row_w;
+    s->cls = job->cls;
+    s->ovr = job->cls ? job->cls->share : NULL;
+    s->split = job->opt.split;
+    s->p = job->p;
+    if (s->p.balance < 0) /* auto: the path holds the balance */
+        s->p.balance = 1;
+    s->scaler = &job->scaler;
+    s->hooks = job->hooks;
+    s->stop = &job->stop;
+    s->job = job;
+    s->threads = job->team.threads; /* resolved by the caller */
+    s->t_start = tsgs__now_s();
+    s->d = job->ds->d;
+    s->nl = job->nl;
+    s->pos_label = job->label_pos;
+}
 
-    int semi = s.nw > 0 && s.nl <= SEMI_LABELED_MAX && !stopped;
+/* The rows, stage 1 (the grid) and the feature rows, and the cluster arm
+ * where it runs (*narms 2: cl made, to free either way); *semi: whether
+ * the paths run; *stopped: a stop asked by the grid's end. */
+static tsgs_status prepare(safe_t *s, safe_t *cl, int *narms, int *semi,
+                           int *stopped, tsgs_error *err)
+{
+    const tsgs_params *p = &s->job->p;
+    TSGS_TRACE_START(t_gather);
+    tsgs_status st = gather_rows(s, err);
+    if (st != TSGS_OK)
+        return st;
+    TSGS_TRACE_SPAN("safe_gather", 0, t_gather);
+    s->balance_ratio = p->balance_ratio >= 0.0
+                           ? p->balance_ratio
+                           : (double)s->npos / (double)s->nl;
+    choose_features(s, p);
+    TSGS_TRACE_START(t_grid);
+    if ((st = choose_c_sigma(s, err)) != TSGS_OK)
+        return st;
+    TSGS_TRACE_SPAN("safe_grid", 0, t_grid);
+    report(s, 1, "model selection");
+    *stopped = stop_asked(s);
+    *semi = s->nw > 0 && s->nl <= SEMI_LABELED_MAX && !*stopped;
     TSGS_TRACE_START(t_feat);
-    if ((st = compute_features(&s, &semi, err)) != TSGS_OK)
-        goto done;
+    if ((st = compute_features(s, semi, err)) != TSGS_OK)
+        return st;
     TSGS_TRACE_SPAN("safe_features", 0, t_feat);
     /* the cluster arm where the user fixed neither sigma nor C (their
      * setting is what they asked for), on two classes, few labels */
-    if (semi && !ovr && p->sigma <= 0.0 && p->c <= 0.0 &&
-        s.nl < FEW_LABELS && !stop_asked(&s)) {
+    if (*semi && !s->ovr && p->sigma <= 0.0 && p->c <= 0.0 &&
+        s->nl < FEW_LABELS && !stop_asked(s)) {
         TSGS_TRACE_START(t_cl);
-        st = cluster_arm(&s, &cl, err);
+        st = cluster_arm(s, cl, err);
         TSGS_TRACE_SPAN("safe_cluster_arm", 0, t_cl);
-        narms = 2; /* cl's rows are freed at done either way */
+        *narms = 2;
         if (st == TSGS_ERR_STOPPED) /* the supervised fit alone */
-            st = TSGS_OK, semi = 0;
-        if (st != TSGS_OK)
-            goto done;
+            st = TSGS_OK, *semi = 0;
     }
-    /* With probability outputs asked for, the selection's held-out
-     * decision values (the same C, sigma and candidates) are kept for
-     * Platt's fit below; without a selection, train.c fits them. */
-    const size_t records = (1 + N_TEMPS) * SELECT_REPEATS * s.nl;
+    return st;
+}
+
+/* Each arm's candidates (1 + N_TEMPS: the supervised one first) and,
+ * where kept, their held-out decision values. */
+typedef struct {
+    double *w[ARMS], b[ARMS][1 + N_TEMPS];
+    double *oof[ARMS];
+} arm_candidates;
+
+static void candidates_free(arm_candidates *c)
+{
+    for (int a = 0; a < ARMS; a++) {
+        free(c->w[a]);
+        free(c->oof[a]);
+    }
+}
+
+/* Stages 2 and 3 (and 4 where semi) into c, the arms' settings arm_of:
+ * with probability outputs asked for (or one-vs-rest, whose joint choice
+ * reads them), the selection's held-out decision values (the same C,
+ * sigma and candidates) are kept for Platt's fit; without a selection,
+ * train.c fits them. */
+static tsgs_status run_candidates(const safe_t *const *arm_of, int narms,
+                                  int semi, arm_candidates *c,
+                                  safe_selection *sel, tsgs_error *err)
+{
+    const safe_t *s = arm_of[0];
+    const int keep_oof = semi && (s->job->p.probability || s->ovr);
+    const size_t records = (1 + N_TEMPS) * SELECT_REPEATS * s->nl;
     for (int a = 0; a < narms; a++) {
-        cand_w[a] = malloc(sizeof(double) * arm_of[a]->D * (1 + N_TEMPS));
-        if (semi && (p->probability || ovr))
-            oof[a] = malloc(sizeof(double) * records);
-        if (!cand_w[a] || (semi && (p->probability || ovr) && !oof[a])) {
-            st = TSGS__NOMEM(err);
-            goto done;
-        }
+        c->w[a] = malloc(sizeof(double) * arm_of[a]->D * (1 + N_TEMPS));
+        if (keep_oof)
+            c->oof[a] = malloc(sizeof(double) * records);
+        if (!c->w[a] || (keep_oof && !c->oof[a]))
+            return TSGS__NOMEM(err);
     }
-    if (semi) {
-        safe_arm arms[ARMS];
-        for (int a = 0; a < narms; a++)
-            arms[a] = (safe_arm){arm_of[a], cand_w[a], cand_b[a], NULL,
-                                 oof[a]};
-        TSGS_TRACE_START(t_paths);
-        st = paths_and_selection(arms, narms, &sel, err);
-        TSGS_TRACE_SPAN("safe_paths_selection", narms, t_paths);
-    } else {
-        st = fit_path(&s, NULL, 0, NULL, 0, cand_w[0], cand_b[0], err);
+    if (!semi)
+        return fit_path(s, NULL, 0, NULL, 0, c->w[0], c->b[0], err);
+    safe_arm arms[ARMS];
+    for (int a = 0; a < narms; a++)
+        arms[a] = (safe_arm){arm_of[a], c->w[a], c->b[a], NULL, c->oof[a]};
+    TSGS_TRACE_START(t_paths);
+    tsgs_status st = paths_and_selection(arms, narms, sel, err);
+    TSGS_TRACE_SPAN("safe_paths_selection", narms, t_paths);
+    return st;
+}
+
+/* The model of the candidate sel kept (chosen: the selection ran to its
+ * end), or of the majority class, with its note and probability outputs;
+ * one-vs-rest's candidates handed back. Takes scaler on success. */
+static tsgs_status kept_model(safe_t *s, const safe_t *const *arm_of,
+                              arm_candidates *c, const safe_selection *sel,
+                              int chosen, int stopped, tsgs__scaler *scaler,
+                              tsgs_model **out, tsgs_error *err)
+{
+    const tsgs_params *p = &s->job->p;
+    const double neg = s->job->label_neg, pos = s->job->label_pos;
+    /* the kept candidate: its arm, and its place among the arm's */
+    int arm = sel->arm[sel->kept], kept = sel->cand[sel->kept];
+    const double major = chosen ? sel->major : 0.0;
+    describe(s, chosen, stopped, sel,
+             major == 0.0 ? NAN : major > 0.0 ? pos : neg);
+    if (major != 0.0) { /* the one class: no weights, the bias its sign */
+        arm = kept = 0;
+        memset(c->w[0], 0, sizeof(double) * s->D);
+        c->b[0][0] = major;
     }
+    tsgs_model *m = NULL;
+    TSGS_TRACE_START(t_model);
+    tsgs_status st = make_model(arm_of[arm], s->note,
+                                c->w[arm] + (size_t)kept * arm_of[arm]->D,
+                                c->b[arm][kept], kept > 0, neg, pos, scaler,
+                                &m, err);
+    if (st != TSGS_OK)
+        return st;
+    TSGS_TRACE_SPAN("safe_model", 0, t_model);
+    const double *oof = c->oof[arm];
+    if (oof && p->probability && major != 0.0) {
+        /* every decision value is the same: the prior alone */
+        m->prob_a = 0.0;
+        m->prob_b = log(((double)(s->nl - s->npos) + 1.0) /
+                        ((double)s->npos + 1.0));
+        m->has_prob = 1;
+    } else if (oof && p->probability && chosen) {
+        st = tsgs__platt_fit_heldout(
+            oof + (size_t)kept * SELECT_REPEATS * s->nl, s->yl, s->nl,
+            SELECT_REPEATS, m, err);
+    }
+    if (st == TSGS_OK && s->ovr && chosen && s->cls->out)
+        st = hand_back(s, kept, &c->w[0], c->b[0], &c->oof[0], err);
+    if (st != TSGS_OK) {
+        tsgs_model_free(m);
+        return st;
+    }
+    *out = m;
+    return TSGS_OK;
+}
+
+/* Trains on job's rows (checked: finite, two classes neg < pos); takes
+ * the fitted scaler (the model owns it on success, cleared on failure).
+ * job->cls: one class of one-vs-rest (NULL: binary data). */
+static tsgs_status safe_train(tsgs__train_job *job, tsgs_model **out,
+                              int *stopped_early, tsgs_error *err)
+{
+    safe_t s, cl; /* cl: the cluster arm's settings and feature rows */
+    safe_init(&s, job);
+    /* each arm's settings and feature rows (their own D): 0 the grid's */
+    const safe_t *const arm_of[ARMS] = {&s, &cl};
+    int narms = 1, semi = 0, stopped = 0;
+    arm_candidates c;
+    memset(&c, 0, sizeof c);
+    safe_selection sel;
+    memset(&sel, 0, sizeof sel);
+    tsgs_model *m = NULL;
+    tsgs_status st = prepare(&s, &cl, &narms, &semi, &stopped, err);
+    if (st == TSGS_OK)
+        st = run_candidates(arm_of, narms, semi, &c, &sel, err);
     if (st != TSGS_OK)
         goto done;
     report(&s, 2, semi ? "semi-supervised paths and safe selection"
@@ -1590,52 +1456,18 @@ static tsgs_status safe_train(tsgs__train_job *job, tsgs_model **out,
      * cut short, its record is the supervised SVM's */
     const int chosen = semi && sel.n > 0;
     stopped = (stopped || stop_asked(&s)) && !chosen;
-    /* the kept candidate: its arm, and its place among the arm's */
-    int arm = sel.arm[sel.kept], kept = sel.cand[sel.kept];
-    const double major = chosen ? sel.major : 0.0;
-    describe(&s, chosen, stopped, &sel,
-             major == 0.0 ? NAN : major > 0.0 ? pos : neg);
-    if (major != 0.0) { /* the one class: no weights, the bias its sign */
-        arm = kept = 0;
-        memset(cand_w[0], 0, sizeof(double) * s.D);
-        cand_b[0][0] = major;
-    }
-    TSGS_TRACE_START(t_model);
-    st = make_model(arm_of[arm], s.note,
-                    cand_w[arm] + (size_t)kept * arm_of[arm]->D,
-                    cand_b[arm][kept], kept > 0, neg, pos, scaler, &m, err);
+    st = kept_model(&s, arm_of, &c, &sel, chosen, stopped, &job->scaler, &m,
+                    err);
     if (st != TSGS_OK)
         goto done;
-    TSGS_TRACE_SPAN("safe_model", 0, t_model);
-    if (oof[arm] && p->probability && major != 0.0) {
-        /* every decision value is the same: the prior alone */
-        m->prob_a = 0.0;
-        m->prob_b = log(((double)(s.nl - s.npos) + 1.0) /
-                        ((double)s.npos + 1.0));
-        m->has_prob = 1;
-    } else if (oof[arm] && p->probability && chosen &&
-               (st = fit_probability(s.yl, s.nl, oof[arm], kept, m, err)) !=
-                   TSGS_OK) {
-        tsgs_model_free(m);
-        goto done;
-    }
-    if (ovr && chosen &&
-        (st = ovr_record(&s, kept, &cand_w[0], cand_b[0], &oof[0], err)) !=
-            TSGS_OK) {
-        tsgs_model_free(m);
-        goto done;
-    }
     report_done(&s, m);
     if (stopped_early)
         *stopped_early = stopped;
     *out = m;
 done:
     if (st != TSGS_OK)
-        tsgs__scaler_clear(scaler);
-    for (int a = 0; a < ARMS; a++) {
-        free(cand_w[a]);
-        free(oof[a]);
-    }
+        tsgs__scaler_clear(&job->scaler);
+    candidates_free(&c);
     if (narms > 1)
         cluster_arm_free(&cl);
     safe_free(&s);
@@ -1679,4 +1511,4 @@ static double safe_directions(const tsgs_dataset *ds, const tsgs_params *p)
 }
 
 const tsgs__solver tsgs__solver_safe = {safe_job, safe_steps,
-                                        safe_ovr_finish, safe_directions};
+                                        safe_directions};

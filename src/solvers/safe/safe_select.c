@@ -127,22 +127,3 @@ double tsgs__majority_instead(const tsgs__heldout *h, int c, const double *y,
         (double)right < (double)major - margin_sd * sqrt((double)differ);
     return differ == 0 || worse ? cls : 0.0;
 }
-
-int tsgs__joint_best(const unsigned char *ok, const size_t *right,
-                     int options, int sup, size_t n, double margin_sd)
-{
-    const unsigned char *base = ok + (size_t)sup * n;
-    int best = sup;
-    for (int o = 0; o < options; o++) {
-        if (o == sup || right[o] <= right[best])
-            continue;
-        const unsigned char *mine = ok + (size_t)o * n;
-        size_t discordant = 0;
-        for (size_t i = 0; i < n; i++)
-            discordant += mine[i] != base[i];
-        if ((double)right[o] >=
-            (double)right[sup] + margin_sd * sqrt((double)discordant))
-            best = o;
-    }
-    return best;
-}

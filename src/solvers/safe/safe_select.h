@@ -1,8 +1,7 @@
 /* safe_select.c: the safe solver's choice among its candidates (the
  * supervised SVM, the annealed path's solutions, the majority class) from
  * their records on the held-out rows of a repeated cross-validation. Pure
- * counting, apart from the fits that made the records; and one-vs-rest's
- * joint choice among assignments of candidates to the classes. */
+ * counting, apart from the fits that made the records. */
 #ifndef TSGS_SAFE_SELECT_H
 #define TSGS_SAFE_SELECT_H
 
@@ -58,15 +57,5 @@ int tsgs__path_no_worse(const tsgs__path_choice *pc, size_t answers,
  * else 0. *major_right: that class's rows right (0 on a tie). */
 double tsgs__majority_instead(const tsgs__heldout *h, int c, const double *y,
                               double margin_sd, size_t *major_right);
-
-/* One-vs-rest's joint choice among `options` options (each an
- * assignment of candidates to the classes), option `sup` giving every
- * class its supervised SVM: ok[o * n + i] is 1 where option o got
- * held-out answer i right (n answers over the repeats), right[o] their
- * counts. The option with the most right, ties to sup, then the lowest
- * index; an option other than sup only where it beats sup by margin_sd *
- * sqrt(the answers where exactly one of the two is right). */
-int tsgs__joint_best(const unsigned char *ok, const size_t *right,
-                     int options, int sup, size_t n, double margin_sd);
 
 #endif

@@ -78,8 +78,8 @@ static tsgs_status gather_labeled(run_t *r, const tsgs__train_job *job,
         (row_w && !r->labeled.class_weight) ||
         tsgs__rows_init(&r->labeled.rows, ds, &job->scaler, r->labeled.n))
         return TSGS__NOMEM(err);
-    /* the file's rows to gather, then batch order */
-    tsgs__label_split(ds->y, ds->n, r->threads, r->labeled.order, NULL);
+    /* the file's rows to gather (the job's), then batch order */
+    memcpy(r->labeled.order, job->lidx, sizeof(size_t) * r->labeled.n);
     for (size_t il = 0; il < r->labeled.n; il++) {
         r->labeled.y[il] =
             ds->y[r->labeled.order[il]] == job->label_pos ? 1.0 : -1.0;
@@ -712,6 +712,29 @@ static tsgs_status run_steps(run_t *r, tsgs_model *m,
     return TSGS_OK;
 }
 
+/* The model to step (start_model) and the state it starts from: a
+ * checkpoint's (*t_resumed: its steps), the supervised warm start, or
+ * none. */
+static tsgs_status start_run(run_t *r, tsgs__train_job *job, long T,
+                             long max_blocks, tsgs_model **m,
+                             long *t_resumed, tsgs_error *err)
+{
+    TSGS_TRACE_START(t_model);
+    tsgs_status st = start_model(r, job, T, max_blocks, m, err);
+    if (st != TSGS_OK)
+        return st;
+    TSGS_TRACE_SPAN("sgd_start_model", 0, t_model);
+    TSGS_TRACE_START(t_warm);
+    if (r->opt.resume)
+        st = tsgs__ckpt_restore(r, *m, T, max_blocks, t_resumed, err);
+    else if (r->p.warm_start)
+        st = start_supervised(r, *m, max_blocks, &job->stop, err);
+    if (st != TSGS_OK)
+        return st;
+    TSGS_TRACE_SPAN("sgd_warm_start", 0, t_warm);
+    return TSGS_OK;
+}
+
 static tsgs_status sgd_train(tsgs__train_job *job, tsgs_model **out,
                              int *stopped_early, tsgs_error *err)
 {
@@ -724,7 +747,7 @@ static tsgs_status sgd_train(tsgs__train_job *job, tsgs_model **out,
     r.threads = job->team.threads;
     r.opt = job->opt;
     r.d = ds->d;
-    r.labeled.n = tsgs__label_split(ds->y, ds->n, r.threads, NULL, NULL);
+    r.labeled.n = job->nl;
     const int supervised = r.p.solver == TSGS_SOLVER_DSG ||
                            r.p.solver == TSGS_SOLVER_CDSG;
     r.unlabeled.n =
@@ -744,20 +767,9 @@ static tsgs_status sgd_train(tsgs__train_job *job, tsgs_model **out,
         run_free(&r);
         return st;
     }
-    TSGS_TRACE_START(t_model);
-    if ((st = start_model(&r, job, T, max_blocks, &m, err)) != TSGS_OK)
+    if ((st = start_run(&r, job, T, max_blocks, &m, &t_resumed, err)) !=
+        TSGS_OK)
         goto fail;
-    TSGS_TRACE_SPAN("sgd_start_model", 0, t_model);
-    TSGS_TRACE_START(t_warm);
-    if (r.opt.resume) {
-        if ((st = tsgs__ckpt_restore(&r, m, T, max_blocks, &t_resumed,
-                                     err)) != TSGS_OK)
-            goto fail;
-    } else if (r.p.warm_start &&
-               (st = start_supervised(&r, m, max_blocks, &job->stop, err))) {
-        goto fail;
-    }
-    TSGS_TRACE_SPAN("sgd_warm_start", 0, t_warm);
     const tsgs_params *p = &r.p;
     tsgs__binding *pinned = tsgs__team_bind(&job->team);
     /* Every thread reads random rows: spread their pages over the NUMA
@@ -819,5 +831,5 @@ static double sgd_directions(const tsgs_dataset *ds, const tsgs_params *p)
     return grid * first + 2.0 * budget;
 }
 
-const tsgs__solver tsgs__solver_sgd = {sgd_train, sgd_steps, NULL,
+const tsgs__solver tsgs__solver_sgd = {sgd_train, sgd_steps,
                                        sgd_directions};
