@@ -621,20 +621,15 @@ static void write_checkpoint(run_t *r, const tsgs_model *m, long t,
     r->ckpt.next_due_s = tsgs__now_s() + ck->every_seconds;
 }
 
-/* Steps 1 .. T (or until the hooks ask to stop: *t_done gets the steps
- * run; on sparse rows `stop`, the run's, is polled inside a step too,
- * which a stop then abandons: *t_done the steps before it), with progress
- * reports and monitor measurements as asked; the last report is the
- * caller's, once the model is final. One parallel region per stretch of
- * steps between two monitor measurements (one per run without a
- * monitor). */
-static tsgs_status run_steps(run_t *r, tsgs_model *m,
-                             const tsgs_train_hooks *hooks, tsgs__stop *stop,
-                             long T, long max_blocks, long t_first,
-                             long *t_done, int *stopped, tsgs_error *err)
+/* What a run of steps decides once before its first step: the paths
+ * its steps take (fast, split, the cache's update on the team), where a
+ * stop is polled, and the step, stop and checkpoint states from t_first. */
+static void steps_setup(run_t *r, const tsgs_model *m,
+                        const tsgs_train_hooks *hooks, tsgs__stop *stop,
+                        long T, long max_blocks, long t_first,
+                        tsgs_error *err)
 {
     r->t_start = tsgs__now_s();
-    const long long steps_ns = tsgs__now_ns();
     r->monitor_s = 0.0;
     r->step.err = err;
     r->hooks = hooks;
@@ -670,6 +665,22 @@ static tsgs_status run_steps(run_t *r, tsgs_model *m,
     r->step.last_done = r->ckpt.steps_resumed = t_first - 1;
     if (r->opt.ckpt_write)
         r->ckpt.next_due_s = r->t_start + r->opt.ckpt_write->every_seconds;
+}
+
+/* Steps 1 .. T (or until the hooks ask to stop: *t_done gets the steps
+ * run; on sparse rows `stop`, the run's, is polled inside a step too,
+ * which a stop then abandons: *t_done the steps before it), with progress
+ * reports and monitor measurements as asked; the last report is the
+ * caller's, once the model is final. One parallel region per stretch of
+ * steps between two monitor measurements (one per run without a
+ * monitor). */
+static tsgs_status run_steps(run_t *r, tsgs_model *m,
+                             const tsgs_train_hooks *hooks, tsgs__stop *stop,
+                             long T, long max_blocks, long t_first,
+                             long *t_done, int *stopped, tsgs_error *err)
+{
+    const long long steps_ns = tsgs__now_ns();
+    steps_setup(r, m, hooks, stop, T, max_blocks, t_first, err);
     *stopped = 0;
     const long every =
         tsgs__sgd_measure_due(hooks, 0) ? hooks->monitor_every : 0;
