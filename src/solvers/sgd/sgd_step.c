@@ -1300,6 +1300,15 @@ static void after_step(run_t *r, tsgs_model *m, long t, int bias)
         r->step.status = plan_step(r, m, t + 1);
 }
 
+/* after_step on the master (a tracing build: its time, apart from its
+ * wait at the end barrier; trace.h). */
+static void master_after_step(run_t *r, tsgs_model *m, long t, int bias)
+{
+    TSGS_TRACE_START(t_after);
+    after_step(r, m, t, bias);
+    TSGS_TRACE_ADD("step_after", t_after);
+}
+
 /* The end of a step (team): after_step on the master thread, then a
  * barrier; the run's status. */
 static tsgs_status end_step(run_t *r, tsgs_model *m, long t, int bias)
@@ -1307,13 +1316,7 @@ static tsgs_status end_step(run_t *r, tsgs_model *m, long t, int bias)
 #ifdef _OPENMP
 #pragma omp master
 #endif
-    {
-        /* (a tracing build: the master's serial part of the end, apart
-         * from its wait at the barrier; trace.h) */
-        TSGS_TRACE_START(t_after);
-        after_step(r, m, t, bias);
-        TSGS_TRACE_ADD("step_after", t_after);
-    }
+    master_after_step(r, m, t, bias);
 #ifdef _OPENMP
 #pragma omp barrier
 #endif
@@ -1528,12 +1531,16 @@ static split_plan split_plan_of(const run_t *r, const tsgs_model *m)
 }
 
 /* After a split step's kernel (team): the block's gradient columns and
- * their step, split over the team when the kernel made the unlabeled
- * rows' weights (`rows_done`) and the scale is not folded now; else all
- * on the master, which then makes the weights first. The master sets the
- * decayed scale and leaves the labeled cache's update to the next step's
- * labeled task, or, when the scale is folded now, makes it and folds.
- * The others return at once when the master does it all. */
+ * their step when the kernel made the unlabeled rows' weights
+ * (`rows_done`) and the scale is not folded now: on one thread all of
+ * them; on a team split over the threads but the master, which plans the
+ * next step meanwhile (split_rest: the coefficients it may add a block to
+ * do not move, the model was made with room for every block a run adds,
+ * sgd.c). Else all on the master, which then makes the weights first.
+ * The master sets the decayed scale and leaves the labeled cache's update
+ * to the next step's labeled task, or, when the scale is folded now,
+ * makes it and folds. The others return at once when the master does it
+ * all. */
 static tsgs_status split_team(run_t *r, tsgs_model *m, long t, int rows_done,
                               const split_plan *sp)
 {
@@ -1545,7 +1552,9 @@ static tsgs_status split_team(run_t *r, tsgs_model *m, long t, int rows_done,
     team = (size_t)omp_get_num_threads();
 #endif
     if (rows_done && !fold) {
-        split_columns(r, m, sp->blk, me, team, centred_mean(r), to_a);
+        if (team == 1 || me > 0)
+            split_columns(r, m, sp->blk, team == 1 ? 0 : me - 1,
+                          team == 1 ? 1 : team - 1, centred_mean(r), to_a);
     } else if (me == 0) {
         if (!rows_done && r->unlabeled.batch_size) {
             tsgs__combine_tiles(r->step.view_blocks * m->fs.dirs,
@@ -1576,112 +1585,182 @@ static tsgs_status split_team(run_t *r, tsgs_model *m, long t, int rows_done,
     return TSGS_OK;
 }
 
-/* One step on the fast path (team): its block and the next step's rows
- * are planned before it, so the block's features and the next rows are
- * computed while the team predicts the mini-batch, and the rest of the
- * step is one serial section: two barriers a step. */
-static tsgs_status step_fast(run_t *r, tsgs_model *m, long t, lane_t *me)
-{
+/* The master's parts of a fast step in a tracing build (trace.h), each
+ * part the time since the mark before it; after_step, which a split step
+ * makes before the rows read ahead, is counted into step_end (where the
+ * other steps make it) by clock_skip. Empty otherwise. */
+typedef struct {
+    int on;
+    double mark, skipped;
+} step_clock;
+
 #ifdef TSGS_TRACE
-    /* the master's parts of each step (trace.h) */
-    const int traced = omp_get_thread_num() == 0;
-    double t_mark = tsgs__trace_now(), t_next;
-#define STEP_PART(what) \
-    if (traced) { \
-        t_next = tsgs__trace_now(); \
-        tsgs__trace_add(what, t_mark); \
-        t_mark = t_next; \
-    }
+static void clock_start(step_clock *c)
+{
+    c->on = omp_get_thread_num() == 0;
+    c->mark = tsgs__trace_now();
+    c->skipped = 0.0;
+}
+
+static void clock_part(step_clock *c, const char *what)
+{
+    if (!c->on)
+        return;
+    const double now = tsgs__trace_now();
+    tsgs__trace_add(what, c->mark - c->skipped);
+    c->mark = now;
+    c->skipped = 0.0;
+}
+
+static void clock_skip(step_clock *c)
+{
+    if (!c->on)
+        return;
+    const double now = tsgs__trace_now();
+    c->skipped += now - c->mark;
+    c->mark = now;
+}
 #else
-#define STEP_PART(what)
+static inline void clock_start(step_clock *c) { (void)c; }
+static inline void clock_part(step_clock *c, const char *what)
+{
+    (void)c;
+    (void)what;
+}
+static inline void clock_skip(step_clock *c) { (void)c; }
 #endif
-    tsgs_status st = begin_step(r, m, t);
-    STEP_PART("step_begin");
-    if (st != TSGS_OK)
-        return st;
-    const int waiters = waiters_read_rows(r);
-    rows_ahead_job ahead = waiters ? rows_ahead_of(r, t) : (rows_ahead_job){0};
+
+/* What the threads that wait out a step's serial section read ahead
+ * (none without a team), with none of its chunks taken yet. Here, between
+ * the last step's end and this kernel's barrier, no thread takes any: a
+ * worker's last (failed) take of the step before came before that step's
+ * end. */
+static rows_ahead_job read_ahead_job(run_t *r, long t, int waiters)
+{
+    if (!waiters)
+        return (rows_ahead_job){0};
 #ifdef _OPENMP
-    /* None of this step's chunks taken yet. Here, between the last step's
-     * end and this kernel's barrier, no thread takes any: a worker's last
-     * (failed) take of the step before came before that step's end. */
 #pragma omp master
 #endif
-    if (waiters)
-        memset(r->ahead.chunks_taken, 0, sizeof(int) * (size_t)team_size());
-    /* A team's kernel asks for the rows gathered a step from now, a share
-     * in each task. Asked for at once by the threads that wait out the
-     * serial section, their misses stalled on the line-fill buffers and
-     * made the wait longer than the section (15 against 11 us a step on
-     * 5M rows, 2 threads). On one thread the plan asks (plan_rows): the
-     * same prefetches in the kernel cost it twice as much. */
+    memset(r->ahead.chunks_taken, 0, sizeof(int) * (size_t)team_size());
+    return rows_ahead_of(r, t);
+}
+
+/* The block's features for the fast step's kernel (team, no barrier): on
+ * a split step the unlabeled rows' by the team and the labeled part by
+ * its last thread, which then joins the kernel's tiles late (they are
+ * taken dynamically). */
+static void fast_features(run_t *r, const tsgs_model *m, long t)
+{
+    if (!r->settings.split_step) {
+        block_features(r);
+        return;
+    }
+    tsgs__eval_features_team(
+        r->d, r->block.panel, r->block.phase, r->settings.groups_per_block,
+        r->unlabeled.batch_rows.x, r->unlabeled.batch_size,
+        r->unlabeled.block_cos,
+        r->settings.cos_sin ? r->unlabeled.block_sin : NULL);
+#ifdef _OPENMP
+    if (omp_get_thread_num() == team_size() - 1)
+#endif
+        labeled_part(r, m, t);
+}
+
+/* The fast step's block features and kernel (team; ends with a barrier).
+ * A team's kernel asks for the rows gathered a step from now, a share in
+ * each task. Asked for at once by the threads that wait out the serial
+ * section, their misses stalled on the line-fill buffers and made the wait
+ * longer than the section (15 against 11 us a step on 5M rows, 2
+ * threads). On one thread the plan asks (plan_rows): the same prefetches
+ * in the kernel cost it twice as much. On a split step the kernel's tasks
+ * make the unlabeled rows' decision values and weights as their rows are
+ * complete, with the scale this step decays from (read before the master
+ * sets it); returns whether they did. */
+static int fast_kernel(run_t *r, tsgs_model *m, long t, lane_t *me,
+                       int waiters)
+{
     const tsgs__rows_ahead after =
         waiters ? rows_after(r) : (tsgs__rows_ahead){0};
-    if (r->settings.split_step) {
-        /* the unlabeled rows' block features by the team, the labeled
-         * part by its last thread, which then joins the kernel's tiles
-         * late: they are taken dynamically */
-        tsgs__eval_features_team(
-            r->d, r->block.panel, r->block.phase, r->settings.groups_per_block,
-            r->unlabeled.batch_rows.x, r->unlabeled.batch_size,
-            r->unlabeled.block_cos,
-            r->settings.cos_sin ? r->unlabeled.block_sin : NULL);
-#ifdef _OPENMP
-        if (omp_get_thread_num() == team_size() - 1)
-#endif
-            labeled_part(r, m, t);
-    } else {
-        block_features(r);
-    }
+    fast_features(r, m, t);
     tsgs__fview v = tsgs__model_view_blocks(m, r->step.view_blocks);
-    /* split: the unlabeled rows' decision values and weights made by the
-     * kernel's tasks as their rows are complete; the scale this step
-     * decays to, read before the master sets it */
+    if (!r->settings.split_step)
+        return eval_share_team(r, &v, me, &after);
     rows_done_ctx rc = {r, m->scale * m->norm, m->bias,
                         r->unlabeled.batch_size
                             ? annealed_cstar(r, t) /
                                   (double)r->unlabeled.batch_size
                             : 0.0};
     const tsgs__rows_done done = {unlabeled_rows_done, &rc, r->step.tile_count};
-    const split_plan sp = split_plan_of(r, m);
-    const int rows_done =
-        r->settings.split_step
-            ? tsgs__eval_tiles_team(
-                  &v, r->unlabeled.batch_rows.x, r->unlabeled.batch_size,
-                  r->step.partial_sums, &me->ws, r->unlabeled.decision,
-                  &r->step.failed, &after, &done)
-            : eval_share_team(r, &v, me, &after);
-    /* (both end with a barrier) */
-    STEP_PART("step_kernel");
+    return tsgs__eval_tiles_team(&v, r->unlabeled.batch_rows.x,
+                                 r->unlabeled.batch_size, r->step.partial_sums,
+                                 &me->ws, r->unlabeled.decision,
+                                 &r->step.failed, &after, &done);
+}
+
+/* The rows read ahead after the kernel (team, no barrier): the threads
+ * but the master gather their shares, the master takes what is left when
+ * it is done with its serial part. */
+static void read_ahead(run_t *r, const tsgs_model *m, const rows_ahead_job *j,
+                       int waiters)
+{
 #ifdef _OPENMP
     const int tid = omp_get_thread_num();
-#endif
-    if (r->settings.split_step) {
-        tsgs_status st_split = split_team(r, m, t, rows_done, &sp);
-#ifdef _OPENMP
-        if (tid == 0)
-#endif
-            r->step.status = st_split;
-    } else {
-#ifdef _OPENMP
-#pragma omp master
-#endif
-        r->step.status = fast_serial(r, m, t);
-    }
-    STEP_PART("step_serial");
-#ifdef _OPENMP
-    /* the others, which would wait for it, read rows ahead meanwhile; the
-     * master takes what is left when it is done */
     if (waiters && tid > 0) {
         /* (a tracing build: the workers' gather, summed over them) */
         TSGS_TRACE_START(t_gather);
-        read_rows_ahead(r, m, &ahead, (size_t)tid - 1,
-                        (size_t)team_size() - 1);
+        read_rows_ahead(r, m, j, (size_t)tid - 1, (size_t)team_size() - 1);
         TSGS_TRACE_ADD("step_workers_gather", t_gather);
     }
     if (waiters && tid == 0)
-        read_rows_left(r, m, &ahead, (size_t)team_size() - 1);
+        read_rows_left(r, m, j, (size_t)team_size() - 1);
+#else
+    (void)r, (void)m, (void)j, (void)waiters;
 #endif
+}
+
+/* The rest of a split step after its kernel (team): split_team, then on
+ * the master at once after_step (its plan of the next step beside the
+ * others' columns), then the rows read ahead, then the end barrier. */
+static tsgs_status split_rest(run_t *r, tsgs_model *m, long t, int rows_done,
+                              const split_plan *sp, const rows_ahead_job *j,
+                              int waiters, step_clock *c)
+{
+    const tsgs_status st = split_team(r, m, t, rows_done, sp);
+    int master = 1;
+#ifdef _OPENMP
+    master = omp_get_thread_num() == 0;
+#endif
+    if (master)
+        r->step.status = st;
+    clock_part(c, "step_serial");
+    if (master) {
+        master_after_step(r, m, t, r->p.balance != TSGS__BALANCE_HOLD);
+        clock_skip(c);
+    }
+    read_ahead(r, m, j, waiters);
+    clock_part(c, "step_read_ahead_update");
+#ifdef _OPENMP
+    /* (a failure: every thread reads it after the barrier) */
+#pragma omp barrier
+#endif
+    clock_part(c, "step_end");
+    return r->step.status;
+}
+
+/* The rest of a step that is not split, after its kernel (team): the
+ * master's serial section (fast_serial) while the others read rows ahead;
+ * the labeled cache's update by the team when it is large; end_step. */
+static tsgs_status serial_rest(run_t *r, tsgs_model *m, long t,
+                               const rows_ahead_job *j, int waiters,
+                               step_clock *c)
+{
+#ifdef _OPENMP
+#pragma omp master
+#endif
+    r->step.status = fast_serial(r, m, t);
+    clock_part(c, "step_serial");
+    read_ahead(r, m, j, waiters);
     if (r->settings.team_updates_cache) {
 #ifdef _OPENMP
 #pragma omp barrier
@@ -1695,12 +1774,33 @@ static tsgs_status step_fast(run_t *r, tsgs_model *m, long t, lane_t *me)
 #endif
         fold_scale_if_small(r, m);
     }
-    STEP_PART("step_read_ahead_update");
+    clock_part(c, "step_read_ahead_update");
     /* (a failure: end_step's barrier tells every thread) */
-    st = end_step(r, m, t, r->p.balance != TSGS__BALANCE_HOLD);
-    STEP_PART("step_end");
-#undef STEP_PART
+    const tsgs_status st = end_step(r, m, t, r->p.balance != TSGS__BALANCE_HOLD);
+    clock_part(c, "step_end");
     return st;
+}
+
+/* One step on the fast path (team): its block and the next step's rows
+ * are planned before it, so the block's features and the next rows are
+ * computed while the team predicts the mini-batch; two barriers a step
+ * (the kernel's and the end's). */
+static tsgs_status step_fast(run_t *r, tsgs_model *m, long t, lane_t *me)
+{
+    step_clock c;
+    clock_start(&c);
+    tsgs_status st = begin_step(r, m, t);
+    clock_part(&c, "step_begin");
+    if (st != TSGS_OK)
+        return st;
+    const int waiters = waiters_read_rows(r);
+    const rows_ahead_job j = read_ahead_job(r, t, waiters);
+    const split_plan sp = split_plan_of(r, m);
+    const int rows_done = fast_kernel(r, m, t, me, waiters);
+    clock_part(&c, "step_kernel");
+    return r->settings.split_step
+               ? split_rest(r, m, t, rows_done, &sp, &j, waiters, &c)
+               : serial_rest(r, m, t, &j, waiters, &c);
 }
 
 void tsgs__sgd_mark(run_t *r, const tsgs_model *m)
