@@ -910,6 +910,22 @@ static double centred_mean(const run_t *r)
     return mean / (double)r->unlabeled.batch_size;
 }
 
+/* a[k] += w_i f_ik over the unlabeled rows i in order, for the `cols`
+ * columns from unl (the weights centred by `mean` as they are read). */
+static inline void unlabeled_rest(const run_t *r, const float *unl, int cols,
+                                  int centred, double mean, double *a)
+{
+    for (size_t i = 0; i < r->unlabeled.batch_size; i++) {
+        const double w = centred ? r->unlabeled.loss_weight[i] - mean
+                                 : r->unlabeled.loss_weight[i];
+        const float *f = unl + i * r->settings.block_width;
+        for (int k = 0; k < cols; k++) {
+            double t = w * f[k];
+            a[k] += t;
+        }
+    }
+}
+
 /* A split step's column groups me of `team` (SUM_COLS columns of the
  * block's cos features, then of its sin features: a fixed split, each
  * column on one thread): the rest of their gradient sums, over the
@@ -938,15 +954,10 @@ static void split_columns(run_t *r, tsgs_model *m, long b, size_t me,
         double a[SUM_COLS];
         for (int k = 0; k < cols; k++)
             a[k] = lab[j0 + (size_t)k];
-        for (size_t i = 0; i < r->unlabeled.batch_size; i++) {
-            const double w = centred ? r->unlabeled.loss_weight[i] - mean
-                                     : r->unlabeled.loss_weight[i];
-            const float *f = unl + i * r->settings.block_width + j0;
-            for (int k = 0; k < cols; k++) {
-                double t = w * f[k];
-                a[k] += t;
-            }
-        }
+        if (cols == SUM_COLS) /* (a constant count: the sums in registers) */
+            unlabeled_rest(r, unl + j0, SUM_COLS, centred, mean, a);
+        else
+            unlabeled_rest(r, unl + j0, cols, centred, mean, a);
         for (int k = 0; k < cols; k++) {
             const size_t j = j0 + (size_t)k;
             const double step = to_a * (unit * a[k]);
