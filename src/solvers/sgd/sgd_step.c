@@ -926,51 +926,90 @@ static inline void unlabeled_rest(const run_t *r, const float *unl, int cols,
     }
 }
 
+/* unlabeled_rest for 2 SUM_COLS columns, with the sums in named locals
+ * (an array of 8 was kept in memory, a store and a load per row). */
+static inline void unlabeled_rest2(const run_t *r, const float *unl,
+                                   int centred, double mean, double *a)
+{
+    double a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
+    double a4 = a[4], a5 = a[5], a6 = a[6], a7 = a[7];
+    for (size_t i = 0; i < r->unlabeled.batch_size; i++) {
+        const double w = centred ? r->unlabeled.loss_weight[i] - mean
+                                 : r->unlabeled.loss_weight[i];
+        const float *f = unl + i * r->settings.block_width;
+        double t[2 * SUM_COLS]; /* (products apart from the sums: never fused) */
+        for (int k = 0; k < 2 * SUM_COLS; k++)
+            t[k] = w * f[k];
+        a0 += t[0], a1 += t[1], a2 += t[2], a3 += t[3];
+        a4 += t[4], a5 += t[5], a6 += t[6], a7 += t[7];
+    }
+    a[0] = a0, a[1] = a1, a[2] = a2, a[3] = a3;
+    a[4] = a4, a[5] = a5, a[6] = a6, a[7] = a7;
+}
+
+/* Columns j0 .. j0 + cols - 1 of a split step's cos (or sin, `sin_part`)
+ * half: the rest of their gradient sums over the unlabeled rows from the
+ * labeled task's sums in block.squares_cos / _sin, then block_sums' unit
+ * and apply_coefficients' step, to_a = eta / (the decayed scale x norm).
+ * Whole runs of 4 or 8 columns with a constant count (the sums in
+ * registers, several chains at once); each column's operations and their
+ * order are the serial step's. */
+static void split_run(run_t *r, tsgs_model *m, long b, int sin_part,
+                      size_t j0, int cols, double mean, double to_a)
+{
+    const size_t at = (size_t)b * (size_t)m->fs.dirs;
+    const double unit = -m->norm * m->norm / (double)m->fs.dirs;
+    const int centred = r->p.balance == TSGS__BALANCE_CENTRED;
+    const double *lab = sin_part ? r->block.squares_sin : r->block.squares_cos;
+    const float *unl =
+        (sin_part ? r->unlabeled.block_sin : r->unlabeled.block_cos) + j0;
+    double a[2 * SUM_COLS];
+    for (int k = 0; k < cols; k++)
+        a[k] = lab[j0 + (size_t)k];
+    if (cols == 2 * SUM_COLS) /* two groups' chains side by side */
+        unlabeled_rest2(r, unl, centred, mean, a);
+    else if (cols == SUM_COLS)
+        unlabeled_rest(r, unl, SUM_COLS, centred, mean, a);
+    else
+        unlabeled_rest(r, unl, cols, centred, mean, a);
+    for (int k = 0; k < cols; k++) {
+        const size_t j = j0 + (size_t)k;
+        const double step = to_a * (unit * a[k]);
+        if (sin_part) {
+            r->block.increment_sin[j] = step;
+            m->as[at + j] += step;
+        } else {
+            r->block.increment_cos[j] = step;
+            m->ac[at + j] += step;
+            if (!r->settings.cos_sin)
+                r->block.increment_sin[j] = 0.0;
+        }
+    }
+}
+
 /* A split step's column groups me of `team` (SUM_COLS columns of the
  * block's cos features, then of its sin features: a fixed split, each
- * column on one thread): the rest of their gradient sums, over the
- * unlabeled rows (the weights centred by `mean` as they are read: the
- * values unlabeled_weights stores), from the labeled task's sums in
- * qc / qs; then block_sums' unit and apply_coefficients' step for those
- * columns, to_a = eta / (the decayed scale x norm). Every column's sum
- * and step are the serial step's operations in its order. */
+ * column on one thread), the unlabeled weights centred by `mean` as they
+ * are read (the values unlabeled_weights stores): split_run over two
+ * adjacent whole groups of a half at once where the share holds both. */
 static void split_columns(run_t *r, tsgs_model *m, long b, size_t me,
                           size_t team, double mean, double to_a)
 {
-    const long dirs = m->fs.dirs;
-    const size_t groups = ((size_t)dirs + SUM_COLS - 1) / SUM_COLS;
+    const size_t dirs = (size_t)m->fs.dirs;
+    const size_t groups = (dirs + SUM_COLS - 1) / SUM_COLS;
     const size_t all = r->settings.cos_sin ? 2 * groups : groups;
-    const double unit = -m->norm * m->norm / (double)dirs;
-    const int centred = r->p.balance == TSGS__BALANCE_CENTRED;
-    for (size_t g = all * me / team; g < all * (me + 1) / team; g++) {
+    const size_t end = all * (me + 1) / team;
+    for (size_t g = all * me / team; g < end;) {
         const int sin_part = g >= groups;
         const size_t j0 = (sin_part ? g - groups : g) * SUM_COLS;
-        const int cols = (size_t)dirs - j0 < SUM_COLS ? (int)((size_t)dirs - j0)
-                                                      : SUM_COLS;
-        const double *lab =
-            sin_part ? r->block.squares_sin : r->block.squares_cos;
-        const float *unl =
-            sin_part ? r->unlabeled.block_sin : r->unlabeled.block_cos;
-        double a[SUM_COLS];
-        for (int k = 0; k < cols; k++)
-            a[k] = lab[j0 + (size_t)k];
-        if (cols == SUM_COLS) /* (a constant count: the sums in registers) */
-            unlabeled_rest(r, unl + j0, SUM_COLS, centred, mean, a);
-        else
-            unlabeled_rest(r, unl + j0, cols, centred, mean, a);
-        for (int k = 0; k < cols; k++) {
-            const size_t j = j0 + (size_t)k;
-            const double step = to_a * (unit * a[k]);
-            if (sin_part) {
-                r->block.increment_sin[j] = step;
-                m->as[(size_t)b * (size_t)dirs + j] += step;
-            } else {
-                r->block.increment_cos[j] = step;
-                m->ac[(size_t)b * (size_t)dirs + j] += step;
-                if (!r->settings.cos_sin)
-                    r->block.increment_sin[j] = 0.0;
-            }
-        }
+        const size_t left = dirs - j0;
+        const int pair = g + 1 < end && (g + 1 >= groups) == sin_part &&
+                         left >= 2 * SUM_COLS;
+        const size_t cols = pair ? 2 * SUM_COLS
+                            : left < SUM_COLS ? left
+                                              : SUM_COLS;
+        split_run(r, m, b, sin_part, j0, (int)cols, mean, to_a);
+        g += pair ? 2 : 1;
     }
 }
 
