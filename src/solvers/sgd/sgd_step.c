@@ -987,29 +987,48 @@ static void split_run(run_t *r, tsgs_model *m, long b, int sin_part,
     }
 }
 
-/* A split step's column groups me of `team` (SUM_COLS columns of the
- * block's cos features, then of its sin features: a fixed split, each
- * column on one thread), the unlabeled weights centred by `mean` as they
- * are read (the values unlabeled_weights stores): split_run over two
- * adjacent whole groups of a half at once where the share holds both. */
-static void split_columns(run_t *r, tsgs_model *m, long b, size_t me,
-                          size_t team, double mean, double to_a)
+/* A split step's runs of gradient columns: SUM_COLS columns or two
+ * groups of them (split_run), the block's cos half, then its sin half. */
+static size_t split_runs(const run_t *r, long dirs, size_t *per_half)
 {
-    const size_t dirs = (size_t)m->fs.dirs;
-    const size_t groups = (dirs + SUM_COLS - 1) / SUM_COLS;
-    const size_t all = r->settings.cos_sin ? 2 * groups : groups;
-    const size_t end = all * (me + 1) / team;
-    for (size_t g = all * me / team; g < end;) {
-        const int sin_part = g >= groups;
-        const size_t j0 = (sin_part ? g - groups : g) * SUM_COLS;
-        const size_t left = dirs - j0;
-        const int pair = g + 1 < end && (g + 1 >= groups) == sin_part &&
-                         left >= 2 * SUM_COLS;
-        const size_t cols = pair ? 2 * SUM_COLS
-                            : left < SUM_COLS ? left
-                                              : SUM_COLS;
-        split_run(r, m, b, sin_part, j0, (int)cols, mean, to_a);
-        g += pair ? 2 : 1;
+    *per_half = ((size_t)dirs + 2 * SUM_COLS - 1) / (2 * SUM_COLS);
+    return r->settings.cos_sin ? 2 * *per_half : *per_half;
+}
+
+/* Run u of split_runs (its columns on one thread: the serial step's
+ * operations in its order, whichever thread takes it). */
+static void split_run_at(run_t *r, tsgs_model *m, long b, size_t u,
+                         size_t per_half, double mean, double to_a)
+{
+    const int sin_part = u >= per_half;
+    const size_t j0 = (sin_part ? u - per_half : u) * 2 * SUM_COLS;
+    const size_t left = (size_t)m->fs.dirs - j0;
+    split_run(r, m, b, sin_part, j0,
+              (int)(left < 2 * SUM_COLS ? left : 2 * SUM_COLS), mean, to_a);
+}
+
+/* A split step's column runs taken one at a time by the threads that
+ * come (team, no barrier; all of them on one thread): a thread that
+ * another process holds back then holds back no more than the run it
+ * took. The weights centred by `mean` as they are read (the values
+ * unlabeled_weights stores), the mean made when a thread takes its
+ * first run. */
+static void split_columns(run_t *r, tsgs_model *m, long b, double to_a)
+{
+    size_t per_half;
+    const size_t runs = split_runs(r, m->fs.dirs, &per_half);
+    double mean = 0.0;
+    for (int first = 1;; first = 0) {
+        int u;
+#ifdef _OPENMP
+#pragma omp atomic capture
+#endif
+        u = r->step.runs_taken++;
+        if ((size_t)u >= runs)
+            return;
+        if (first)
+            mean = centred_mean(r);
+        split_run_at(r, m, b, (size_t)u, per_half, mean, to_a);
     }
 }
 
@@ -1583,10 +1602,11 @@ static split_plan split_plan_of(const run_t *r, const tsgs_model *m)
 /* After a split step's kernel (team): the block's gradient columns and
  * their step when the kernel made the unlabeled rows' weights
  * (`rows_done`) and the scale is not folded now: on one thread all of
- * them; on a team split over the threads but the master, which plans the
- * next step meanwhile (split_rest: the coefficients it may add a block to
- * do not move, the model was made with room for every block a run adds,
- * sgd.c). Else all on the master, which then makes the weights first.
+ * them; on a team taken by the threads but the master, which plans the
+ * next step meanwhile and then takes what is left (split_rest: the
+ * coefficients it may add a block to do not move, the model was made with
+ * room for every block a run adds, sgd.c). Else all on the master, which
+ * then makes the weights first.
  * The master sets the decayed scale and leaves the labeled cache's update
  * to the next step's labeled task, or, when the scale is folded now,
  * makes it and folds. The others return at once when the master does it
@@ -1603,8 +1623,7 @@ static tsgs_status split_team(run_t *r, tsgs_model *m, long t, int rows_done,
 #endif
     if (rows_done && !fold) {
         if (team == 1 || me > 0)
-            split_columns(r, m, sp->blk, team == 1 ? 0 : me - 1,
-                          team == 1 ? 1 : team - 1, centred_mean(r), to_a);
+            split_columns(r, m, sp->blk, to_a);
     } else if (me == 0) {
         if (!rows_done && r->unlabeled.batch_size) {
             tsgs__combine_tiles(r->step.view_blocks * m->fs.dirs,
@@ -1619,7 +1638,7 @@ static tsgs_status split_team(run_t *r, tsgs_model *m, long t, int rows_done,
                 annealed_cstar(r, t) / (double)r->unlabeled.batch_size,
                 r->unlabeled.batch_size, r->unlabeled.loss_weight);
         }
-        split_columns(r, m, sp->blk, 0, 1, centred_mean(r), to_a);
+        split_columns(r, m, sp->blk, to_a);
     }
     if (me != 0)
         return TSGS_OK;
@@ -1638,7 +1657,7 @@ static tsgs_status split_team(run_t *r, tsgs_model *m, long t, int rows_done,
 /* The master's parts of a fast step in a tracing build (trace.h), each
  * part the time since the mark before it; after_step, which a split step
  * makes before the rows read ahead, is counted into step_end (where the
- * other steps make it) by clock_skip. Empty otherwise. */
+ * other steps make it) by clock_skip and clock_end. Empty otherwise. */
 typedef struct {
     int on;
     double mark, skipped;
@@ -1657,9 +1676,16 @@ static void clock_part(step_clock *c, const char *what)
     if (!c->on)
         return;
     const double now = tsgs__trace_now();
-    tsgs__trace_add(what, c->mark - c->skipped);
+    tsgs__trace_add(what, c->mark);
     c->mark = now;
-    c->skipped = 0.0;
+}
+
+/* step_end's part, with the time clock_skip set aside. */
+static void clock_end(step_clock *c)
+{
+    if (!c->on)
+        return;
+    tsgs__trace_add("step_end", c->mark - c->skipped);
 }
 
 static void clock_skip(step_clock *c)
@@ -1678,6 +1704,7 @@ static inline void clock_part(step_clock *c, const char *what)
     (void)what;
 }
 static inline void clock_skip(step_clock *c) { (void)c; }
+static inline void clock_end(step_clock *c) { (void)c; }
 #endif
 
 /* What the threads that wait out a step's serial section read ahead
@@ -1687,13 +1714,16 @@ static inline void clock_skip(step_clock *c) { (void)c; }
  * end. */
 static rows_ahead_job read_ahead_job(run_t *r, long t, int waiters)
 {
-    if (!waiters)
-        return (rows_ahead_job){0};
 #ifdef _OPENMP
 #pragma omp master
 #endif
-    memset(r->ahead.chunks_taken, 0, sizeof(int) * (size_t)team_size());
-    return rows_ahead_of(r, t);
+    {
+        r->step.runs_taken = 0; /* (split_columns': the same holds) */
+        if (waiters)
+            memset(r->ahead.chunks_taken, 0,
+                   sizeof(int) * (size_t)team_size());
+    }
+    return waiters ? rows_ahead_of(r, t) : (rows_ahead_job){0};
 }
 
 /* The block's features for the fast step's kernel (team, no barrier): on
@@ -1771,7 +1801,8 @@ static void read_ahead(run_t *r, const tsgs_model *m, const rows_ahead_job *j,
 
 /* The rest of a split step after its kernel (team): split_team, then on
  * the master at once after_step (its plan of the next step beside the
- * others' columns), then the rows read ahead, then the end barrier. */
+ * others' columns) and the columns still left, then the rows read ahead,
+ * then the end barrier. */
 static tsgs_status split_rest(run_t *r, tsgs_model *m, long t, int rows_done,
                               const split_plan *sp, const rows_ahead_job *j,
                               int waiters, step_clock *c)
@@ -1787,6 +1818,7 @@ static tsgs_status split_rest(run_t *r, tsgs_model *m, long t, int rows_done,
     if (master) {
         master_after_step(r, m, t, r->p.balance != TSGS__BALANCE_HOLD);
         clock_skip(c);
+        split_columns(r, m, sp->blk, sp->to_a); /* the runs still left */
     }
     read_ahead(r, m, j, waiters);
     clock_part(c, "step_read_ahead_update");
@@ -1794,7 +1826,7 @@ static tsgs_status split_rest(run_t *r, tsgs_model *m, long t, int rows_done,
     /* (a failure: every thread reads it after the barrier) */
 #pragma omp barrier
 #endif
-    clock_part(c, "step_end");
+    clock_end(c);
     return r->step.status;
 }
 
@@ -1827,7 +1859,7 @@ static tsgs_status serial_rest(run_t *r, tsgs_model *m, long t,
     clock_part(c, "step_read_ahead_update");
     /* (a failure: end_step's barrier tells every thread) */
     const tsgs_status st = end_step(r, m, t, r->p.balance != TSGS__BALANCE_HOLD);
-    clock_part(c, "step_end");
+    clock_end(c);
     return st;
 }
 
