@@ -850,9 +850,9 @@ END_TEST
  * not by its tasks), several passes,
  * and progress and monitor hooks that cut the run into stretches (the
  * update left pending at a stretch's end made there); on a team the
- * gradient columns are the threads' but the master's: 4 threads, and a
- * batch of 125 rows with blocks of 10 directions (column groups of 4 and
- * 2), which no team size divides. */
+ * gradient columns are taken a run at a time by whichever thread comes:
+ * 4 threads, and a batch of 125 rows with blocks of 10 directions (runs
+ * of 8 and 2 columns), which no team size divides. */
 START_TEST(split_step_same_bits_as_serial)
 {
     tsgs_dataset *ds = fixture_blobs(3000, 10, 1.0, 0.5, 300, 150, 11, NULL);
