@@ -1818,7 +1818,8 @@ static tsgs_status split_rest(run_t *r, tsgs_model *m, long t, int rows_done,
     if (master) {
         master_after_step(r, m, t, r->p.balance != TSGS__BALANCE_HOLD);
         clock_skip(c);
-        split_columns(r, m, sp->blk, sp->to_a); /* the runs still left */
+        if (r->step.status == TSGS_OK) /* (a failed step writes none) */
+            split_columns(r, m, sp->blk, sp->to_a); /* the runs left */
     }
     read_ahead(r, m, j, waiters);
     clock_part(c, "step_read_ahead_update");
