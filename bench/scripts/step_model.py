@@ -128,6 +128,10 @@ def main():
     ap.add_argument('--barriers', required=True)
     ap.add_argument('--all-runs', action='store_true',
                     help='keep the runs other processes slowed down')
+    ap.add_argument('--serial-flat', action='store_true',
+                    help='serial(p >= 2) = serial(2): the master\'s part after the kernel does not '
+                         'grow with the team (it sets the scale and plans the next step; the '
+                         'gradient columns are the other threads\')')
     ap.add_argument('raw', nargs='+')
     args = ap.parse_args()
     full, meta, gomp, steps, feats, others = read_raw(args.raw)
@@ -208,6 +212,8 @@ def main():
     print('#   serial(p) = step_serial(p) + step_after(p): step_serial(p) = ss1 + (ss2 - ss1) 2 (p - 1) / p')
     print('#     (it reads partial sums and features the team wrote: a share (p - 1) / p of them from other')
     print('#     cores), step_after(p >= 2) = step_after(2) (on 1 thread it also asks for the next rows)')
+    if args.serial_flat:
+        print('#   (--serial-flat: step_serial(p >= 2) = ss2, the master\'s part does not grow with the team)')
     print('#   begin(p >= 2) = begin(2); the next rows gathered by the p - 1 waiters, Gw(p) = Gw(2) / (p - 1),')
     print('#     behind the serial section; wait(p) = max(0, Gw(p) - serial(p) - ahead(2))')
     print('#   nb = the counted barriers per step (each charged b(p), the kernel\'s closing one and the end\'s)')
@@ -230,7 +236,7 @@ def main():
         K1 = m1['step_kernel']
         ek2 = K1 / (2 * (m2['step_kernel'] - b2))
         ss1, ss2 = m1['step_serial'], m2['step_serial']
-        S16 = ss1 + (ss2 - ss1) * 2 * 15 / 16 + m2['step_after']
+        S16 = (ss2 if args.serial_flat else ss1 + (ss2 - ss1) * 2 * 15 / 16) + m2['step_after']
         T1, T2 = m1['step_total'], m2['step_total']
         Gw16 = m2['step_workers_gather'] / 15
         wait = max(0.0, Gw16 - S16 - m2['step_read_ahead_update'])

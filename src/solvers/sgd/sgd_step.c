@@ -910,56 +910,125 @@ static double centred_mean(const run_t *r)
     return mean / (double)r->unlabeled.batch_size;
 }
 
-/* A split step's column groups me of `team` (SUM_COLS columns of the
- * block's cos features, then of its sin features: a fixed split, each
- * column on one thread): the rest of their gradient sums, over the
- * unlabeled rows (the weights centred by `mean` as they are read: the
- * values unlabeled_weights stores), from the labeled task's sums in
- * qc / qs; then block_sums' unit and apply_coefficients' step for those
- * columns, to_a = eta / (the decayed scale x norm). Every column's sum
- * and step are the serial step's operations in its order. */
-static void split_columns(run_t *r, tsgs_model *m, long b, size_t me,
-                          size_t team, double mean, double to_a)
+/* a[k] += w_i f_ik over the unlabeled rows i in order, for the `cols`
+ * columns from unl (the weights centred by `mean` as they are read). */
+static inline void unlabeled_rest(const run_t *r, const float *unl, int cols,
+                                  int centred, double mean, double *a)
 {
-    const long dirs = m->fs.dirs;
-    const size_t groups = ((size_t)dirs + SUM_COLS - 1) / SUM_COLS;
-    const size_t all = r->settings.cos_sin ? 2 * groups : groups;
-    const double unit = -m->norm * m->norm / (double)dirs;
-    const int centred = r->p.balance == TSGS__BALANCE_CENTRED;
-    for (size_t g = all * me / team; g < all * (me + 1) / team; g++) {
-        const int sin_part = g >= groups;
-        const size_t j0 = (sin_part ? g - groups : g) * SUM_COLS;
-        const int cols = (size_t)dirs - j0 < SUM_COLS ? (int)((size_t)dirs - j0)
-                                                      : SUM_COLS;
-        const double *lab =
-            sin_part ? r->block.squares_sin : r->block.squares_cos;
-        const float *unl =
-            sin_part ? r->unlabeled.block_sin : r->unlabeled.block_cos;
-        double a[SUM_COLS];
-        for (int k = 0; k < cols; k++)
-            a[k] = lab[j0 + (size_t)k];
-        for (size_t i = 0; i < r->unlabeled.batch_size; i++) {
-            const double w = centred ? r->unlabeled.loss_weight[i] - mean
-                                     : r->unlabeled.loss_weight[i];
-            const float *f = unl + i * r->settings.block_width + j0;
-            for (int k = 0; k < cols; k++) {
-                double t = w * f[k];
-                a[k] += t;
-            }
-        }
+    for (size_t i = 0; i < r->unlabeled.batch_size; i++) {
+        const double w = centred ? r->unlabeled.loss_weight[i] - mean
+                                 : r->unlabeled.loss_weight[i];
+        const float *f = unl + i * r->settings.block_width;
         for (int k = 0; k < cols; k++) {
-            const size_t j = j0 + (size_t)k;
-            const double step = to_a * (unit * a[k]);
-            if (sin_part) {
-                r->block.increment_sin[j] = step;
-                m->as[(size_t)b * (size_t)dirs + j] += step;
-            } else {
-                r->block.increment_cos[j] = step;
-                m->ac[(size_t)b * (size_t)dirs + j] += step;
-                if (!r->settings.cos_sin)
-                    r->block.increment_sin[j] = 0.0;
-            }
+            double t = w * f[k];
+            a[k] += t;
         }
+    }
+}
+
+/* unlabeled_rest for 2 SUM_COLS columns, with the sums in named locals
+ * (an array of 8 was kept in memory, a store and a load per row). */
+static inline void unlabeled_rest2(const run_t *r, const float *unl,
+                                   int centred, double mean, double *a)
+{
+    double a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
+    double a4 = a[4], a5 = a[5], a6 = a[6], a7 = a[7];
+    for (size_t i = 0; i < r->unlabeled.batch_size; i++) {
+        const double w = centred ? r->unlabeled.loss_weight[i] - mean
+                                 : r->unlabeled.loss_weight[i];
+        const float *f = unl + i * r->settings.block_width;
+        double t[2 * SUM_COLS]; /* (products apart from the sums: never fused) */
+        for (int k = 0; k < 2 * SUM_COLS; k++)
+            t[k] = w * f[k];
+        a0 += t[0], a1 += t[1], a2 += t[2], a3 += t[3];
+        a4 += t[4], a5 += t[5], a6 += t[6], a7 += t[7];
+    }
+    a[0] = a0, a[1] = a1, a[2] = a2, a[3] = a3;
+    a[4] = a4, a[5] = a5, a[6] = a6, a[7] = a7;
+}
+
+/* Columns j0 .. j0 + cols - 1 of a split step's cos (or sin, `sin_part`)
+ * half: the rest of their gradient sums over the unlabeled rows from the
+ * labeled task's sums in block.squares_cos / _sin, then block_sums' unit
+ * and apply_coefficients' step, to_a = eta / (the decayed scale x norm).
+ * Whole runs of 4 or 8 columns with a constant count (the sums in
+ * registers, several chains at once); each column's operations and their
+ * order are the serial step's. */
+static void split_run(run_t *r, tsgs_model *m, long b, int sin_part,
+                      size_t j0, int cols, double mean, double to_a)
+{
+    const size_t at = (size_t)b * (size_t)m->fs.dirs;
+    const double unit = -m->norm * m->norm / (double)m->fs.dirs;
+    const int centred = r->p.balance == TSGS__BALANCE_CENTRED;
+    const double *lab = sin_part ? r->block.squares_sin : r->block.squares_cos;
+    const float *unl =
+        (sin_part ? r->unlabeled.block_sin : r->unlabeled.block_cos) + j0;
+    double a[2 * SUM_COLS];
+    for (int k = 0; k < cols; k++)
+        a[k] = lab[j0 + (size_t)k];
+    if (cols == 2 * SUM_COLS) /* two groups' chains side by side */
+        unlabeled_rest2(r, unl, centred, mean, a);
+    else if (cols == SUM_COLS)
+        unlabeled_rest(r, unl, SUM_COLS, centred, mean, a);
+    else
+        unlabeled_rest(r, unl, cols, centred, mean, a);
+    for (int k = 0; k < cols; k++) {
+        const size_t j = j0 + (size_t)k;
+        const double step = to_a * (unit * a[k]);
+        if (sin_part) {
+            r->block.increment_sin[j] = step;
+            m->as[at + j] += step;
+        } else {
+            r->block.increment_cos[j] = step;
+            m->ac[at + j] += step;
+            if (!r->settings.cos_sin)
+                r->block.increment_sin[j] = 0.0;
+        }
+    }
+}
+
+/* A split step's runs of gradient columns: SUM_COLS columns or two
+ * groups of them (split_run), the block's cos half, then its sin half. */
+static size_t split_runs(const run_t *r, long dirs, size_t *per_half)
+{
+    *per_half = ((size_t)dirs + 2 * SUM_COLS - 1) / (2 * SUM_COLS);
+    return r->settings.cos_sin ? 2 * *per_half : *per_half;
+}
+
+/* Run u of split_runs (its columns on one thread: the serial step's
+ * operations in its order, whichever thread takes it). */
+static void split_run_at(run_t *r, tsgs_model *m, long b, size_t u,
+                         size_t per_half, double mean, double to_a)
+{
+    const int sin_part = u >= per_half;
+    const size_t j0 = (sin_part ? u - per_half : u) * 2 * SUM_COLS;
+    const size_t left = (size_t)m->fs.dirs - j0;
+    split_run(r, m, b, sin_part, j0,
+              (int)(left < 2 * SUM_COLS ? left : 2 * SUM_COLS), mean, to_a);
+}
+
+/* A split step's column runs taken one at a time by the threads that
+ * come (team, no barrier; all of them on one thread): a thread that
+ * another process holds back then holds back no more than the run it
+ * took. The weights centred by `mean` as they are read (the values
+ * unlabeled_weights stores), the mean made when a thread takes its
+ * first run. */
+static void split_columns(run_t *r, tsgs_model *m, long b, double to_a)
+{
+    size_t per_half;
+    const size_t runs = split_runs(r, m->fs.dirs, &per_half);
+    double mean = 0.0;
+    for (int first = 1;; first = 0) {
+        int u;
+#ifdef _OPENMP
+#pragma omp atomic capture
+#endif
+        u = r->step.runs_taken++;
+        if ((size_t)u >= runs)
+            return;
+        if (first)
+            mean = centred_mean(r);
+        split_run_at(r, m, b, (size_t)u, per_half, mean, to_a);
     }
 }
 
@@ -1300,6 +1369,15 @@ static void after_step(run_t *r, tsgs_model *m, long t, int bias)
         r->step.status = plan_step(r, m, t + 1);
 }
 
+/* after_step on the master (a tracing build: its time, apart from its
+ * wait at the end barrier; trace.h). */
+static void master_after_step(run_t *r, tsgs_model *m, long t, int bias)
+{
+    TSGS_TRACE_START(t_after);
+    after_step(r, m, t, bias);
+    TSGS_TRACE_ADD("step_after", t_after);
+}
+
 /* The end of a step (team): after_step on the master thread, then a
  * barrier; the run's status. */
 static tsgs_status end_step(run_t *r, tsgs_model *m, long t, int bias)
@@ -1307,13 +1385,7 @@ static tsgs_status end_step(run_t *r, tsgs_model *m, long t, int bias)
 #ifdef _OPENMP
 #pragma omp master
 #endif
-    {
-        /* (a tracing build: the master's serial part of the end, apart
-         * from its wait at the barrier; trace.h) */
-        TSGS_TRACE_START(t_after);
-        after_step(r, m, t, bias);
-        TSGS_TRACE_ADD("step_after", t_after);
-    }
+    master_after_step(r, m, t, bias);
 #ifdef _OPENMP
 #pragma omp barrier
 #endif
@@ -1528,12 +1600,17 @@ static split_plan split_plan_of(const run_t *r, const tsgs_model *m)
 }
 
 /* After a split step's kernel (team): the block's gradient columns and
- * their step, split over the team when the kernel made the unlabeled
- * rows' weights (`rows_done`) and the scale is not folded now; else all
- * on the master, which then makes the weights first. The master sets the
- * decayed scale and leaves the labeled cache's update to the next step's
- * labeled task, or, when the scale is folded now, makes it and folds.
- * The others return at once when the master does it all. */
+ * their step when the kernel made the unlabeled rows' weights
+ * (`rows_done`) and the scale is not folded now: on one thread all of
+ * them; on a team taken by the threads but the master, which plans the
+ * next step meanwhile and then takes what is left (split_rest: the
+ * coefficients it may add a block to do not move, the model was made with
+ * room for every block a run adds, sgd.c). Else all on the master, which
+ * then makes the weights first.
+ * The master sets the decayed scale and leaves the labeled cache's update
+ * to the next step's labeled task, or, when the scale is folded now,
+ * makes it and folds. The others return at once when the master does it
+ * all. */
 static tsgs_status split_team(run_t *r, tsgs_model *m, long t, int rows_done,
                               const split_plan *sp)
 {
@@ -1545,7 +1622,8 @@ static tsgs_status split_team(run_t *r, tsgs_model *m, long t, int rows_done,
     team = (size_t)omp_get_num_threads();
 #endif
     if (rows_done && !fold) {
-        split_columns(r, m, sp->blk, me, team, centred_mean(r), to_a);
+        if (team == 1 || me > 0)
+            split_columns(r, m, sp->blk, to_a);
     } else if (me == 0) {
         if (!rows_done && r->unlabeled.batch_size) {
             tsgs__combine_tiles(r->step.view_blocks * m->fs.dirs,
@@ -1560,7 +1638,7 @@ static tsgs_status split_team(run_t *r, tsgs_model *m, long t, int rows_done,
                 annealed_cstar(r, t) / (double)r->unlabeled.batch_size,
                 r->unlabeled.batch_size, r->unlabeled.loss_weight);
         }
-        split_columns(r, m, sp->blk, 0, 1, centred_mean(r), to_a);
+        split_columns(r, m, sp->blk, to_a);
     }
     if (me != 0)
         return TSGS_OK;
@@ -1576,112 +1654,196 @@ static tsgs_status split_team(run_t *r, tsgs_model *m, long t, int rows_done,
     return TSGS_OK;
 }
 
-/* One step on the fast path (team): its block and the next step's rows
- * are planned before it, so the block's features and the next rows are
- * computed while the team predicts the mini-batch, and the rest of the
- * step is one serial section: two barriers a step. */
-static tsgs_status step_fast(run_t *r, tsgs_model *m, long t, lane_t *me)
-{
+/* The master's parts of a fast step in a tracing build (trace.h), each
+ * part the time since the mark before it; after_step, which a split step
+ * makes before the rows read ahead, is counted into step_end (where the
+ * other steps make it) by clock_skip and clock_end. Empty otherwise. */
+typedef struct {
+    int on;
+    double mark, skipped;
+} step_clock;
+
 #ifdef TSGS_TRACE
-    /* the master's parts of each step (trace.h) */
-    const int traced = omp_get_thread_num() == 0;
-    double t_mark = tsgs__trace_now(), t_next;
-#define STEP_PART(what) \
-    if (traced) { \
-        t_next = tsgs__trace_now(); \
-        tsgs__trace_add(what, t_mark); \
-        t_mark = t_next; \
-    }
+static void clock_start(step_clock *c)
+{
+    c->on = omp_get_thread_num() == 0;
+    c->mark = tsgs__trace_now();
+    c->skipped = 0.0;
+}
+
+static void clock_part(step_clock *c, const char *what)
+{
+    if (!c->on)
+        return;
+    const double now = tsgs__trace_now();
+    tsgs__trace_add(what, c->mark);
+    c->mark = now;
+}
+
+/* step_end's part, with the time clock_skip set aside. */
+static void clock_end(step_clock *c)
+{
+    if (!c->on)
+        return;
+    tsgs__trace_add("step_end", c->mark - c->skipped);
+}
+
+static void clock_skip(step_clock *c)
+{
+    if (!c->on)
+        return;
+    const double now = tsgs__trace_now();
+    c->skipped += now - c->mark;
+    c->mark = now;
+}
 #else
-#define STEP_PART(what)
+static inline void clock_start(step_clock *c) { (void)c; }
+static inline void clock_part(step_clock *c, const char *what)
+{
+    (void)c;
+    (void)what;
+}
+static inline void clock_skip(step_clock *c) { (void)c; }
+static inline void clock_end(step_clock *c) { (void)c; }
 #endif
-    tsgs_status st = begin_step(r, m, t);
-    STEP_PART("step_begin");
-    if (st != TSGS_OK)
-        return st;
-    const int waiters = waiters_read_rows(r);
-    rows_ahead_job ahead = waiters ? rows_ahead_of(r, t) : (rows_ahead_job){0};
+
+/* What the threads that wait out a step's serial section read ahead
+ * (none without a team), with none of its chunks taken yet. Here, between
+ * the last step's end and this kernel's barrier, no thread takes any: a
+ * worker's last (failed) take of the step before came before that step's
+ * end. */
+static rows_ahead_job read_ahead_job(run_t *r, long t, int waiters)
+{
 #ifdef _OPENMP
-    /* None of this step's chunks taken yet. Here, between the last step's
-     * end and this kernel's barrier, no thread takes any: a worker's last
-     * (failed) take of the step before came before that step's end. */
 #pragma omp master
 #endif
-    if (waiters)
-        memset(r->ahead.chunks_taken, 0, sizeof(int) * (size_t)team_size());
-    /* A team's kernel asks for the rows gathered a step from now, a share
-     * in each task. Asked for at once by the threads that wait out the
-     * serial section, their misses stalled on the line-fill buffers and
-     * made the wait longer than the section (15 against 11 us a step on
-     * 5M rows, 2 threads). On one thread the plan asks (plan_rows): the
-     * same prefetches in the kernel cost it twice as much. */
+    {
+        r->step.runs_taken = 0; /* (split_columns': the same holds) */
+        if (waiters)
+            memset(r->ahead.chunks_taken, 0,
+                   sizeof(int) * (size_t)team_size());
+    }
+    return waiters ? rows_ahead_of(r, t) : (rows_ahead_job){0};
+}
+
+/* The block's features for the fast step's kernel (team, no barrier): on
+ * a split step the unlabeled rows' by the team and the labeled part by
+ * its last thread, which then joins the kernel's tiles late (they are
+ * taken dynamically). */
+static void fast_features(run_t *r, const tsgs_model *m, long t)
+{
+    if (!r->settings.split_step) {
+        block_features(r);
+        return;
+    }
+    tsgs__eval_features_team(
+        r->d, r->block.panel, r->block.phase, r->settings.groups_per_block,
+        r->unlabeled.batch_rows.x, r->unlabeled.batch_size,
+        r->unlabeled.block_cos,
+        r->settings.cos_sin ? r->unlabeled.block_sin : NULL);
+#ifdef _OPENMP
+    if (omp_get_thread_num() == team_size() - 1)
+#endif
+        labeled_part(r, m, t);
+}
+
+/* The fast step's block features and kernel (team; ends with a barrier).
+ * A team's kernel asks for the rows gathered a step from now, a share in
+ * each task. Asked for at once by the threads that wait out the serial
+ * section, their misses stalled on the line-fill buffers and made the wait
+ * longer than the section (15 against 11 us a step on 5M rows, 2
+ * threads). On one thread the plan asks (plan_rows): the same prefetches
+ * in the kernel cost it twice as much. On a split step the kernel's tasks
+ * make the unlabeled rows' decision values and weights as their rows are
+ * complete, with the scale this step decays from (read before the master
+ * sets it); returns whether they did. */
+static int fast_kernel(run_t *r, tsgs_model *m, long t, lane_t *me,
+                       int waiters)
+{
     const tsgs__rows_ahead after =
         waiters ? rows_after(r) : (tsgs__rows_ahead){0};
-    if (r->settings.split_step) {
-        /* the unlabeled rows' block features by the team, the labeled
-         * part by its last thread, which then joins the kernel's tiles
-         * late: they are taken dynamically */
-        tsgs__eval_features_team(
-            r->d, r->block.panel, r->block.phase, r->settings.groups_per_block,
-            r->unlabeled.batch_rows.x, r->unlabeled.batch_size,
-            r->unlabeled.block_cos,
-            r->settings.cos_sin ? r->unlabeled.block_sin : NULL);
-#ifdef _OPENMP
-        if (omp_get_thread_num() == team_size() - 1)
-#endif
-            labeled_part(r, m, t);
-    } else {
-        block_features(r);
-    }
+    fast_features(r, m, t);
     tsgs__fview v = tsgs__model_view_blocks(m, r->step.view_blocks);
-    /* split: the unlabeled rows' decision values and weights made by the
-     * kernel's tasks as their rows are complete; the scale this step
-     * decays to, read before the master sets it */
+    if (!r->settings.split_step)
+        return eval_share_team(r, &v, me, &after);
     rows_done_ctx rc = {r, m->scale * m->norm, m->bias,
                         r->unlabeled.batch_size
                             ? annealed_cstar(r, t) /
                                   (double)r->unlabeled.batch_size
                             : 0.0};
     const tsgs__rows_done done = {unlabeled_rows_done, &rc, r->step.tile_count};
-    const split_plan sp = split_plan_of(r, m);
-    const int rows_done =
-        r->settings.split_step
-            ? tsgs__eval_tiles_team(
-                  &v, r->unlabeled.batch_rows.x, r->unlabeled.batch_size,
-                  r->step.partial_sums, &me->ws, r->unlabeled.decision,
-                  &r->step.failed, &after, &done)
-            : eval_share_team(r, &v, me, &after);
-    /* (both end with a barrier) */
-    STEP_PART("step_kernel");
+    return tsgs__eval_tiles_team(&v, r->unlabeled.batch_rows.x,
+                                 r->unlabeled.batch_size, r->step.partial_sums,
+                                 &me->ws, r->unlabeled.decision,
+                                 &r->step.failed, &after, &done);
+}
+
+/* The rows read ahead after the kernel (team, no barrier): the threads
+ * but the master gather their shares, the master takes what is left when
+ * it is done with its serial part. */
+static void read_ahead(run_t *r, const tsgs_model *m, const rows_ahead_job *j,
+                       int waiters)
+{
 #ifdef _OPENMP
     const int tid = omp_get_thread_num();
-#endif
-    if (r->settings.split_step) {
-        tsgs_status st_split = split_team(r, m, t, rows_done, &sp);
-#ifdef _OPENMP
-        if (tid == 0)
-#endif
-            r->step.status = st_split;
-    } else {
-#ifdef _OPENMP
-#pragma omp master
-#endif
-        r->step.status = fast_serial(r, m, t);
-    }
-    STEP_PART("step_serial");
-#ifdef _OPENMP
-    /* the others, which would wait for it, read rows ahead meanwhile; the
-     * master takes what is left when it is done */
     if (waiters && tid > 0) {
         /* (a tracing build: the workers' gather, summed over them) */
         TSGS_TRACE_START(t_gather);
-        read_rows_ahead(r, m, &ahead, (size_t)tid - 1,
-                        (size_t)team_size() - 1);
+        read_rows_ahead(r, m, j, (size_t)tid - 1, (size_t)team_size() - 1);
         TSGS_TRACE_ADD("step_workers_gather", t_gather);
     }
     if (waiters && tid == 0)
-        read_rows_left(r, m, &ahead, (size_t)team_size() - 1);
+        read_rows_left(r, m, j, (size_t)team_size() - 1);
+#else
+    (void)r, (void)m, (void)j, (void)waiters;
 #endif
+}
+
+/* The rest of a split step after its kernel (team): split_team, then on
+ * the master at once after_step (its plan of the next step beside the
+ * others' columns) and the columns still left, then the rows read ahead,
+ * then the end barrier. */
+static tsgs_status split_rest(run_t *r, tsgs_model *m, long t, int rows_done,
+                              const split_plan *sp, const rows_ahead_job *j,
+                              int waiters, step_clock *c)
+{
+    const tsgs_status st = split_team(r, m, t, rows_done, sp);
+    int master = 1;
+#ifdef _OPENMP
+    master = omp_get_thread_num() == 0;
+#endif
+    if (master)
+        r->step.status = st;
+    clock_part(c, "step_serial");
+    if (master) {
+        master_after_step(r, m, t, r->p.balance != TSGS__BALANCE_HOLD);
+        clock_skip(c);
+        if (r->step.status == TSGS_OK) /* (a failed step writes none) */
+            split_columns(r, m, sp->blk, sp->to_a); /* the runs left */
+    }
+    read_ahead(r, m, j, waiters);
+    clock_part(c, "step_read_ahead_update");
+#ifdef _OPENMP
+    /* (a failure: every thread reads it after the barrier) */
+#pragma omp barrier
+#endif
+    clock_end(c);
+    return r->step.status;
+}
+
+/* The rest of a step that is not split, after its kernel (team): the
+ * master's serial section (fast_serial) while the others read rows ahead;
+ * the labeled cache's update by the team when it is large; end_step. */
+static tsgs_status serial_rest(run_t *r, tsgs_model *m, long t,
+                               const rows_ahead_job *j, int waiters,
+                               step_clock *c)
+{
+#ifdef _OPENMP
+#pragma omp master
+#endif
+    r->step.status = fast_serial(r, m, t);
+    clock_part(c, "step_serial");
+    read_ahead(r, m, j, waiters);
     if (r->settings.team_updates_cache) {
 #ifdef _OPENMP
 #pragma omp barrier
@@ -1695,12 +1857,33 @@ static tsgs_status step_fast(run_t *r, tsgs_model *m, long t, lane_t *me)
 #endif
         fold_scale_if_small(r, m);
     }
-    STEP_PART("step_read_ahead_update");
+    clock_part(c, "step_read_ahead_update");
     /* (a failure: end_step's barrier tells every thread) */
-    st = end_step(r, m, t, r->p.balance != TSGS__BALANCE_HOLD);
-    STEP_PART("step_end");
-#undef STEP_PART
+    const tsgs_status st = end_step(r, m, t, r->p.balance != TSGS__BALANCE_HOLD);
+    clock_end(c);
     return st;
+}
+
+/* One step on the fast path (team): its block and the next step's rows
+ * are planned before it, so the block's features and the next rows are
+ * computed while the team predicts the mini-batch; two barriers a step
+ * (the kernel's and the end's). */
+static tsgs_status step_fast(run_t *r, tsgs_model *m, long t, lane_t *me)
+{
+    step_clock c;
+    clock_start(&c);
+    tsgs_status st = begin_step(r, m, t);
+    clock_part(&c, "step_begin");
+    if (st != TSGS_OK)
+        return st;
+    const int waiters = waiters_read_rows(r);
+    const rows_ahead_job j = read_ahead_job(r, t, waiters);
+    const split_plan sp = split_plan_of(r, m);
+    const int rows_done = fast_kernel(r, m, t, me, waiters);
+    clock_part(&c, "step_kernel");
+    return r->settings.split_step
+               ? split_rest(r, m, t, rows_done, &sp, &j, waiters, &c)
+               : serial_rest(r, m, t, &j, waiters, &c);
 }
 
 void tsgs__sgd_mark(run_t *r, const tsgs_model *m)

@@ -158,6 +158,8 @@ typedef struct {
     size_t n_partial;   /* their size */
     int *tile_count;    /* split: the kernel's row tiles' written group
                            tiles (tsgs__rows_done), batch_size / 12 + 1 */
+    int runs_taken;     /* split: the gradient columns' runs taken after
+                           the kernel (split_columns), set to 0 before it */
 } run_step;
 
 /* Everything a run needs besides the model. */
