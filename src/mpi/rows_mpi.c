@@ -315,6 +315,78 @@ static size_t held_fill(held_ctx *c, MPI_Comm comm, const share_shape *all,
     return lo;
 }
 
+/* This process's share of the file into sh (collective: an error names
+ * the file's line, counted over the parts before this one, and every
+ * process returns the same status; on an error sh->ds is freed). */
+static tsgs_status read_own_share(MPI_Comm comm, int rank, int size,
+                                  const char *path,
+                                  const tsgs_read_options *opt,
+                                  tsgs__share *sh, tsgs_error *e)
+{
+    tsgs_status st = tsgs__dataset_read_share(path, opt, rank, size, sh, e);
+    long lines = st == TSGS_OK || sh->relative ? sh->lines : 0, base = 0;
+    MPI_Exscan(&lines, &base, 1, MPI_LONG, MPI_SUM, comm);
+    if (rank == 0)
+        base = 0;
+    if (st != TSGS_OK && sh->relative)
+        st = tsgs__read_error_relocate(path, base, st, e);
+    if ((st = agree(comm, rank, size, st, e)) != TSGS_OK) {
+        tsgs_dataset_free(sh->ds);
+        sh->ds = NULL;
+    }
+    return st;
+}
+
+/* LIBSVM rows the one-process read keeps sparse: every process reads them
+ * whole (the stochastic solvers run sparse rows whole anyway). */
+static tsgs_status read_whole(MPI_Comm comm, int rank, int size,
+                              const char *path, const tsgs_read_options *opt,
+                              double t0, tsgs_dataset **out,
+                              tsgs_mpi_read_stats *stats, tsgs_error *e)
+{
+    tsgs_status st = tsgs_dataset_read(path, opt, out, e);
+    if (stats) {
+        memset(stats, 0, sizeof *stats);
+        stats->rows = st == TSGS_OK ? (*out)->n : 0;
+        stats->row_hi = stats->rows;
+        stats->whole = 1;
+        stats->read_seconds = MPI_Wtime() - t0;
+    }
+    return agree(comm, rank, size, st, e);
+}
+
+/* What a read in shares reports: the rows, this process's [lo, hi) and
+ * byte range, the time since t0. */
+static void share_stats(tsgs_mpi_read_stats *stats, size_t n, size_t lo,
+                        const tsgs__share *sh, double t0)
+{
+    if (!stats)
+        return;
+    stats->rows = n;
+    stats->row_lo = lo;
+    stats->row_hi = lo + sh->ds->n;
+    stats->from = sh->from;
+    stats->to = sh->to;
+    stats->whole = sh->whole;
+    stats->read_seconds = MPI_Wtime() - t0;
+}
+
+/* Every process's share shape into all[0..size) (collective) and the
+ * whole file's: its rows, the widest share, LIBSVM's pairs. */
+static void whole_shape(MPI_Comm comm, const tsgs__share *sh,
+                        share_shape *all, int size, size_t *n, size_t *d,
+                        size_t *nnz)
+{
+    share_shape mine = {sh->ds->n, sh->ds->d, sh->nnz, (unsigned)sh->whole};
+    MPI_Allgather(&mine, 4, MPI_UNSIGNED_LONG_LONG, all, 4,
+                  MPI_UNSIGNED_LONG_LONG, comm);
+    for (int k = 0; k < size; k++) {
+        *n += all[k].n;
+        *d = all[k].d > *d ? all[k].d : *d;
+        *nnz += all[k].nnz;
+    }
+}
+
 tsgs_status tsgs_dataset_read_mpi(MPI_Comm comm, const char *path,
                                   const tsgs_read_options *opt,
                                   tsgs_dataset **out,
@@ -333,19 +405,9 @@ tsgs_status tsgs_dataset_read_mpi(MPI_Comm comm, const char *path,
     tsgs__share sh;
     tsgs_error e0;
     tsgs_error *e = err ? err : &e0;
-    tsgs_status st = tsgs__dataset_read_share(path, opt, rank, size, &sh, e);
-    /* the lines of the parts before this one: an error's file line */
-    long lines = st == TSGS_OK || sh.relative ? sh.lines : 0, base = 0;
-    MPI_Exscan(&lines, &base, 1, MPI_LONG, MPI_SUM, comm);
-    if (rank == 0)
-        base = 0;
-    if (st != TSGS_OK && sh.relative)
-        st = tsgs__read_error_relocate(path, base, st, e);
-    if ((st = agree(comm, rank, size, st, e)) != TSGS_OK) {
-        tsgs_dataset_free(sh.ds);
+    tsgs_status st = read_own_share(comm, rank, size, path, opt, &sh, e);
+    if (st != TSGS_OK)
         return st;
-    }
-    /* the whole file's shape: rows, the widest share, LIBSVM's pairs */
     share_shape *all = malloc(sizeof *all * (size_t)size);
     held_ctx *c = calloc(1, sizeof *c);
     tsgs_dataset *ds = NULL;
@@ -359,31 +421,14 @@ tsgs_status tsgs_dataset_read_mpi(MPI_Comm comm, const char *path,
     MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, comm);
     if (failed)
         goto fail;
-    share_shape mine = {sh.ds->n, sh.ds->d, sh.nnz, (unsigned)sh.whole};
-    MPI_Allgather(&mine, 4, MPI_UNSIGNED_LONG_LONG, all, 4,
-                  MPI_UNSIGNED_LONG_LONG, comm);
-    for (int k = 0; !failed && k < size; k++) {
-        n += all[k].n;
-        d = all[k].d > d ? all[k].d : d;
-        nnz += all[k].nnz;
-    }
+    whole_shape(comm, &sh, all, size, &n, &d, &nnz);
     const tsgs_data_layout layout = sh.ds->layout;
-    /* LIBSVM rows the one-process read keeps sparse: every process reads
-     * them whole (the stochastic solvers run sparse rows whole anyway) */
     if (!failed && layout.format == TSGS_FORMAT_LIBSVM &&
         !tsgs__keep_dense(n, d, nnz)) {
         free(all);
         free(c);
         tsgs_dataset_free(sh.ds);
-        st = tsgs_dataset_read(path, opt, out, e);
-        if (stats) {
-            memset(stats, 0, sizeof *stats);
-            stats->rows = st == TSGS_OK ? (*out)->n : 0;
-            stats->row_hi = stats->rows;
-            stats->whole = 1;
-            stats->read_seconds = MPI_Wtime() - t0;
-        }
-        return agree(comm, rank, size, st, e);
+        return read_whole(comm, rank, size, path, opt, t0, out, stats, e);
     }
     if (!failed)
         failed = held_new(c, rank, size, n, d, &ds);
@@ -396,15 +441,7 @@ tsgs_status tsgs_dataset_read_mpi(MPI_Comm comm, const char *path,
     ds->layout = layout;
     ds->held = &c->h;
     ds->held_free = held_free;
-    if (stats) {
-        stats->rows = n;
-        stats->row_lo = lo;
-        stats->row_hi = lo + sh.ds->n;
-        stats->from = sh.from;
-        stats->to = sh.to;
-        stats->whole = sh.whole;
-        stats->read_seconds = MPI_Wtime() - t0;
-    }
+    share_stats(stats, n, lo, &sh, t0);
     tsgs_dataset_free(sh.ds);
     free(all);
     *out = ds;

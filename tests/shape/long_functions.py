@@ -21,7 +21,6 @@ IO_AND_TOOL = ("cli/", "data/reader.c", "data/compress.c", "data/npy.c",
 # The other functions over MAX_LINES still to split (path, name). It only
 # shrinks.
 STILL_LONG = {
-    ("mpi/rows_mpi.c", "tsgs_dataset_read_mpi"),
     ("kernel/kernel_sparse.c", "run_task"),
 }
 
