@@ -1,11 +1,12 @@
 """A small reader of C sources for the shape checks (issue #32): no
 preprocessor and no compiler, just enough for this project's files.
 
-read(path) gives a CSource: its tokens with line numbers (comments and
+paths(top) lists the .c files under top; read(path) gives a CSource: its tokens with line numbers (comments and
 string literals gone), its #include "..." lines, its function-like and
 object-like macros, and its top-level definitions (functions with their
 first and last lines, variables), each marked static or not."""
 
+import os
 import re
 
 _TOKEN = re.compile(r"[A-Za-z_]\w*|\d[\w.]*|->|\S")
@@ -158,6 +159,15 @@ def _variable(decl):
                                                     "enum"):
         return None
     return words[-1], "static" in words
+
+
+def paths(top, endings=(".c",)):
+    """The files under top whose names end with one of endings, each folder
+    in the walk's order and its files sorted."""
+    for folder, _, names in os.walk(top):
+        for name in sorted(names):
+            if name.endswith(endings):
+                yield os.path.join(folder, name)
 
 
 def read(path):

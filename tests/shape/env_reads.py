@@ -23,24 +23,20 @@ ALLOWED = {("parallel/affinity.c", "tsgs__omp_env_read"),
 
 def env_reads(src):
     found = []
-    for folder, _, names in os.walk(src):
-        for name in sorted(names):
-            if not name.endswith(".c"):
+    for path in csource.paths(src):
+        rel = os.path.relpath(path, src)
+        if rel.startswith("cli/"):
+            continue
+        code = csource.read(path)
+        toks = code.tokens
+        for i, (line, tok) in enumerate(toks[:-1]):
+            if tok not in READERS or toks[i + 1][1] != "(":
                 continue
-            path = os.path.join(folder, name)
-            rel = os.path.relpath(path, src)
-            if rel.startswith("cli/"):
-                continue
-            code = csource.read(path)
-            toks = code.tokens
-            for i, (line, tok) in enumerate(toks[:-1]):
-                if tok not in READERS or toks[i + 1][1] != "(":
-                    continue
-                where = [d.name for d in code.definitions
-                         if d.kind == "function" and d.first <= line <= d.last]
-                fn = where[0] if where else "(file scope)"
-                if (rel, fn) not in ALLOWED:
-                    found.append((rel, line, fn, tok))
+            where = [d.name for d in code.definitions
+                     if d.kind == "function" and d.first <= line <= d.last]
+            fn = where[0] if where else "(file scope)"
+            if (rel, fn) not in ALLOWED:
+                found.append((rel, line, fn, tok))
     return found
 
 

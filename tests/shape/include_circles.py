@@ -24,11 +24,9 @@ import csource  # noqa: E402
 def sources(src, include):
     files = {}
     for top in (src, include):
-        for folder, _, names in os.walk(top):
-            for name in sorted(names):
-                if name.endswith((".c", ".h")):
-                    path = os.path.normpath(os.path.join(folder, name))
-                    files[path] = csource.read(path)
+        for path in csource.paths(top, (".c", ".h")):
+            path = os.path.normpath(path)
+            files[path] = csource.read(path)
     return files
 
 

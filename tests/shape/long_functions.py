@@ -27,14 +27,10 @@ STILL_LONG = {
 
 def long_functions(src):
     found = []
-    for folder, _, names in os.walk(src):
-        for name in sorted(names):
-            if not name.endswith(".c"):
-                continue
-            path = os.path.join(folder, name)
-            for d in csource.read(path).definitions:
-                if d.kind == "function" and d.lines > MAX_LINES:
-                    found.append((d.lines, os.path.relpath(path, src), d))
+    for path in csource.paths(src):
+        for d in csource.read(path).definitions:
+            if d.kind == "function" and d.lines > MAX_LINES:
+                found.append((d.lines, os.path.relpath(path, src), d))
     return sorted(found, key=lambda f: (-f[0], f[1], f[2].first))
 
 
